@@ -1,0 +1,246 @@
+/*
+ * What every workload shares: the command line, checked CUDA calls, host and merged buffer
+ * allocation, timing and the checksum. Each workload is one .cu file built three ways: for
+ * the emulator with g++ (-x c++), for real GPUs with nvcc, and with ECHO_MANUAL (the
+ * hand-merged reference) or ECHO_NAIVE (the unsafe cases merged without care) defined.
+ *
+ * Output on stdout is exactly two lines, `checksum=<16 hex digits>` and `iter_ms=<median>`;
+ * the configuration goes to stderr, so stdout compares equal across variants of one build.
+ */
+#ifndef ECHO_WORKLOAD_H
+#define ECHO_WORKLOAD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel.h"
+
+#if defined(ECHO_MANUAL)
+#define VARIANT "manual"
+#elif defined(ECHO_NAIVE)
+#define VARIANT "naive"
+#else
+#define VARIANT "baseline"
+#endif
+
+#define CHECK(call)                                                                        \
+	do {                                                                               \
+		cudaError_t err_ = (call);                                                 \
+		if (err_ != cudaSuccess) {                                                 \
+			fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, \
+				#call, cudaGetErrorString(err_), cudaGetErrorName(err_));  \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+
+struct options {
+	size_t size;	      /* bytes of the main buffer */
+	int iters;	      /* timed iterations */
+	int warmup;	      /* untimed iterations first */
+	int work;	      /* kernel work factor */
+	const char *host;     /* host allocator: malloc, new, pinned, hostalloc */
+	const char *strategy; /* merged buffer: managed, mapped, system */
+};
+
+static inline void usage(const char *prog, const struct options *d)
+{
+	fprintf(stderr,
+		"usage: %s [--size BYTES[K|M|G]] [--iters N] [--warmup N] [--work N]\n"
+		"          [--host malloc|new|pinned|hostalloc] [--strategy managed|mapped|system]\n"
+		"defaults: --size %zu --iters %d --warmup %d --work %d --host %s --strategy %s\n"
+		"--strategy applies to the manual and naive builds only.\n",
+		prog, d->size, d->iters, d->warmup, d->work, d->host, d->strategy);
+}
+
+static inline size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	}
+	return *end || end == s ? 0 : (size_t)v;
+}
+
+static inline int parse_int(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	return *end || end == s || v < 0 || v > 1000000000 ? -1 : (int)v;
+}
+
+static inline struct options parse_options(int argc, char **argv, struct options o)
+{
+	const struct options defaults = o;
+	for (int i = 1; i < argc; i++) {
+		const char *flag = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(flag, "-h") || !strcmp(flag, "--help")) {
+			usage(argv[0], &defaults);
+			exit(0);
+		}
+		bool ok = val != NULL;
+		if (ok && !strcmp(flag, "--size"))
+			ok = (o.size = parse_size(val)) > 0;
+		else if (ok && !strcmp(flag, "--iters"))
+			ok = (o.iters = parse_int(val)) > 0;
+		else if (ok && !strcmp(flag, "--warmup"))
+			ok = (o.warmup = parse_int(val)) >= 0;
+		else if (ok && !strcmp(flag, "--work"))
+			ok = (o.work = parse_int(val)) > 0;
+		else if (ok && !strcmp(flag, "--host"))
+			ok = !strcmp(o.host = val, "malloc") || !strcmp(val, "new") ||
+			     !strcmp(val, "pinned") || !strcmp(val, "hostalloc");
+		else if (ok && !strcmp(flag, "--strategy"))
+			ok = !strcmp(o.strategy = val, "managed") || !strcmp(val, "mapped") ||
+			     !strcmp(val, "system");
+		else
+			ok = false;
+		if (!ok) {
+			fprintf(stderr, "%s: bad or missing value for %s\n", argv[0], flag);
+			usage(argv[0], &defaults);
+			exit(2);
+		}
+		i++;
+	}
+	fprintf(stderr, "%s: variant=%s size=%zu iters=%d warmup=%d work=%d host=%s strategy=%s\n",
+		argv[0], VARIANT, o.size, o.iters, o.warmup, o.work, o.host, o.strategy);
+	return o;
+}
+
+/* Host buffers as programs get them: malloc, new[], cudaMallocHost, cudaHostAlloc. */
+static inline void *host_alloc(const char *kind, size_t n)
+{
+	void *p = NULL;
+	if (!strcmp(kind, "malloc"))
+		p = malloc(n);
+	else if (!strcmp(kind, "new"))
+		p = new unsigned char[n];
+	else if (!strcmp(kind, "pinned"))
+		CHECK(cudaMallocHost(&p, n));
+	else
+		CHECK(cudaHostAlloc(&p, n, cudaHostAllocDefault));
+	if (!p) {
+		fprintf(stderr, "out of host memory for %zu bytes\n", n);
+		exit(1);
+	}
+	return p;
+}
+
+static inline void host_free(const char *kind, void *p)
+{
+	if (!strcmp(kind, "malloc"))
+		free(p);
+	else if (!strcmp(kind, "new"))
+		delete[] (unsigned char *)p;
+	else
+		CHECK(cudaFreeHost(p));
+}
+
+/* One buffer for both sides, the way a hand-merged program allocates it. */
+struct merged {
+	void *host, *dev;
+};
+
+static inline struct merged merged_alloc(const char *strategy, size_t n)
+{
+	struct merged m = {NULL, NULL};
+	if (!strcmp(strategy, "managed")) {
+		CHECK(cudaMallocManaged(&m.host, n, cudaMemAttachGlobal));
+		m.dev = m.host;
+	} else if (!strcmp(strategy, "mapped")) {
+		CHECK(cudaHostAlloc(&m.host, n, cudaHostAllocMapped));
+		CHECK(cudaHostGetDevicePointer(&m.dev, m.host, 0));
+	} else {
+		int device = 0, pageable = 0;
+		CHECK(cudaGetDevice(&device));
+		CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+		if (!pageable) {
+			fprintf(stderr, "--strategy system needs a device with pageable memory access\n");
+			exit(2);
+		}
+		m.host = m.dev = malloc(n);
+	}
+	return m;
+}
+
+static inline void merged_free(const char *strategy, struct merged m)
+{
+	if (!strcmp(strategy, "managed"))
+		CHECK(cudaFree(m.host));
+	else if (!strcmp(strategy, "mapped"))
+		CHECK(cudaFreeHost(m.host));
+	else
+		free(m.host);
+}
+
+static inline void launch(const void *kernel, size_t n, void **args, cudaStream_t stream)
+{
+	size_t blocks = (n + 255) / 256;
+	dim3 grid((unsigned)(blocks < 4096 ? (blocks ? blocks : 1) : 4096)), block(256);
+	CHECK(cudaLaunchKernel(kernel, grid, block, args, 0, stream));
+}
+
+static inline double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static inline double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof v[0], cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* Per-iteration timing: call lap() at the end of each iteration. */
+struct laps {
+	double *ms;
+	int n, warmup, seen;
+	double last;
+};
+
+static inline struct laps laps_start(const struct options *o)
+{
+	struct laps l = {(double *)calloc((size_t)o->iters, sizeof(double)), 0, o->warmup, 0,
+			 now_ms()};
+	return l;
+}
+
+static inline void lap(struct laps *l)
+{
+	double t = now_ms();
+	if (l->seen++ >= l->warmup)
+		l->ms[l->n++] = t - l->last;
+	l->last = t;
+}
+
+static inline void report(uint64_t checksum, struct laps *l)
+{
+	printf("checksum=%016llx\n", (unsigned long long)checksum);
+	printf("iter_ms=%.3f\n", median(l->ms, l->n));
+	free(l->ms);
+}
+
+#endif
