@@ -1,0 +1,97 @@
+# Echo: build, test, benchmark and demo. Everything lands under build/.
+#   make build     echoctl, the emulator (libcudart.so.12, libcudart_static.a), the workloads
+#   make test      the whole test suite (as root: the privileged tests run too)
+#   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)
+#   make demo      the main job on the built-in demo workload
+#   make generate  regenerate generated code (CI fails when the committed copy is stale)
+
+BUILD    := build
+GO       ?= go
+CC       ?= gcc
+CXX      ?= g++
+VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+EMU_DIR  := testdata/emulator
+WL_DIR   := testdata/workloads
+EMU_SRCS := $(wildcard $(EMU_DIR)/src/*.c)
+EMU_HDRS := $(wildcard $(EMU_DIR)/include/*.h) $(EMU_DIR)/src/internal.h
+EMU_OBJS := $(patsubst $(EMU_DIR)/src/%.c,$(BUILD)/obj/emulator/%.o,$(EMU_SRCS))
+WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
+
+# Workloads with a hand-merged reference (<name>-manual) and unsafe cases with a naive
+# merge (<name>-naive) whose output must differ.
+WORKLOADS := stream compute pipeline multistream
+UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace
+
+EMU_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+              -I$(EMU_DIR)/include
+WL_FLAGS   := -O2 -g -Wall -Wextra -Werror -x c++ -I$(EMU_DIR)/include -Wl,--build-id=sha1
+WL_LINK    := -L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+
+LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a
+PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
+               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static) \
+             $(BUILD)/tests/emu_selftest
+
+.PHONY: all build echoctl generate test bench demo clean
+all: build
+build: echoctl $(LIBS) $(PROGRAMS)
+
+echoctl:
+	@mkdir -p $(BUILD)/bin
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
+
+$(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) -c $< -o $@
+
+# -Bsymbolic-functions: calls inside the runtime never come back through an interposer.
+$(BUILD)/lib/libcudart.so.12: $(EMU_OBJS) $(EMU_DIR)/libcudart.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libcudart.so.12 -Wl,--version-script=$(EMU_DIR)/libcudart.map \
+		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread
+
+$(BUILD)/lib/libcudart.so: $(BUILD)/lib/libcudart.so.12
+	ln -sf libcudart.so.12 $@
+
+$(BUILD)/lib/libcudart_static.a: $(EMU_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $(EMU_OBJS)
+
+$(BUILD)/workloads/%: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -o $@ $(WL_LINK)
+
+$(BUILD)/workloads/%-manual: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) -DECHO_MANUAL $< -o $@ $(WL_LINK)
+
+$(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) -DECHO_NAIVE $< -o $@ $(WL_LINK)
+
+# The runtime linked into the executable, as `nvcc -cudart static` does.
+$(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -x none -o $@ $(BUILD)/lib/libcudart_static.a -lpthread
+
+$(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
+		$(WL_LINK) -lpthread
+
+generate:
+	$(GO) generate ./...
+
+test: build
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+bench: build
+	bench/emulator.sh
+
+demo: build
+	bench/demo.sh
+
+clean:
+	rm -rf $(BUILD)

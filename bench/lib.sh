@@ -1,0 +1,48 @@
+# Shared by the bench scripts: median timing of workloads run side by side.
+
+# median: the median of the numbers on stdin, one per line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# field KEY: the value of the KEY= line a workload printed on stdin.
+field() {
+	sed -n "s/^$1=//p" | head -n 1
+}
+
+# alternate ROUNDS DIR ARGS -- VARIANT...: runs each variant (a binary name under DIR, then its
+# own extra flags after a colon, e.g. "stream-manual:--strategy mapped") once per round, in
+# turn, so drift on a shared machine hits them all alike. Prints "VARIANT<TAB>MEDIAN_MS<TAB>
+# CHECKSUM" per variant; fails loudly if a run fails.
+alternate() {
+	local rounds=$1 dir=$2
+	shift 2
+	local args=()
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	local tmp
+	tmp=$(mktemp -d)
+	for ((r = 0; r < rounds; r++)); do
+		local i=0
+		for v in "$@"; do
+			local bin=${v%%:*} extra=""
+			[ "$bin" != "$v" ] && extra=${v#*:}
+			# shellcheck disable=SC2086
+			if ! "$dir/$bin" "${args[@]}" $extra >"$tmp/out" 2>"$tmp/err"; then
+				echo "bench: $bin ${args[*]} $extra failed:" >&2
+				cat "$tmp/err" >&2
+				rm -rf "$tmp"
+				return 1
+			fi
+			field iter_ms <"$tmp/out" >>"$tmp/ms.$i"
+			field checksum <"$tmp/out" >"$tmp/sum.$i"
+			i=$((i + 1))
+		done
+	done
+	local i=0
+	for v in "$@"; do
+		printf '%s\t%s\t%s\n' "${v/:/ }" "$(median <"$tmp/ms.$i")" "$(cat "$tmp/sum.$i")"
+		i=$((i + 1))
+	done
+	rm -rf "$tmp"
+}

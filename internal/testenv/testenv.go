@@ -1,0 +1,101 @@
+// Package testenv finds the build tree that `make build` produces and runs its programs, so
+// that tests in every package drive the same real binaries: the emulator, the workloads and
+// echoctl.
+package testenv
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Root is the repository root: the nearest directory above the test's own that has go.mod.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("finding the working directory: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// Built is the path of a file under build/; the test fails, saying what to run, when it is
+// missing.
+func Built(t testing.TB, rel string) string {
+	t.Helper()
+	path := filepath.Join(Root(t), "build", rel)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is missing: run `make build` first (`make test` does)", path)
+	}
+	return path
+}
+
+// Result is what one run of a program printed and how it ended.
+type Result struct {
+	Stdout, Stderr string
+	ExitCode       int
+}
+
+// Field returns the value of the first `key=value` line on stdout, or "".
+func (r Result) Field(key string) string {
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Checksum is the workload's `checksum=` line.
+func (r Result) Checksum() string { return r.Field("checksum") }
+
+// IterMS is the workload's `iter_ms=` line (median milliseconds per iteration).
+func (r Result) IterMS() float64 {
+	v, _ := strconv.ParseFloat(r.Field("iter_ms"), 64)
+	return v
+}
+
+// Run runs a program with extra environment entries ("KEY=VALUE") and returns its output;
+// only a failure to start it fails the test.
+func Run(t testing.TB, path string, env []string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("running %s: %v", path, err)
+	}
+	return res
+}
+
+// RunWorkload runs build/workloads/<name> and fails the test unless it exits 0 with a checksum.
+func RunWorkload(t testing.TB, name string, env []string, args ...string) Result {
+	t.Helper()
+	res := Run(t, Built(t, filepath.Join("workloads", name)), env, args...)
+	if res.ExitCode != 0 || res.Checksum() == "" {
+		t.Fatalf("%s %s: exit %d, stdout %q, stderr %q", name, strings.Join(args, " "),
+			res.ExitCode, res.Stdout, res.Stderr)
+	}
+	return res
+}
