@@ -307,20 +307,21 @@ static enum result case_pageable_async_blocks(void)
  * s1's kernel wrote. */
 static enum result case_event_orders_streams(void)
 {
-	int *a, *b, *pin;
+	int *a, *pin;
 	cudaStream_t s1, s2;
 	cudaEvent_t e;
 	TRY(old_buffer(&a));
-	TRY(old_buffer(&b));
 	CHECK(cudaMallocHost((void **)&pin, BYTES));
+	set_all(pin, N, OLD - 1);
 	CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
 	CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
 	CHECK(cudaEventCreate(&e));
 	CHECK(fill(a, N, 400, s1));
 	CHECK(cudaEventRecord(e, s1));
 	CHECK(cudaStreamWaitEvent(s2, e, 0));
-	CHECK(copy_kernel(b, a, N, s2));
-	CHECK(cudaMemcpyAsync(pin, b, BYTES, cudaMemcpyDeviceToHost, s2));
+	/* A copy, not a kernel: a kernel on s2 would sleep the delay too and could then read
+	 * `a` after s1's kernel by luck rather than by the event. */
+	CHECK(cudaMemcpyAsync(pin, a, BYTES, cudaMemcpyDeviceToHost, s2));
 	CHECK(cudaStreamSynchronize(s2)); /* s2 only: s1 is left to the event */
 	EXPECT_RAMP("s2's copy of what s1 wrote", pin, N, 400);
 	CHECK(cudaStreamSynchronize(s1));
@@ -329,7 +330,6 @@ static enum result case_event_orders_streams(void)
 	CHECK(cudaStreamDestroy(s2));
 	CHECK(cudaFreeHost(pin));
 	CHECK(cudaFree(a));
-	CHECK(cudaFree(b));
 	return PASS;
 }
 
@@ -592,15 +592,18 @@ static enum result case_free_waits_for_device(void)
 	TRY(old_buffer(&z));
 	CHECK(cudaMalloc((void **)&y, BYTES));
 	CHECK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+	/* nb gets two kernels, so it is still busy when the legacy stream is done: waiting for
+	 * the legacy stream alone would show. */
 	double t0 = now_ms();
-	CHECK(fill(x, N, 1500, 0));
+	CHECK(fill(z, N, 0, nb));
 	CHECK(fill(z, N, 1600, nb));
+	CHECK(fill(x, N, 1500, 0));
 	CHECK(cudaFree(y));
 	double took = now_ms() - t0;
 	EXPECT_ERR(cudaStreamQuery(0), cudaSuccess);
 	EXPECT_ERR(cudaStreamQuery(nb), cudaSuccess);
-	EXPECT(took >= delay_ms() - 0.5, "cudaFree returned %.1f ms after the launches, before the "
-	       "%.0f ms kernels could have finished", took, delay_ms());
+	EXPECT(took >= 2 * delay_ms() - 0.5, "cudaFree returned %.1f ms after the launches, before "
+	       "two %.0f ms kernels in a row could have finished", took, delay_ms());
 	/* The legacy-stream copy does not wait for nb, so z's data shows cudaFree waited. */
 	CHECK(cudaMemcpy(host, z, BYTES, cudaMemcpyDeviceToHost));
 	EXPECT_RAMP("the non-blocking stream's output after cudaFree", host, N, 1600);
