@@ -81,3 +81,17 @@ var runtimeAPI = []string{
 	"cudaRuntimeGetVersion", "cudaDriverGetVersion", "cudaGetLastError", "cudaPeekAtLastError",
 	"cudaGetErrorString", "cudaGetErrorName",
 }
+
+// A malformed knob is reported on stderr and ignored, never silently taken for another value.
+func TestEmulatorRejectsBadKnobs(t *testing.T) {
+	for _, env := range []string{
+		"CUDA_EMU_MEM_LIMIT=M", "CUDA_EMU_MEM_LIMIT=20000000000G", "CUDA_EMU_MEM_LIMIT=-1",
+		"CUDA_EMU_KERNEL_DELAY_US=soon", "CUDA_EMU_MANAGED_SLOWDOWN=0.5", "CUDA_EMU_CC=nine",
+		"CUDA_EMU_INTEGRATED=2",
+	} {
+		res := testenv.RunWorkload(t, "stream", []string{env}, workloadArgs["stream"]...)
+		if want := "cuda-emu: ignoring " + env; !strings.Contains(res.Stderr, want) {
+			t.Errorf("%s: stderr %q lacks %q", env, res.Stderr, want)
+		}
+	}
+}

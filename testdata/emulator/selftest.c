@@ -145,8 +145,8 @@ static enum result done_too_early(int line, double elapsed, const char *what)
 static const dim3 ONE = {1, 1, 1};
 static const dim3 GRID = {4, 1, 1}, BLOCK = {32, 1, 1};
 
-/* fill(int *buf, int n, int base): buf[i] = base + i, as a grid-stride loop so that a grid or
- * block passed wrongly leaves elements unwritten. */
+/* fill(int *buf, int n, int base): buf[i] = base + i, as a grid-stride loop over the launch's
+ * grid and block, so that dimensions lost on the way leave elements unwritten. */
 static void k_fill(dim3 grid, dim3 block, void **args)
 {
 	int *buf = *(int **)args[0];
@@ -155,16 +155,6 @@ static void k_fill(dim3 grid, dim3 block, void **args)
 	for (unsigned t = 0; t < threads; t++)
 		for (unsigned i = t; i < (unsigned)n; i += threads)
 			buf[i] = base + (int)i;
-}
-
-/* copy(int *dst, const int *src, int n) */
-static void k_copy(dim3 grid, dim3 block, void **args)
-{
-	(void)grid;
-	(void)block;
-	int *dst = *(int **)args[0];
-	const int *src = *(const int **)args[1];
-	memcpy(dst, src, (size_t)*(int *)args[2] * sizeof(int));
 }
 
 /* add(int *buf, int n, int add) */
@@ -202,11 +192,9 @@ static void k_unregistered(dim3 grid, dim3 block, void **args)
 static cudaError_t register_kernels(void)
 {
 	static const size_t ptr_int_int[] = {sizeof(int *), sizeof(int), sizeof(int)};
-	static const size_t ptr_ptr_int[] = {sizeof(int *), sizeof(int *), sizeof(int)};
 	static const size_t ptr_int[] = {sizeof(int *), sizeof(int)};
 	cudaError_t err;
 	if ((err = emuRegisterKernel((const void *)k_fill, "fill", 3, ptr_int_int)) ||
-	    (err = emuRegisterKernel((const void *)k_copy, "copy", 3, ptr_ptr_int)) ||
 	    (err = emuRegisterKernel((const void *)k_add, "add", 3, ptr_int_int)) ||
 	    (err = emuRegisterKernel((const void *)k_spin, "spin", 2, ptr_int)))
 		return err;
@@ -217,12 +205,6 @@ static cudaError_t fill(int *buf, int n, int base, cudaStream_t s)
 {
 	void *args[] = {&buf, &n, &base};
 	return cudaLaunchKernel((const void *)k_fill, GRID, BLOCK, args, 0, s);
-}
-
-static cudaError_t copy_kernel(int *dst, const int *src, int n, cudaStream_t s)
-{
-	void *args[] = {&dst, &src, &n};
-	return cudaLaunchKernel((const void *)k_copy, ONE, ONE, args, 0, s);
 }
 
 static cudaError_t add(int *buf, int n, int v, cudaStream_t s)
@@ -832,22 +814,57 @@ static enum result case_stream_destroy_drains(void)
 	int *d, host[N];
 	cudaStream_t s;
 	TRY(old_buffer(&d));
-	/* Non-blocking, so the legacy-stream copy below cannot be what waits for the kernel. */
+	/* Non-blocking, so only the device-wide sync below can be what waits for the kernel. */
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	double t0 = now_ms();
 	CHECK(fill(d, N, 2200, s));
 	CHECK(cudaStreamDestroy(s));
 	double took = now_ms() - t0;
+	/* Like the real runtime, destroy returns at once; the queued kernel still runs, and a
+	 * device-wide sync still waits for it. A destroy that waits always lands here. */
+	if (took >= delay_ms())
+		return report(RETRY, __LINE__,
+			      "cudaStreamDestroy returned %.1f ms after the launch, not before the "
+			      "%.0f ms kernel ended: it may have waited",
+			      took, delay_ms());
+	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaMemcpy(host, d, BYTES, cudaMemcpyDeviceToHost));
-	EXPECT_RAMP("kernel output after cudaStreamDestroy", host, N, 2200);
-	EXPECT(took >= delay_ms() - 0.5, "cudaStreamDestroy returned %.1f ms after the launch, "
-	       "before the %.0f ms kernel could have finished", took, delay_ms());
+	EXPECT_RAMP("kernel output after cudaStreamDestroy and cudaDeviceSynchronize", host, N, 2200);
 	EXPECT_ERR(cudaStreamQuery(s), cudaErrorInvalidResourceHandle);
 	EXPECT_ERR(cudaStreamSynchronize(s), cudaErrorInvalidResourceHandle);
 	EXPECT_ERR(fill(d, N, 0, s), cudaErrorInvalidResourceHandle);
 	EXPECT_ERR(cudaMemcpyAsync(host, d, BYTES, cudaMemcpyDeviceToHost, s),
 		   cudaErrorInvalidResourceHandle);
 	EXPECT_ERR(cudaStreamDestroy(s), cudaErrorInvalidResourceHandle);
+	CHECK(cudaFree(d));
+	return PASS;
+}
+
+/* cudaMemsetAsync never blocks the host, even on pinned memory, where plain cudaMemset does. */
+static enum result case_memset_async_pinned_does_not_block(void)
+{
+	int *d, *pinned;
+	TRY(old_buffer(&d));
+	CHECK(cudaMallocHost((void **)&pinned, BYTES));
+	double t0 = now_ms();
+	CHECK(fill(d, N, 2300, 0));
+	CHECK(cudaMemsetAsync(pinned, 0, BYTES, 0));
+	double took = now_ms() - t0;
+	if (took >= delay_ms())
+		return report(RETRY, __LINE__,
+			      "cudaMemsetAsync on pinned memory returned %.1f ms after the launch, "
+			      "not before the %.0f ms kernel ended: it may have waited",
+			      took, delay_ms());
+	cudaError_t q = cudaStreamQuery(0);
+	EXPECT(q == cudaErrorNotReady, "cudaStreamQuery(0) returned %s right after the memset, "
+	       "want cudaErrorNotReady", cudaGetErrorName(q));
+	CHECK(cudaMemset(pinned, 1, BYTES)); /* the synchronous form waits for the stream */
+	q = cudaStreamQuery(0);
+	EXPECT(q == cudaSuccess, "cudaStreamQuery(0) returned %s after cudaMemset on pinned "
+	       "memory, want cudaSuccess", cudaGetErrorName(q));
+	EXPECT(pinned[0] == 0x01010101 && pinned[N - 1] == 0x01010101,
+	       "pinned memory holds %#x..%#x after cudaMemset(1)", pinned[0], pinned[N - 1]);
+	CHECK(cudaFreeHost(pinned));
 	CHECK(cudaFree(d));
 	return PASS;
 }
@@ -886,6 +903,7 @@ static const struct test_case {
 	 case_device_knobs},
 	{"per_thread_stream_and_threads", DELAY(20000), case_per_thread_stream_and_threads},
 	{"stream_destroy_drains", DELAY(30000), case_stream_destroy_drains},
+	{"memset_async_pinned_does_not_block", DELAY(50000), case_memset_async_pinned_does_not_block},
 };
 
 /* A case's assertions assume its knobs, so running it without them must say so rather than

@@ -119,8 +119,9 @@ EMU_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 	return copy(dst, dpitch, src, spitch, width, height, kind, stream, true, true);
 }
 
-/* cudaMemset is asynchronous to the host except on pinned host memory. */
-static cudaError_t set(void *dst, int value, size_t count, cudaStream_t stream)
+/* cudaMemset is asynchronous to the host except on pinned host memory; cudaMemsetAsync
+ * always is. */
+static cudaError_t set(void *dst, int value, size_t count, cudaStream_t stream, bool async)
 {
 	cudaError_t err = emu_ok();
 	if (err)
@@ -140,17 +141,17 @@ static cudaError_t set(void *dst, int value, size_t count, cudaStream_t stream)
 	op->u.memset.value = value;
 	op->u.memset.count = count;
 	uint64_t target = emu_enqueue(s, op);
-	if (r.kind == EMU_MEM_PINNED || r.kind == EMU_MEM_REGISTERED)
+	if (!async && (r.kind == EMU_MEM_PINNED || r.kind == EMU_MEM_REGISTERED))
 		emu_wait_stream(s, target);
 	return cudaSuccess;
 }
 
 EMU_API cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-	return set(devPtr, value, count, NULL);
+	return set(devPtr, value, count, NULL, false);
 }
 
 EMU_API cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-	return set(devPtr, value, count, stream);
+	return set(devPtr, value, count, stream, true);
 }

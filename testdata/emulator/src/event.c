@@ -4,10 +4,7 @@
 
 #include "internal.h"
 
-#define EVENT_MAGIC 0x45564e54U
-
 struct emu_event {
-	unsigned magic;
 	unsigned flags;
 	bool recorded, fired, destroyed;
 	uint64_t generation; /* of the latest record; older markers no longer count */
@@ -51,7 +48,6 @@ static cudaError_t create_event(cudaEvent_t *event, unsigned int flags)
 	struct emu_event *e = calloc(1, sizeof *e);
 	if (!e)
 		return emu_fail(cudaErrorMemoryAllocation);
-	e->magic = EVENT_MAGIC;
 	e->flags = flags;
 	pthread_mutex_lock(&emu_sched_lock);
 	e->next = events;
@@ -193,7 +189,6 @@ EMU_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 				*pp = e->next;
 				break;
 			}
-		e->magic = 0;
 		e->destroyed = true;
 		if (e->pending == 0)
 			free(e);

@@ -1,6 +1,7 @@
 /* Environment knobs, read once. See cuda_emulator.h for their meaning. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,10 @@ static void read_bytes(const char *name, size_t *out)
 		unit = 1ULL << 20;
 	else if (*end == 'G' || *end == 'g')
 		unit = 1ULL << 30;
+	bool digits = end != v;
 	if (unit != 1)
 		end++;
-	if (errno || *end || v[0] == '-' || end == v) {
+	if (errno || *end || v[0] == '-' || !digits || x > SIZE_MAX / unit) {
 		warn_bad(name, v, "want bytes, optionally with K, M or G");
 		return;
 	}

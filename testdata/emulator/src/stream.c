@@ -9,10 +9,7 @@
 
 #include "internal.h"
 
-#define STREAM_MAGIC 0x5354524dU
-
 struct emu_stream {
-	unsigned magic;
 	bool legacy;
 	bool blocking; /* orders with the legacy stream */
 	bool stopping;
@@ -72,7 +69,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&s->work, &emu_sched_lock);
 		struct emu_op *op = s->head;
 		if (!op)
-			break;
+			break; /* destroyed and drained */
 		s->head = op->next;
 		if (!s->head)
 			s->tail = NULL;
@@ -90,6 +87,14 @@ static void *worker(void *arg)
 		pthread_cond_broadcast(&emu_progress);
 		free(op);
 	}
+	/* Only now leave the list: until its work is done, device syncs and the legacy stream's
+	 * implicit barrier must still see it. The struct stays allocated for events. */
+	for (struct emu_stream **pp = &streams; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	pthread_cond_broadcast(&emu_progress);
 	pthread_mutex_unlock(&emu_sched_lock);
 	return NULL;
 }
@@ -99,7 +104,6 @@ static struct emu_stream *stream_start(bool legacy_stream, bool blocking)
 	struct emu_stream *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->magic = STREAM_MAGIC;
 	s->legacy = legacy_stream;
 	s->blocking = blocking;
 	pthread_cond_init(&s->work, NULL);
@@ -107,6 +111,7 @@ static struct emu_stream *stream_start(bool legacy_stream, bool blocking)
 		free(s);
 		return NULL;
 	}
+	pthread_detach(s->thread);
 	pthread_mutex_lock(&emu_sched_lock);
 	s->next = streams;
 	streams = s;
@@ -211,7 +216,7 @@ struct emu_stream *emu_stream_resolve(cudaStream_t handle)
 	}
 	struct emu_stream *s = (struct emu_stream *)handle;
 	pthread_mutex_lock(&emu_sched_lock);
-	bool ok = registered(s) && !s->legacy && s != per_thread;
+	bool ok = registered(s) && !s->legacy && !s->stopping && s != per_thread;
 	pthread_mutex_unlock(&emu_sched_lock);
 	return ok ? s : NULL;
 }
@@ -243,8 +248,8 @@ EMU_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 	return create_stream(pStream, cudaStreamDefault);
 }
 
-/* Destroying a stream lets its queued work finish first; the struct stays allocated because
- * events recorded on it may still be queried. */
+/* Like the real runtime, destroying a stream returns at once: its queued work still runs,
+ * and the worker exits once it has drained. */
 EMU_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
 	cudaError_t err = emu_ok();
@@ -256,16 +261,9 @@ EMU_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 	if (!s)
 		return emu_fail(cudaErrorInvalidResourceHandle);
 	pthread_mutex_lock(&emu_sched_lock);
-	for (struct emu_stream **pp = &streams; *pp; pp = &(*pp)->next)
-		if (*pp == s) {
-			*pp = s->next;
-			break;
-		}
 	s->stopping = true;
 	pthread_cond_signal(&s->work);
 	pthread_mutex_unlock(&emu_sched_lock);
-	pthread_join(s->thread, NULL);
-	s->magic = 0;
 	return cudaSuccess;
 }
 
