@@ -31,7 +31,7 @@ WL_LINK    := -L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static) \
-             $(BUILD)/tests/emu_selftest
+             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime
 
 .PHONY: all build echoctl generate test bench demo clean
 all: build
@@ -79,6 +79,11 @@ $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
 		$(WL_LINK) -lpthread
+
+# Loads the runtime with dlopen after start; it links no CUDA library itself.
+$(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
 generate:
 	$(GO) generate ./...

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,7 +16,12 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newRootCmd().ExecuteContext(ctx); err != nil {
+	err := newRootCmd().ExecuteContext(ctx)
+	var status exitStatus
+	switch {
+	case errors.As(err, &status):
+		os.Exit(int(status))
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "echoctl:", err)
 		os.Exit(1)
 	}

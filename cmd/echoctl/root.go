@@ -34,6 +34,8 @@ Pipeline: trace → plan → validate → calibrate → run, or all at once with
 	}
 	cmd.PersistentFlags().CountVarP(&opts.verbose, "verbose", "v", "log more (-v info, -vv debug)")
 	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of tables, where the command supports it")
+	cmd.AddCommand(newTraceCmd(opts), newLaunchCmd())
+	cmd.AddCommand(newStatsCmd(opts))
 	return cmd
 }
 

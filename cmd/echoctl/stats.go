@@ -1,0 +1,187 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/echo-uma/echo/trace"
+	"github.com/spf13/cobra"
+)
+
+// statsOptions are the flags of `echoctl stats`.
+type statsOptions struct {
+	global *globalOptions
+	top    int // copy sites to list; 0: all
+}
+
+func newStatsCmd(global *globalOptions) *cobra.Command {
+	opts := &statsOptions{global: global}
+	cmd := &cobra.Command{
+		Use:   "stats FILE",
+		Short: "Summarize a trace: calls per API, bytes and time per copy direction, lost events",
+		Long: `stats reads a trace written by 'echoctl trace' and prints the calls per API, the bytes
+moved and the time spent in copies per direction (cudaMemcpyDefault copies under the
+direction their pointers give), the share of wall time inside copy calls, the busiest
+copy sites as module+offset, and the events the ring buffer lost.
+
+A trace that was cut short or damaged is summarized as far as it is readable, and the
+command then fails saying where and why.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStats(cmd.OutOrStdout(), args[0], opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.top, "top", 10, "number of copy sites to list (0 lists all)")
+	return cmd
+}
+
+func runStats(out io.Writer, path string, opts *statsOptions) error {
+	if opts.top < 0 {
+		return fmt.Errorf("--top %d: give 0 (all sites) or more", opts.top)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the path is in our message already
+		}
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	st, readErr := trace.Summarize(r)
+	if opts.top > 0 && len(st.TopSites) > opts.top {
+		st.TopSites = st.TopSites[:opts.top]
+	}
+	if opts.global.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st); err != nil {
+			return fmt.Errorf("writing statistics: %w", err)
+		}
+	} else {
+		printStats(out, path, r, st, readErr)
+	}
+	if readErr != nil {
+		return fmt.Errorf("reading %s: %w", path, readErr)
+	}
+	return nil
+}
+
+// printStats writes the statistics as a few tables, warnings first.
+func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, readErr error) {
+	h := r.Header()
+	footer, hasFooter := r.Footer()
+	ran := time.Duration(st.WallNS)
+	if hasFooter && footer.EndMonoNS > h.StartMonoNS && h.StartMonoNS > 0 {
+		ran = time.Duration(footer.EndMonoNS - h.StartMonoNS)
+	}
+	fmt.Fprintf(out, "%s: %s (pid %d) on %s, started %s, ran %s, %d events\n", path,
+		quoteCommand(h.Command), h.PID, h.Host, h.Start.Format("2006-01-02 15:04:05 MST"),
+		formatDuration(ran), st.Events)
+	if st.Lost > 0 {
+		cpus := 0
+		for _, n := range st.LostPerCPU {
+			if n > 0 {
+				cpus++
+			}
+		}
+		fmt.Fprintf(out, "WARNING: %d EVENTS LOST (the ring buffer was full, on %d of %d CPUs): every number "+
+			"below is short; trace again with a larger --ring-size\n", st.Lost, cpus, len(st.LostPerCPU))
+	}
+	switch {
+	case readErr != nil:
+		fmt.Fprintf(out, "WARNING: the trace is incomplete (%v): the numbers below cover what was readable\n", readErr)
+	case !footer.Complete:
+		fmt.Fprintln(out, "WARNING: the tracer did not stop cleanly: events at the end may be missing")
+	}
+	if h.Attached {
+		fmt.Fprintln(out, "note: attached to a running process: allocations made before the attach are missing")
+	}
+
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nAPI\tCALLS")
+	apis := make([]string, 0, len(st.Calls))
+	for api := range st.Calls {
+		apis = append(apis, api)
+	}
+	slices.SortFunc(apis, func(a, b string) int { return cmp.Or(cmp.Compare(st.Calls[b], st.Calls[a]), cmp.Compare(a, b)) })
+	for _, api := range apis {
+		fmt.Fprintf(tw, "%s\t%d\n", api, st.Calls[api])
+	}
+
+	fmt.Fprintln(tw, "\nCOPIES\tCALLS\tBYTES\tTIME")
+	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", trace.Direction(kind), st.Copies.Get(kind),
+			humanBytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind))))
+	}
+	tw.Flush()
+
+	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls\n", 100*st.CopyShare,
+		formatDuration(time.Duration(st.WallNS)))
+	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
+
+	if len(st.TopSites) > 0 {
+		fmt.Fprintln(tw, "\nTOP COPY SITES\tAPI\tDIR\tCALLS\tBYTES\tTIME")
+		for _, s := range st.TopSites {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Site, s.API, s.Direction, s.Count,
+				humanBytes(s.Bytes), formatDuration(time.Duration(s.NS)))
+		}
+		tw.Flush()
+	}
+}
+
+// quoteCommand shows a command line so that the arguments can be told apart.
+func quoteCommand(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\") {
+			quoted[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(quoted, " ")
+}
+
+// humanBytes is a byte count in binary units: "512 B", "4.0 MiB".
+func humanBytes(n uint64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
+}
+
+// formatDuration keeps about three significant digits: "1.23s", "45.6ms", "789ns".
+func formatDuration(d time.Duration) string {
+	for _, unit := range []time.Duration{time.Hour, time.Minute, time.Second, time.Millisecond, time.Microsecond} {
+		if d >= unit {
+			return d.Round(unit / 100).String()
+		}
+	}
+	return d.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,68 @@
+package trace
+
+import (
+	"fmt"
+	"time"
+)
+
+// The fixed parts of the format; FORMAT.md describes each.
+const (
+	// Magic opens every trace file.
+	Magic = "ECHOTRC\x00"
+	// Version is the format version this package writes and the newest it reads.
+	Version = 1
+
+	// recordModule and recordFooter tag the records that are not events; read as
+	// little-endian bytes they spell "\0MOD" and "\0END". Every event type is below
+	// maxEventTag, so a tag alone tells the records apart.
+	recordModule uint32 = 0x444F4D00
+	recordFooter uint32 = 0x444E4500
+	maxEventTag  uint32 = 0x100
+
+	// Bounds on the length-prefixed blocks, so that a corrupt length can neither make the
+	// reader allocate gigabytes nor skip the rest of the file. The header holds the module
+	// table of a whole process; a module or the footer is far smaller.
+	maxHeaderLen  = 16 << 20
+	maxPayloadLen = 1 << 20
+)
+
+// Header is the metadata at the start of a trace: what was traced, where and when, and the
+// modules mapped when tracing began. It is stored as JSON (FORMAT.md).
+type Header struct {
+	Host        string    `json:"host"`
+	Kernel      string    `json:"kernel"`        // uname release
+	Start       time.Time `json:"start"`         // wall clock when tracing began
+	StartMonoNS uint64    `json:"start_mono_ns"` // CLOCK_MONOTONIC at Start: places event timestamps in wall time
+	Command     []string  `json:"command"`       // the traced command line
+	PID         int       `json:"pid"`           // the traced (root) process
+	Attached    bool      `json:"attached"`      // -p trace: allocations made before the attach are missing
+	Tracer      string    `json:"tracer"`        // echoctl version that wrote the trace
+	EventSize   int       `json:"event_size"`    // EventSize; the writer fills it in
+	Modules     []Module  `json:"modules"`       // mapped when tracing began
+}
+
+// Footer closes a trace that ended cleanly.
+type Footer struct {
+	End       time.Time `json:"end"`         // wall clock when tracing ended
+	EndMonoNS uint64    `json:"end_mono_ns"` // CLOCK_MONOTONIC at End
+	Events    uint64    `json:"events"`      // event records in the file; the writer counts them
+	Lost      []uint64  `json:"lost"`        // failed ring-buffer reservations, per CPU
+	Complete  bool      `json:"complete"`    // the tracer stopped cleanly, with every event it received written
+}
+
+// TotalLost is the number of events lost on all CPUs together.
+func (f Footer) TotalLost() uint64 {
+	var n uint64
+	for _, l := range f.Lost {
+		n += l
+	}
+	return n
+}
+
+// checkModule rejects a module the table cannot hold.
+func checkModule(m Module) error {
+	if m.End <= m.Start {
+		return fmt.Errorf("module %s maps an empty range [%#x, %#x)", m.Path, m.Start, m.End)
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package trace
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"slices"
+)
+
+// Stats summarizes a trace: what `echoctl stats` prints, and its JSON.
+type Stats struct {
+	Events     uint64            `json:"events"`       // event records read
+	Calls      map[string]uint64 `json:"calls"`        // by API name
+	Copies     PerDirection      `json:"copies"`       // successful copy calls
+	Bytes      PerDirection      `json:"bytes"`        // moved by successful copies
+	CopyNS     PerDirection      `json:"copy_ns"`      // inside successful copy calls, entry to return
+	Lost       uint64            `json:"lost"`         // events the ring buffer had no room for, from the footer: 0 without one
+	LostPerCPU []uint64          `json:"lost_per_cpu"` // the same, per CPU
+	Threads    int               `json:"threads"`
+	Processes  int               `json:"processes"`
+	WallNS     uint64            `json:"wall_ns"`    // first entry to last return
+	CopyShare  float64           `json:"copy_share"` // share of WallNS with a thread inside a copy call
+	TopSites   []SiteStats       `json:"top_sites"`  // copy sites, most time first
+	Complete   bool              `json:"complete"`   // the footer was read and the tracer stopped cleanly
+}
+
+// PerDirection is a quantity per copy direction. cudaMemcpyDefault copies are counted under
+// the direction the runtime inferred from their pointers.
+type PerDirection struct {
+	H2D uint64 `json:"h2d"`
+	D2H uint64 `json:"d2h"`
+	D2D uint64 `json:"d2d"`
+	H2H uint64 `json:"h2h"`
+}
+
+// Get returns the value for a cudaMemcpyKind other than the default.
+func (p *PerDirection) Get(kind uint32) uint64 {
+	if v := p.at(kind); v != nil {
+		return *v
+	}
+	return 0
+}
+
+func (p *PerDirection) at(kind uint32) *uint64 {
+	switch kind {
+	case KindHostToHost:
+		return &p.H2H
+	case KindHostToDevice:
+		return &p.H2D
+	case KindDeviceToHost:
+		return &p.D2H
+	case KindDeviceToDevice:
+		return &p.D2D
+	}
+	return nil
+}
+
+// SiteStats are the copies made from one call site, in one direction.
+type SiteStats struct {
+	Site      string `json:"site"` // Site.String()
+	Module    string `json:"module"`
+	BuildID   string `json:"build_id,omitempty"`
+	Offset    uint64 `json:"offset"`
+	API       string `json:"api"`
+	Direction string `json:"direction"`
+	Count     uint64 `json:"count"`
+	Bytes     uint64 `json:"bytes"`
+	NS        uint64 `json:"ns"`
+}
+
+// Summarize streams through a trace and summarizes it. On a damaged or cut short trace it
+// returns the statistics of what was readable together with the reader's error.
+func Summarize(r *Reader) (*Stats, error) {
+	s := newSummary(r.Header())
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return s.finish(r), err
+		}
+		switch {
+		case rec.Event != nil:
+			s.event(rec.Event)
+		case rec.Module != nil:
+			s.modules.Add(*rec.Module)
+		}
+	}
+	return s.finish(r), nil
+}
+
+// summary is Summarize's running state; its memory grows with threads, live device
+// allocations and call sites, not with events.
+type summary struct {
+	stats       Stats
+	calls       [maxEventTag]uint64
+	modules     *Modules
+	device      deviceMemory
+	threads     map[uint32]struct{}
+	processes   map[uint32]struct{}
+	sites       map[siteKey]*SiteStats
+	first, last uint64
+	busy        busyTime
+}
+
+type siteKey struct {
+	site Site
+	api  EventType
+	kind uint32
+}
+
+func newSummary(h Header) *summary {
+	return &summary{
+		modules:   NewModules(h.Modules),
+		device:    deviceMemory{},
+		threads:   map[uint32]struct{}{},
+		processes: map[uint32]struct{}{},
+		sites:     map[siteKey]*SiteStats{},
+	}
+}
+
+func (s *summary) event(e *Event) {
+	s.stats.Events++
+	if uint32(e.Type) < maxEventTag { // always, from a Reader
+		s.calls[e.Type]++
+	}
+	s.threads[e.TID] = struct{}{}
+	s.processes[e.PID] = struct{}{}
+	enter := e.EnterNS
+	if enter == 0 || enter > e.ExitNS { // an event stamped only at return
+		enter = e.ExitNS
+	}
+	if s.stats.Events == 1 || enter < s.first {
+		s.first = enter
+	}
+	s.last = max(s.last, e.ExitNS)
+
+	switch {
+	case e.Type.IsDeviceMemory() && e.Ret == 0 && e.Addr != 0:
+		s.device.alloc(e.PID, e.Addr, e.Bytes)
+	case e.Type == EventCUDAFree || e.Type == EventCUMemFree:
+		s.device.free(e.PID, e.Addr)
+	case e.Type.IsCopy() && e.Ret == 0:
+		s.copy(e)
+	}
+}
+
+// copy counts a successful copy; a failed one moved nothing.
+func (s *summary) copy(e *Event) {
+	kind := s.direction(e)
+	ns := e.Duration()
+	*s.stats.Copies.at(kind)++
+	*s.stats.Bytes.at(kind) += e.Bytes
+	*s.stats.CopyNS.at(kind) += ns
+	s.busy.add(e.EnterNS, e.ExitNS)
+
+	site, ok := s.modules.Resolve(e.Caller)
+	if !ok {
+		site = Site{Offset: e.Caller}
+	}
+	key := siteKey{site: site, api: e.Type, kind: kind}
+	st := s.sites[key]
+	if st == nil {
+		st = &SiteStats{Site: site.String(), Module: site.Module, BuildID: site.BuildID,
+			Offset: site.Offset, API: e.Type.String(), Direction: Direction(kind)}
+		s.sites[key] = st
+	}
+	st.Count++
+	st.Bytes += e.Bytes
+	st.NS += ns
+}
+
+// direction is the cudaMemcpyKind a copy moved data in: the driver's from its name, the
+// runtime's from its kind, and for cudaMemcpyDefault from whether each pointer lies in
+// device memory allocated earlier in the trace.
+func (s *summary) direction(e *Event) uint32 {
+	switch e.Type {
+	case EventCUMemcpyHtoD, EventCUMemcpyHtoDAsync:
+		return KindHostToDevice
+	case EventCUMemcpyDtoH, EventCUMemcpyDtoHAsync:
+		return KindDeviceToHost
+	case EventCUMemcpyDtoD, EventCUMemcpyDtoDAsync:
+		return KindDeviceToDevice
+	}
+	if e.Kind < KindDefault {
+		return e.Kind
+	}
+	kind := KindHostToHost
+	if s.device.contains(e.PID, e.Src) {
+		kind |= KindDeviceToHost // the kinds are bit flags: 1 to device, 2 from device
+	}
+	if s.device.contains(e.PID, e.Addr) {
+		kind |= KindHostToDevice
+	}
+	return kind
+}
+
+func (s *summary) finish(r *Reader) *Stats {
+	st := s.stats
+	st.Calls = map[string]uint64{}
+	for t, n := range s.calls {
+		if n > 0 {
+			st.Calls[EventType(t).String()] = n
+		}
+	}
+	st.Threads, st.Processes = len(s.threads), len(s.processes)
+	if st.Events > 0 {
+		st.WallNS = s.last - s.first
+	}
+	if st.WallNS > 0 {
+		st.CopyShare = min(1, float64(s.busy.sum())/float64(st.WallNS))
+	}
+	st.LostPerCPU = []uint64{}
+	if f, ok := r.Footer(); ok {
+		st.Lost = f.TotalLost()
+		st.LostPerCPU = append(st.LostPerCPU, f.Lost...)
+		st.Complete = f.Complete
+	}
+	st.TopSites = make([]SiteStats, 0, len(s.sites))
+	for _, site := range s.sites {
+		st.TopSites = append(st.TopSites, *site)
+	}
+	slices.SortFunc(st.TopSites, func(a, b SiteStats) int {
+		return cmp.Or(cmp.Compare(b.NS, a.NS), cmp.Compare(b.Count, a.Count),
+			cmp.Compare(a.Site, b.Site), cmp.Compare(a.API, b.API), cmp.Compare(a.Direction, b.Direction))
+	})
+	return &st
+}

@@ -1,0 +1,98 @@
+package tracer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// attach traces a running process from now on: probes on the libraries it has mapped, the
+// loader hook for later dlopens (which, unlike launch mode, do not stop it), until it exits,
+// ctx is cancelled or the duration passes.
+func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
+	pid := r.opts.PID
+	if !alive(pid) {
+		return Result{}, fmt.Errorf("no process %d", pid)
+	}
+	if err := r.t.AddTarget(pid); err != nil {
+		return Result{}, err
+	}
+	mods, err := r.rescan(pid)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := r.attachStatic(fmt.Sprintf("/proc/%d/exe", pid), pid); err != nil {
+		return Result{}, err
+	}
+	if len(r.cudaLibs) == 0 {
+		r.opts.Progress("process %d has no CUDA runtime or driver mapped yet (searched its %d mapped files "+
+			"and its executable); tracing on in case it loads one", pid, len(r.searched))
+	}
+	h := r.header(pid, cmdline(pid), true)
+	h.Modules = mods
+	if r.w, err = trace.NewWriter(out, h); err != nil {
+		return Result{}, err
+	}
+	er, err := r.t.newEventReader()
+	if err != nil {
+		return Result{}, err
+	}
+	loop := make(chan error, 1)
+	go func() { loop <- r.loop(er) }()
+
+	var deadline <-chan time.Time
+	if r.opts.Duration > 0 {
+		timer := time.NewTimer(r.opts.Duration)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for running := true; running; {
+		select {
+		case <-ctx.Done():
+			running = false
+		case <-deadline:
+			running = false
+		case <-tick.C:
+			running = alive(pid)
+		case err := <-loop:
+			loop <- err
+			running = false
+		}
+	}
+	res, err := r.finish(er, loop)
+	res.ExitCode = -1
+	return res, err
+}
+
+// alive reports whether pid is a process that has not exited (a zombie has).
+func alive(pid int) bool {
+	if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// "pid (comm) state ...": comm may hold spaces and parentheses, so look after the last ')'.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+func cmdline(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}

@@ -1,0 +1,149 @@
+package tracer
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// interruptGrace is how long a launched command gets to exit after an interrupt.
+const interruptGrace = 10 * time.Second
+
+// launch starts the command stopped behind the launcher, puts the first probes in place
+// (the dynamic loader's hook, and anything linked into the executable), then lets it exec.
+// The loader hook stops the process again once its libraries are mapped, before any of their
+// code runs; the loop probes them and resumes it.
+func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
+	argv := r.opts.Command
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return Result{}, fmt.Errorf("finding %s: %w", argv[0], err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return Result{}, err
+	}
+	if len(r.opts.Launcher) == 0 {
+		return Result{}, errors.New("no launcher to start the command with")
+	}
+	gate, release, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	cmd := exec.Command(r.opts.Launcher[0], append(append(r.opts.Launcher[1:], exe), argv...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.opts.Stdin, r.opts.Stdout, r.opts.Stderr
+	cmd.ExtraFiles = []*os.File{gate}
+	// If echoctl dies, the command must not stay stopped at a probe forever.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		release.Close()
+		gate.Close()
+		return Result{}, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	gate.Close()
+	pid := cmd.Process.Pid
+	abort := func(err error) (Result, error) {
+		release.Close() // the launcher exits without exec'ing
+		cmd.Wait()
+		return Result{}, err
+	}
+	if err := r.t.AddTarget(pid); err != nil {
+		return abort(err)
+	}
+	if interp := interpreter(exe); interp != "" {
+		if _, err := r.t.Attach(interp, kindLoader, pid); err != nil {
+			return abort(err)
+		}
+	}
+	if err := r.attachStatic(exe, pid); err != nil {
+		return abort(err)
+	}
+	if r.w, err = trace.NewWriter(out, r.header(pid, argv, false)); err != nil {
+		return abort(err)
+	}
+	er, err := r.t.newEventReader()
+	if err != nil {
+		return abort(err)
+	}
+	loop := make(chan error, 1)
+	go func() { loop <- r.loop(er) }()
+	if _, err := release.Write([]byte{1}); err != nil {
+		return abort(fmt.Errorf("releasing the launcher: %w", err))
+	}
+	release.Close()
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var loopErr error
+	loopEnded := false
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		// A terminal's Ctrl-C reached the command too; a SIGTERM to echoctl alone did not.
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = unix.Kill(pid, unix.SIGCONT)
+		select {
+		case <-exited:
+		case <-time.After(interruptGrace):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	case loopErr = <-loop:
+		loopEnded = true
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	if loopEnded {
+		loop <- loopErr // for finish, which waits for the loop's result
+	}
+	res, err := r.finish(er, loop)
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	return res, err
+}
+
+// interpreter is the dynamic loader named in the executable's PT_INTERP, or "" for a
+// static executable.
+func interpreter(exe string) string {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_INTERP {
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimRight(string(b), "\x00")
+	}
+	return ""
+}
+
+// RunLauncher is the launcher's side: wait for the tracer's byte on fd 3, then become the
+// command. EOF means the tracer gave up; the command is not run.
+func RunLauncher(exe string, argv []string) error {
+	gate := os.NewFile(3, "gate")
+	var b [1]byte
+	if n, _ := gate.Read(b[:]); n != 1 {
+		return errors.New("the tracer did not start the command")
+	}
+	gate.Close()
+	if err := unix.Exec(exe, argv, os.Environ()); err != nil {
+		return fmt.Errorf("running %s: %w", exe, err)
+	}
+	return nil
+}

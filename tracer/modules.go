@@ -1,0 +1,65 @@
+package tracer
+
+import (
+	"os"
+	"sort"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// moduleKey identifies a mapped file.
+type moduleKey struct {
+	inode uint64
+	path  string
+}
+
+// modules turns a process's mappings into one trace module per file, with the file's
+// build-id (read once per file and cached) so call sites resolve to module + offset.
+type modules struct {
+	buildIDs map[moduleKey]string
+	sizes    map[moduleKey]int64
+}
+
+func newModules() *modules {
+	return &modules{buildIDs: map[moduleKey]string{}, sizes: map[moduleKey]int64{}}
+}
+
+func (ms *modules) of(pid int, maps []mapping) []trace.Module {
+	type span struct {
+		start, end, base uint64
+		minOffset        uint64
+	}
+	spans := map[moduleKey]*span{}
+	var order []moduleKey
+	for _, m := range maps {
+		key := moduleKey{m.inode, m.path}
+		s, ok := spans[key]
+		if !ok {
+			s = &span{start: m.start, end: m.end, base: m.start - m.offset, minOffset: m.offset}
+			spans[key] = s
+			order = append(order, key)
+			continue
+		}
+		s.start, s.end = min(s.start, m.start), max(s.end, m.end)
+		if m.offset < s.minOffset {
+			s.minOffset, s.base = m.offset, m.start-m.offset
+		}
+	}
+	out := make([]trace.Module, 0, len(order))
+	for _, key := range order {
+		s := spans[key]
+		if _, ok := ms.buildIDs[key]; !ok {
+			p := hostPath(pid, key.path)
+			ms.buildIDs[key] = buildID(p)
+			if st, err := os.Stat(p); err == nil {
+				ms.sizes[key] = st.Size()
+			}
+		}
+		out = append(out, trace.Module{
+			Path: key.path, BuildID: ms.buildIDs[key], Start: s.start, End: s.end,
+			Base: s.base, Size: ms.sizes[key],
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}

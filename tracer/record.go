@@ -1,0 +1,238 @@
+package tracer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// Options says what to trace and how.
+type Options struct {
+	Config
+	Command  []string      // launch this command (argv), or
+	PID      int           // attach to this running process
+	Duration time.Duration // attach mode: stop after this long (0: until the process exits)
+	Version  string        // echoctl's, for the trace header
+	// Launcher is the argv prefix of a program that waits for one byte on fd 3 and then
+	// execs its arguments (echoctl's hidden __launch command): the command starts only
+	// once every probe is in place.
+	Launcher []string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Log      *slog.Logger
+	// Progress, when set, is told about libraries as they are found.
+	Progress func(format string, args ...any)
+}
+
+// Result is how a trace ended.
+type Result struct {
+	Events    uint64
+	Lost      uint64
+	ExitCode  int      // launch mode: the command's exit status (-1 when killed by a signal)
+	Libraries []string // the CUDA libraries probed
+}
+
+// ErrNoCUDA is returned (with the trace still written) when the process never mapped a CUDA
+// runtime or driver; its text says what was searched.
+var ErrNoCUDA = errors.New("no CUDA runtime or driver found")
+
+// recorder is one tracing session: the tracer, the trace being written, and the processes
+// whose libraries it keeps up with.
+type recorder struct {
+	opts     Options
+	t        *Tracer
+	w        *trace.Writer
+	mods     *modules
+	written  map[trace.Module]bool
+	cudaLibs map[string]bool
+	searched map[string]bool
+	log      *slog.Logger
+}
+
+// Record traces a command it launches, or a running process, into out until the process
+// exits, ctx is cancelled or the duration passes, and closes the trace with its footer.
+func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Progress == nil {
+		opts.Progress = func(string, ...any) {}
+	}
+	opts.StopForMaps = len(opts.Command) > 0
+	t, err := New(opts.Config, opts.Log)
+	if err != nil {
+		return Result{}, err
+	}
+	defer t.Close()
+	r := &recorder{opts: opts, t: t, mods: newModules(), written: map[trace.Module]bool{},
+		cudaLibs: map[string]bool{}, searched: map[string]bool{}, log: opts.Log}
+	if len(opts.Command) > 0 {
+		return r.launch(ctx, out)
+	}
+	return r.attach(ctx, out)
+}
+
+func (r *recorder) header(pid int, cmd []string, attached bool) trace.Header {
+	var uts unix.Utsname
+	_ = unix.Uname(&uts)
+	host, _ := os.Hostname()
+	return trace.Header{
+		Host: host, Kernel: unix.ByteSliceToString(uts.Release[:]), Start: time.Now(),
+		StartMonoNS: monotonicNS(), Command: cmd, PID: pid, Attached: attached,
+		Tracer: r.opts.Version,
+	}
+}
+
+func monotonicNS() uint64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return uint64(ts.Nano())
+}
+
+// rescan reads pid's libraries again: new modules go into the trace, new CUDA libraries
+// (and libc, libstdc++, the loader) get their probes. A process already gone is not an error.
+func (r *recorder) rescan(pid int) ([]trace.Module, error) {
+	maps, err := readMaps(pid)
+	if err != nil {
+		r.log.Debug("process gone before its libraries were read", "pid", pid, "err", err)
+		return nil, nil
+	}
+	mods := r.mods.of(pid, maps)
+	var fresh []trace.Module
+	for _, m := range mods {
+		r.searched[m.Path] = true
+		if !r.written[m] {
+			r.written[m] = true
+			fresh = append(fresh, m)
+		}
+		k, ok := classify(m.Path)
+		if !ok {
+			continue
+		}
+		n, err := r.t.Attach(hostPath(pid, m.Path), k, pid)
+		if err != nil {
+			return fresh, err
+		}
+		if n > 0 && (k == kindRuntime || k == kindDriver) && !r.cudaLibs[m.Path] {
+			r.cudaLibs[m.Path] = true
+			r.opts.Progress("probing %s (%s, %d functions)", m.Path, k, n)
+		}
+	}
+	return fresh, nil
+}
+
+// attachStatic probes what an executable carries inside itself (a static CUDA runtime or libc).
+func (r *recorder) attachStatic(exe string, pid int) error {
+	kinds, err := staticKinds(exe)
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		n, err := r.t.Attach(exe, k, pid)
+		if err != nil {
+			return err
+		}
+		if k == kindRuntime || k == kindDriver {
+			r.cudaLibs[exe] = true
+			r.opts.Progress("probing %s (statically linked %s, %d functions)", exe, k, n)
+		}
+	}
+	return nil
+}
+
+// loop writes events until the reader is drained; stopped processes are resumed after
+// their libraries were read.
+func (r *recorder) loop(er *eventReader) error {
+	lastFlush := time.Now()
+	for {
+		ev, err := er.next(time.Now().Add(200 * time.Millisecond))
+		switch {
+		case errors.Is(err, errDrained):
+			return nil
+		case errors.Is(err, errIdle):
+			if err := r.w.Flush(); err != nil {
+				return err
+			}
+			lastFlush = time.Now()
+			continue
+		case err != nil:
+			return err
+		}
+		if ev.Type == trace.EventDlopen {
+			if err := r.libraryChange(int(ev.PID)); err != nil {
+				return err
+			}
+		}
+		if err := r.w.WriteEvent(ev); err != nil {
+			return err
+		}
+		if time.Since(lastFlush) > time.Second {
+			if err := r.w.Flush(); err != nil {
+				return err
+			}
+			lastFlush = time.Now()
+		}
+	}
+}
+
+// libraryChange handles the loader's notice for pid: read its libraries, write the new
+// modules, probe new libraries, and let the process go on if it waits for that.
+func (r *recorder) libraryChange(pid int) error {
+	fresh, err := r.rescan(pid)
+	for _, m := range fresh {
+		if werr := r.w.WriteModule(m); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if r.opts.StopForMaps {
+		if cerr := unix.Kill(pid, unix.SIGCONT); cerr != nil && !errors.Is(cerr, unix.ESRCH) && err == nil {
+			err = fmt.Errorf("resuming process %d: %w", pid, cerr)
+		}
+	}
+	return err
+}
+
+// finish drains the ring buffer (waiting for the loop to write what is left, unless it
+// already ended with loopErr) and writes the footer.
+func (r *recorder) finish(er *eventReader, loop <-chan error) (Result, error) {
+	var err error
+	if ferr := er.flush(); ferr != nil {
+		err = fmt.Errorf("flushing the ring buffer: %w", ferr)
+	}
+	if lerr := <-loop; err == nil {
+		err = lerr
+	}
+	er.close()
+	lost, lerr := r.t.Lost()
+	if err == nil {
+		err = lerr
+	}
+	footer := trace.Footer{End: time.Now(), EndMonoNS: monotonicNS(), Lost: lost, Complete: err == nil}
+	if cerr := r.w.Close(footer); cerr != nil && err == nil {
+		err = cerr
+	}
+	res := Result{Events: r.w.Events(), Lost: footer.TotalLost()}
+	for lib := range r.cudaLibs {
+		res.Libraries = append(res.Libraries, lib)
+	}
+	if err == nil && len(r.cudaLibs) == 0 {
+		err = r.noCUDA()
+	}
+	return res, err
+}
+
+func (r *recorder) noCUDA() error {
+	n := len(r.searched)
+	return fmt.Errorf("%w: searched the %d files the process mapped for libcudart* and libcuda.so*, "+
+		"and the executable for a statically linked runtime (cudaMalloc, cudaMemcpy); "+
+		"the trace holds host allocations only", ErrNoCUDA, n)
+}

@@ -1,0 +1,289 @@
+package tracer
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// Config is what the BPF side is told before it loads.
+type Config struct {
+	MinHostBytes uint64 // host allocations below this are not recorded
+	HostAllocs   bool   // probe malloc & co. and operator new[]/delete[]
+	Follow       bool   // trace children of traced processes too
+	StopForMaps  bool   // launch mode: the process waits while the tracer reads its libraries
+	RingBytes    uint32 // ring buffer size, a power of two pages
+	// OnePerFunction attaches one uprobe per function even where the kernel could attach a
+	// program to many at once, as kernels before 6.6 must: that path stays tested.
+	OnePerFunction bool
+}
+
+// Tracer owns the loaded BPF programs, the attached probes and the ring buffer.
+type Tracer struct {
+	cfg      Config
+	multi    bool // the kernel attaches a program to many functions at once (uprobe_multi)
+	coll     *ebpf.Collection
+	links    []link.Link
+	attached map[attachKey]bool
+	log      *slog.Logger
+}
+
+type attachKey struct {
+	dev, inode uint64
+	kind       kind
+	pid        int
+}
+
+// New loads the tracer's BPF programs. It fails with one actionable message when the
+// process lacks the privileges to.
+func New(cfg Config, log *slog.Logger) (*Tracer, error) {
+	if err := checkPrivileges(); err != nil {
+		return nil, err
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, fmt.Errorf("raising the locked-memory limit for BPF maps: %w", err)
+	}
+	spec, err := loadEcho()
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded BPF object: %w", err)
+	}
+	vars := map[string]any{
+		"min_host_bytes":  cfg.MinHostBytes,
+		"follow_children": boolByte(cfg.Follow),
+		"stop_for_maps":   boolByte(cfg.StopForMaps),
+	}
+	if cfg.Follow {
+		parent, child, err := forkFieldOffsets()
+		if err != nil {
+			return nil, fmt.Errorf("--follow needs the sched_process_fork tracepoint: %w", err)
+		}
+		vars["fork_parent_pid_off"], vars["fork_child_pid_off"] = parent, child
+	}
+	for name, v := range vars {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", name, err)
+		}
+	}
+	if cfg.RingBytes != 0 {
+		spec.Maps["events"].MaxEntries = cfg.RingBytes
+	}
+	multi := !cfg.OnePerFunction && features.HaveBPFLinkUprobeMulti() == nil
+	keepPrograms(spec, multi)
+	coll, err := ebpf.NewCollection(spec)
+	if err != nil {
+		var verr *ebpf.VerifierError
+		if errors.As(err, &verr) {
+			return nil, fmt.Errorf("loading BPF programs: the kernel's verifier refused them: %+v", verr)
+		}
+		return nil, fmt.Errorf("loading BPF programs: %w", err)
+	}
+	t := &Tracer{cfg: cfg, multi: multi, coll: coll, attached: map[attachKey]bool{}, log: log}
+	if cfg.Follow {
+		l, err := link.Tracepoint("sched", "sched_process_fork", coll.Programs["process_fork"], nil)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("attaching to sched_process_fork: %w", err)
+		}
+		t.links = append(t.links, l)
+	}
+	return t, nil
+}
+
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// AddTarget makes the probes record calls made by process pid.
+func (t *Tracer) AddTarget(pid int) error {
+	if err := t.coll.Maps["targets"].Put(uint32(pid), uint8(1)); err != nil {
+		return fmt.Errorf("adding process %d to the traced set: %w", pid, err)
+	}
+	return nil
+}
+
+// Attach puts the probes for a library of the given kind on the file at path, for process
+// pid (for every process when following children, the targets map filtering in the kernel).
+// A file already probed for that process is skipped. It returns how many functions were
+// probed; a symbol the library does not export (an optional variant) is not an error.
+func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if t.cfg.Follow {
+		pid = 0
+	}
+	key := attachKey{uint64(st.Dev), st.Ino, k, pid}
+	if t.attached[key] || (!t.cfg.HostAllocs && (k == kindLibc || k == kindLibstdcxx)) {
+		return 0, nil
+	}
+	defined, err := functions(path)
+	if err != nil {
+		return 0, err
+	}
+	ex, err := link.OpenExecutable(path)
+	if err != nil {
+		return 0, fmt.Errorf("opening %s: %w", path, err)
+	}
+	n := 0
+	for fam, ps := range byFamily(probes[k]) {
+		var syms []string
+		var cookies []uint64
+		for _, p := range ps {
+			for _, sym := range p.symbols {
+				if !defined[sym] {
+					continue
+				}
+				if t.multi && fam.enterMulti != "" {
+					syms, cookies = append(syms, sym), append(cookies, p.cookie)
+				} else if err := t.attachOne(ex, sym, p.enter, fam.leave, pid); err != nil {
+					return n, fmt.Errorf("attaching uprobe %s in %s: %w", sym, path, err)
+				}
+				n++
+			}
+		}
+		if len(syms) > 0 {
+			if err := t.attachMulti(ex, syms, cookies, fam, pid); err != nil {
+				return n, fmt.Errorf("attaching uprobes to %d functions in %s: %w", len(syms), path, err)
+			}
+		}
+	}
+	t.attached[key] = true
+	t.log.Debug("attached", "library", path, "kind", k, "functions", n, "pid", pid, "multi", t.multi)
+	return n, nil
+}
+
+func byFamily(ps []probe) map[family][]probe {
+	out := map[family][]probe{}
+	for _, p := range ps {
+		out[p.fam] = append(out[p.fam], p)
+	}
+	return out
+}
+
+func (t *Tracer) attachOne(ex *link.Executable, sym, enter, leave string, pid int) error {
+	opts := &link.UprobeOptions{PID: pid}
+	if enter != "" {
+		l, err := ex.Uprobe(sym, t.coll.Programs[enter], opts)
+		if err != nil {
+			return err
+		}
+		t.links = append(t.links, l)
+	}
+	if leave != "" {
+		l, err := ex.Uretprobe(sym, t.coll.Programs[leave], opts)
+		if err != nil {
+			return err
+		}
+		t.links = append(t.links, l)
+	}
+	return nil
+}
+
+func (t *Tracer) attachMulti(ex *link.Executable, syms []string, cookies []uint64, fam family, pid int) error {
+	l, err := ex.UprobeMulti(syms, t.coll.Programs[fam.enterMulti],
+		&link.UprobeMultiOptions{Cookies: cookies, PID: uint32(pid)})
+	if err != nil {
+		return err
+	}
+	t.links = append(t.links, l)
+	if fam.leaveMulti != "" {
+		l, err := ex.UretprobeMulti(syms, t.coll.Programs[fam.leaveMulti], &link.UprobeMultiOptions{PID: uint32(pid)})
+		if err != nil {
+			return err
+		}
+		t.links = append(t.links, l)
+	}
+	return nil
+}
+
+// keepPrograms drops the programs this kernel will not use: the per-family ones where it
+// lacks uprobe_multi (they would not even load), the per-function ones where it has it.
+func keepPrograms(spec *ebpf.CollectionSpec, multi bool) {
+	for name, p := range spec.Programs {
+		isMulti := p.AttachType == ebpf.AttachTraceUprobeMulti
+		perFunction := p.Type == ebpf.Kprobe && !isMulti && name != "loader_state"
+		if (isMulti && !multi) || (perFunction && multi) {
+			delete(spec.Programs, name)
+		}
+	}
+}
+
+// functions is the set of functions an ELF file defines, from its symbol tables.
+func functions(path string) (map[string]bool, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	dyn, _ := f.DynamicSymbols()
+	defined := map[string]bool{}
+	for _, s := range append(syms, dyn...) {
+		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			defined[s.Name] = true
+		}
+	}
+	return defined, nil
+}
+
+// Lost returns the failed ring-buffer reservations so far, per CPU.
+func (t *Tracer) Lost() ([]uint64, error) {
+	var perCPU []uint64
+	if err := t.coll.Maps["lost"].Lookup(uint32(0), &perCPU); err != nil {
+		return nil, fmt.Errorf("reading the lost-event counters: %w", err)
+	}
+	return perCPU, nil
+}
+
+// Close detaches every probe and frees the BPF objects. Each uprobe's removal waits for a
+// kernel grace period (tens of milliseconds), so the probes are closed side by side rather
+// than one after another.
+func (t *Tracer) Close() {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, l := range t.links {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Close()
+		}()
+	}
+	wg.Wait()
+	t.log.Debug("detached", "probes", len(t.links), "took", time.Since(start))
+	t.links = nil
+	t.coll.Close()
+}
+
+// forkFieldOffsets reads where parent_pid and child_pid sit in the sched_process_fork
+// tracepoint's record, from its format file, rather than assuming a kernel's layout.
+func forkFieldOffsets() (uint32, uint32, error) {
+	const file = "/events/sched/sched_process_fork/format"
+	dirs := []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+	for _, dir := range dirs {
+		if data, err := os.ReadFile(dir + file); err == nil {
+			return parseForkFormat(string(data))
+		}
+	}
+	// Many machines never mount tracefs; as root, mount it where the kernel expects it.
+	if err := unix.Mount("tracefs", dirs[0], "tracefs", 0, ""); err == nil {
+		if data, err := os.ReadFile(dirs[0] + file); err == nil {
+			return parseForkFormat(string(data))
+		}
+	}
+	return 0, 0, errors.New("its format file is not under /sys/kernel/tracing or /sys/kernel/debug/tracing, and tracefs could not be mounted")
+}

@@ -1,0 +1,168 @@
+package tracer_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/trace"
+)
+
+const (
+	h2d = 1 // cudaMemcpyHostToDevice
+	d2h = 2 // cudaMemcpyDeviceToHost
+)
+
+// stream with malloc'd host buffers: every copy links a malloc'd buffer and a cudaMalloc'd
+// one, from the workload's own code, exactly once per iteration.
+func TestTraceStream(t *testing.T) {
+	needRoot(t)
+	cases := []struct {
+		name, workload string
+		flags          []string
+	}{
+		{"stream", "stream", nil},
+		{"static-runtime", "stream-static", nil},
+		// kernels before 6.6 attach one uprobe per function; keep that path honest too
+		{"one-uprobe-per-function", "stream", []string{"--uprobe-per-function"}},
+	}
+	for _, c := range cases {
+		name := c.workload
+		t.Run(c.name, func(t *testing.T) {
+			const iters, size = 6, 1 << 20
+			args := append(c.flags, "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
+			res, path := echoctl(t, args...)
+			if res.ExitCode != 0 {
+				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			tr := readTrace(t, path)
+			if tr.header.PID == 0 || tr.header.Attached || len(tr.header.Command) == 0 {
+				t.Errorf("header %+v: want the launched command's pid and argv, not attached", tr.header)
+			}
+			dev := tr.allocated(trace.EventCUDAMalloc, size)
+			host := tr.allocated(trace.EventMalloc, size)
+			if len(dev) != 2 || len(host) != 2 {
+				t.Fatalf("cudaMalloc'd %d and malloc'd %d buffers of 1 MiB, want 2 each", len(dev), len(host))
+			}
+			in := tr.copies(trace.EventCUDAMemcpy, h2d, size)
+			out := tr.copies(trace.EventCUDAMemcpy, d2h, size)
+			if len(in) != iters || len(out) != iters {
+				t.Fatalf("%d H2D and %d D2H copies of 1 MiB, want %d each", len(in), len(out), iters)
+			}
+			for _, e := range append(in, out...) {
+				dst, src := e.Addr, e.Src
+				if e.Kind == d2h {
+					dst, src = src, dst
+				}
+				if !host[src] || !dev[dst] {
+					t.Errorf("copy %#x -> %#x (kind %d) does not link a traced host and device buffer", e.Src, e.Addr, e.Kind)
+				}
+				tr.siteIn(t, e, name)
+			}
+			if n := tr.count(trace.EventCUDALaunchKernel); n != iters {
+				t.Errorf("%d launches, want %d", n, iters)
+			}
+			for _, e := range tr.of(trace.EventCUDALaunchKernel) {
+				gridX, blockX := uint32(e.Arg[0]), uint32(e.Arg[2])
+				if gridX != size/4/256 || blockX != 256 || e.Arg[1] != 1 || e.Arg[3] != 1 {
+					t.Errorf("launch grid (%d,%d) block (%d,%d), want (1024,1) (256,1): stack arguments misread?",
+						gridX, e.Arg[1], blockX, e.Arg[3])
+				}
+			}
+			frees := map[uint64]bool{}
+			for _, e := range tr.of(trace.EventCUDAFree) {
+				frees[e.Addr] = true
+			}
+			for p := range dev {
+				if !frees[p] {
+					t.Errorf("device buffer %#x was never freed in the trace", p)
+				}
+			}
+			if n := tr.count(trace.EventFree); n < 2 {
+				t.Errorf("%d frees of large host buffers, want at least 2", n)
+			}
+		})
+	}
+}
+
+// The other workloads: call counts follow from their loops.
+func TestTraceWorkloads(t *testing.T) {
+	needRoot(t)
+	const n = 5 // iterations: --iters 4 --warmup 1
+	args := []string{"--iters", "4", "--warmup", "1"}
+	cases := []struct {
+		name string
+		args []string
+		want map[trace.EventType]int
+	}{
+		{"compute", []string{"--size", "64K"}, map[trace.EventType]int{
+			trace.EventCUDAMemcpy: 1 + 2*n, trace.EventCUDALaunchKernel: n, trace.EventCUDAMalloc: 3,
+			trace.EventCUDAMallocHost: 3, trace.EventCUDAFreeHost: 3, trace.EventCUDAFree: 3,
+		}},
+		{"pipeline", []string{"--size", "256K"}, map[trace.EventType]int{
+			trace.EventCUDAMemcpy: 1 + 4*n, trace.EventCUDALaunchKernel: 3 * n, trace.EventCUDAMalloc: 7,
+			trace.EventCUDAMallocHost: 1, trace.EventCUDAHostAlloc: 1, trace.EventNewArray: 1,
+			trace.EventDeleteArray: 1,
+		}},
+		{"multistream", []string{"--size", "1M"}, map[trace.EventType]int{
+			trace.EventCUDAMemcpyAsync: 4 * n, trace.EventCUDALaunchKernel: 3 * n,
+			trace.EventCUDAEventRecord: 2 * n, trace.EventCUDAStreamWaitEvent: n,
+			trace.EventCUDAStreamSynchronize: 2 * n, trace.EventCUDAStreamCreate: 2,
+			trace.EventCUDAStreamDestroy: 2, trace.EventCUDAHostAlloc: 4,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, path := echoctl(t, append([]string{"--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
+			if res.ExitCode != 0 {
+				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			tr := readTrace(t, path)
+			for typ, want := range c.want {
+				if got := tr.count(typ); got != want {
+					t.Errorf("%v: %d calls, want %d", typ, got, want)
+				}
+			}
+		})
+	}
+}
+
+// operator new[] calls malloc inside libstdc++: the allocation is recorded once, as new[].
+func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
+	needRoot(t)
+	res, path := echoctl(t, "--", testenv.Built(t, "workloads/stream"), "--host", "new",
+		"--size", "1M", "--iters", "2", "--warmup", "0")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	arrays := tr.allocated(trace.EventNewArray, 1<<20)
+	if len(arrays) != 2 {
+		t.Fatalf("%d new[] of 1 MiB, want 2", len(arrays))
+	}
+	for p := range tr.allocated(trace.EventMalloc, 1<<20) {
+		if arrays[p] {
+			t.Errorf("%#x recorded as both new[] and the malloc inside it", p)
+		}
+	}
+	if n := tr.count(trace.EventDeleteArray); n != 2 {
+		t.Errorf("%d delete[], want 2", n)
+	}
+}
+
+// The runtime loaded with dlopen after start is probed before its first call returns.
+func TestTraceDlopen(t *testing.T) {
+	needRoot(t)
+	const copies = 3
+	res, path := echoctl(t, "--", testenv.Built(t, "tests/dlopen_runtime"), strconv.Itoa(copies))
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	if got := len(tr.copies(trace.EventCUDAMemcpy, h2d, 1<<20)); got != copies {
+		t.Errorf("%d H2D copies, want %d", got, copies)
+	}
+	if got := tr.count(trace.EventCUDAMalloc); got != 1 {
+		t.Errorf("%d cudaMalloc, want 1: the first call into the new library was missed", got)
+	}
+}
