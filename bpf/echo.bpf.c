@@ -30,9 +30,18 @@ volatile const __u32 fork_child_pid_off = 44;
 struct pending {
 	struct echo_event ev;
 	__u64 out; /* user address of an out-argument read at return (void **, stream *) */
+	__u64 sp;  /* stack pointer at entry */
 	__u32 depth;
 	__u32 _pad;
 };
+
+/* Whether a call entering with stack pointer sp runs inside the pending call p. Stacks grow
+ * down, so a nested call has the lower stack pointer; otherwise p's return was never seen
+ * (its thread died in it, say) and p is stale. */
+static __always_inline int nested(struct pending *p, __u64 sp)
+{
+	return sp < p->sp;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -109,7 +118,7 @@ static __always_inline struct pending *enter(void *family, __u32 type, struct ec
 	if (!traced(tgid))
 		return NULL;
 	struct pending *p = bpf_map_lookup_elem(family, &tid);
-	if (p) {
+	if (p && nested(p, SP(r))) {
 		p->depth++;
 		return NULL;
 	}
@@ -129,6 +138,7 @@ static __always_inline struct pending *enter(void *family, __u32 type, struct ec
 	s->ev.tid = tid;
 	s->ev.enter_ns = bpf_ktime_get_ns();
 	s->ev.caller = caller(r);
+	s->sp = SP(r);
 	return s;
 }
 
@@ -234,7 +244,7 @@ static __always_inline int host_enter(__u32 cookie, struct echo_regs *r)
 		/* Still count depth, so an allocation nested in a recorded one is not recorded. */
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct pending *p = bpf_map_lookup_elem(&pending_host, &tid);
-		if (p)
+		if (p && nested(p, SP(r)))
 			p->depth++;
 		return 0;
 	}

@@ -30,6 +30,7 @@ static __always_inline __u64 reg_arg(struct echo_regs *r, int n)
 	}
 }
 #define RET(r) ((r)->ax)
+#define SP(r) ((r)->sp)
 /* at function entry the return address is on top of the stack */
 static __always_inline __u64 caller(struct echo_regs *r)
 {
@@ -52,6 +53,7 @@ static __always_inline __u64 reg_arg(struct echo_regs *r, int n)
 	return r->regs[n & 7];
 }
 #define RET(r) ((r)->regs[0])
+#define SP(r) ((r)->sp)
 static __always_inline __u64 caller(struct echo_regs *r)
 {
 	return r->regs[30]; /* the link register holds the return address at entry */

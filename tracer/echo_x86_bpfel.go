@@ -35,6 +35,7 @@ type echoPending struct {
 	_     structs.HostLayout
 	Ev    echoEchoEvent
 	Out   uint64
+	Sp    uint64
 	Depth uint32
 	Pad   uint32
 }

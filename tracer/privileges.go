@@ -11,6 +11,9 @@ import (
 var ErrPrivileges = errors.New("tracing needs root, or the CAP_BPF and CAP_PERFMON capabilities: " +
 	"run it with sudo, or grant them with `sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep $(command -v echoctl)`")
 
+// CheckPrivileges tells whether this process may trace: root, or CAP_BPF and CAP_PERFMON.
+func CheckPrivileges() error { return checkPrivileges() }
+
 func checkPrivileges() error {
 	if os.Geteuid() == 0 {
 		return nil

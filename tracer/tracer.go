@@ -175,17 +175,21 @@ func byFamily(ps []probe) map[family][]probe {
 	return out
 }
 
+// The return probe goes in before the entry probe: an entry recorded without its return
+// would leave the thread's pending slot taken, and every later call on that thread would
+// look nested inside it and go unrecorded. (Attaching to a running process, a call can
+// enter between the two attaches.)
 func (t *Tracer) attachOne(ex *link.Executable, sym, enter, leave string, pid int) error {
 	opts := &link.UprobeOptions{PID: pid}
-	if enter != "" {
-		l, err := ex.Uprobe(sym, t.coll.Programs[enter], opts)
+	if leave != "" {
+		l, err := ex.Uretprobe(sym, t.coll.Programs[leave], opts)
 		if err != nil {
 			return err
 		}
 		t.links = append(t.links, l)
 	}
-	if leave != "" {
-		l, err := ex.Uretprobe(sym, t.coll.Programs[leave], opts)
+	if enter != "" {
+		l, err := ex.Uprobe(sym, t.coll.Programs[enter], opts)
 		if err != nil {
 			return err
 		}
@@ -195,12 +199,6 @@ func (t *Tracer) attachOne(ex *link.Executable, sym, enter, leave string, pid in
 }
 
 func (t *Tracer) attachMulti(ex *link.Executable, syms []string, cookies []uint64, fam family, pid int) error {
-	l, err := ex.UprobeMulti(syms, t.coll.Programs[fam.enterMulti],
-		&link.UprobeMultiOptions{Cookies: cookies, PID: uint32(pid)})
-	if err != nil {
-		return err
-	}
-	t.links = append(t.links, l)
 	if fam.leaveMulti != "" {
 		l, err := ex.UretprobeMulti(syms, t.coll.Programs[fam.leaveMulti], &link.UprobeMultiOptions{PID: uint32(pid)})
 		if err != nil {
@@ -208,6 +206,12 @@ func (t *Tracer) attachMulti(ex *link.Executable, syms []string, cookies []uint6
 		}
 		t.links = append(t.links, l)
 	}
+	l, err := ex.UprobeMulti(syms, t.coll.Programs[fam.enterMulti],
+		&link.UprobeMultiOptions{Cookies: cookies, PID: uint32(pid)})
+	if err != nil {
+		return err
+	}
+	t.links = append(t.links, l)
 	return nil
 }
 

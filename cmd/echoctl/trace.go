@@ -69,6 +69,9 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	if r := uint64(o.ringSize); r < 4096 || r&(r-1) != 0 {
 		return fmt.Errorf("--ring-size %s is not a power of two of at least 4K", formatBytes(r))
 	}
+	if err := tracer.CheckPrivileges(); err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding echoctl's own executable: %w", err)

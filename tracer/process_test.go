@@ -1,0 +1,176 @@
+package tracer_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/trace"
+)
+
+// longStream starts a stream workload that runs for minutes and returns once it is in its
+// loop; the test kills it at the end.
+func longStream(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "100000000", "--warmup", "0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
+		t.Fatalf("stream did not start: %v", err)
+	}
+	return cmd
+}
+
+// startEchoctl runs echoctl trace in the background, writing to a temp trace file.
+func startEchoctl(t *testing.T, args ...string) (*exec.Cmd, string, *strings.Builder) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "trace.bin")
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"trace", "-o", out}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out, &stderr
+}
+
+func checkAttachedTrace(t *testing.T, path string, pid int) traced {
+	t.Helper()
+	tr := readTrace(t, path)
+	if !tr.header.Attached || tr.header.PID != pid || len(tr.header.Modules) == 0 {
+		t.Errorf("header: attached=%v pid=%d modules=%d, want an attached trace of %d with its module table",
+			tr.header.Attached, tr.header.PID, len(tr.header.Modules), pid)
+	}
+	in := tr.copies(trace.EventCUDAMemcpy, h2d, 64<<10)
+	out := tr.copies(trace.EventCUDAMemcpy, d2h, 64<<10)
+	if len(in) == 0 || len(in)+len(out) != tr.count(trace.EventCUDAMemcpy) || abs(len(in)-len(out)) > 1 {
+		t.Errorf("%d H2D and %d D2H copies of 64 KiB among %d: want alternating copies of the workload's size",
+			len(in), len(out), tr.count(trace.EventCUDAMemcpy))
+	}
+	for _, e := range in[:min(len(in), 3)] {
+		tr.siteIn(t, e, "stream")
+	}
+	if n := tr.count(trace.EventCUDAMalloc); n != 0 {
+		t.Errorf("%d cudaMalloc events: the buffers were allocated before the attach", n)
+	}
+	return tr
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestTraceAttachForDuration(t *testing.T) {
+	needRoot(t)
+	target := longStream(t)
+	res, path := echoctl(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace -p: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	checkAttachedTrace(t, path, target.Process.Pid)
+	if err := target.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the workload did not survive the detach: %v", err)
+	}
+}
+
+// Ctrl-C ends an attached trace cleanly and leaves the process running.
+func TestTraceAttachInterrupted(t *testing.T) {
+	needRoot(t)
+	target := longStream(t)
+	cmd, path, stderr := startEchoctl(t, "-p", strconv.Itoa(target.Process.Pid))
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("echoctl after SIGINT: %v: %s", err, stderr)
+	}
+	checkAttachedTrace(t, path, target.Process.Pid)
+	if err := target.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the workload did not survive the interrupt: %v", err)
+	}
+}
+
+// The traced program dying mid-trace still leaves a complete trace, and echoctl exits the
+// way the program did.
+func TestTraceTargetKilled(t *testing.T) {
+	needRoot(t)
+	cmd, path, stderr := startEchoctl(t, "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "100000000")
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if child == 0 {
+		t.Fatal("the traced workload did not start")
+	}
+	time.Sleep(500 * time.Millisecond)
+	syscall.Kill(child, syscall.SIGKILL)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+9 {
+		t.Errorf("echoctl exit %d (%v), want 137 as the killed program's: %s", code, err, stderr)
+	}
+	tr := readTrace(t, path)
+	if tr.count(trace.EventCUDAMemcpy) == 0 {
+		t.Error("no copies recorded before the kill")
+	}
+}
+
+func TestTraceWithoutPrivileges(t *testing.T) {
+	needRoot(t) // to drop them
+	out := filepath.Join(t.TempDir(), "trace.bin")
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), "trace", "-o", out, "--", "/bin/true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	b, err := cmd.CombinedOutput()
+	msg := strings.TrimSpace(string(b))
+	if err == nil || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "CAP_BPF") || !strings.Contains(msg, "sudo") {
+		t.Errorf("as nobody: err %v, output %q; want one line saying to use sudo or grant CAP_BPF", err, msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a trace file was left behind")
+	}
+}
+
+func TestTraceNoCUDA(t *testing.T) {
+	needRoot(t)
+	res, path := echoctl(t, "--", "/bin/true")
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "no CUDA runtime or driver found: searched the") {
+		t.Errorf("tracing /bin/true: exit %d, stderr %q; want a warning naming what was searched", res.ExitCode, res.Stderr)
+	}
+	readTrace(t, path)
+}
+
+// With --follow, a program started by a shell is traced too.
+func TestTraceFollow(t *testing.T) {
+	needRoot(t)
+	script := testenv.Built(t, "workloads/stream") + " --size 1M --iters 2 --warmup 0"
+	res, path := echoctl(t, "--follow", "--", "/bin/sh", "-c", script+"; true")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace --follow: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	copies := tr.of(trace.EventCUDAMemcpy)
+	if len(copies) != 4 {
+		t.Fatalf("%d copies, want 4 from the child", len(copies))
+	}
+	if copies[0].PID == uint32(tr.header.PID) {
+		t.Errorf("copies recorded for the shell (pid %d), want its child", tr.header.PID)
+	}
+}
