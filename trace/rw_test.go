@@ -132,3 +132,39 @@ func TestWriterReportsWriteErrors(t *testing.T) {
 		t.Error("Close after a failed flush: no error")
 	}
 }
+
+// A raw record written as bytes reads back as the event it encodes; a bad one is refused.
+func TestWriteRawEvent(t *testing.T) {
+	want := Event{Type: EventCUDAMemcpy, PID: 7, TID: 8, EnterNS: 10, ExitNS: 20, Addr: 0x1000, Src: 0x2000, Bytes: 4096, Kind: 1}
+	raw := make([]byte, EventSize)
+	if err := want.encode(raw); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRawEvent(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRawEvent(raw[:EventSize-1]); err == nil {
+		t.Error("a short record was accepted")
+	}
+	bad := append([]byte(nil), raw...)
+	bad[0] = 0xee
+	if err := w.WriteRawEvent(bad); err == nil {
+		t.Error("an unknown event type was accepted")
+	}
+	if err := w.Close(Footer{Complete: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next()
+	if err != nil || rec.Event == nil || *rec.Event != want {
+		t.Fatalf("read back %+v, %v; want %+v", rec.Event, err, want)
+	}
+}

@@ -70,6 +70,25 @@ func (w *Writer) WriteEvent(e *Event) error {
 	return nil
 }
 
+// WriteRawEvent appends an event record already in its binary form (a struct echo_event
+// straight off the ring buffer), without decoding it: the tracer's hot path.
+func (w *Writer) WriteRawEvent(b []byte) error {
+	if w.closed {
+		return errClosed
+	}
+	if len(b) != EventSize {
+		return fmt.Errorf("writing event: %d bytes, want %d", len(b), EventSize)
+	}
+	if t := EventType(binary.LittleEndian.Uint32(b)); !t.Known() {
+		return fmt.Errorf("writing event: unknown event type %d", uint32(t))
+	}
+	if _, err := w.bw.Write(b); err != nil {
+		return fmt.Errorf("writing event: %w", err)
+	}
+	w.events++
+	return nil
+}
+
 // WriteModule appends a module record: a library mapped after the trace began (dlopen).
 func (w *Writer) WriteModule(m Module) error {
 	if w.closed {

@@ -22,6 +22,7 @@ type traceOptions struct {
 	noHostAllocs bool
 	ringSize     byteSize
 	perFunction  bool
+	cpuProfile   string
 }
 
 func newTraceCmd(g *globalOptions) *cobra.Command {
@@ -56,6 +57,8 @@ Needs root, or CAP_BPF and CAP_PERFMON.`,
 	f.Var(&o.ringSize, "ring-size", "ring buffer size (a power of two, at least 4K)")
 	f.BoolVar(&o.perFunction, "uprobe-per-function", false, "attach one uprobe per function, as on kernels before 6.6 (slower to detach)")
 	_ = f.MarkHidden("uprobe-per-function")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of echoctl itself to this file")
+	_ = f.MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -71,6 +74,13 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	}
 	if err := tracer.CheckPrivileges(); err != nil {
 		return err
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Tracer overhead on the GPU host, with the real CUDA runtime: cost per probed call, the
+# overhead of a full trace on `stream` at 4 MiB, and the event rate sustained without loss.
+# Needs root and build/bin/echoctl (built on the x86-64 dev machine and carried over).
+# Usage: bench/tracer_gpu.sh [ROUNDS]  (default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+rounds=${1:-5}
+out=build-gpu/tracer
+mkdir -p "$out"
+echoctl=build/bin/echoctl
+nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu testdata/workloads/stream.cu -o "$out/stream"
+nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu bench/callcost.cu -o "$out/callcost"
+nvcc -O2 -arch="${ARCH:-native}" -cudart static -x cu testdata/workloads/stream.cu -o "$out/stream-static"
+nvcc -O2 -arch="${ARCH:-native}" -x cu bench/driver_api.cu -o "$out/driver_api" -lcuda
+trace=$(mktemp)
+
+echo "== the real runtime and driver: what the trace holds (calls by API)"
+calls() { # TRACE: "api=count" for every API called
+	"$echoctl" stats --json "$1" | python3 -c 'import json,sys; c=json.load(sys.stdin)["calls"]; print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))'
+}
+"$echoctl" trace -o "$trace" -- "$out/stream" --size 4M --iters 20 --warmup 2 >/dev/null
+echo "stream (22 iterations; expect cudaMemcpy=44 cudaLaunchKernel=22, no cu* calls): $(calls "$trace")"
+"$echoctl" trace -o "$trace" -- "$out/driver_api" 5 >/dev/null
+echo "driver_api 5 (expect cuMemAlloc_v2=1 cuMemcpyHtoD_v2=5 cuMemcpyDtoH_v2=1 cuCtxSynchronize=1 cuMemFree_v2=1): $(calls "$trace")"
+"$echoctl" trace -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
+echo "stream -cudart static (expect cudaMemcpy=44 cudaLaunchKernel=22): $(calls "$trace")"
+echo
+
+echo "== cost per call (ns), median of $rounds alternating runs of 300000 calls each, plain and traced"
+rm -f "$out"/plain.txt "$out"/traced.txt "$out"/stream_*.txt
+for ((r = 0; r < rounds; r++)); do
+	"$out/callcost" cost 300000 >>"$out/plain.txt"
+	"$echoctl" trace -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
+done
+printf '%-28s %10s %10s %10s\n' call plain_ns traced_ns probe_ns
+for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice; do
+	p=$(grep -F "$call " "$out/plain.txt" | awk '{ print $NF }' | median)
+	t=$(grep -F "$call " "$out/traced.txt" | awk '{ print $NF }' | median)
+	printf '%-28s %10.1f %10.1f %10.1f\n' "$call" "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print a - b }')"
+done
+
+echo
+echo "== event rate: THREADS x 250000 cudaStreamSynchronize calls, traced (default 16 MiB ring)"
+for threads in 2 4 8; do
+	"$echoctl" trace -o "$trace" -- "$out/callcost" rate 250000 "$threads" 2>/dev/null | sed "s/^/threads $threads: untraced-equivalent /" >/dev/null
+	"$echoctl" stats --json "$trace" >"$out/rate.json"
+	python3 - "$out/rate.json" "$threads" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+secs = s["wall_ns"] / 1e9
+print(f"threads {sys.argv[2]}: events {s['events']:>9,}  lost {s['lost']:>9,}  over {secs:.3f} s = {s['events'] / secs:>11,.0f} events/s")
+PY
+done
+
+echo "== stream 4 MiB, 500 iterations: median iter_ms over $rounds alternating rounds, plain and traced"
+for ((r = 0; r < rounds; r++)); do
+	"$out/stream" --size 4M --iters 500 --warmup 20 2>/dev/null | field iter_ms >>"$out/stream_plain.txt"
+	"$echoctl" trace -o "$trace" -- "$out/stream" --size 4M --iters 500 --warmup 20 2>/dev/null |
+		field iter_ms >>"$out/stream_traced.txt"
+done
+p=$(median <"$out/stream_plain.txt")
+t=$(median <"$out/stream_traced.txt")
+printf 'plain %.4f ms  traced %.4f ms  overhead %.2f%%\n' "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print (a / b - 1) * 100 }')"
+"$echoctl" stats "$trace" | sed -n 1,20p
+rm -f "$trace"
