@@ -90,11 +90,12 @@ func TestTraceWorkloads(t *testing.T) {
 	needRoot(t)
 	const n = 5 // iterations: --iters 4 --warmup 1
 	args := []string{"--iters", "4", "--warmup", "1"}
-	cases := []struct {
+	type workload struct {
 		name string
 		args []string
 		want map[trace.EventType]int
-	}{
+	}
+	cases := []workload{
 		{"compute", []string{"--size", "64K"}, map[trace.EventType]int{
 			trace.EventCUDAMemcpy: 1 + 2*n, trace.EventCUDALaunchKernel: n, trace.EventCUDAMalloc: 3,
 			trace.EventCUDAMallocHost: 3, trace.EventCUDAFreeHost: 3, trace.EventCUDAFree: 3,
@@ -111,6 +112,12 @@ func TestTraceWorkloads(t *testing.T) {
 			trace.EventCUDAStreamDestroy: 2, trace.EventCUDAHostAlloc: 4,
 		}},
 	}
+	// The unsafe cases: one copy in and one out per iteration, two device buffers (one, used
+	// in place, for unsafe_inplace).
+	for _, name := range []string{"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime"} {
+		cases = append(cases, workload{name, nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 2}})
+	}
+	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, path := echoctl(t, append([]string{"--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)

@@ -1,0 +1,102 @@
+package tracer
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		path string
+		want kind
+		ok   bool
+	}{
+		{"/usr/local/cuda/lib64/libcudart.so.12.4.127", kindRuntime, true},
+		{"/opt/venv/lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12", kindRuntime, true},
+		{"/opt/venv/lib/python3.11/site-packages/torch/lib/libcudart-1a2b3c4d.so.12", kindRuntime, true},
+		{"/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04", kindDriver, true},
+		{"/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1", kindDriver, true},
+		{"/usr/lib/x86_64-linux-gnu/libc.so.6", kindLibc, true},
+		{"/lib/libc-2.31.so", kindLibc, true},
+		{"/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", kindLibstdcxx, true},
+		{"/lib64/ld-linux-x86-64.so.2", kindLoader, true},
+		{"/lib/ld-linux-aarch64.so.1", kindLoader, true},
+		{"/usr/lib/x86_64-linux-gnu/libcudnn.so.9", 0, false},
+		{"/usr/lib/x86_64-linux-gnu/libcublas.so.12", 0, false},
+		{"/usr/lib/x86_64-linux-gnu/libcrypto.so.3", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := classify(c.path)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("classify(%s) = %v, %v; want %v, %v", c.path, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestParseMapsLine(t *testing.T) {
+	cases := []struct {
+		line string
+		want mapping
+		ok   bool
+	}{
+		{"7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1835245                    /usr/lib/x86_64-linux-gnu/libc.so.6",
+			mapping{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6"}, true},
+		{"7f1c2a028000-7f1c2a1bd000 r-xp 00028000 08:01 1835245 /usr/lib/x86_64-linux-gnu/libc.so.6",
+			mapping{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6"}, true},
+		{"55d4c1a00000-55d4c1a21000 rw-p 00000000 00:00 0                          [heap]", mapping{}, false},
+		{"7ffd3b1f0000-7ffd3b1f2000 r-xp 00000000 00:00 0                          [vdso]", mapping{}, false},
+		{"7f1c2a400000-7f1c2a401000 r--p 00000000 08:01 99 /tmp/gone.so (deleted)", mapping{}, false},
+		{"7f1c2a400000-7f1c2a401000 rw-p 00000000 00:00 0", mapping{}, false},
+		{"garbage", mapping{}, false},
+	}
+	for _, c := range cases {
+		got, ok := parseMapsLine(c.line)
+		if ok != c.ok || got != c.want {
+			t.Errorf("parseMapsLine(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestParseForkFormat(t *testing.T) {
+	format := `name: sched_process_fork
+ID: 313
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+
+	field:__data_loc char[] parent_comm;	offset:8;	size:4;	signed:0;
+	field:pid_t parent_pid;	offset:12;	size:4;	signed:1;
+	field:__data_loc char[] child_comm;	offset:16;	size:4;	signed:0;
+	field:pid_t child_pid;	offset:20;	size:4;	signed:1;
+`
+	parent, child, err := parseForkFormat(format)
+	if err != nil || parent != 12 || child != 20 {
+		t.Errorf("parseForkFormat = %d, %d, %v; want 12, 20 (newer kernels moved the fields)", parent, child, err)
+	}
+	if _, _, err := parseForkFormat("name: sched_process_fork\nformat:\n"); err == nil {
+		t.Error("a format without the pid fields was accepted")
+	}
+}
+
+func TestFindBuildID(t *testing.T) {
+	note := func(name string, typ uint32, desc []byte) []byte {
+		pad := func(b []byte) []byte { return append(b, make([]byte, (4-len(b)%4)%4)...) }
+		b := binary.LittleEndian.AppendUint32(nil, uint32(len(name)+1))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+		b = binary.LittleEndian.AppendUint32(b, typ)
+		return append(append(b, pad(append([]byte(name), 0))...), pad(desc)...)
+	}
+	id := []byte{0xde, 0xad, 0xbe, 0xef, 0x01}
+	notes := append(note("GNU", 1, []byte{0, 0, 0, 0, 3, 0, 0, 0}), note("GNU", 3, id)...)
+	if got := findBuildID(notes, binary.LittleEndian); got != "deadbeef01" {
+		t.Errorf("findBuildID = %q, want deadbeef01", got)
+	}
+	if got := findBuildID(note("Go", 3, id), binary.LittleEndian); got != "" {
+		t.Errorf("a Go note was taken for the GNU build-id: %q", got)
+	}
+	if got := findBuildID(note("GNU", 3, id)[:14], binary.LittleEndian); got != "" {
+		t.Errorf("a truncated note gave %q", got)
+	}
+}
