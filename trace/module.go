@@ -16,6 +16,7 @@ type Module struct {
 	End     uint64 `json:"end"`                // one past the last mapped address
 	Base    uint64 `json:"base"`               // address of the mapping at file offset 0
 	Size    int64  `json:"size"`               // file size: identifies the file when there is no build-id
+	PID     int    `json:"pid,omitempty"`      // the process whose address space it is mapped in; 0: any
 }
 
 // Site is where in a module a call was made: the return address as an offset inside the
@@ -35,14 +36,14 @@ func (s Site) String() string {
 	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
 }
 
-// Modules is the module table of a trace: modules ordered by address, none overlapping.
-// The zero value is empty and ready to use.
+// Modules is the module table of a trace: one address space per traced process, each with
+// its modules ordered by address, none overlapping. The zero value is empty and ready to use.
 type Modules struct {
-	list []Module // sorted by Start; ranges disjoint, so End is sorted too
+	spaces map[int][]Module // by PID; each sorted by Start, ranges disjoint, so End is sorted too
 }
 
 // NewModules builds a table from modules in the order they were mapped: a later module
-// supersedes an earlier one it overlaps.
+// supersedes an earlier one it overlaps in the same process.
 func NewModules(mods []Module) *Modules {
 	ms := &Modules{}
 	for _, m := range mods {
@@ -51,32 +52,50 @@ func NewModules(mods []Module) *Modules {
 	return ms
 }
 
-// Add enters a module mapped later (dlopen). It supersedes every module whose range it
-// overlaps: those were unmapped for the new one to take their place. A module with an empty
-// range maps nothing and is ignored.
+// Add enters a module mapped later (dlopen, a child's exec). It supersedes every module of
+// the same process whose range it overlaps: those were unmapped for the new one to take
+// their place. A module with an empty range maps nothing and is ignored.
 func (ms *Modules) Add(m Module) {
 	if m.End <= m.Start {
 		return
 	}
-	i := sort.Search(len(ms.list), func(i int) bool { return ms.list[i].End > m.Start })
+	if ms.spaces == nil {
+		ms.spaces = map[int][]Module{}
+	}
+	list := ms.spaces[m.PID]
+	i := sort.Search(len(list), func(i int) bool { return list[i].End > m.Start })
 	j := i
-	for j < len(ms.list) && ms.list[j].Start < m.End {
+	for j < len(list) && list[j].Start < m.End {
 		j++
 	}
-	ms.list = slices.Replace(ms.list, i, j, m)
+	ms.spaces[m.PID] = slices.Replace(list, i, j, m)
 }
 
-// Resolve finds the module that maps addr and the site addr is in it.
-func (ms *Modules) Resolve(addr uint64) (Site, bool) {
-	i := sort.Search(len(ms.list), func(i int) bool { return ms.list[i].End > addr })
-	if i == len(ms.list) || ms.list[i].Start > addr {
+// Resolve finds the module that maps addr in process pid, and the site addr is in it.
+// Modules recorded without a process (PID 0) serve every process that has none of its own.
+func (ms *Modules) Resolve(pid int, addr uint64) (Site, bool) {
+	list, ok := ms.spaces[pid]
+	if !ok {
+		list = ms.spaces[0]
+	}
+	i := sort.Search(len(list), func(i int) bool { return list[i].End > addr })
+	if i == len(list) || list[i].Start > addr {
 		return Site{}, false
 	}
-	m := &ms.list[i]
+	m := &list[i]
 	return Site{Module: m.Path, BuildID: m.BuildID, Offset: addr - m.Base}, true
 }
 
-// List returns the modules in address order.
+// List returns the modules of every process, by process and then address.
 func (ms *Modules) List() []Module {
-	return slices.Clone(ms.list)
+	pids := make([]int, 0, len(ms.spaces))
+	for pid := range ms.spaces {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	var out []Module
+	for _, pid := range pids {
+		out = append(out, ms.spaces[pid]...)
+	}
+	return out
 }

@@ -35,14 +35,14 @@ func TestModulesResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ms := NewModules(tt.added)
-			got, found := ms.Resolve(tt.addr)
+			got, found := ms.Resolve(0, tt.addr)
 			if got != tt.want || found != tt.found {
 				t.Fatalf("Resolve(%#x) = %+v, %v; want %+v, %v", tt.addr, got, found, tt.want, tt.found)
 			}
 			if found && got.String() != tt.str {
 				t.Errorf("String() = %q, want %q", got.String(), tt.str)
 			}
-			list := ms.List()
+			list := ms.List() // all PID 0 here: one address space
 			for i := 1; i < len(list); i++ {
 				if list[i-1].End > list[i].Start {
 					t.Errorf("modules out of order or overlapping: %+v", list)
@@ -54,11 +54,11 @@ func TestModulesResolve(t *testing.T) {
 
 func TestModulesZeroValue(t *testing.T) {
 	var ms Modules
-	if _, ok := ms.Resolve(0x1000); ok {
+	if _, ok := ms.Resolve(0, 0x1000); ok {
 		t.Error("empty table resolved an address")
 	}
 	ms.Add(Module{Path: "a", Start: 0x1000, End: 0x2000, Base: 0x1000})
-	if s, ok := ms.Resolve(0x1fff); !ok || s.String() != "a+0xfff" {
+	if s, ok := ms.Resolve(0, 0x1fff); !ok || s.String() != "a+0xfff" {
 		t.Errorf("Resolve after Add = %v, %v", s, ok)
 	}
 }
@@ -66,5 +66,35 @@ func TestModulesZeroValue(t *testing.T) {
 func TestSiteStringUnresolved(t *testing.T) {
 	if got := (Site{Offset: 0x7f00dead}).String(); got != "0x7f00dead" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// Each process has its own address space: a child's exec does not supersede the parent's
+// modules, and a process without modules of its own uses those recorded without a pid.
+func TestModulesPerProcess(t *testing.T) {
+	shell := Module{Path: "/bin/sh", Start: 0x400000, End: 0x500000, Base: 0x400000, PID: 10}
+	child := Module{Path: "/opt/app/stream", Start: 0x400000, End: 0x480000, Base: 0x400000, PID: 11}
+	shared := Module{Path: "/lib/libc.so.6", Start: 0x900000, End: 0x980000, Base: 0x900000}
+	ms := NewModules([]Module{shell, child, shared})
+	for _, c := range []struct {
+		pid  int
+		addr uint64
+		want string
+		ok   bool
+	}{
+		{10, 0x400010, "sh+0x10", true},
+		{11, 0x400010, "stream+0x10", true},
+		{10, 0x490000, "sh+0x90000", true},
+		{11, 0x490000, "", false},
+		{12, 0x900010, "libc.so.6+0x10", true},
+		{11, 0x900010, "", false},
+	} {
+		site, ok := ms.Resolve(c.pid, c.addr)
+		if ok != c.ok || (ok && site.String() != c.want) {
+			t.Errorf("Resolve(%d, %#x) = %v, %v; want %s, %v", c.pid, c.addr, site, ok, c.want, c.ok)
+		}
+	}
+	if n := len(ms.List()); n != 3 {
+		t.Errorf("List has %d modules, want 3", n)
 	}
 }

@@ -155,7 +155,7 @@ func (s *summary) copy(e *Event) {
 	*s.stats.CopyNS.at(kind) += ns
 	s.busy.add(e.EnterNS, e.ExitNS)
 
-	site, ok := s.modules.Resolve(e.Caller)
+	site, ok := s.modules.Resolve(int(e.PID), e.Caller)
 	if !ok {
 		site = Site{Offset: e.Caller}
 	}

@@ -111,7 +111,7 @@ func (tr traced) allocated(typ trace.EventType, bytes uint64) map[uint64]bool {
 // siteIn checks that an event's call site resolves into the named module (base name).
 func (tr traced) siteIn(t *testing.T, e trace.Event, module string) {
 	t.Helper()
-	site, ok := tr.modules.Resolve(e.Caller)
+	site, ok := tr.modules.Resolve(int(e.PID), e.Caller)
 	if !ok || filepath.Base(site.Module) != module {
 		t.Errorf("%v called from %#x resolves to %v (ok=%v), want a site in %s", e.Type, e.Caller, site, ok, module)
 	}

@@ -57,7 +57,7 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 		}
 		out = append(out, trace.Module{
 			Path: key.path, BuildID: ms.buildIDs[key], Start: s.start, End: s.end,
-			Base: s.base, Size: ms.sizes[key],
+			Base: s.base, Size: ms.sizes[key], PID: pid,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
