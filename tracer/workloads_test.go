@@ -173,3 +173,32 @@ func TestTraceDlopen(t *testing.T) {
 		t.Errorf("%d cudaMalloc, want 1: the first call into the new library was missed", got)
 	}
 }
+
+// The host-allocation filter is applied in the kernel: below --min-host-bytes nothing is
+// recorded, and --no-host-allocs records no host allocation at all.
+func TestTraceHostAllocFilter(t *testing.T) {
+	needRoot(t)
+	stream := testenv.Built(t, "workloads/stream")
+	run := func(flags ...string) traced {
+		res, path := echoctl(t, append(flags, "--", stream, "--size", "32K", "--iters", "2", "--warmup", "0")...)
+		if res.ExitCode != 0 {
+			t.Fatalf("echoctl trace %v: exit %d: %s", flags, res.ExitCode, res.Stderr)
+		}
+		return readTrace(t, path)
+	}
+	if n := len(run().allocated(trace.EventMalloc, 32<<10)); n != 0 {
+		t.Errorf("default 64K filter: %d mallocs of 32 KiB recorded, want 0", n)
+	}
+	if n := len(run("--min-host-bytes", "16K").allocated(trace.EventMalloc, 32<<10)); n != 2 {
+		t.Errorf("--min-host-bytes 16K: %d mallocs of 32 KiB recorded, want 2", n)
+	}
+	none := run("--no-host-allocs", "--min-host-bytes", "1")
+	for _, e := range none.events {
+		if e.Type.IsHostAlloc() || e.Type == trace.EventFree || e.Type == trace.EventDeleteArray {
+			t.Fatalf("--no-host-allocs recorded %v", e.Type)
+		}
+	}
+	if none.count(trace.EventCUDAMemcpy) != 4 {
+		t.Errorf("--no-host-allocs lost the copies: %d", none.count(trace.EventCUDAMemcpy))
+	}
+}
