@@ -3,7 +3,15 @@ package trace
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
+
+// littleEndian: the machine's own byte order is the file's, so an event is decoded by
+// copying its bytes over the struct whole; elsewhere binary.Decode does it by reflection.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// bytesOf is the memory of e as bytes: its layout is the C struct's (pinned by a test).
+func (e *Event) bytesOf() []byte { return unsafe.Slice((*byte)(unsafe.Pointer(e)), EventSize) }
 
 // EventSize is the size in bytes of struct echo_event, and so of an event record.
 const EventSize = 112
@@ -35,6 +43,10 @@ func (e *Event) UnmarshalBinary(data []byte) error {
 	if len(data) != EventSize {
 		return fmt.Errorf("decoding event: %d bytes, want %d", len(data), EventSize)
 	}
+	if littleEndian {
+		copy(e.bytesOf(), data)
+		return nil
+	}
 	if _, err := binary.Decode(data, binary.LittleEndian, e); err != nil {
 		return fmt.Errorf("decoding event: %w", err)
 	}
@@ -43,6 +55,10 @@ func (e *Event) UnmarshalBinary(data []byte) error {
 
 // encode writes e into buf, which holds EventSize bytes.
 func (e *Event) encode(buf []byte) error {
+	if littleEndian && len(buf) >= EventSize {
+		copy(buf, e.bytesOf())
+		return nil
+	}
 	if _, err := binary.Encode(buf, binary.LittleEndian, e); err != nil {
 		return fmt.Errorf("encoding event: %w", err)
 	}

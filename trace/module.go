@@ -25,6 +25,8 @@ type Site struct {
 	Module  string `json:"module"`             // the module's path; "" when no module maps the address
 	BuildID string `json:"build_id,omitempty"` // the module's build-id
 	Offset  uint64 `json:"offset"`             // address - Base; the raw address when Module is ""
+	// ModuleSize is the module's file size, which names it when it has no build-id.
+	ModuleSize int64 `json:"module_size,omitempty"`
 }
 
 // String is the site as a user reads it: "libfoo.so+0x1234", or "0x7f12…" when the address
@@ -83,7 +85,7 @@ func (ms *Modules) Resolve(pid int, addr uint64) (Site, bool) {
 		return Site{}, false
 	}
 	m := &list[i]
-	return Site{Module: m.Path, BuildID: m.BuildID, Offset: addr - m.Base}, true
+	return Site{Module: m.Path, BuildID: m.BuildID, Offset: addr - m.Base, ModuleSize: m.Size}, true
 }
 
 // List returns the modules of every process, by process and then address.

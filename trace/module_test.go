@@ -19,18 +19,18 @@ func TestModulesResolve(t *testing.T) {
 		found bool
 		str   string
 	}{
-		{"executable start", []Module{exe}, 0x400000, Site{"/opt/app/stream", "aa11", 0}, true, "stream+0x0"},
+		{"executable start", []Module{exe}, 0x400000, Site{"/opt/app/stream", "aa11", 0, 1 << 20}, true, "stream+0x0"},
 		{"executable end is outside", []Module{exe}, 0x500000, Site{}, false, ""},
-		{"offset from base not start", []Module{exe, cudart}, 0x7f1234, Site{"/usr/lib/libcudart.so.12", "bb22", 0x11234}, true, "libcudart.so.12+0x11234"},
+		{"offset from base not start", []Module{exe, cudart}, 0x7f1234, Site{"/usr/lib/libcudart.so.12", "bb22", 0x11234, 1 << 16}, true, "libcudart.so.12+0x11234"},
 		{"below everything", []Module{exe, cudart}, 0x1000, Site{}, false, ""},
 		{"in a gap", []Module{exe, cudart, libc}, 0x800000, Site{}, false, ""},
-		{"order of Add does not matter", []Module{libc, cudart, exe}, 0x900010, Site{"/lib/libc.so.6", "", 0x10}, true, "libc.so.6+0x10"},
+		{"order of Add does not matter", []Module{libc, cudart, exe}, 0x900010, Site{"/lib/libc.so.6", "", 0x10, 1 << 19}, true, "libc.so.6+0x10"},
 		{"added module supersedes overlapped", []Module{exe, cudart, libc, plugin}, 0x7f1000, Site{}, false, ""},
-		{"added module resolves", []Module{exe, cudart, libc, plugin}, 0x907fff, Site{"/opt/app/plugin.so", "cc33", 0x113fff}, true, "plugin.so+0x113fff"},
+		{"added module resolves", []Module{exe, cudart, libc, plugin}, 0x907fff, Site{"/opt/app/plugin.so", "cc33", 0x113fff, 0}, true, "plugin.so+0x113fff"},
 		{"superseded module's tail is gone", []Module{exe, cudart, libc, plugin}, 0x970000, Site{}, false, ""},
-		{"module added into a gap", []Module{exe, cudart, libc, late}, 0x600010, Site{"/opt/app/late.so", "", 0x1010}, true, "late.so+0x1010"},
-		{"gap module keeps neighbours", []Module{exe, cudart, libc, late}, 0x7f0000, Site{"/usr/lib/libcudart.so.12", "bb22", 0x10000}, true, "libcudart.so.12+0x10000"},
-		{"empty range ignored", []Module{exe, {Path: "empty", Start: 0x400000, End: 0x400000}}, 0x400010, Site{"/opt/app/stream", "aa11", 0x10}, true, "stream+0x10"},
+		{"module added into a gap", []Module{exe, cudart, libc, late}, 0x600010, Site{"/opt/app/late.so", "", 0x1010, 0}, true, "late.so+0x1010"},
+		{"gap module keeps neighbours", []Module{exe, cudart, libc, late}, 0x7f0000, Site{"/usr/lib/libcudart.so.12", "bb22", 0x10000, 1 << 16}, true, "libcudart.so.12+0x10000"},
+		{"empty range ignored", []Module{exe, {Path: "empty", Start: 0x400000, End: 0x400000}}, 0x400010, Site{"/opt/app/stream", "aa11", 0x10, 1 << 20}, true, "stream+0x10"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

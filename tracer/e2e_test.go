@@ -7,19 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/trace"
 )
 
 // These tests drive the real CLI (build/bin/echoctl) with real uprobes on the emulator's
 // runtime and real workloads, then read the trace back and hold it to what the workload did.
-
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF programs and attach uprobes (CI runs as root; try sudo make test)")
-	}
-}
 
 // traced is a trace file read back whole.
 type traced struct {
@@ -64,14 +56,6 @@ func readTrace(t *testing.T, path string) traced {
 	}
 	tr.footer = footer
 	return tr
-}
-
-// echoctl runs the real CLI and returns its result; the trace goes to a temp file.
-func echoctl(t *testing.T, args ...string) (testenv.Result, string) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "trace.bin")
-	res := testenv.Run(t, testenv.Built(t, "bin/echoctl"), nil, append([]string{"trace", "-o", out}, args...)...)
-	return res, out
 }
 
 func (tr traced) of(typ trace.EventType) []trace.Event {

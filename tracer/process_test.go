@@ -80,9 +80,9 @@ func abs(x int) int {
 }
 
 func TestTraceAttachForDuration(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	target := longStream(t)
-	res, path := echoctl(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
+	res, path := testenv.Trace(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace -p: exit %d: %s", res.ExitCode, res.Stderr)
 	}
@@ -94,7 +94,7 @@ func TestTraceAttachForDuration(t *testing.T) {
 
 // Ctrl-C ends an attached trace cleanly and leaves the process running.
 func TestTraceAttachInterrupted(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	target := longStream(t)
 	cmd, path, stderr := startEchoctl(t, "-p", strconv.Itoa(target.Process.Pid))
 	time.Sleep(700 * time.Millisecond)
@@ -111,7 +111,7 @@ func TestTraceAttachInterrupted(t *testing.T) {
 // The traced program dying mid-trace still leaves a complete trace, and echoctl exits the
 // way the program did.
 func TestTraceTargetKilled(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	cmd, path, stderr := startEchoctl(t, "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "100000000")
 	var child int
 	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -134,7 +134,7 @@ func TestTraceTargetKilled(t *testing.T) {
 }
 
 func TestTraceWithoutPrivileges(t *testing.T) {
-	needRoot(t) // to drop them
+	testenv.RequireRoot(t) // to drop them
 	out := filepath.Join(t.TempDir(), "trace.bin")
 	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), "trace", "-o", out, "--", "/bin/true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -149,8 +149,8 @@ func TestTraceWithoutPrivileges(t *testing.T) {
 }
 
 func TestTraceNoCUDA(t *testing.T) {
-	needRoot(t)
-	res, path := echoctl(t, "--", "/bin/true")
+	testenv.RequireRoot(t)
+	res, path := testenv.Trace(t, "--", "/bin/true")
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "no CUDA runtime or driver found: searched the") {
 		t.Errorf("tracing /bin/true: exit %d, stderr %q; want a warning naming what was searched", res.ExitCode, res.Stderr)
 	}
@@ -159,9 +159,9 @@ func TestTraceNoCUDA(t *testing.T) {
 
 // With --follow, a program started by a shell is traced too.
 func TestTraceFollow(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	script := testenv.Built(t, "workloads/stream") + " --size 1M --iters 2 --warmup 0"
-	res, path := echoctl(t, "--follow", "--", "/bin/sh", "-c", script+"; true")
+	res, path := testenv.Trace(t, "--follow", "--", "/bin/sh", "-c", script+"; true")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace --follow: exit %d: %s", res.ExitCode, res.Stderr)
 	}

@@ -16,7 +16,7 @@ const (
 // stream with malloc'd host buffers: every copy links a malloc'd buffer and a cudaMalloc'd
 // one, from the workload's own code, exactly once per iteration.
 func TestTraceStream(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	cases := []struct {
 		name, workload string
 		flags          []string
@@ -31,7 +31,7 @@ func TestTraceStream(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			const iters, size = 6, 1 << 20
 			args := append(c.flags, "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
-			res, path := echoctl(t, args...)
+			res, path := testenv.Trace(t, args...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 			}
@@ -87,7 +87,7 @@ func TestTraceStream(t *testing.T) {
 
 // The other workloads: call counts follow from their loops.
 func TestTraceWorkloads(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	const n = 5 // iterations: --iters 4 --warmup 1
 	args := []string{"--iters", "4", "--warmup", "1"}
 	type workload struct {
@@ -120,7 +120,7 @@ func TestTraceWorkloads(t *testing.T) {
 	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, path := echoctl(t, append([]string{"--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
+			res, path := testenv.Trace(t, append([]string{"--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 			}
@@ -136,8 +136,8 @@ func TestTraceWorkloads(t *testing.T) {
 
 // operator new[] calls malloc inside libstdc++: the allocation is recorded once, as new[].
 func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
-	needRoot(t)
-	res, path := echoctl(t, "--", testenv.Built(t, "workloads/stream"), "--host", "new",
+	testenv.RequireRoot(t)
+	res, path := testenv.Trace(t, "--", testenv.Built(t, "workloads/stream"), "--host", "new",
 		"--size", "1M", "--iters", "2", "--warmup", "0")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
@@ -159,9 +159,9 @@ func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
 
 // The runtime loaded with dlopen after start is probed before its first call returns.
 func TestTraceDlopen(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	const copies = 3
-	res, path := echoctl(t, "--", testenv.Built(t, "tests/dlopen_runtime"), strconv.Itoa(copies))
+	res, path := testenv.Trace(t, "--", testenv.Built(t, "tests/dlopen_runtime"), strconv.Itoa(copies))
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 	}
@@ -177,10 +177,10 @@ func TestTraceDlopen(t *testing.T) {
 // The host-allocation filter is applied in the kernel: below --min-host-bytes nothing is
 // recorded, and --no-host-allocs records no host allocation at all.
 func TestTraceHostAllocFilter(t *testing.T) {
-	needRoot(t)
+	testenv.RequireRoot(t)
 	stream := testenv.Built(t, "workloads/stream")
 	run := func(flags ...string) traced {
-		res, path := echoctl(t, append(flags, "--", stream, "--size", "32K", "--iters", "2", "--warmup", "0")...)
+		res, path := testenv.Trace(t, append(flags, "--", stream, "--size", "32K", "--iters", "2", "--warmup", "0")...)
 		if res.ExitCode != 0 {
 			t.Fatalf("echoctl trace %v: exit %d: %s", flags, res.ExitCode, res.Stderr)
 		}

@@ -99,3 +99,20 @@ func RunWorkload(t testing.TB, name string, env []string, args ...string) Result
 	}
 	return res
 }
+
+// RequireRoot skips a test that loads BPF programs or attaches uprobes when not root.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF programs and attach uprobes (CI runs as root; try sudo make test)")
+	}
+}
+
+// Trace runs `echoctl trace -o FILE ARGS...` with the built echoctl, the trace going to a
+// temporary file; it returns the run and the file's path.
+func Trace(t testing.TB, args ...string) (Result, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "trace.bin")
+	res := Run(t, Built(t, "bin/echoctl"), nil, append([]string{"trace", "-o", out}, args...)...)
+	return res, out
+}
