@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
+	"github.com/spf13/cobra"
+)
+
+// planOptions are the flags of `echoctl plan`.
+type planOptions struct {
+	global        *globalOptions
+	output        string // plan file; "": the trace's path + ".plan"
+	minIterations int
+	minBytes      byteSize
+}
+
+func newPlanCmd(global *globalOptions) *cobra.Command {
+	defaults := planner.DefaultOptions()
+	opts := &planOptions{global: global, minIterations: defaults.MinIterations, minBytes: byteSize(defaults.MinBytes)}
+	cmd := &cobra.Command{
+		Use:   "plan TRACE",
+		Short: "Find the host/device buffer pairs a trace shows can be merged, and write the plan",
+		Long: `plan reads a trace written by 'echoctl trace' and finds the host and device buffers
+linked by whole-buffer copies that recur every iteration of the program's loop. For each
+pair it estimates the share of an iteration spent in its copies (f_copy) and the speed-up
+removing them would bound (1/(1-f_copy)), and says why every other pair and copy site was
+refused. The plan is written to TRACE.plan (or -o) for 'echoctl validate'; the plan file
+format is described in planner/PLAN.md.
+
+A candidate pair is not yet known to be safe to merge: what the trace cannot see (host
+accesses between the copies, kernels writing an input in place) is checked by validate.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd.OutOrStdout(), args[0], opts, hasCommand(cmd.Root()))
+		},
+	}
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "plan file to write (default TRACE.plan)")
+	cmd.Flags().IntVar(&opts.minIterations, "min-iterations", opts.minIterations,
+		"a pair must recur in at least this many iterations")
+	cmd.Flags().Var(&opts.minBytes, "min-bytes", "refuse linking copies smaller than this (like 64K or 1M)")
+	return cmd
+}
+
+// hasCommand tells whether root has a subcommand of that name: the plan's next step is
+// named only when this echoctl can run it.
+func hasCommand(root *cobra.Command) func(name string) bool {
+	return func(name string) bool {
+		c, _, err := root.Find([]string{name})
+		return err == nil && c != root
+	}
+}
+
+func runPlan(out io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
+	if opts.minIterations < 1 {
+		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
+	}
+	planPath := opts.output
+	if planPath == "" {
+		planPath = tracePath + ".plan"
+	}
+	f, err := os.Open(tracePath)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the path is in our message already
+		}
+		return fmt.Errorf("opening %s: %w", tracePath, err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", tracePath, err)
+	}
+	p, err := planner.Analyze(r, tracePath, planner.Options{MinIterations: opts.minIterations,
+		MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
+	if err != nil {
+		return fmt.Errorf("planning: %w", err) // Analyze names the trace
+	}
+	if err := planner.WriteFile(planPath, p); err != nil {
+		return err
+	}
+	if opts.global.json {
+		return p.Write(out)
+	}
+	if err := renderPlan(out, p, planPath, available); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "wrote %s\n", planPath)
+	return err
+}

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
+)
+
+// streamPlan is the plan of a copy→kernel→copy loop: an input and an output candidate, a
+// refused pair and a rejected copy site.
+func streamPlan() *planner.Plan {
+	const exe, mib4 = "/opt/app/stream", 4 << 20
+	site := func(off uint64, call string, bytes uint64) planner.Site {
+		return planner.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: bytes}
+	}
+	pair := func(id, dir, copyDir string, bytes uint64, off uint64, copyMS, f float64) planner.Pair {
+		return planner.Pair{
+			ID: id, Direction: dir, Bytes: bytes,
+			Host:   planner.Buffer{Site: site(off, "malloc", bytes), Kind: "pageable"},
+			Device: planner.Buffer{Site: site(off+0x10, "cudaMalloc", bytes), Kind: "device"},
+			Copies: []planner.Copy{{Site: site(off+0x20, "cudaMemcpy", bytes), Direction: copyDir, Stream: "legacy",
+				Count: 10, PerIteration: 1, MS: copyMS}},
+			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
+			Status: planner.StatusCandidate, Evidence: []string{"needs validation: host reads and writes between " +
+				"the copies, and kernels writing an input in place, are invisible to a trace"},
+		}
+	}
+	small := pair("p3", "input", "h2d", 4096, 0x1300, 0.01, 0.001)
+	small.Status, small.Evidence = planner.StatusRefused, nil
+	small.Reason = "too small to pay: 4 KiB per copy (threshold 64 KiB, --min-bytes)"
+	out := pair("p2", "output", "d2h", mib4, 0x1200, 1, 0.1)
+	out.Estimated, out.Copies[0].Estimated = true, true
+	return &planner.Plan{
+		Version: planner.Version, Created: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Tool: "echoctl test",
+		Trace:   planner.Source{Path: "trace.bin", Command: []string{"./stream", "--n", "1048576"}, PID: 4242},
+		Context: planner.Context{Executable: planner.Module{Path: exe, BuildID: "ab12"}},
+		Loop:    planner.Loop{Iterations: 10, MS: 10, CopyMS: 3},
+		Pairs:   []planner.Pair{pair("p1", "input", "h2d", mib4, 0x1100, 2, 0.2), out, small},
+		Rejected: []planner.Rejection{{Site: site(0x3400, "cudaMemcpy", 1024), Direction: "h2d", Count: 10,
+			Reason: "a partial copy: not the whole of both buffers"}},
+		FCopy: 0.3, PredictedSpeedup: 1 / (1 - 0.3),
+	}
+}
+
+func TestRenderPlan(t *testing.T) {
+	noLoop := streamPlan()
+	noLoop.Loop = planner.Loop{}
+	noLoop.Pairs = noLoop.Pairs[2:]
+	noLoop.Pairs[0].Reason = "too rare: cudaMemcpy at stream+0x1320 ran once, in fewer than the loop's 0 iterations"
+	noLoop.FCopy, noLoop.PredictedSpeedup = 0, 1
+	noLoop.Notes = []string{"no loop found: no linking copy recurs, so no copy share can be estimated"}
+
+	attached := streamPlan()
+	attached.Trace.Attached = true
+	attached.Pairs[0].Host = planner.Buffer{Site: planner.Site{Bytes: 4 << 20}, Unresolved: true}
+	attached.Pairs[2].Reason = "copies are asynchronous in a program that orders streams with events or runs several streams"
+	attached.Notes = []string{"attached trace: allocations made before the attach are missing, so pairs are " +
+		"identified by pointers, sizes and copy sites (sites unresolved); `echoctl validate` resolves them"}
+
+	empty := streamPlan()
+	empty.Loop, empty.Pairs, empty.Rejected, empty.FCopy, empty.PredictedSpeedup = planner.Loop{}, nil, nil, 0, 1
+	empty.Notes = []string{"no copy links a host buffer and a device buffer as a whole: nothing to merge"}
+
+	crowded := streamPlan()
+	crowded.Pairs[1].Estimated, crowded.Pairs[1].Copies[0].Estimated = false, false
+	crowded.Pairs[2].Estimated, crowded.Pairs[2].Copies[0].Estimated = true, true
+	for i := range 11 {
+		r := crowded.Rejected[0]
+		r.Site.Offset += uint64(i+1) * 0x10
+		crowded.Rejected = append(crowded.Rejected, r)
+	}
+
+	tests := []struct {
+		name    string
+		plan    *planner.Plan
+		want    []string // whole lines, or parts of lines, in order
+		notWant []string
+	}{
+		{
+			name: "candidates and a refusal",
+			plan: streamPlan(),
+			want: []string{
+				"plan for ./stream --n 1048576 (pid 4242): 10 iterations, 10ms per iteration\n",
+				"PAIR  DIR     BYTES/ITER  F_COPY  SPEED-UP  VERDICT    REASON\n",
+				"p1    input      4.0 MiB   20.0%     1.25×  candidate  needs validation\n",
+				"p2    output     4.0 MiB  ~10.0%    ~1.11×  candidate  needs validation\n",
+				"p3    input      4.0 KiB    0.1%     1.00×  refused    too small to pay\n",
+				"\np1, p2: needs validation: host reads and writes between the copies, and\n" +
+					"  kernels writing an input in place, are invisible to a trace\n" +
+					"p3: too small to pay: 4 KiB per copy (threshold 64 KiB, --min-bytes)\n",
+				"\ntotal: predicted speed-up ~1.43× (f_copy ~30.0%)\n",
+				"~ partly estimated: some copies also waited for earlier GPU work\n",
+				"\nrejected copy sites:\n",
+				"SITE           CALL        DIR  CALLS    BYTES  REASON\n",
+				"stream+0x3400  cudaMemcpy  h2d    ×10  1.0 KiB  a partial copy: not the whole of\n",
+				"                                               both buffers\n",
+				"next: echoctl validate app.plan -- ./stream --n 1048576\n",
+			},
+			notWant: []string{"notes:", "no loop found", "\x1b["},
+		},
+		{
+			name: "no loop",
+			plan: noLoop,
+			want: []string{
+				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
+				"p3    input     4.0 KiB    0.1%     1.00×  refused  too rare\n",
+				"\np3: too rare: cudaMemcpy at stream+0x1320 ran once, in fewer than the loop's 0\n  iterations\n",
+				"total: predicted speed-up 1.00× (f_copy 0.0%)\n",
+				"notes:\n- no loop found: no linking copy recurs, so no copy share can be estimated\n",
+				"nothing to validate: no pair can be merged\n",
+			},
+			notWant: []string{"next:", "~", "needs validation"},
+		},
+		{
+			name: "attached",
+			plan: attached,
+			want: []string{
+				"plan for ./stream --n 1048576 (pid 4242, attached): 10 iterations, 10ms per\n  iteration\n",
+				"p1    input      4.0 MiB   20.0%     1.25×  candidate  sites unresolved; needs\n",
+				"validation\n",
+				"p3    input      4.0 KiB    0.1%     1.00×  refused    copies are asynchronous\n",
+				"                                                       in a program that orders…\n",
+				"\np1, p2: needs validation",
+				"p3: copies are asynchronous in a program that orders streams with events or\n" +
+					"  runs several streams\n",
+				"notes:\n- attached trace: allocations made before the attach are missing, so pairs are\n" +
+					"  identified by pointers, sizes and copy sites (sites unresolved); `echoctl\n" +
+					"  validate` resolves them\n",
+				"next: echoctl validate app.plan -- ./stream --n 1048576\n",
+			},
+		},
+		{
+			name: "only a refused pair estimated, many rejections",
+			plan: crowded,
+			want: []string{
+				"p3    input      4.0 KiB   ~0.1%    ~1.00×  refused",
+				"\ntotal: predicted speed-up 1.43× (f_copy 30.0%)\n~ partly estimated",
+				"stream+0x3490  cudaMemcpy",
+				"\n… and 2 more (echoctl plan --json lists them all)\n",
+			},
+			notWant: []string{"stream+0x34a0", "stream+0x34b0"},
+		},
+		{
+			name: "no pairs",
+			plan: empty,
+			want: []string{
+				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
+				"\nno host/device buffer pairs found\n",
+				"total: predicted speed-up 1.00× (f_copy 0.0%)\n",
+				"notes:\n- no copy links a host buffer and a device buffer as a whole: nothing to merge\n",
+				"nothing to validate: no pair can be merged\n",
+			},
+			notWant: []string{"PAIR", "rejected copy sites"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.plan.Validate(); err != nil {
+				t.Fatalf("the test's plan is invalid: %v", err)
+			}
+			var buf bytes.Buffer
+			if err := renderPlan(&buf, tt.plan, "app.plan", func(string) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			rest := out
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Errorf("output lacks %q (after what came before):\n%s", w, out)
+					continue
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if n := lipgloss.Width(line); n > viewWidth && !strings.HasPrefix(line, "next:") {
+					t.Errorf("line of %d columns: %q", n, line)
+				}
+				if strings.TrimRight(line, " ") != line {
+					t.Errorf("trailing spaces: %q", line)
+				}
+			}
+			if testing.Verbose() {
+				t.Logf("\n%s", out)
+			}
+		})
+	}
+}
+
+func TestWrapLines(t *testing.T) {
+	tests := []struct {
+		text     string
+		width    int
+		maxLines int
+		want     []string
+	}{
+		{"", 10, 3, nil},
+		{"short", 10, 3, []string{"short"}},
+		{"one two three four", 9, 0, []string{"one two", "three", "four"}},
+		{"one two three four", 9, 2, []string{"one two", "three…"}},
+		{"abcdefghijkl mn", 5, 0, []string{"abcde", "fghij", "kl mn"}},
+		{"aaaa bbbbb ccccc", 5, 2, []string{"aaaa", "bbbb…"}},
+		{"  spaced   out  ", 20, 0, []string{"spaced out"}},
+	}
+	for _, tt := range tests {
+		got := wrapLines(tt.text, tt.width, tt.maxLines)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrapLines(%q, %d, %d) = %q, want %q", tt.text, tt.width, tt.maxLines, got, tt.want)
+		}
+	}
+}
+
+// streamTrace writes the trace of a program that allocates a host and a device buffer for
+// its input and for its output, then loops ten times: copy the input in, run a kernel, copy
+// the output back.
+func streamTrace(t *testing.T) string {
+	t.Helper()
+	const (
+		pid    = 4242
+		size   = 4 << 20
+		exe    = "/opt/app/stream"
+		base   = 0x400000
+		hostIn = 0x7f00_0000_0000
+		hostOu = 0x7f00_1000_0000
+		devIn  = 0x7000_0000
+		devOut = 0x7100_0000
+	)
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	header := trace.Header{Host: "gpu01", Start: start, StartMonoNS: 1_000_000, PID: pid,
+		Command: []string{"./stream"}, Modules: []trace.Module{{Path: exe, BuildID: "ab12cd34",
+			Start: base, End: base + 0x100000, Base: base, Size: 123456}}}
+	now := uint64(1_000_000)
+	var events []trace.Event
+	call := func(typ trace.EventType, caller uint64, ns uint64, e trace.Event) {
+		e.Type, e.PID, e.TID, e.Caller, e.EnterNS, e.ExitNS = typ, pid, pid, base+caller, now, now+ns
+		events = append(events, e)
+		now += ns + 10_000
+	}
+	call(trace.EventMalloc, 0x1100, 2_000, trace.Event{Addr: hostIn, Bytes: size})
+	call(trace.EventMalloc, 0x1110, 2_000, trace.Event{Addr: hostOu, Bytes: size})
+	call(trace.EventCUDAMalloc, 0x1120, 50_000, trace.Event{Addr: devIn, Bytes: size})
+	call(trace.EventCUDAMalloc, 0x1130, 50_000, trace.Event{Addr: devOut, Bytes: size})
+	for range 10 {
+		call(trace.EventCUDAMemcpy, 0x1200, 400_000, trace.Event{Addr: devIn, Src: hostIn, Bytes: size, Kind: trace.KindHostToDevice})
+		call(trace.EventCUDALaunchKernel, 0x1210, 5_000, trace.Event{})
+		call(trace.EventCUDADeviceSynchronize, 0x1220, 2_000_000, trace.Event{})
+		call(trace.EventCUDAMemcpy, 0x1230, 400_000, trace.Event{Addr: hostOu, Src: devOut, Bytes: size, Kind: trace.KindDeviceToHost})
+		now += 1_000_000 // host work between iterations
+	}
+	call(trace.EventCUDAFree, 0x1300, 10_000, trace.Event{Addr: devIn})
+	call(trace.EventCUDAFree, 0x1310, 10_000, trace.Event{Addr: devOut})
+	call(trace.EventFree, 0x1320, 1_000, trace.Event{Addr: hostIn})
+	call(trace.EventFree, 0x1330, 1_000, trace.Event{Addr: hostOu})
+	return writeTrace(t, header, &trace.Footer{End: start.Add(time.Second), EndMonoNS: now, Complete: true}, events...)
+}
+
+func TestPlanCommand(t *testing.T) {
+	path := streamTrace(t)
+	out, err := execute(t, "plan", path)
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	p, err := planner.ReadFile(path + ".plan")
+	if err != nil {
+		t.Fatalf("reading the plan it wrote: %v", err)
+	}
+	var in, outPairs []planner.Pair
+	for _, pair := range p.Pairs {
+		switch pair.Direction {
+		case "input":
+			in = append(in, pair)
+		case "output":
+			outPairs = append(outPairs, pair)
+		}
+	}
+	if len(in) != 1 || len(outPairs) != 1 || len(p.Pairs) != 2 {
+		t.Fatalf("pairs %+v, want one input and one output pair", p.Pairs)
+	}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusCandidate || pair.Bytes != 4<<20 {
+			t.Errorf("pair %s: %s (%s), %d bytes; want a 4 MiB candidate", pair.ID, pair.Status, pair.Reason, pair.Bytes)
+		}
+	}
+	if p.Loop.Iterations != 10 || p.PredictedSpeedup <= 1 || p.Trace.Path != path {
+		t.Errorf("loop %+v, speed-up %v, trace %q", p.Loop, p.PredictedSpeedup, p.Trace.Path)
+	}
+	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted speed-up "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	// This echoctl has no validate command yet: no next step it could not run.
+	if strings.Contains(out, "next:") {
+		t.Errorf("output names a next step this echoctl cannot run:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "wrote "+path+".plan\n") {
+		t.Errorf("output does not end with the plan written:\n%s", out)
+	}
+	if testing.Verbose() {
+		t.Logf("\n%s", out)
+	}
+}
+
+func TestPlanCommandJSON(t *testing.T) {
+	path := streamTrace(t)
+	planPath := filepath.Join(t.TempDir(), "app.plan")
+	out, err := execute(t, "plan", "--json", "-o", planPath, path)
+	if err != nil {
+		t.Fatalf("plan --json: %v\n%s", err, out)
+	}
+	file, err := os.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(file) {
+		t.Errorf("--json printed something else than the plan file:\n%s\nfile:\n%s", out, file)
+	}
+	var got struct {
+		Pairs []struct {
+			Direction string `json:"direction"`
+			Bytes     uint64 `json:"bytes"`
+			Status    string `json:"status"`
+			Reason    string `json:"reason"`
+		} `json:"pairs"`
+		PredictedSpeedup float64 `json:"predicted_speedup"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(got.Pairs) != 2 || got.PredictedSpeedup <= 1 {
+		t.Errorf("pairs %+v, speed-up %v", got.Pairs, got.PredictedSpeedup)
+	}
+	if _, err := os.Stat(path + ".plan"); err == nil {
+		t.Errorf("wrote the default plan file although -o was given")
+	}
+}
+
+func TestPlanCommandErrors(t *testing.T) {
+	good := streamTrace(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no trace", []string{"plan"}, "accepts 1 arg(s), received 0"},
+		{"missing trace", []string{"plan", filepath.Join(t.TempDir(), "nope.bin")}, "opening "},
+		{"not a trace", []string{"plan", writeFile(t, "hello")}, "not an Echo trace (bad magic)"},
+		{"zero iterations", []string{"plan", "--min-iterations", "0", good}, "--min-iterations 0: give 1 or more"},
+		{"bad size", []string{"plan", "--min-bytes", "lots", good}, `"lots" is not a size in bytes`},
+		{"unwritable plan", []string{"plan", "-o", filepath.Join(t.TempDir(), "no", "dir", "x.plan"), good}, "writing plan "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := execute(t, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q\n%s", err, tt.want, out)
+			}
+		})
+	}
+}
+
+func TestPlanThresholds(t *testing.T) {
+	path := streamTrace(t)
+	for _, tt := range []struct {
+		args []string
+		want string // in the reason of every pair
+	}{
+		{[]string{"--min-bytes", "8M"}, "too small to pay"},
+		{[]string{"--min-iterations", "11"}, "too rare"},
+	} {
+		planPath := filepath.Join(t.TempDir(), "app.plan")
+		out, err := execute(t, append(append([]string{"plan", "-o", planPath}, tt.args...), path)...)
+		if err != nil {
+			t.Fatalf("plan %v: %v\n%s", tt.args, err, out)
+		}
+		p, err := planner.ReadFile(planPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range p.Pairs {
+			if pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, tt.want) {
+				t.Errorf("plan %v: pair %s %s (%s), want refused: %s", tt.args, pair.ID, pair.Status, pair.Reason, tt.want)
+			}
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/echo-uma/echo/planner"
+)
+
+// Layout of the plan view: it must read in an 80-column terminal, so long reasons wrap in
+// their column and stop after a few lines (the plan file has them whole).
+const (
+	viewWidth      = 80
+	minReasonWidth = 24
+	maxReasonLines = 2
+	maxRejected    = 10 // rejected copy sites listed; the plan file has them all
+)
+
+// planStyles colour the view on a terminal; lipgloss drops the colours when the writer is
+// not one (a pipe, a file, a test's buffer).
+type planStyles struct {
+	header, dim, good, bad lipgloss.Style
+}
+
+func newPlanStyles(w io.Writer) planStyles {
+	r := lipgloss.NewRenderer(w)
+	return planStyles{
+		header: r.NewStyle().Bold(true),
+		dim:    r.NewStyle().Faint(true),
+		good:   r.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    r.NewStyle().Foreground(lipgloss.Color("1")),
+	}
+}
+
+// renderPlan prints a plan for a person: the loop, a table of the pairs with their verdicts,
+// the total predicted speed-up, the rejected copy sites, the plan's notes, and what to run
+// next.
+func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
+	st := newPlanStyles(w)
+	var b strings.Builder
+	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
+
+	estimated, totalEstimated := false, false
+	if len(p.Pairs) == 0 {
+		fmt.Fprintln(&b, "\nno host/device buffer pairs found")
+	} else {
+		rows := make([][]string, len(p.Pairs))
+		for i, pair := range p.Pairs {
+			mark := ""
+			if pair.Estimated {
+				mark, estimated = "~", true
+				totalEstimated = totalEstimated || pair.Status.Counted()
+			}
+			rows[i] = []string{pair.ID, pair.Direction, humanBytes(pair.BytesPerIteration),
+				mark + formatShare(pair.FCopy), mark + formatSpeedup(pair.PredictedSpeedup),
+				string(pair.Status), pairGist(pair)}
+		}
+		b.WriteString("\n")
+		table, cut := renderTable(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "SPEED-UP", "VERDICT", "REASON"},
+			rows, []int{2, 3, 4}, maxReasonLines, func(row int) lipgloss.Style {
+				if p.Pairs[row].Status == planner.StatusRefused {
+					return st.bad
+				}
+				return st.good
+			})
+		b.WriteString(table)
+		if why := pairDetails(p.Pairs, cut); why != "" {
+			b.WriteString("\n" + why)
+		}
+	}
+
+	mark := ""
+	if totalEstimated {
+		mark = "~"
+	}
+	b.WriteString("\n" + renderLines(st.header, fmt.Sprintf("total: predicted speed-up %s%s (f_copy %s%s)\n",
+		mark, formatSpeedup(p.PredictedSpeedup), mark, formatShare(p.FCopy))))
+	if estimated {
+		b.WriteString(wrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
+	}
+
+	if len(p.Rejected) > 0 {
+		fmt.Fprintf(&b, "\nrejected copy sites:\n")
+		shown := p.Rejected[:min(len(p.Rejected), maxRejected)]
+		rows := make([][]string, len(shown))
+		for i, r := range shown {
+			rows[i] = []string{siteLabel(r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
+				humanBytes(r.Site.Bytes), r.Reason}
+		}
+		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)
+		b.WriteString(table)
+		if more := len(p.Rejected) - len(shown); more > 0 {
+			fmt.Fprintf(&b, "… and %d more (echoctl plan --json lists them all)\n", more)
+		}
+	}
+
+	if len(p.Notes) > 0 {
+		fmt.Fprintf(&b, "\nnotes:\n")
+		for _, n := range p.Notes {
+			b.WriteString(wrapIndented("- "+n, "  ", viewWidth))
+		}
+	}
+
+	if next := nextStep(p, planPath, available); next != "" {
+		fmt.Fprintf(&b, "\n%s\n", next)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// planHeadline is the traced command and its loop.
+func planHeadline(p *planner.Plan) string {
+	who := fmt.Sprintf("pid %d", p.Trace.PID)
+	if p.Trace.Attached {
+		who += ", attached"
+	}
+	loop := "no loop found"
+	if p.Loop.Iterations > 0 {
+		loop = fmt.Sprintf("%d %s, %s per iteration", p.Loop.Iterations, plural(p.Loop.Iterations, "iteration", "iterations"),
+			formatDuration(time.Duration(p.Loop.MS*float64(time.Millisecond))))
+	}
+	return fmt.Sprintf("plan for %s (%s): %s", quoteCommand(p.Trace.Command), who, loop)
+}
+
+// pairGist is the short word on a pair for its table row: why it was refused, or what its
+// status rests on, each only up to its first colon; pairDetails gives the rest.
+func pairGist(pair planner.Pair) string {
+	var parts []string
+	if pair.Host.Unresolved || pair.Device.Unresolved {
+		parts = append(parts, "sites unresolved")
+	}
+	for _, text := range pairTexts(pair) {
+		parts = append(parts, gist(text))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// pairTexts are a refused pair's reason, or another pair's evidence.
+func pairTexts(pair planner.Pair) []string {
+	if pair.Status == planner.StatusRefused {
+		return []string{pair.Reason}
+	}
+	return pair.Evidence
+}
+
+func gist(text string) string {
+	g, _, _ := strings.Cut(text, ": ")
+	return g
+}
+
+// pairDetails lists in full each reason and piece of evidence that the table showed only in
+// part, once for all the pairs it stands for (most evidence is the same for every
+// candidate). cut says which rows of the table were cut short.
+func pairDetails(pairs []planner.Pair, cut []bool) string {
+	var order []string
+	ids := map[string][]string{}
+	for i, pair := range pairs {
+		for _, text := range pairTexts(pair) {
+			if text == gist(text) && !cut[i] {
+				continue // the table showed all of it
+			}
+			if _, seen := ids[text]; !seen {
+				order = append(order, text)
+			}
+			ids[text] = append(ids[text], pair.ID)
+		}
+	}
+	var b strings.Builder
+	for _, text := range order {
+		b.WriteString(wrapIndented(strings.Join(ids[text], ", ")+": "+text, "  ", viewWidth))
+	}
+	return b.String()
+}
+
+// nextStep says what to run after this plan, given how far its pairs have come, or "" when
+// this echoctl has no such command (available tells).
+func nextStep(p *planner.Plan, planPath string, available func(command string) bool) string {
+	has := map[planner.Status]bool{}
+	for _, pair := range p.Pairs {
+		has[pair.Status] = true
+	}
+	cmd := quoteCommand(p.Trace.Command)
+	step := func(name string) string {
+		if !available(name) {
+			return ""
+		}
+		return fmt.Sprintf("next: echoctl %s %s -- %s", name, planPath, cmd)
+	}
+	switch {
+	case has[planner.StatusCandidate]:
+		return step("validate")
+	case has[planner.StatusValidated]:
+		return step("calibrate")
+	case has[planner.StatusEnabled]:
+		return step("run")
+	case has[planner.StatusCalibrated]:
+		return "nothing to deploy: calibration found no pair whose merge wins"
+	}
+	return "nothing to validate: no pair can be merged"
+}
+
+// renderTable lays rows out in columns under a rule, right-aligning the columns in right;
+// the last column wraps to what is left of the view's width, cut after maxLines lines when
+// maxLines > 0 (cut says which rows were). verdict, when not nil, colours column 5 (the
+// verdict) of each row.
+func renderTable(st planStyles, headers []string, rows [][]string, right []int, maxLines int,
+	verdict func(row int) lipgloss.Style) (_ string, cut []bool) {
+	last := len(headers) - 1
+	used := 0
+	for col := range last {
+		w := lipgloss.Width(headers[col])
+		for _, row := range rows {
+			w = max(w, lipgloss.Width(row[col]))
+		}
+		used += w + 2
+	}
+	reasonWidth := max(viewWidth-used, minReasonWidth)
+	cut = make([]bool, len(rows))
+	for i, row := range rows {
+		lines := wrapLines(row[last], reasonWidth, 0)
+		if maxLines > 0 && len(lines) > maxLines {
+			lines, cut[i] = wrapLines(row[last], reasonWidth, maxLines), true
+		}
+		row[last] = strings.Join(lines, "\n")
+	}
+	t := table.New().
+		Border(lipgloss.NormalBorder()).
+		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		BorderColumn(false).BorderRow(false).BorderHeader(true).
+		BorderStyle(st.dim).
+		Headers(headers...).
+		Rows(rows...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			s := lipgloss.NewStyle()
+			switch {
+			case row == table.HeaderRow:
+				s = st.header
+			case col == 5 && verdict != nil:
+				s = verdict(row)
+			}
+			if col < last {
+				s = s.PaddingRight(2)
+			}
+			for _, r := range right {
+				if col == r {
+					s = s.Align(lipgloss.Right)
+				}
+			}
+			return s
+		})
+	lines := strings.Split(t.Render(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n", cut
+}
+
+// wrapLines breaks text at spaces into lines of at most width columns (a longer word is cut),
+// keeping at most maxLines and ending the last kept one with … when text goes on.
+func wrapLines(text string, width, maxLines int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		for lipgloss.Width(word) > width { // a word longer than a line: cut it
+			if line != "" {
+				lines, line = append(lines, line), ""
+			}
+			cut := []rune(word)[:width]
+			lines, word = append(lines, string(cut)), string([]rune(word)[width:])
+		}
+		switch {
+		case line == "":
+			line = word
+		case lipgloss.Width(line)+1+lipgloss.Width(word) <= width:
+			line += " " + word
+		default:
+			lines, line = append(lines, line), word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	if maxLines > 0 && len(lines) > maxLines {
+		lines = lines[:maxLines]
+		cut := []rune(lines[maxLines-1])
+		if len(cut) >= width {
+			cut = cut[:width-1]
+		}
+		lines[maxLines-1] = strings.TrimRight(string(cut), " ") + "…"
+	}
+	return lines
+}
+
+// renderLines styles each line of text on its own: lipgloss would pad a block of lines to
+// one width.
+func renderLines(style lipgloss.Style, text string) string {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// wrapIndented wraps a paragraph to width, indenting every line after the first.
+func wrapIndented(text, indent string, width int) string {
+	lines := wrapLines(text, width-len(indent), 0)
+	return strings.Join(lines, "\n"+indent) + "\n"
+}
+
+// siteLabel is a site as a user reads it: "stream+0x1234", or the bare address when no
+// module maps it.
+func siteLabel(s planner.Site) string {
+	if s.Module == "" {
+		return fmt.Sprintf("%#x", s.Offset)
+	}
+	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
+}
+
+// formatShare is a fraction as a percentage: "20.0%".
+func formatShare(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// formatSpeedup is a speed-up factor: "1.42×".
+func formatSpeedup(s float64) string { return fmt.Sprintf("%.2f×", s) }

@@ -1,0 +1,117 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// analysis is the state of one pass over a trace. It grows with buffers, pairs and call
+// sites, never with the number of events.
+type analysis struct {
+	opts     Options
+	header   trace.Header
+	sites    *sites
+	bufs     *buffers
+	pairs    map[pairKey]*pairAcc
+	order    []*pairAcc
+	rejected map[rejectKey]*Rejection
+	bw       bandwidth
+	gpuBusy  bool // GPU work may be pending: a synchronous copy now also waits for it
+	streams  map[uint64]bool
+	events   int // cudaEventRecord / cudaStreamWaitEvent calls
+	pids     map[uint32]bool
+}
+
+// Analyze reads a trace and returns the plan for it. A damaged trace is an error: a plan
+// must not rest on calls that were cut off.
+func Analyze(r *trace.Reader, path string, opts Options, tool string) (*Plan, error) {
+	a := &analysis{
+		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
+		pairs: map[pairKey]*pairAcc{}, rejected: map[rejectKey]*Rejection{},
+		streams: map[uint64]bool{}, pids: map[uint32]bool{},
+	}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if rec.Module != nil {
+			a.sites.modules.Add(*rec.Module)
+			continue
+		}
+		a.event(rec.Event)
+	}
+	footer, _ := r.Footer()
+	return a.plan(path, footer, tool), nil
+}
+
+func (a *analysis) event(e *trace.Event) {
+	if e.Ret != 0 && e.Type != trace.EventPosixMemalign {
+		return // a failed call did nothing
+	}
+	a.pids[e.PID] = true
+	switch t := e.Type; {
+	case t.IsHostAlloc() || t.IsDeviceAlloc():
+		a.alloc(e)
+	case t.IsFree():
+		a.bufs.free(e.PID, e.Addr, e.EnterNS)
+	case t.IsCopy():
+		a.copy(e)
+	case t == trace.EventCUDAMemset || t == trace.EventCUDAMemsetAsync:
+		a.memset(e)
+	case t == trace.EventCUDALaunchKernel || t == trace.EventCULaunchKernel:
+		a.gpuBusy = true
+		a.streams[e.Stream] = true
+	case t == trace.EventCUDAEventRecord || t == trace.EventCUDAStreamWaitEvent:
+		a.events++
+	case t == trace.EventCUDADeviceSynchronize || t == trace.EventCUCtxSynchronize ||
+		t == trace.EventCUDAStreamSynchronize || t == trace.EventCUStreamSynchronize ||
+		t == trace.EventCUDAEventSynchronize:
+		a.gpuBusy = false
+	}
+}
+
+func (a *analysis) alloc(e *trace.Event) {
+	if e.Type == trace.EventPosixMemalign && e.Ret != 0 {
+		return
+	}
+	if e.Type == trace.EventRealloc && e.Src != 0 {
+		a.bufs.free(e.PID, e.Src, e.EnterNS)
+	}
+	if e.Addr == 0 || e.Bytes == 0 {
+		return
+	}
+	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: memKind(e.Type), site: a.sites.of(e, e.Bytes, true)})
+}
+
+// memKind is the kind of memory an allocation call hands out.
+func memKind(t trace.EventType) string {
+	switch t {
+	case trace.EventCUDAMalloc, trace.EventCUMemAlloc:
+		return kindDevice
+	case trace.EventCUDAMallocManaged, trace.EventCUMemAllocManaged:
+		return kindManaged
+	case trace.EventCUDAMallocHost, trace.EventCUDAHostAlloc, trace.EventCUMemAllocHost, trace.EventCUMemHostAlloc:
+		return kindPinned
+	case trace.EventCUDAHostRegister:
+		return kindRegistered
+	}
+	return kindPageable
+}
+
+// memset marks the device buffer it writes: the host side of a pair never sees that write.
+func (a *analysis) memset(e *trace.Event) {
+	a.gpuBusy = true
+	if b := a.bufs.find(e.PID, e.Addr); b != nil {
+		b.lastUseNS = e.ExitNS
+		if b.deviceSide() && b.deviceWrite == "" {
+			b.deviceWrite = e.Type.String()
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package planner
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+type wantPair struct {
+	direction string
+	status    Status
+	reason    string // substring of the refusal; "" for a candidate
+}
+
+func TestAnalyzeRules(t *testing.T) {
+	cases := []struct {
+		name     string
+		attached bool
+		opts     func(*Options)
+		program  func(s *synth)
+		pairs    []wantPair
+		rejected string // substring of some rejection's reason
+		note     string // substring of some note
+	}{
+		{name: "stream loop: one input and one output pair", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 10, hIn, dIn, dOut, hOut)
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+
+		{name: "cudaMemcpyDefault resolved through the allocations", program: func(s *synth) {
+			h, hOut := s.alloc(trace.EventCUDAMallocHost, 0x10, mib), s.alloc(trace.EventMalloc, 0x18, mib)
+			d, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x28, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindDefault, 100_000)
+				s.memcpy(0x108, hOut, dOut, mib, trace.KindDefault, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+
+		{name: "a copy into the middle of a buffer", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+				s.memcpy(0x108, d+4096, h+4096, 4096, trace.KindHostToDevice, 10_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "partial copy"}}, rejected: "partial copy"},
+
+		{name: "buffers of different sizes", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, 2*mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "partial copy"}}},
+
+		{name: "device buffer also set with cudaMemset", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			s.simple(trace.EventCUDAMemset, 0x30, d, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, h, d, mib, trace.KindDeviceToHost, 100_000)
+			}
+		}, pairs: []wantPair{{"output", StatusRefused, "written by cudaMemset"}}},
+
+		{name: "device buffer also written by a device-to-device copy", program: func(s *synth) {
+			h, d, other := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x28, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, other, mib, trace.KindDeviceToDevice, 50_000)
+				s.memcpy(0x108, h, d, mib, trace.KindDeviceToHost, 100_000)
+			}
+		}, pairs: []wantPair{{"output", StatusRefused, "device-to-device copy"}}},
+
+		{name: "also copied with cudaMemcpy2D", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			s.copy(trace.EventCUDAMemcpy2D, 0x30, d, h, 4096, trace.KindHostToDevice, 0, 10_000)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "cudaMemcpy2D"}}, rejected: "2D copy"},
+
+		{name: "one pair copied on two streams", program: func(s *synth) {
+			h, d := s.alloc(trace.EventCUDAHostAlloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.copy(trace.EventCUDAMemcpyAsync, 0x100, d, h, mib, trace.KindHostToDevice, 0x5000, 20_000)
+				s.copy(trace.EventCUDAMemcpyAsync, 0x108, d, h, mib, trace.KindHostToDevice, 0x6000, 20_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "more than one stream"}}},
+
+		{name: "async copies ordered by events", program: func(s *synth) {
+			h, d := s.alloc(trace.EventCUDAHostAlloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.copy(trace.EventCUDAMemcpyAsync, 0x100, d, h, mib, trace.KindHostToDevice, 0x5000, 20_000)
+				s.simple(trace.EventCUDAEventRecord, 0x110, 0x9000, 0)
+				s.simple(trace.EventCUDAStreamSynchronize, 0x118, 0x5000, 0)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "events"}}},
+
+		{name: "host staging buffer freed each iteration (S4)", program: func(s *synth) {
+			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				h := s.alloc(trace.EventMalloc, 0x10, mib)
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+				s.free(trace.EventFree, 0x18, h)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "lifetime"}, {"input", StatusRefused, "lifetime"},
+			{"input", StatusRefused, "lifetime"}, {"input", StatusRefused, "lifetime"}, {"input", StatusRefused, "lifetime"},
+			{"input", StatusRefused, "linked to 6 host buffers"}}},
+
+		{name: "device buffer linked to two host buffers (in-place input)", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x18, mib)
+			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, hIn, mib, trace.KindHostToDevice, 100_000)
+				s.launch(0x110, 0)
+				s.memcpy(0x120, hOut, d, mib, trace.KindDeviceToHost, 300_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "linked to 2 host buffers"}, {"output", StatusRefused, "linked to 2 host buffers"}}},
+
+		{name: "too few iterations", opts: func(o *Options) { o.MinIterations = 5 }, program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 3, hIn, dIn, dOut, hOut)
+		}, pairs: []wantPair{{"input", StatusRefused, "fewer than --min-iterations 5"}, {"output", StatusRefused, "fewer than --min-iterations 5"}}},
+
+		{name: "a copy outside the loop", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hW, dW := s.alloc(trace.EventMalloc, 0x40, mib), s.alloc(trace.EventCUDAMalloc, 0x48, mib)
+			s.memcpy(0x50, dW, hW, mib, trace.KindHostToDevice, 100_000)
+			streamLoop(s, 8, hIn, dIn, dOut, hOut)
+		}, pairs: []wantPair{{"input", StatusRefused, "too rare: cudaMemcpy at prog+0x50 ran once"}, {"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+
+		{name: "a site copied an odd number of times", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 8, hIn, dIn, dOut, hOut)
+			for i := 0; i < 11; i++ {
+				s.memcpy(0x200, hOut, dOut, mib, trace.KindDeviceToHost, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusRefused, "unstable"}}},
+
+		{name: "copies too small to pay", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, 4096), s.alloc(trace.EventCUDAMalloc, 0x20, 4096)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, 4096, trace.KindHostToDevice, 5_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "too small to pay: 4 KiB"}}},
+
+		{name: "host side never allocated in the trace", program: func(s *synth) {
+			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, 0x7ffd0000, mib, trace.KindHostToDevice, 100_000)
+			}
+		}, rejected: "no allocation the trace saw"},
+
+		{name: "device side is managed memory", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMallocManaged, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "already managed"}}},
+
+		{name: "failed calls are ignored", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			s.call(trace.Event{Type: trace.EventCUDAMemset, Caller: exeBase + 0x30, Addr: d, Bytes: mib, Ret: 1}, 1000)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+			}
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+
+		{name: "attached trace: pairs from pointers alone", attached: true, program: func(s *synth) {
+			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "attached trace"},
+
+		{name: "a zero-byte copy in an attached trace", attached: true, program: func(s *synth) {
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x100, 0x7f0000000000, 0x10000000, 0, trace.KindHostToDevice, 1_000)
+			}
+		}, rejected: "zero bytes"},
+
+		{name: "lost events are reported", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 8, hIn, dIn, dOut, hOut)
+			s.lost = 12
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "lost 12 events"},
+
+		{name: "no copies at all", program: func(s *synth) {
+			s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+		}, note: "nothing to merge"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSynth(t, c.attached)
+			c.program(s)
+			opts := DefaultOptions()
+			if c.opts != nil {
+				c.opts(&opts)
+			}
+			p := s.plan(opts)
+			if err := p.Validate(); err != nil {
+				t.Errorf("the plan does not validate: %v", err)
+			}
+			if len(p.Pairs) != len(c.pairs) {
+				t.Fatalf("%d pairs, want %d: %+v", len(p.Pairs), len(c.pairs), p.Pairs)
+			}
+			for i, w := range c.pairs {
+				got := p.Pairs[i]
+				if (w.direction != "" && got.Direction != w.direction) || got.Status != w.status || !strings.Contains(got.Reason, w.reason) {
+					t.Errorf("pair %s: %s %s %q; want %s %s %q", got.ID, got.Direction, got.Status, got.Reason, w.direction, w.status, w.reason)
+				}
+				if got.Status == StatusCandidate && (got.Reason != "" || len(got.Evidence) == 0) {
+					t.Errorf("candidate %s: reason %q, evidence %v; want no reason and the evidence it rests on", got.ID, got.Reason, got.Evidence)
+				}
+			}
+			if c.rejected != "" && !anyContains(rejectionReasons(p), c.rejected) {
+				t.Errorf("rejections %v lack %q", rejectionReasons(p), c.rejected)
+			}
+			if c.note != "" && !anyContains(p.Notes, c.note) {
+				t.Errorf("notes %v lack %q", p.Notes, c.note)
+			}
+		})
+	}
+}
+
+func rejectionReasons(p *Plan) []string {
+	var out []string
+	for _, r := range p.Rejected {
+		out = append(out, r.Reason)
+	}
+	return out
+}
+
+func anyContains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// The stream loop in numbers: 10 iterations of 1 ms host-visible time, an H2D copy of
+// 0.1 ms that waited for nothing, and a D2H call of 0.6 ms that also waited for the kernel:
+// its transfer is estimated at the H2D bandwidth, 0.1 ms, not the call's 0.6.
+func TestAnalyzeShares(t *testing.T) {
+	s := newSynth(t, false)
+	hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+	dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	streamLoop(s, 10, hIn, dIn, dOut, hOut)
+	p := s.plan(DefaultOptions())
+
+	// per iteration: 100 µs + 1 µs gap, launch 3 µs + 1, 600 µs + 1, 300 µs host work
+	const iterMS = 1.006
+	if p.Loop.Iterations != 10 || math.Abs(p.Loop.MS-iterMS) > 1e-9 {
+		t.Fatalf("loop %+v, want 10 iterations of %.3f ms", p.Loop, iterMS)
+	}
+	if p.Loop.Marker == nil || p.Loop.Marker.Offset != 0x100 || p.Loop.Marker.Module != exePath {
+		t.Errorf("loop marker %+v, want the H2D copy at prog+0x100", p.Loop.Marker)
+	}
+	in, out := p.Pairs[0], p.Pairs[1]
+	if in.Estimated || math.Abs(in.CopyMSPerIteration-0.1) > 1e-9 || in.BytesPerIteration != mib {
+		t.Errorf("input pair: %.4f ms/iteration (estimated %v), %d bytes; want 0.1 measured, 1 MiB", in.CopyMSPerIteration, in.Estimated, in.BytesPerIteration)
+	}
+	if !out.Estimated || math.Abs(out.CopyMSPerIteration-0.1) > 1e-9 || !out.Copies[0].Estimated {
+		t.Errorf("output pair: %.4f ms/iteration (estimated %v); want 0.1, estimated from bandwidth", out.CopyMSPerIteration, out.Estimated)
+	}
+	if !anyContains(out.Evidence, "wait for the GPU") {
+		t.Errorf("output pair evidence %v lacks the completion wait (S2)", out.Evidence)
+	}
+	wantF := 0.2 / iterMS
+	if math.Abs(p.FCopy-wantF) > 1e-9 || math.Abs(p.PredictedSpeedup-1/(1-wantF)) > 1e-9 {
+		t.Errorf("f_copy %.6f speed-up %.4f, want %.6f and %.4f", p.FCopy, p.PredictedSpeedup, wantF, 1/(1-wantF))
+	}
+	// Both host buffers come from one malloc call site: the ordinal tells them apart.
+	if in.Host.Site.Offset != out.Host.Site.Offset || in.Host.Site.Ordinal != 0 || out.Host.Site.Ordinal != 1 {
+		t.Errorf("host sites %+v and %+v: want one site, ordinals 0 and 1", in.Host.Site, out.Host.Site)
+	}
+	if in.Host.Site.BuildID != "ab12cd" || in.Host.Site.Call != "malloc" || in.Host.Site.Bytes != mib {
+		t.Errorf("host site %+v: want build-id, call and size", in.Host.Site)
+	}
+	if p.Context.Executable.Path != exePath || p.Context.Executable.BuildID != "ab12cd" {
+		t.Errorf("context %+v: want the executable with its build-id", p.Context)
+	}
+}

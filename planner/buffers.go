@@ -1,0 +1,78 @@
+package planner
+
+import (
+	"slices"
+	"sort"
+)
+
+// Memory kinds of a buffer.
+const (
+	kindPageable   = "pageable"
+	kindPinned     = "pinned"
+	kindRegistered = "registered"
+	kindManaged    = "managed"
+	kindDevice     = "device"
+)
+
+// buffer is one allocation the trace saw (or, in an attached trace, one the copies imply).
+type buffer struct {
+	id          int
+	pid         uint32
+	start, size uint64
+	kind        string
+	site        Site
+	unresolved  bool   // not allocated in the trace: known only from copies
+	freedNS     uint64 // 0 while live
+	lastUseNS   uint64 // last copy or memset touching it
+	deviceWrite string // a write on the device side the host side would not see, if any
+	copied2D    bool
+}
+
+func (b *buffer) deviceSide() bool { return b.kind == kindDevice || b.kind == kindManaged }
+
+// buffers is the allocation map: the live buffers of each process by address, and every
+// buffer ever seen by id. Memory grows with buffers, not with events.
+type buffers struct {
+	live map[uint32][]*buffer // sorted by start, disjoint
+	all  []*buffer
+}
+
+func newBuffers() *buffers { return &buffers{live: map[uint32][]*buffer{}} }
+
+// add enters a new allocation. A live buffer it overlaps was freed without the trace seeing
+// it (a free below the size filter, a lost event) and is retired.
+func (bs *buffers) add(b *buffer) *buffer {
+	b.id = len(bs.all)
+	bs.all = append(bs.all, b)
+	list := bs.live[b.pid]
+	i := sort.Search(len(list), func(i int) bool { return list[i].start+list[i].size > b.start })
+	j := i
+	for j < len(list) && list[j].start < b.start+b.size {
+		j++
+	}
+	bs.live[b.pid] = slices.Replace(list, i, j, b)
+	return b
+}
+
+// find returns the live buffer of pid that holds addr, or nil.
+func (bs *buffers) find(pid uint32, addr uint64) *buffer {
+	list := bs.live[pid]
+	i := sort.Search(len(list), func(i int) bool { return list[i].start+list[i].size > addr })
+	if i == len(list) || list[i].start > addr {
+		return nil
+	}
+	return list[i]
+}
+
+// free retires the live buffer of pid that starts at addr, if any.
+func (bs *buffers) free(pid uint32, addr, ns uint64) *buffer {
+	list := bs.live[pid]
+	i := sort.Search(len(list), func(i int) bool { return list[i].start >= addr })
+	if i == len(list) || list[i].start != addr {
+		return nil
+	}
+	b := list[i]
+	b.freedNS = ns
+	bs.live[pid] = slices.Delete(list, i, i+1)
+	return b
+}

@@ -1,0 +1,166 @@
+package planner
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// maxFCopy keeps a predicted speed-up finite when estimates add up to the whole loop.
+const maxFCopy = 0.99
+
+const needsValidation = "needs validation: host reads and writes between the copies, and kernels " +
+	"writing an input in place, are invisible to a trace"
+
+// plan assembles the plan from what the pass gathered.
+func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
+	iterations, msPerIter, marker := a.loop()
+	p := &Plan{
+		Version: Version, Created: time.Now().UTC(), Tool: tool,
+		Trace: Source{Path: path, Command: a.header.Command, PID: a.header.PID, Host: a.header.Host,
+			Start: a.header.Start, Attached: a.header.Attached},
+		Context:  a.context(),
+		Loop:     Loop{Iterations: iterations, MS: msPerIter},
+		Pairs:    []Pair{},
+		Rejected: []Rejection{},
+	}
+	if marker != nil {
+		site := marker.site
+		p.Loop.Marker = &site
+	}
+	sharing := map[int][]*pairAcc{} // device id, or -1-host id, to the pairs using it
+	for _, pa := range a.order {
+		sharing[pa.device.id] = append(sharing[pa.device.id], pa)
+		sharing[-1-pa.host.id] = append(sharing[-1-pa.host.id], pa)
+	}
+	for _, pa := range a.order {
+		pair := a.pairOf(pa, iterations, msPerIter)
+		if reason := a.refusal(pa, iterations, sharing); reason != "" {
+			pair.Status, pair.Reason = StatusRefused, reason
+		} else {
+			pair.Status = StatusCandidate
+			pair.Evidence = append(pair.Evidence, needsValidation)
+			p.FCopy += pair.FCopy
+			p.Loop.CopyMS += pair.CopyMSPerIteration
+		}
+		p.Pairs = append(p.Pairs, pair)
+	}
+	p.FCopy = min(p.FCopy, maxFCopy)
+	p.PredictedSpeedup = 1 / (1 - p.FCopy)
+	for _, r := range a.rejected {
+		p.Rejected = append(p.Rejected, *r)
+	}
+	slices.SortFunc(p.Rejected, func(x, y Rejection) int { return cmp.Compare(y.Count, x.Count) })
+	p.Notes = a.notes(footer, iterations)
+	return p
+}
+
+// pairOf fills in a pair's buffers, copies and share of the loop.
+func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
+	pair := Pair{
+		ID: pa.id(), Bytes: pa.host.size,
+		Host:   Buffer{Site: pa.host.site, Kind: pa.host.kind, Unresolved: pa.host.unresolved},
+		Device: Buffer{Site: pa.device.site, Kind: pa.device.kind, Unresolved: pa.device.unresolved},
+		Copies: []Copy{},
+	}
+	in, out := false, false
+	for _, c := range pa.order {
+		ms, estimated := a.transferMS(c)
+		perIter := 0.0
+		if iterations > 0 {
+			perIter = float64(c.count) / float64(iterations)
+		}
+		pair.Copies = append(pair.Copies, Copy{Site: c.site, Direction: c.dir, Stream: streamName(c.stream),
+			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated})
+		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
+		pair.CopyMSPerIteration += perIter * ms
+		pair.Estimated = pair.Estimated || estimated
+		in, out = in || c.dir == "h2d", out || c.dir == "d2h"
+		if c.waited > 0 && c.dir == "d2h" {
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s is also the program's wait for the GPU: "+
+				"a merge must keep that wait (DESIGN.md S2)", c.site.Call, siteName(c.site)))
+		}
+	}
+	if len(pa.order) == 0 { // only partial copies: the direction they went
+		in, out = pa.partialDirs[0], pa.partialDirs[1]
+	}
+	pair.Direction = map[[2]bool]string{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
+	if msPerIter > 0 {
+		pair.FCopy = min(pair.CopyMSPerIteration/msPerIter, maxFCopy)
+	}
+	pair.PredictedSpeedup = 1 / (1 - pair.FCopy)
+	if pair.Estimated {
+		pair.Evidence = append(pair.Evidence, "copy time partly estimated from bytes and the bandwidth of copies that waited for nothing")
+	}
+	return pair
+}
+
+// transferMS is how long one copy at this site moves data: its own duration where it waited
+// for nothing, otherwise no more than its bytes take at the bandwidth seen elsewhere.
+func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
+	total := float64(c.cleanNS)
+	if c.waited > 0 {
+		perCopy := float64(c.waitedNS) / float64(c.waited)
+		if est, ok := a.bw.nsFor(c.dir, c.bytesEachCopy); ok && est < perCopy {
+			perCopy, estimated = est, true
+		}
+		total += perCopy * float64(c.waited)
+	}
+	return total / float64(c.count) / 1e6, estimated
+}
+
+// context names the executable and CUDA libraries of the traced process.
+func (a *analysis) context() Context {
+	var ctx Context
+	var exe string
+	if len(a.header.Command) > 0 {
+		exe = filepath.Base(a.header.Command[0])
+	}
+	for _, m := range a.sites.modules.List() {
+		if m.PID != a.header.PID && m.PID != 0 {
+			continue
+		}
+		ref := Module{Path: m.Path, BuildID: m.BuildID, Size: m.Size}
+		base := filepath.Base(m.Path)
+		switch {
+		case ctx.Executable.Path == "" && base == exe:
+			ctx.Executable = ref
+		case strings.Contains(base, "libcudart") || strings.HasPrefix(base, "libcuda.so"):
+			ctx.Libraries = append(ctx.Libraries, ref)
+		}
+	}
+	if ctx.Executable.Path == "" && len(a.header.Command) > 0 {
+		ctx.Executable.Path = a.header.Command[0]
+	}
+	return ctx
+}
+
+func (a *analysis) notes(footer trace.Footer, iterations int) []string {
+	var notes []string
+	if a.header.Attached {
+		notes = append(notes, "attached trace: allocations made before the attach are missing, so pairs are "+
+			"identified by pointers, sizes and copy sites (sites unresolved); `echoctl validate` resolves them")
+	}
+	if lost := footer.TotalLost(); lost > 0 {
+		notes = append(notes, fmt.Sprintf("the trace lost %d events: pairs that look unstable or too rare may "+
+			"only look so; trace again with a larger --ring-size", lost))
+	}
+	if iterations == 0 && len(a.order) > 0 {
+		notes = append(notes, "no loop found: no linking copy recurs, so no copy share can be estimated")
+	}
+	if len(a.order) == 0 {
+		notes = append(notes, "no copy links a host buffer and a device buffer as a whole: nothing to merge")
+	}
+	if len(a.pids) > 1 {
+		notes = append(notes, fmt.Sprintf("the trace holds %d processes; buffers and pairs are per process", len(a.pids)))
+	}
+	if a.bw.ns[0] == 0 && a.bw.ns[1] == 0 && len(a.order) > 0 {
+		notes = append(notes, "every copy waited for GPU work, so copy times include those waits and f_copy is an upper bound")
+	}
+	return notes
+}

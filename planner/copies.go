@@ -1,0 +1,193 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+type pairKey struct{ host, device int }
+
+// pairAcc is what the trace says about one host/device buffer pair.
+type pairAcc struct {
+	num          int // p1, p2, ... in order of first copy
+	host, device *buffer
+	copies       map[copyKey]*copyAcc
+	order        []*copyAcc
+	partial      string  // the first partial copy between the two buffers
+	partialDirs  [2]bool // h2d, d2h: directions of partial copies, for a pair that has only those
+	async        bool
+}
+
+type copyKey struct {
+	site   Site
+	dir    string
+	stream uint64
+}
+
+// copyAcc is one linking-copy site of a pair.
+type copyAcc struct {
+	copyKey
+	count         int
+	firstNS       uint64
+	lastNS        uint64
+	cleanNS       uint64 // summed durations of copies that waited for nothing
+	clean         int
+	waitedNS      uint64 // summed durations of copies that also waited for GPU work
+	waited        int
+	bytesEachCopy uint64
+}
+
+type rejectKey struct {
+	site   Site
+	dir    string
+	reason string
+}
+
+func (a *analysis) reject(e *trace.Event, dir, reason string) {
+	k := rejectKey{a.sites.of(e, e.Bytes, false), dir, reason}
+	r := a.rejected[k]
+	if r == nil {
+		r = &Rejection{Site: k.site, Direction: dir, Reason: reason}
+		a.rejected[k] = r
+	}
+	r.Count++
+}
+
+// direction resolves a copy's direction, cudaMemcpyDefault through the allocation map.
+func (a *analysis) direction(e *trace.Event, dst, src *buffer) string {
+	if e.Kind == trace.KindDefault {
+		switch dev := func(b *buffer) bool { return b != nil && b.deviceSide() }; {
+		case dev(src) && dev(dst):
+			return "d2d"
+		case dev(src):
+			return "d2h"
+		case dev(dst):
+			return "h2d"
+		}
+		return "h2h"
+	}
+	return trace.Direction(e.Kind)
+}
+
+func (a *analysis) copy(e *trace.Event) {
+	dst, src := a.bufs.find(e.PID, e.Addr), a.bufs.find(e.PID, e.Src)
+	dir := a.direction(e, dst, src)
+	async := e.Type == trace.EventCUDAMemcpyAsync || e.Type == trace.EventCUDAMemcpy2DAsync ||
+		e.Type >= trace.EventCUMemcpyHtoDAsync && e.Type <= trace.EventCUMemcpyDtoDAsync
+	// A synchronous copy that is not device-to-device returns only once earlier GPU work is
+	// done: if any may be pending, its duration includes that wait.
+	waited := !async && dir != "d2d" && a.gpuBusy
+	if async || dir == "d2d" {
+		a.gpuBusy = true
+		a.streams[e.Stream] = true
+	} else {
+		a.gpuBusy = false
+	}
+	for _, b := range []*buffer{dst, src} {
+		if b != nil {
+			b.lastUseNS = e.ExitNS
+		}
+	}
+	if e.Type == trace.EventCUDAMemcpy2D || e.Type == trace.EventCUDAMemcpy2DAsync {
+		for _, b := range []*buffer{dst, src} {
+			if b != nil {
+				b.copied2D = true
+			}
+		}
+		a.reject(e, dir, "a 2D copy: pitched copies cannot link a pair (not supported yet)")
+		return
+	}
+	switch dir {
+	case "d2d":
+		if dst != nil && dst.deviceWrite == "" {
+			dst.deviceWrite = "a device-to-device copy"
+		}
+		return
+	case "h2h":
+		return
+	case "h2d", "d2h":
+		if e.Bytes == 0 {
+			a.reject(e, dir, "a copy of zero bytes")
+			return
+		}
+	default:
+		a.reject(e, dir, fmt.Sprintf("unknown copy kind %d", e.Kind))
+		return
+	}
+	if !waited && e.Bytes >= a.opts.MinBytes {
+		a.bw.sample(dir, e.Bytes, e.Duration())
+	}
+	hostAddr, devAddr, host, dev := e.Src, e.Addr, src, dst
+	if dir == "d2h" {
+		hostAddr, devAddr, host, dev = e.Addr, e.Src, dst, src
+	}
+	if a.header.Attached {
+		host = a.implied(host, e.PID, hostAddr, e.Bytes, kindPageable)
+		dev = a.implied(dev, e.PID, devAddr, e.Bytes, kindDevice)
+	}
+	switch {
+	case host == nil:
+		a.reject(e, dir, "the host side is no allocation the trace saw (stack, static data, or below --min-host-bytes when traced)")
+		return
+	case dev == nil:
+		a.reject(e, dir, "the device side is no allocation the trace saw")
+		return
+	case host.deviceSide() || !dev.deviceSide():
+		a.reject(e, dir, fmt.Sprintf("copies between %s and %s memory, not host and device", host.kind, dev.kind))
+		return
+	}
+	p := a.pair(host, dev)
+	if hostAddr != host.start || devAddr != dev.start || e.Bytes != host.size || e.Bytes != dev.size {
+		if p.partial == "" {
+			p.partial = fmt.Sprintf("%s copies %d bytes at offset %d of a %d-byte host buffer and offset %d of a %d-byte device buffer",
+				e.Type, e.Bytes, hostAddr-host.start, host.size, devAddr-dev.start, dev.size)
+		}
+		p.partialDirs[dirIndex(dir)] = true
+		a.reject(e, dir, "a partial copy: not the whole of both buffers")
+		return
+	}
+	p.async = p.async || async
+	p.add(copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream}, e, waited)
+}
+
+// implied finds or makes the buffer a copy in an attached trace implies: the allocation
+// happened before the attach, so the copy is all there is to know about it.
+func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind string) *buffer {
+	if b != nil {
+		return b
+	}
+	return a.bufs.add(&buffer{pid: pid, start: addr, size: bytes, kind: kind, unresolved: true,
+		site: Site{Call: "unknown", Bytes: bytes}})
+}
+
+func (a *analysis) pair(host, dev *buffer) *pairAcc {
+	k := pairKey{host.id, dev.id}
+	p := a.pairs[k]
+	if p == nil {
+		p = &pairAcc{num: len(a.order) + 1, host: host, device: dev, copies: map[copyKey]*copyAcc{}}
+		a.pairs[k] = p
+		a.order = append(a.order, p)
+	}
+	return p
+}
+
+func (p *pairAcc) id() string { return fmt.Sprintf("p%d", p.num) }
+
+func (p *pairAcc) add(k copyKey, e *trace.Event, waited bool) {
+	c := p.copies[k]
+	if c == nil {
+		c = &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
+		p.copies[k] = c
+		p.order = append(p.order, c)
+	}
+	c.count++
+	c.lastNS = e.EnterNS
+	if waited {
+		c.waited++
+		c.waitedNS += e.Duration()
+	} else {
+		c.clean++
+		c.cleanNS += e.Duration()
+	}
+}

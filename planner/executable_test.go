@@ -1,0 +1,134 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// note is one ELF note: namesz, descsz, type, then name and desc, each padded to align.
+func note(name string, typ uint32, desc []byte, align int) []byte {
+	pad := func(b []byte) []byte {
+		for len(b)%align != 0 {
+			b = append(b, 0)
+		}
+		return b
+	}
+	var b []byte
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(name)+1))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+	b = binary.LittleEndian.AppendUint32(b, typ)
+	b = append(b, pad(append([]byte(name), 0))...)
+	return append(b, pad(append([]byte(nil), desc...))...)
+}
+
+// writeELF writes a minimal 64-bit little-endian executable whose only segment is a PT_NOTE
+// holding notes; debug/elf reads it as it reads a linked program.
+func writeELF(t *testing.T, notes []byte) string {
+	t.Helper()
+	const ehsize, phentsize = 64, 56
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.Write([]byte{0x7f, 'E', 'L', 'F', 2 /* 64-bit */, 1 /* LE */, 1 /* version */, 0})
+	b.Write(make([]byte, 8))
+	binary.Write(&b, le, uint16(2))  // ET_EXEC
+	binary.Write(&b, le, uint16(62)) // EM_X86_64
+	binary.Write(&b, le, uint32(1))  // version
+	binary.Write(&b, le, uint64(0))  // entry
+	binary.Write(&b, le, uint64(ehsize))
+	binary.Write(&b, le, uint64(0)) // no section headers
+	binary.Write(&b, le, uint32(0)) // flags
+	for _, v := range []uint16{ehsize, phentsize, 1, 64, 0, 0} {
+		binary.Write(&b, le, v)
+	}
+	off := uint64(ehsize + phentsize)
+	binary.Write(&b, le, uint32(4)) // PT_NOTE
+	binary.Write(&b, le, uint32(4)) // PF_R
+	for _, v := range []uint64{off, 0, 0, uint64(len(notes)), uint64(len(notes)), 4} {
+		binary.Write(&b, le, v)
+	}
+	b.Write(notes)
+	path := filepath.Join(t.TempDir(), "prog")
+	if err := os.WriteFile(path, b.Bytes(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckExecutable(t *testing.T) {
+	id := []byte{0xab, 0x12, 0xcd, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x11, 0x22}
+	other := append([]byte{0x99}, id[1:]...)
+	abiTag := note("GNU", 1, make([]byte, 16), 4) // NT_GNU_ABI_TAG, before the build-id
+	withID := writeELF(t, append(abiTag, note("GNU", 3, id, 4)...))
+	withOther := writeELF(t, note("GNU", 3, other, 4))
+	withoutID := writeELF(t, abiTag)
+	st, err := os.Stat(withoutID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "run.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+
+	tests := []struct {
+		name string
+		exe  Module
+		path string
+		want string // "" for a match, or the error (a prefix of it, ending in …)
+	}{
+		{"same build-id", Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122", Size: 1}, withID, ""},
+		{"same size, no build-id", Module{Path: "/opt/app/prog", Size: st.Size()}, withoutID, ""},
+		{"other build-id", Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122"}, withOther,
+			"plan is for /opt/app/prog (build-id ab12cd345678…), not " + withOther + " (build-id 9912cd345678…)"},
+		{"build-id gone", Module{Path: "/a", BuildID: "ab12"}, withoutID,
+			"plan is for /a (build-id ab12), not " + withoutID + " (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes)"},
+		{"build-id appeared", Module{Path: "/a", Size: st.Size()}, withID,
+			"plan is for /a (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes), not " + withID + " (build-id ab12cd345678…)"},
+		{"other size", Module{Path: "/a", Size: 5}, withoutID,
+			"plan is for /a (no build-id, 5 bytes), not " + withoutID + " (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes)"},
+		{"plan names no executable", Module{}, withID, "the plan does not identify its executable"},
+		{"missing file", Module{Path: "/a", BuildID: "ab"}, "/nonexistent/prog", "checking /nonexistent/prog against the plan: stat"},
+		{"not ELF", Module{Path: "/a", BuildID: "ab"}, script, "checking " + script + " against the plan: not an ELF executable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Plan{Context: Context{Executable: tt.exe}}
+			err := p.CheckExecutable(tt.path)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("CheckExecutable: %v", err)
+			case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+				t.Errorf("CheckExecutable: %v\nwant %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindGNUBuildID(t *testing.T) {
+	id := []byte{1, 2, 3, 4, 5}
+	tests := []struct {
+		name  string
+		notes []byte
+		align uint64
+		want  string
+	}{
+		{"alone", note("GNU", 3, id, 4), 4, "0102030405"},
+		{"after another note", append(note("GNU", 1, make([]byte, 16), 4), note("GNU", 3, id, 4)...), 4, "0102030405"},
+		{"8-byte aligned", append(note("GNU", 5, make([]byte, 12), 8), note("GNU", 3, id, 8)...), 8, "0102030405"},
+		{"other owner", note("Go", 3, id, 4), 4, ""},
+		{"other type", note("GNU", 4, id, 4), 4, ""},
+		{"truncated", note("GNU", 3, id, 4)[:18], 4, ""},
+		{"huge descsz", append(binary.LittleEndian.AppendUint32([]byte{4, 0, 0, 0}, 0xffffffff), 3, 0, 0, 0, 'G', 'N', 'U', 0), 4, ""},
+		{"empty", nil, 4, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := findGNUBuildID(tt.notes, binary.LittleEndian, tt.align); got != tt.want {
+				t.Errorf("findGNUBuildID = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

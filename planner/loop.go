@@ -1,0 +1,32 @@
+package planner
+
+// loop finds the program's main loop as the period of its linking copies: the number of
+// iterations is the copy count most linking-copy sites share (a site copied twice per
+// iteration counts twice as often), and an iteration lasts the span between the first and
+// the last copy at the earliest such site, over one less than that count.
+func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyAcc) {
+	votes := map[int]int{}
+	for _, p := range a.order {
+		for _, c := range p.order {
+			if c.count >= 2 {
+				votes[c.count]++
+			}
+		}
+	}
+	for n, v := range votes {
+		if v > votes[iterations] || (v == votes[iterations] && n > iterations) {
+			iterations = n
+		}
+	}
+	if iterations < 2 {
+		return 0, 0, nil
+	}
+	for _, p := range a.order {
+		for _, c := range p.order {
+			if c.count == iterations && (marker == nil || c.firstNS < marker.firstNS) {
+				marker = c
+			}
+		}
+	}
+	return iterations, float64(marker.lastNS-marker.firstNS) / float64(iterations-1) / 1e6, marker
+}

@@ -1,0 +1,137 @@
+// Package planner turns a trace into Echo's plan: the host/device buffer pairs linked by
+// whole-buffer copies, the program's loop, each pair's share of it, and why every other pair
+// or copy was refused. The plan file (PLAN.md) carries the decision through validate,
+// calibrate and deploy.
+package planner
+
+import "time"
+
+// Version is the plan file format this package writes and reads.
+const Version = 1
+
+// Status is where a pair stands on its way to being merged.
+type Status string
+
+const (
+	StatusCandidate  Status = "candidate"  // the trace found nothing against it; needs validation
+	StatusRefused    Status = "refused"    // Reason says why
+	StatusValidated  Status = "validated"  // a validate run saw no conflicting access
+	StatusCalibrated Status = "calibrated" // a calibrate run measured it
+	StatusEnabled    Status = "enabled"    // calibration found it wins: deploy merges it
+)
+
+// Site is where a call is made, stable across runs (DESIGN.md "site"): the module, by
+// build-id (or path and size when it has none), the return address as an offset in it, the
+// function called, the size, and how many calls with those four came before this one.
+type Site struct {
+	Module     string `json:"module"` // path as mapped; "" when unresolved (attached traces)
+	BuildID    string `json:"build_id,omitempty"`
+	ModuleSize int64  `json:"module_size,omitempty"` // identifies a module without a build-id
+	Offset     uint64 `json:"offset"`
+	Call       string `json:"call"`    // API name: malloc, cudaMalloc, cudaMemcpy, ...
+	Bytes      uint64 `json:"bytes"`   // size of the allocation or copy
+	Ordinal    int    `json:"ordinal"` // earlier calls at the same module, offset, call and size
+}
+
+// Buffer is one side of a pair.
+type Buffer struct {
+	Site Site   `json:"site"`
+	Kind string `json:"kind"` // pageable, pinned, registered, managed, device
+	// Unresolved: the allocation was not in the trace (an attached trace); Site then holds
+	// only what the copies told (its size), and validate must find the allocation.
+	Unresolved bool `json:"unresolved,omitempty"`
+}
+
+// Copy is one linking-copy site of a pair.
+type Copy struct {
+	Site         Site    `json:"site"`
+	Direction    string  `json:"direction"`     // h2d, d2h
+	Stream       string  `json:"stream"`        // "legacy", or the handle of a created stream
+	Count        int     `json:"count"`         // copies at this site in the trace
+	PerIteration float64 `json:"per_iteration"` // copies per iteration of the loop
+	MS           float64 `json:"ms"`            // transfer time of one copy
+	// Estimated: the call also waited for earlier GPU work, so MS comes from the bytes and
+	// the bandwidth seen on copies that did not wait, not from the call's own duration.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// Pair is a host and a device buffer linked by linking copies.
+type Pair struct {
+	ID        string `json:"id"`        // p1, p2, ... in order of first copy
+	Direction string `json:"direction"` // input (H2D), output (D2H), both
+	Bytes     uint64 `json:"bytes"`     // buffer size
+	Host      Buffer `json:"host"`
+	Device    Buffer `json:"device"`
+	Copies    []Copy `json:"copies"`
+
+	BytesPerIteration  uint64  `json:"bytes_per_iteration"`
+	CopyMSPerIteration float64 `json:"copy_ms_per_iteration"`
+	Estimated          bool    `json:"estimated,omitempty"` // some of the copy time is an estimate
+	FCopy              float64 `json:"f_copy"`              // share of an iteration in this pair's copies
+	PredictedSpeedup   float64 `json:"predicted_speedup"`   // 1 / (1 - FCopy)
+
+	Status   Status   `json:"status"`
+	Reason   string   `json:"reason,omitempty"`   // why refused, in words a user understands
+	Evidence []string `json:"evidence,omitempty"` // what each status rests on
+}
+
+// Rejection is a copy site that links no pair, and why.
+type Rejection struct {
+	Site      Site   `json:"site"`
+	Direction string `json:"direction"`
+	Count     int    `json:"count"`
+	Reason    string `json:"reason"`
+}
+
+// Loop is the program's main loop as the period of its linking copies.
+type Loop struct {
+	Iterations int     `json:"iterations"`            // 0: no loop found
+	MS         float64 `json:"ms_per_iteration"`      // wall time of one iteration
+	Marker     *Site   `json:"marker,omitempty"`      // the copy site whose period defines it
+	CopyMS     float64 `json:"copy_ms_per_iteration"` // removable copy time, all candidate pairs
+}
+
+// Module names a file the plan depends on.
+type Module struct {
+	Path    string `json:"path"`
+	BuildID string `json:"build_id,omitempty"`
+	Size    int64  `json:"size,omitempty"`
+}
+
+// Context is what the plan was made (and later calibrated) on; a mismatch at deploy time
+// means the program runs untouched.
+type Context struct {
+	Executable Module   `json:"executable"`
+	Libraries  []Module `json:"libraries,omitempty"` // the CUDA libraries the program used
+	// Filled by calibration, from the device it ran on.
+	GPU               string `json:"gpu,omitempty"`
+	ComputeCapability string `json:"compute_capability,omitempty"`
+	Driver            int    `json:"driver,omitempty"`
+	Runtime           int    `json:"runtime,omitempty"`
+	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system
+}
+
+// Source is the trace a plan was made from.
+type Source struct {
+	Path     string    `json:"path"`
+	Command  []string  `json:"command"`
+	PID      int       `json:"pid"`
+	Host     string    `json:"host"`
+	Start    time.Time `json:"start"`
+	Attached bool      `json:"attached,omitempty"` // allocations before the attach are missing
+}
+
+// Plan is Echo's decision for one program.
+type Plan struct {
+	Version          int         `json:"version"`
+	Created          time.Time   `json:"created"`
+	Tool             string      `json:"tool"` // echoctl version that wrote it
+	Trace            Source      `json:"trace"`
+	Context          Context     `json:"context"`
+	Loop             Loop        `json:"loop"`
+	Pairs            []Pair      `json:"pairs"`
+	Rejected         []Rejection `json:"rejected"`
+	FCopy            float64     `json:"f_copy"`            // candidate pairs together
+	PredictedSpeedup float64     `json:"predicted_speedup"` // 1 / (1 - FCopy)
+	Notes            []string    `json:"notes,omitempty"`   // what the user should know about the plan as a whole
+}

@@ -1,0 +1,197 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// maxPlanSize bounds what Read takes in: a plan holds a few records per pair, so anything
+// near this is not a plan, and a file given by mistake must not be read into memory whole.
+const maxPlanSize = 64 << 20
+
+// Write writes the plan as indented JSON (PLAN.md) with a trailing newline. It refuses a plan
+// that Validate rejects: such a plan would not read back, so writing it is a bug upstream.
+func (p *Plan) Write(w io.Writer) error {
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("not writing an invalid plan: %w", err)
+	}
+	q := *p
+	if q.Pairs == nil { // "pairs": [] says no pair was found; null would read as a gap
+		q.Pairs = []Pair{}
+	}
+	if q.Rejected == nil {
+		q.Rejected = []Rejection{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // command lines keep their < > & readable
+	if err := enc.Encode(&q); err != nil {
+		return fmt.Errorf("encoding plan: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("writing plan: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes the plan to path atomically: to a temporary file in the same directory,
+// then renamed over path, so a reader never sees half a plan and a failed write leaves the
+// old plan in place.
+func WriteFile(path string, p *Plan) (err error) {
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing plan %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("writing plan %s: %w", path, err)
+		}
+	}()
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600; a plan is no secret
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadFile reads and checks the plan at path (Read).
+func ReadFile(path string) (*Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening plan: %w", err)
+	}
+	defer f.Close()
+	p, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Read parses a plan strictly: one JSON object and nothing after it, a version this package
+// knows, no field it does not know, every field present that Write always writes, and
+// values that pass Validate. A plan is acted on without a human looking at it again, so
+// anything unexpected is an error rather than a guess.
+func Read(r io.Reader) (*Plan, error) {
+	raw, err := readOneValue(io.LimitReader(r, maxPlanSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVersion(raw); err != nil {
+		return nil, err
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, fmt.Errorf("not an Echo plan: %w", err)
+	}
+	if err := checkShape(tree); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			// Said in the plan's own terms, not the Go struct's.
+			return nil, fmt.Errorf("plan: %s: %s, not a %s", typeErr.Field, typeErr.Value, typeErr.Type)
+		}
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// readOneValue returns the single JSON object r holds, and fails on anything else: nothing,
+// a truncated value, a value that is not an object, or more after it.
+func readOneValue(r io.Reader) (json.RawMessage, error) {
+	counted := &countingReader{r: r}
+	dec := json.NewDecoder(counted)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		var syntax *json.SyntaxError
+		switch {
+		case counted.n > maxPlanSize:
+			return nil, fmt.Errorf("not an Echo plan: larger than %d MiB", maxPlanSize>>20)
+		case errors.Is(err, io.EOF):
+			return nil, errors.New("not an Echo plan: the file is empty")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("plan is cut short: the JSON ends before the plan does")
+		case errors.As(err, &syntax):
+			return nil, fmt.Errorf("not an Echo plan: invalid JSON at byte %d: %w", syntax.Offset, err)
+		}
+		return nil, fmt.Errorf("reading plan: %w", err)
+	}
+	if raw[0] != '{' {
+		return nil, errors.New("not an Echo plan: the JSON is not an object")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("plan: unexpected data after the plan at byte %d", dec.InputOffset())
+	}
+	if counted.n > maxPlanSize {
+		return nil, fmt.Errorf("not an Echo plan: larger than %d MiB", maxPlanSize>>20)
+	}
+	return raw, nil
+}
+
+// checkVersion reads the version before anything else, so that a plan from a newer echoctl
+// is reported as such rather than as a list of fields this one does not know.
+func checkVersion(raw json.RawMessage) error {
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return fmt.Errorf("not an Echo plan: %w", err)
+	}
+	v, ok := head["version"]
+	if !ok {
+		return errors.New("not an Echo plan: no version")
+	}
+	var version int
+	if err := json.Unmarshal(v, &version); err != nil {
+		return fmt.Errorf("not an Echo plan: version %s is not a whole number", v)
+	}
+	switch {
+	case version == 0:
+		return errors.New("not an Echo plan: no version")
+	case version < 0:
+		return fmt.Errorf("not an Echo plan: version %d", version)
+	case version > Version:
+		return fmt.Errorf("plan format version %d is newer than this echoctl understands (%d)", version, Version)
+	case version < Version:
+		return fmt.Errorf("plan format version %d is older than this echoctl reads (%d): make a new plan with echoctl plan", version, Version)
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

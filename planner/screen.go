@@ -1,0 +1,94 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// refusal is why a pair cannot be merged, judged from the trace alone; "" when nothing in
+// the trace stands against it. Everything the trace cannot see (host accesses between the
+// copies, kernels writing an input in place) is left to validation.
+func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAcc) string {
+	h, d := p.host, p.device
+	switch {
+	case p.partial != "":
+		return "partial copy: " + p.partial
+	case h.copied2D || d.copied2D:
+		return "also copied with cudaMemcpy2D, which cannot be merged yet"
+	case d.kind == kindManaged:
+		return "the device side is already managed memory"
+	case d.deviceWrite != "":
+		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see", d.deviceWrite)
+	}
+	if streams := p.streams(); len(streams) > 1 {
+		return "copied on more than one stream (" + strings.Join(streams, ", ") + "): multi-stream pairs are out of scope for now"
+	}
+	if p.async && (a.events > 0 || len(a.streams) > 1) {
+		return "asynchronous copies in a program that orders streams with events or runs several streams: out of scope for now"
+	}
+	if r := lifetime(h, d); r != "" {
+		return r
+	}
+	if len(sharing[d.id]) > 1 {
+		return fmt.Sprintf("the device buffer is linked to %d host buffers (%s): one memory cannot stand for them all",
+			len(sharing[d.id]), idsOf(sharing[d.id]))
+	}
+	if len(sharing[-1-h.id]) > 1 {
+		return fmt.Sprintf("the host buffer is linked to %d device buffers (%s): one memory cannot stand for them all",
+			len(sharing[-1-h.id]), idsOf(sharing[-1-h.id]))
+	}
+	bytes := p.order[0].bytesEachCopy
+	if bytes < a.opts.MinBytes {
+		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
+	}
+	for _, c := range p.order {
+		switch {
+		case iterations == 0 || c.count < iterations:
+			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
+		case c.count%iterations != 0:
+			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
+		}
+	}
+	if iterations < a.opts.MinIterations {
+		return fmt.Sprintf("too rare: the loop ran %d iterations, fewer than --min-iterations %d", iterations, a.opts.MinIterations)
+	}
+	return ""
+}
+
+// lifetime refuses a pair when one side is freed while the other is still used: merged,
+// the free would release memory the other side still needs (DESIGN.md S4).
+func lifetime(h, d *buffer) string {
+	if h.freedNS != 0 && h.freedNS < d.lastUseNS {
+		return fmt.Sprintf("lifetime: the host buffer is freed %s before the device buffer's last use",
+			msDuration(d.lastUseNS-h.freedNS))
+	}
+	if d.freedNS != 0 && d.freedNS < h.lastUseNS {
+		return fmt.Sprintf("lifetime: the device buffer is freed %s before the host buffer's last use",
+			msDuration(h.lastUseNS-d.freedNS))
+	}
+	return ""
+}
+
+func (p *pairAcc) streams() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range p.order {
+		if s := streamName(c.stream); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// streamName: 0 and cudaStreamLegacy (1) are the legacy default stream, 2 is
+// cudaStreamPerThread.
+func streamName(s uint64) string {
+	switch s {
+	case 0, 1:
+		return "legacy"
+	case 2:
+		return "per-thread"
+	}
+	return fmt.Sprintf("%#x", s)
+}

@@ -1,0 +1,41 @@
+package planner
+
+import "github.com/echo-uma/echo/trace"
+
+type ordinalKey struct {
+	pid    uint32
+	module string
+	offset uint64
+	call   trace.EventType
+	bytes  uint64
+}
+
+// sites resolves call sites and numbers the calls made at each.
+type sites struct {
+	modules  *trace.Modules
+	ordinals map[ordinalKey]int
+}
+
+func newSites(h trace.Header) *sites {
+	return &sites{modules: trace.NewModules(h.Modules), ordinals: map[ordinalKey]int{}}
+}
+
+// of is the site of an event. Allocation sites are numbered (ordinal); a copy site is the
+// same site every time round the loop, so its ordinal stays 0.
+func (s *sites) of(e *trace.Event, bytes uint64, numbered bool) Site {
+	site := Site{Call: e.Type.String(), Bytes: bytes}
+	if ts, ok := s.modules.Resolve(int(e.PID), e.Caller); ok {
+		site.Module, site.BuildID, site.Offset = ts.Module, ts.BuildID, ts.Offset
+		if ts.BuildID == "" {
+			site.ModuleSize = ts.ModuleSize
+		}
+	} else {
+		site.Offset = e.Caller
+	}
+	if numbered {
+		k := ordinalKey{e.PID, site.Module, site.Offset, e.Type, bytes}
+		site.Ordinal = s.ordinals[k]
+		s.ordinals[k]++
+	}
+	return site
+}

@@ -1,0 +1,362 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Tolerances for the figures a plan derives from others, which went through float64
+// arithmetic (and JSON) once: the speed-up from f_copy, and the totals from the pairs.
+const (
+	speedupTolerance = 1e-6 // relative
+	sumTolerance     = 1e-9 // absolute, on f_copy
+)
+
+var (
+	pairIDPattern  = regexp.MustCompile(`^p[1-9][0-9]*$`)
+	buildIDPattern = regexp.MustCompile(`^([0-9a-f]{2})+$`)
+	ccPattern      = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+	// A copy kind the runtime rejects, as trace.Direction names it.
+	unknownKindPattern = regexp.MustCompile(`^kind\([0-9]+\)$`)
+
+	statuses        = []Status{StatusCandidate, StatusRefused, StatusValidated, StatusCalibrated, StatusEnabled}
+	pairDirections  = []string{"input", "output", "both"}
+	copyDirections  = []string{"h2d", "d2h"}
+	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
+	hostKinds       = []string{"pageable", "pinned", "registered", "managed"}
+	deviceKinds     = []string{"device", "managed"}
+	strategies      = []string{"managed", "mapped", "system"}
+	statusEvidenced = []Status{StatusValidated, StatusCalibrated, StatusEnabled}
+)
+
+// Known reports whether s is one of the statuses PLAN.md defines.
+func (s Status) Known() bool { return slices.Contains(statuses, s) }
+
+// Counted reports whether a pair in status s still counts toward the plan's predicted gain:
+// every known status but refused.
+func (s Status) Counted() bool { return s.Known() && s != StatusRefused }
+
+// Validate checks everything a hand-edited, truncated or buggy plan could get wrong (PLAN.md
+// "What the parser checks"). The error lists every problem, one a line, each saying where:
+// `plan: pairs[2] (p3): status "merged" is not one of candidate, refused, …`.
+func (p *Plan) Validate() error {
+	var ps problems
+	if p.Version != Version {
+		ps.addf("", "version %d, not %d", p.Version, Version)
+	}
+	if p.Created.IsZero() {
+		ps.addf("", "no created time")
+	}
+	if strings.TrimSpace(p.Tool) == "" {
+		ps.addf("", "no tool (the echoctl that wrote it)")
+	}
+	p.Trace.check(&ps)
+	p.Context.check(&ps)
+	p.Loop.check(&ps)
+
+	seen := map[string]int{}
+	var fCopy, copyMS float64
+	enabled := false
+	for i := range p.Pairs {
+		pair := &p.Pairs[i]
+		where := fmt.Sprintf("pairs[%d]", i)
+		if pair.ID != "" {
+			where += " (" + pair.ID + ")"
+		}
+		if j, dup := seen[pair.ID]; dup && pair.ID != "" {
+			ps.addf(where, "id %s is also the id of pairs[%d]", pair.ID, j)
+		} else {
+			seen[pair.ID] = i
+		}
+		pair.check(&ps, where, &p.Loop)
+		if pair.Status.Counted() {
+			fCopy += pair.FCopy
+			copyMS += pair.CopyMSPerIteration
+		}
+		enabled = enabled || pair.Status == StatusEnabled
+	}
+	checkGain(&ps, "", p.FCopy, p.PredictedSpeedup)
+	// Estimates can add up to the whole loop; Analyze caps the total at maxFCopy.
+	if !(math.Abs(p.FCopy-min(fCopy, maxFCopy)) <= sumTolerance) {
+		ps.addf("", "f_copy %v is not the sum over the pairs not refused (%v)", p.FCopy, fCopy)
+	}
+	if !(math.Abs(p.Loop.CopyMS-copyMS) <= speedupTolerance*copyMS+sumTolerance) {
+		ps.addf("loop", "copy_ms_per_iteration %v is not the sum over the pairs not refused (%v)", p.Loop.CopyMS, copyMS)
+	}
+	if enabled && p.Context.Strategy == "" {
+		ps.addf("context", "no strategy, but pairs are enabled: calibration records the strategy it measured")
+	}
+	for i, r := range p.Rejected {
+		r.check(&ps, fmt.Sprintf("rejected[%d]", i))
+	}
+	for i, n := range p.Notes {
+		if strings.TrimSpace(n) == "" {
+			ps.addf(fmt.Sprintf("notes[%d]", i), "empty")
+		}
+	}
+	return ps.err()
+}
+
+func (s *Source) check(ps *problems) {
+	if s.Path == "" {
+		ps.addf("trace", "no path")
+	}
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		ps.addf("trace", "no command")
+	}
+	if s.PID < 0 {
+		ps.addf("trace", "pid %d", s.PID)
+	}
+}
+
+func (c *Context) check(ps *problems) {
+	if c.Executable != (Module{}) {
+		checkModule(ps, "context.executable", c.Executable)
+	}
+	for i, m := range c.Libraries {
+		checkModule(ps, fmt.Sprintf("context.libraries[%d]", i), m)
+	}
+	if c.ComputeCapability != "" && !ccPattern.MatchString(c.ComputeCapability) {
+		ps.addf("context", "compute_capability %q is not like 9.0", c.ComputeCapability)
+	}
+	if c.Driver < 0 || c.Runtime < 0 {
+		ps.addf("context", "driver %d, runtime %d: versions are not negative", c.Driver, c.Runtime)
+	}
+	if c.Strategy != "" && !slices.Contains(strategies, c.Strategy) {
+		ps.addf("context", "strategy %q is not one of %s", c.Strategy, list(strategies))
+	}
+}
+
+// checkModule checks a file the plan depends on. Its build-id and size may both be missing
+// (a trace without them cannot tell; CheckExecutable then refuses the plan), but a module
+// without a path names nothing.
+func checkModule(ps *problems, where string, m Module) {
+	if m.Path == "" {
+		ps.addf(where, "no path")
+	}
+	if m.BuildID != "" && !buildIDPattern.MatchString(m.BuildID) {
+		ps.addf(where, "build_id %q is not lowercase hex", m.BuildID)
+	}
+	if m.Size < 0 {
+		ps.addf(where, "size %d", m.Size)
+	}
+}
+
+func (l *Loop) check(ps *problems) {
+	if l.Iterations < 0 {
+		ps.addf("loop", "iterations %d", l.Iterations)
+	}
+	if !nonNegative(l.MS) || !nonNegative(l.CopyMS) {
+		ps.addf("loop", "ms_per_iteration %v, copy_ms_per_iteration %v: times are finite and not negative", l.MS, l.CopyMS)
+	}
+	if l.Marker != nil {
+		if l.Iterations == 0 {
+			ps.addf("loop", "a marker but no iterations")
+		}
+		checkSite(ps, "loop.marker", *l.Marker, true)
+	}
+}
+
+func (p *Pair) check(ps *problems, where string, loop *Loop) {
+	switch {
+	case p.ID == "":
+		ps.addf(where, "no id")
+	case !pairIDPattern.MatchString(p.ID):
+		ps.addf(where, "id %q is not p1, p2, …", p.ID)
+	}
+	if !slices.Contains(pairDirections, p.Direction) {
+		ps.addf(where, "direction %q is not one of %s", p.Direction, list(pairDirections))
+	}
+	if p.Bytes == 0 {
+		ps.addf(where, "bytes 0")
+	}
+	switch {
+	case p.Status == "":
+		ps.addf(where, "no status")
+	case !p.Status.Known():
+		ps.addf(where, "status %q is not one of %s", p.Status, list(statuses))
+	case p.Status == StatusRefused && strings.TrimSpace(p.Reason) == "":
+		ps.addf(where, "refused without a reason")
+	case p.Status != StatusRefused && p.Reason != "":
+		ps.addf(where, "status %s with a reason (%q): only a refused pair has one", p.Status, p.Reason)
+	case slices.Contains(statusEvidenced, p.Status) && len(p.Evidence) == 0:
+		ps.addf(where, "status %s without evidence", p.Status)
+	}
+	for i, e := range p.Evidence {
+		if strings.TrimSpace(e) == "" {
+			ps.addf(fmt.Sprintf("%s.evidence[%d]", where, i), "empty")
+		}
+	}
+	counted := p.Status.Counted()
+	if counted && loop.Iterations == 0 {
+		ps.addf(where, "status %s, but the plan found no loop to share", p.Status)
+	}
+
+	checkBuffer(ps, where+".host", p.Host, hostKinds)
+	checkBuffer(ps, where+".device", p.Device, deviceKinds)
+	if counted && (p.Host.Site.Bytes != p.Bytes || p.Device.Site.Bytes != p.Bytes) {
+		ps.addf(where, "bytes %d, host %d, device %d: the buffers of a pair are the same size",
+			p.Bytes, p.Host.Site.Bytes, p.Device.Site.Bytes)
+	}
+
+	if len(p.Copies) == 0 && counted { // a refused pair may have none: all its copies were partial
+		ps.addf(where, "no copies")
+	}
+	directions := map[string]bool{}
+	estimated := false
+	for i, c := range p.Copies {
+		at := fmt.Sprintf("%s.copies[%d]", where, i)
+		c.check(ps, at, counted)
+		directions[c.Direction] = true
+		estimated = estimated || c.Estimated
+		if counted && c.Site.Bytes != p.Bytes {
+			ps.addf(at, "copies %d bytes of a %d-byte pair: a linking copy copies the whole buffer", c.Site.Bytes, p.Bytes)
+		}
+		switch {
+		case p.Direction == "input" && c.Direction == "d2h", p.Direction == "output" && c.Direction == "h2d":
+			ps.addf(at, "direction %s in an %s pair", c.Direction, p.Direction)
+		}
+	}
+	if p.Direction == "both" && len(p.Copies) > 0 && !(directions["h2d"] && directions["d2h"]) {
+		ps.addf(where, "direction both, but the copies do not go both ways")
+	}
+	switch {
+	case p.Estimated && !estimated:
+		ps.addf(where, "estimated, but none of its copies is")
+	case !p.Estimated && estimated:
+		ps.addf(where, "not estimated, but some of its copies are")
+	}
+
+	if counted && p.BytesPerIteration == 0 {
+		ps.addf(where, "bytes_per_iteration 0")
+	}
+	if !nonNegative(p.CopyMSPerIteration) {
+		ps.addf(where, "copy_ms_per_iteration %v", p.CopyMSPerIteration)
+	}
+	checkGain(ps, where, p.FCopy, p.PredictedSpeedup)
+}
+
+func checkBuffer(ps *problems, where string, b Buffer, kinds []string) {
+	switch {
+	case b.Kind == "" && !b.Unresolved:
+		ps.addf(where, "no kind")
+	case b.Kind != "" && !slices.Contains(kinds, b.Kind):
+		ps.addf(where, "kind %q is not one of %s", b.Kind, list(kinds))
+	}
+	// An unresolved buffer knows only its size, from the copies.
+	checkSite(ps, where+".site", b.Site, !b.Unresolved)
+}
+
+func (c *Copy) check(ps *problems, where string, counted bool) {
+	checkSite(ps, where+".site", c.Site, true)
+	if !slices.Contains(copyDirections, c.Direction) {
+		ps.addf(where, "direction %q is not one of %s", c.Direction, list(copyDirections))
+	}
+	if c.Stream == "" {
+		ps.addf(where, "no stream")
+	}
+	if c.Count < 1 {
+		ps.addf(where, "count %d", c.Count)
+	}
+	if !nonNegative(c.PerIteration) || counted && c.PerIteration == 0 {
+		ps.addf(where, "per_iteration %v", c.PerIteration)
+	}
+	if !nonNegative(c.MS) {
+		ps.addf(where, "ms %v", c.MS)
+	}
+}
+
+func (r *Rejection) check(ps *problems, where string) {
+	site := r.Site
+	if site.Bytes == 0 {
+		site.Bytes = 1 // a zero-byte copy is a site like any other, and rejected
+	}
+	checkSite(ps, where+".site", site, true)
+	if !slices.Contains(siteDirections, r.Direction) && !unknownKindPattern.MatchString(r.Direction) {
+		ps.addf(where, "direction %q is not one of %s or kind(N)", r.Direction, list(siteDirections))
+	}
+	if r.Count < 1 {
+		ps.addf(where, "count %d", r.Count)
+	}
+	if strings.TrimSpace(r.Reason) == "" {
+		ps.addf(where, "no reason")
+	}
+}
+
+func checkSite(ps *problems, where string, s Site, needCall bool) {
+	if needCall && s.Call == "" {
+		ps.addf(where, "no call")
+	}
+	if s.Bytes == 0 {
+		ps.addf(where, "bytes 0")
+	}
+	if s.Ordinal < 0 {
+		ps.addf(where, "ordinal %d", s.Ordinal)
+	}
+	if s.ModuleSize < 0 {
+		ps.addf(where, "module_size %d", s.ModuleSize)
+	}
+	if s.BuildID != "" && !buildIDPattern.MatchString(s.BuildID) {
+		ps.addf(where, "build_id %q is not lowercase hex", s.BuildID)
+	}
+	if s.Module == "" && (s.BuildID != "" || s.ModuleSize != 0) {
+		ps.addf(where, "a build_id or module_size without a module")
+	}
+}
+
+// checkGain checks a copy share and the Amdahl bound derived from it.
+func checkGain(ps *problems, where string, f, speedup float64) {
+	if !(f >= 0 && f < 1) {
+		ps.addf(where, "f_copy %v is not in [0, 1)", f)
+		return
+	}
+	want := 1 / (1 - f)
+	switch {
+	case !(speedup >= 1):
+		ps.addf(where, "predicted_speedup %v is below 1", speedup)
+	case !(math.Abs(speedup-want) <= speedupTolerance*want):
+		ps.addf(where, "predicted_speedup %v is not 1/(1-f_copy) = %v", speedup, want)
+	}
+}
+
+func nonNegative(x float64) bool { return x >= 0 && !math.IsInf(x, 1) }
+
+func list[T any](set []T) string {
+	words := make([]string, len(set))
+	for i, s := range set {
+		words[i] = fmt.Sprint(s)
+	}
+	return strings.Join(words, ", ")
+}
+
+// maxProblems bounds an error message: past a few, the plan is not a hand edit gone wrong.
+const maxProblems = 10
+
+// problems collects what is wrong with a plan, each with where it is.
+type problems struct {
+	errs []error
+	more int
+}
+
+func (ps *problems) addf(where, format string, args ...any) {
+	if len(ps.errs) == maxProblems {
+		ps.more++
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if where != "" {
+		msg = where + ": " + msg
+	}
+	ps.errs = append(ps.errs, errors.New("plan: "+msg))
+}
+
+func (ps *problems) err() error {
+	if ps.more > 0 {
+		return errors.Join(append(ps.errs, fmt.Errorf("plan: and %d more problems", ps.more))...)
+	}
+	return errors.Join(ps.errs...)
+}

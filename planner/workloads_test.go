@@ -1,0 +1,126 @@
+package planner_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
+)
+
+// Each emulator workload traced by the real tracer and planned: the verdicts the design asks
+// for (issue 4, "Tests").
+func TestPlanWorkloads(t *testing.T) {
+	testenv.RequireRoot(t)
+	type verdict struct {
+		direction string
+		status    planner.Status
+		reason    string // substring; "" for a candidate
+	}
+	candidate := func(dir string) verdict { return verdict{dir, planner.StatusCandidate, ""} }
+	cases := []struct {
+		workload string
+		args     []string
+		pairs    []verdict
+		check    func(t *testing.T, p *planner.Plan)
+	}{
+		{"stream", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+			if p.FCopy < 0.2 {
+				t.Errorf("stream f_copy %.3f: copy-dominated, want well above 0.2", p.FCopy)
+			}
+		}},
+		{"pipeline", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("input"), candidate("output"), candidate("output")}, nil},
+		{"compute", nil, []verdict{
+			{"input", planner.StatusRefused, "too rare"}, candidate("input"), candidate("output"),
+		}, func(t *testing.T, p *planner.Plan) {
+			if p.FCopy > 0.1 {
+				t.Errorf("compute f_copy %.3f: kernel-bound, want a small gain", p.FCopy)
+			}
+		}},
+		{"multistream", []string{"--size", "1M"}, []verdict{
+			{"input", planner.StatusRefused, "out of scope"}, {"input", planner.StatusRefused, "out of scope"},
+			{"output", planner.StatusRefused, "out of scope"}, {"output", planner.StatusRefused, "out of scope"},
+		}, nil},
+		// The unsafe cases: refused from the trace, or left to validation.
+		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+			if !strings.Contains(strings.Join(p.Pairs[1].Evidence, " "), "wait for the GPU") {
+				t.Errorf("the output pair's evidence %v does not name the completion wait", p.Pairs[1].Evidence)
+			}
+		}},
+		{"unsafe_ptr_identity", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_inplace", nil, []verdict{
+			{"input", planner.StatusRefused, "linked to 2 host buffers"}, {"output", planner.StatusRefused, "linked to 2 host buffers"},
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.workload, func(t *testing.T) {
+			p := planWorkload(t, c.workload, append(c.args, "--iters", "7", "--warmup", "1")...)
+			if len(p.Pairs) != len(c.pairs) {
+				t.Fatalf("%d pairs, want %d: %+v", len(p.Pairs), len(c.pairs), p.Pairs)
+			}
+			for i, w := range c.pairs {
+				got := p.Pairs[i]
+				if got.Direction != w.direction || got.Status != w.status || !strings.Contains(got.Reason, w.reason) {
+					t.Errorf("%s: %s %s %q; want %s %s %q", got.ID, got.Direction, got.Status, got.Reason, w.direction, w.status, w.reason)
+				}
+				if got.Status == planner.StatusCandidate && !strings.Contains(strings.Join(got.Evidence, " "), "needs validation") {
+					t.Errorf("%s is a candidate without the needs-validation evidence: %v", got.ID, got.Evidence)
+				}
+			}
+			if p.Loop.Iterations != 8 {
+				t.Errorf("loop of %d iterations, want 8", p.Loop.Iterations)
+			}
+			if c.check != nil {
+				c.check(t, p)
+			}
+		})
+	}
+}
+
+// S4: the staging buffer freed every iteration while the device buffer lives on.
+func TestPlanLifetime(t *testing.T) {
+	testenv.RequireRoot(t)
+	p := planWorkload(t, "unsafe_lifetime", "--iters", "5", "--warmup", "0")
+	refused := 0
+	for _, pair := range p.Pairs {
+		if pair.Direction == "input" {
+			if pair.Status != planner.StatusRefused {
+				t.Errorf("%s: %s, want refused", pair.ID, pair.Status)
+			}
+			if strings.Contains(pair.Reason, "lifetime") {
+				refused++
+			}
+		}
+	}
+	if refused == 0 {
+		t.Errorf("no input pair refused for its lifetime: %+v", p.Pairs)
+	}
+}
+
+func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
+	t.Helper()
+	res, path := testenv.Trace(t, append([]string{"--", testenv.Built(t, "workloads/"+workload)}, args...)...)
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planner.Analyze(r, path, planner.DefaultOptions(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("the plan does not validate: %v", err)
+	}
+	return p
+}
