@@ -1,7 +1,9 @@
 package planner_test
 
 import (
+	"bytes"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -119,8 +121,18 @@ func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Validate(); err != nil {
-		t.Errorf("the plan does not validate: %v", err)
+	// The plan file round-trips through the strict reader.
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatalf("writing the plan: %v", err)
+	}
+	back, err := planner.Read(&buf)
+	if err != nil {
+		t.Fatalf("reading the plan back: %v", err)
+	}
+	if !reflect.DeepEqual(back.Pairs, p.Pairs) || !reflect.DeepEqual(back.Loop, p.Loop) ||
+		!reflect.DeepEqual(back.Rejected, p.Rejected) || !reflect.DeepEqual(back.Context, p.Context) || back.FCopy != p.FCopy {
+		t.Errorf("the plan changed on its way through the file:\n%+v\n%+v", p, back)
 	}
 	return p
 }
