@@ -30,13 +30,15 @@ WL_FLAGS   := -O2 -g -Wall -Wextra -Werror -x c++ -I$(EMU_DIR)/include -Wl,--bui
 WL_LINK    := -L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a
+SHIM_SRCS := $(wildcard shim/*.c)
+SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static) \
-             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime
+             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/bench/shimcost
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
 all: build
-build: echoctl $(LIBS) $(PROGRAMS)
+build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
 echoctl:
 	@mkdir -p $(BUILD)/bin
@@ -51,6 +53,15 @@ $(BUILD)/lib/libcudart.so.12: $(EMU_OBJS) $(EMU_DIR)/libcudart.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcudart.so.12 -Wl,--version-script=$(EMU_DIR)/libcudart.map \
 		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread
+
+# The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none.
+$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.h
+	@mkdir -p $(@D)
+	$(CC) $(EMU_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libechoshim.so: $(SHIM_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,--build-id=sha1 -o $@ $(SHIM_OBJS) -ldl -lpthread
 
 $(BUILD)/lib/libcudart.so: $(BUILD)/lib/libcudart.so.12
 	ln -sf libcudart.so.12 $@
@@ -86,6 +97,11 @@ $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
+$(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
+		-Wl,--build-id=sha1 $(WL_LINK)
+
 generate:
 	$(GO) generate ./...
 
@@ -106,6 +122,8 @@ test: build check-generated cross
 
 bench: build
 	bench/emulator.sh
+	bench/shim_cost.sh
+	$(GO) test -run '^$$' -bench . -benchtime 3x -cpu 1 ./planner/ ./trace/
 
 demo: build
 	bench/demo.sh

@@ -95,3 +95,14 @@ func TestEmulatorRejectsBadKnobs(t *testing.T) {
 		}
 	}
 }
+
+// CUDA_EMU_FAIL_ALLOC fails exactly the N-th runtime allocation.
+func TestEmulatorFailAlloc(t *testing.T) {
+	stream := testenv.Built(t, "workloads/stream")
+	args := workloadArgs["stream"]
+	failed := testenv.Run(t, stream, []string{"CUDA_EMU_FAIL_ALLOC=2"}, args...)
+	if failed.ExitCode != 1 || !strings.Contains(failed.Stderr, "cudaErrorMemoryAllocation") || !strings.Contains(failed.Stderr, "d_out") {
+		t.Errorf("CUDA_EMU_FAIL_ALLOC=2: exit %d, stderr %q; want the second cudaMalloc (d_out) to fail", failed.ExitCode, failed.Stderr)
+	}
+	testenv.RunWorkload(t, "stream", []string{"CUDA_EMU_FAIL_ALLOC=99"}, args...)
+}

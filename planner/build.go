@@ -45,19 +45,30 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 		} else {
 			pair.Status = StatusCandidate
 			pair.Evidence = append(pair.Evidence, needsValidation)
-			p.FCopy += pair.FCopy
-			p.Loop.CopyMS += pair.CopyMSPerIteration
 		}
 		p.Pairs = append(p.Pairs, pair)
 	}
-	p.FCopy = min(p.FCopy, maxFCopy)
-	p.PredictedSpeedup = 1 / (1 - p.FCopy)
+	p.Recount()
 	for _, r := range a.rejected {
 		p.Rejected = append(p.Rejected, *r)
 	}
 	slices.SortFunc(p.Rejected, func(x, y Rejection) int { return cmp.Compare(y.Count, x.Count) })
 	p.Notes = a.notes(footer, iterations)
 	return p
+}
+
+// Recount sums the plan's share of the loop over the pairs that still count (not refused),
+// after their statuses changed.
+func (p *Plan) Recount() {
+	p.FCopy, p.Loop.CopyMS = 0, 0
+	for _, pair := range p.Pairs {
+		if pair.Status.Counted() {
+			p.FCopy += pair.FCopy
+			p.Loop.CopyMS += pair.CopyMSPerIteration
+		}
+	}
+	p.FCopy = min(p.FCopy, maxFCopy)
+	p.PredictedSpeedup = 1 / (1 - p.FCopy)
 }
 
 // pairOf fills in a pair's buffers, copies and share of the loop.

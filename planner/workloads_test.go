@@ -2,14 +2,12 @@ package planner_test
 
 import (
 	"bytes"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
-	"github.com/echo-uma/echo/trace"
 )
 
 // Each emulator workload traced by the real tracer and planned: the verdicts the design asks
@@ -104,22 +102,9 @@ func TestPlanLifetime(t *testing.T) {
 
 func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 	t.Helper()
-	res, path := testenv.Trace(t, append([]string{"--", testenv.Built(t, "workloads/"+workload)}, args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.Analyze(r, path, planner.DefaultOptions(), "test")
-	if err != nil {
-		t.Fatal(err)
+	p, _ := testenv.Plan(t, workload, args...)
+	if err := p.Validate(); err != nil {
+		t.Errorf("the plan does not validate: %v", err)
 	}
 	// The plan file round-trips through the strict reader.
 	var buf bytes.Buffer

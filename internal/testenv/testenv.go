@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
 )
 
 // Root is the repository root: the nearest directory above the test's own that has go.mod.
@@ -115,4 +118,31 @@ func Trace(t testing.TB, args ...string) (Result, string) {
 	out := filepath.Join(t.TempDir(), "trace.bin")
 	res := Run(t, Built(t, "bin/echoctl"), nil, append([]string{"trace", "-o", out}, args...)...)
 	return res, out
+}
+
+// Plan traces a built workload with the real tracer and plans the trace; the plan file is
+// written beside the trace. It returns the plan and its path.
+func Plan(t testing.TB, workload string, args ...string) (*planner.Plan, string) {
+	t.Helper()
+	res, path := Trace(t, append([]string{"--", Built(t, "workloads/"+workload)}, args...)...)
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace %s: exit %d: %s", workload, res.ExitCode, res.Stderr)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planner.Analyze(r, path, planner.DefaultOptions(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := planner.WriteFile(path+".plan", p); err != nil {
+		t.Fatal(err)
+	}
+	return p, path + ".plan"
 }

@@ -42,6 +42,8 @@
  *   CUDA_EMU_MEM_LIMIT           bytes the runtime may hand out (cudaMalloc, cudaMallocManaged,
  *                                cudaMallocHost, cudaHostAlloc); suffixes K, M, G; past it
  *                                allocations fail with cudaErrorMemoryAllocation (default none)
+ *   CUDA_EMU_FAIL_ALLOC          the N-th runtime allocation of the process (1-based) fails
+ *                                with cudaErrorMemoryAllocation, to inject exactly one failure
  *   CUDA_EMU_DEVICE_COUNT        devices reported; 0 makes every call fail with
  *                                cudaErrorNoDevice (default 1)
  *   CUDA_EMU_DEVICE_NAME         device name (default "Echo UMA Emulator")

@@ -24,6 +24,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry *table;
 static size_t ntable, captable;
 static size_t live_bytes;
+static unsigned long allocations; /* runtime allocations asked for, for CUDA_EMU_FAIL_ALLOC */
 static struct {
 	void *p;
 	size_t maplen;
@@ -139,7 +140,8 @@ static cudaError_t allocate(void **out, size_t size, enum emu_mem kind)
 	size_t maplen = page_round(size);
 	pthread_mutex_lock(&lock);
 	void *p = NULL;
-	if (!limit || (size <= limit && live_bytes <= limit - size))
+	bool injected = ++allocations == emu_knobs()->fail_alloc;
+	if (!injected && (!limit || (size <= limit && live_bytes <= limit - size)))
 		p = take_block(maplen);
 	if (p && !insert((struct entry){(uintptr_t)p, size, maplen, kind})) {
 		give_block(p, maplen);

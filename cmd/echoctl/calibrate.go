@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+)
+
+type calibrateOptions struct {
+	*globalOptions
+	rounds      int
+	ignore      string
+	strategies  []string
+	output      string
+	unvalidated bool
+}
+
+func newCalibrateCmd(g *globalOptions) *cobra.Command {
+	o := &calibrateOptions{globalOptions: g, rounds: 5}
+	cmd := &cobra.Command{
+		Use:   "calibrate PLAN -- CMD [ARGS...]",
+		Short: "Measure whether merging pays, and enable the plan only where it does",
+		Long: `calibrate runs CMD as written (the preload library only timing its loop) and with the
+plan's pairs merged by each applicable strategy (mapped, managed, and system where the device
+reaches pageable memory), alternating, for --rounds rounds. A strategy is enabled only if its
+median iteration beats the baseline's by more than the baseline's own spread, and only if the
+program printed and returned exactly what it did as written (--ignore drops lines that carry
+timings from that comparison); otherwise the pairs are refused with "output differs". The
+plan is updated in place (or written to -o) with the numbers, the device and the strategy.
+
+Pairs that were never validated are calibrated only with --unvalidated: the output
+comparison then is the only check that merging keeps the program's results.`,
+		Example: `  echoctl calibrate --ignore '^iter_ms=' app.plan -- ./app --size 64M`,
+		Args:    planAndCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCalibrate(cmd, o, args[0], args[1:])
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.rounds, "rounds", o.rounds, "runs of each variant")
+	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
+	f.StringVarP(&o.output, "output", "o", "", "write the calibrated plan here instead of over PLAN")
+	f.BoolVar(&o.unvalidated, "unvalidated", false, "calibrate candidate pairs that were never validated")
+	return cmd
+}
+
+func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv []string) error {
+	if o.rounds < 1 {
+		return fmt.Errorf("--rounds %d: give 1 or more", o.rounds)
+	}
+	var ignore *regexp.Regexp
+	if o.ignore != "" {
+		var err error
+		if ignore, err = regexp.Compile(o.ignore); err != nil {
+			return fmt.Errorf("--ignore: %w", err)
+		}
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		return err
+	}
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", argv[0], err)
+	}
+	if err := p.CheckExecutable(exe); err != nil {
+		return err
+	}
+	if err := runner.Preloadable(exe); err != nil {
+		return err
+	}
+	var pairs []planner.Pair
+	for _, pair := range p.Pairs {
+		ok := pair.Status == planner.StatusValidated || pair.Status == planner.StatusCalibrated ||
+			pair.Status == planner.StatusEnabled || (o.unvalidated && pair.Status == planner.StatusCandidate)
+		if ok {
+			pairs = append(pairs, pair)
+		}
+	}
+	if len(pairs) == 0 {
+		return errors.New("no pair to calibrate: validate the plan first (echoctl validate), or calibrate its " +
+			"candidates unvalidated with --unvalidated")
+	}
+	stderr := cmd.ErrOrStderr()
+	res, err := calibrate.Calibrate(p, pairs, argv, calibrate.Options{
+		Rounds: o.rounds, Ignore: ignore, Strategies: o.strategies, Stderr: nil,
+		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
+	})
+	if err != nil {
+		return err
+	}
+	calibrate.Apply(p, pairs, res)
+	out := o.output
+	if out == "" {
+		out = planPath
+	}
+	if err := planner.WriteFile(out, p); err != nil {
+		return err
+	}
+	if o.json {
+		return p.Write(cmd.OutOrStdout())
+	}
+	return renderCalibration(cmd.OutOrStdout(), res, p, out)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+)
+
+// renderCalibration prints the variants side by side and what the plan now says.
+func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
+	fmt.Fprintf(w, "%-10s %12s %10s %8s  %s\n", "variant", "ms/iter", "spread", "speed-up", "output")
+	row := func(name string, v calibrate.Variant) {
+		out := "same"
+		switch {
+		case v.OutputDiff != "":
+			out = "DIFFERS: " + v.OutputDiff
+		case v.Untouched != "":
+			out = "ran untouched: " + v.Untouched
+		}
+		fmt.Fprintf(w, "%-10s %12.3f %10.3f %7.2f×  %s\n", name, v.MedianMS, v.SpreadMS, r.Baseline.MedianMS/v.MedianMS, out)
+	}
+	row("baseline", r.Baseline)
+	for _, v := range r.Variants {
+		row(v.Strategy, v)
+	}
+	switch {
+	case r.Chosen != "" && p.Context.Strategy != "":
+		fmt.Fprintf(w, "\nenabled with the %s strategy on %s\n", r.Chosen, p.Context.GPU)
+	default:
+		for _, pair := range p.Pairs {
+			if pair.Status == planner.StatusRefused && pair.Reason != "" {
+				fmt.Fprintf(w, "\n%s refused: %s\n", pair.ID, pair.Reason)
+				break
+			}
+		}
+		if p.Context.Strategy == "" {
+			fmt.Fprintln(w, "\nnothing enabled: the program runs as written")
+		}
+	}
+	_, err := fmt.Fprintf(w, "wrote %s\n", planPath)
+	return err
+}

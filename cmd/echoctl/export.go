@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/echo-uma/echo/export"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
+	"github.com/spf13/cobra"
+)
+
+// exportOptions are the flags of `echoctl export`.
+type exportOptions struct {
+	global *globalOptions
+	format string
+	output string // "": the trace's path + ".json"; "-": stdout
+	plan   string // plan whose pairs to highlight; "": none
+}
+
+func newExportCmd(global *globalOptions) *cobra.Command {
+	opts := &exportOptions{global: global}
+	formats := make([]string, 0, 1)
+	for _, f := range export.Formats() {
+		formats = append(formats, string(f))
+	}
+	cmd := &cobra.Command{
+		Use:   "export TRACE",
+		Short: "Convert a trace into a timeline for ui.perfetto.dev and chrome://tracing",
+		Long: `export converts a trace written by 'echoctl trace' into Chrome trace-event JSON: one
+track per traced thread, every API call as a slice (copies named with their direction and
+size, launches with the kernel's address), allocations and frees as instant marks, and
+libraries loaded later as marks on their process. With --plan, the copies at the sites of
+the plan's pairs carry the pair and its status in their name (and a colour in
+chrome://tracing), and the plan's pairs are summarized in the trace's metadata.
+
+To look at the result, open https://ui.perfetto.dev and choose "Open trace file" (or drop
+the file on the page), or open chrome://tracing in Chrome and press "Load". The file
+stays on your machine: the Perfetto UI reads it in the browser.
+
+The conversion streams in constant memory, so traces of any size convert. A trace that
+was cut short or damaged is converted as far as it is readable into a file that still
+opens, and the command then fails saying where and why. export/README.md describes the
+tracks, slices and colours.`,
+		Example: `  echoctl export app.bin                       # writes app.bin.json
+  echoctl export app.bin --plan app.bin.plan -o app.json
+  echoctl export app.bin -o - | gzip > app.json.gz`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExport(cmd.OutOrStdout(), args[0], opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.format, "format", string(export.FormatPerfetto),
+		"output format: "+strings.Join(formats, ", "))
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `file to write (default TRACE.json; "-" writes to stdout)`)
+	cmd.Flags().StringVar(&opts.plan, "plan", "", "plan file (from 'echoctl plan') whose pairs' copies to highlight")
+	return cmd
+}
+
+func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
+	format, err := export.ParseFormat(opts.format)
+	if err != nil {
+		return fmt.Errorf("--format: %w", err)
+	}
+	var xopts export.Options
+	if opts.plan != "" {
+		if xopts.Plan, err = planner.ReadFile(opts.plan); err != nil {
+			return err // ReadFile names the plan
+		}
+		xopts.PlanPath = opts.plan
+	}
+	in, err := os.Open(tracePath)
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the path is in our message already
+		}
+		return fmt.Errorf("opening %s: %w", tracePath, err)
+	}
+	defer in.Close()
+	r, err := trace.NewReader(in)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", tracePath, err)
+	}
+
+	outPath := opts.output
+	if outPath == "" {
+		outPath = tracePath + ".json"
+	}
+	out, closeOut, err := openOutput(stdout, outPath, in)
+	if err != nil {
+		return err
+	}
+	sum, err := export.Export(out, r, format, xopts)
+	if cerr := closeOut(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", outPath, cerr)
+	}
+	if re, ok := errors.AsType[*export.ReadError](err); ok {
+		where := outPath
+		if where == "-" {
+			where = "the output"
+		}
+		return fmt.Errorf("reading %s: %w (%s holds the %d events before it and opens)", tracePath, re.Err, where, sum.Events)
+	}
+	if err != nil {
+		return fmt.Errorf("exporting %s to %s: %w", tracePath, outPath, err)
+	}
+	if xopts.Plan != nil && sum.Highlighted == 0 && len(xopts.Plan.Pairs) > 0 {
+		slog.Warn("no copy in the trace is at a copy site of the plan's pairs: is the plan for another program or build?",
+			"plan", opts.plan, "trace", tracePath)
+	}
+	if outPath == "-" {
+		return nil
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n",
+		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
+		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum))
+	return err
+}
+
+// openOutput opens where the export goes: stdout for "-", else the file, created or
+// truncated. It refuses to write over the trace being read.
+func openOutput(stdout io.Writer, path string, in *os.File) (io.Writer, func() error, error) {
+	if path == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		if inSt, err := in.Stat(); err == nil && os.SameFile(st, inSt) {
+			return nil, nil, fmt.Errorf("-o %s is the trace itself: give another output file", path)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	return f, f.Close, nil
+}
+
+// highlighted says how many copies the plan marked, when there is a plan.
+func highlighted(p *planner.Plan, sum export.Summary) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %d %s at the plan's pair sites", sum.Highlighted, plural(int(sum.Highlighted), "copy", "copies"))
+}

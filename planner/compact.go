@@ -1,0 +1,77 @@
+package planner
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Mode is what the shim does with a compact plan.
+type Mode string
+
+const (
+	ModeDeploy  Mode = "deploy"  // merge the pairs
+	ModeMeasure Mode = "measure" // merge nothing; time the loop
+)
+
+// Compact derives the form the shim reads (shim/plan.c): the executable, the device context
+// where calibration recorded one, and the sites of each pair to merge.
+func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) {
+	if p.Context.Executable.BuildID == "" && p.Context.Executable.Size == 0 {
+		return "", fmt.Errorf("the plan names its executable by neither build-id nor size")
+	}
+	switch strategy {
+	case "mapped", "managed", "system":
+	default:
+		return "", fmt.Errorf("unknown strategy %q: use mapped, managed or system", strategy)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "echo-plan 1\nexe %s\n", moduleID(p.Context.Executable.Path, p.Context.Executable.BuildID, p.Context.Executable.Size))
+	if c := p.Context; c.GPU != "" {
+		fmt.Fprintf(&b, "gpu %s\n", c.GPU)
+	}
+	if cc := p.Context.ComputeCapability; cc != "" {
+		fmt.Fprintf(&b, "cc %s\n", cc)
+	}
+	if p.Context.Driver > 0 {
+		fmt.Fprintf(&b, "driver %d\n", p.Context.Driver)
+	}
+	if p.Context.Runtime > 0 {
+		fmt.Fprintf(&b, "runtime %d\n", p.Context.Runtime)
+	}
+	fmt.Fprintf(&b, "strategy %s\nmode %s\n", strategy, mode)
+	// The loop marker lets the shim time iterations, in either mode.
+	if m := p.Loop.Marker; m != nil {
+		fmt.Fprintf(&b, "marker %s %x %s %d\n", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
+	} else if mode == ModeMeasure {
+		return "", fmt.Errorf("the plan found no loop to measure")
+	}
+	for _, pair := range pairs {
+		if pair.Host.Unresolved || pair.Device.Unresolved {
+			return "", fmt.Errorf("pair %s: its allocation sites are unresolved (an attached trace); validate resolves them", pair.ID)
+		}
+		fmt.Fprintf(&b, "pair %s %d\n", pair.ID, pair.Bytes)
+		for _, side := range []struct {
+			name string
+			site Site
+		}{{"host", pair.Host.Site}, {"device", pair.Device.Site}} {
+			s := side.site
+			fmt.Fprintf(&b, "%s %s %x %s %d %d\n", side.name, siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, s.Ordinal)
+		}
+	}
+	b.WriteString("end\n")
+	return b.String(), nil
+}
+
+// moduleID names a module the way the shim does: its build-id, or size:N:BASENAME.
+func moduleID(path, buildID string, size int64) string {
+	if buildID != "" {
+		return buildID
+	}
+	return fmt.Sprintf("size:%d:%s", size, filepath.Base(path))
+}
+
+func siteModule(s Site) string { return moduleID(s.Module, s.BuildID, s.ModuleSize) }
+
+// shimCall is the call's name without spaces (the shim names operator new[] so too).
+func shimCall(call string) string { return strings.ReplaceAll(call, " ", "") }

@@ -1,0 +1,145 @@
+package runner_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+)
+
+// delay widens every race window, so a merge that lost an ordering computes something else.
+const delay = "CUDA_EMU_KERNEL_DELAY_US=2000"
+
+func candidates(p *planner.Plan) []planner.Pair {
+	var out []planner.Pair
+	for _, pair := range p.Pairs {
+		if pair.Status == planner.StatusCandidate {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+// deploy runs a workload with the shim on a compact plan, in the environment given.
+func deploy(t *testing.T, compact string, env []string, argv ...string) runner.Result {
+	t.Helper()
+	t.Setenv("ECHO_SHIM", testenv.Built(t, "lib/libechoshim.so"))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	res, err := runner.Run(argv, compact, runner.IO{Stderr: os.Stderr})
+	if err != nil {
+		t.Fatalf("running with the shim: %v", err)
+	}
+	return res
+}
+
+// Every safe workload, merged with each strategy, computes exactly what it computed
+// before, with every linking copy gone, the kernel delay on.
+func TestDeployKeepsOutput(t *testing.T) {
+	testenv.RequireRoot(t)
+	const iters = 6 // --iters 5 --warmup 1
+	cases := []struct {
+		workload string
+		args     []string
+		env      []string
+	}{
+		{"stream", []string{"--size", "1M"}, nil},
+		{"pipeline", []string{"--size", "1M"}, nil},
+		{"compute", []string{"--size", "64K"}, nil},
+		{"unsafe_sync_wait", nil, nil},                                               // S2: the elided D2H copy's wait must be kept
+		{"stream", []string{"--size", "1M"}, []string{"CUDA_EMU_PAGEABLE_ACCESS=1"}}, // with the system strategy too
+	}
+	for _, c := range cases {
+		t.Run(c.workload+strings.Join(c.env, ","), func(t *testing.T) {
+			args := append(c.args, "--iters", "5", "--warmup", "1")
+			p, _ := testenv.Plan(t, c.workload, args...)
+			pairs := candidates(p)
+			if len(pairs) == 0 {
+				t.Fatal("no candidate pair to deploy")
+			}
+			argv := append([]string{testenv.Built(t, "workloads/"+c.workload)}, args...)
+			env := append([]string{delay}, c.env...)
+			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
+			strategies := []string{"mapped", "managed"}
+			if len(c.env) > 0 {
+				strategies = []string{"system"}
+			}
+			for _, s := range strategies {
+				compact, err := planner.Compact(p, pairs, s, planner.ModeDeploy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := deploy(t, compact, env, argv...)
+				got := testenv.Result{Stdout: string(res.Stdout)}.Checksum()
+				if res.ExitCode != 0 || got != want {
+					t.Errorf("%s: exit %d, checksum %s; want 0 and %s", s, res.ExitCode, got, want)
+				}
+				elided := 0
+				for _, pair := range pairs {
+					for _, c := range pair.Copies {
+						elided += c.Count
+					}
+				}
+				if !res.Report.Active || res.Report.Merged != len(pairs) || res.Report.CopiesElided != elided ||
+					res.Report.Freed != len(pairs) {
+					t.Errorf("%s: report %+v; want %d pairs merged and freed, %d copies elided", s, res.Report, len(pairs), elided)
+				}
+				if len(res.Report.IterationNS) != iters-1 {
+					t.Errorf("%s: %d iterations timed, want %d", s, len(res.Report.IterationNS), iters-1)
+				}
+			}
+		})
+	}
+}
+
+// Anything unexpected runs the program untouched, saying why once.
+func TestDeployRefusesQuietly(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	if len(candidates(p)) != 2 {
+		t.Fatalf("stream plan: %d candidates, want 2", len(candidates(p)))
+	}
+	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, compact string
+		env           []string
+		reason        string // in the report; "" when the shim stays active
+		fallbacks     bool
+	}{
+		{"another executable", strings.Replace(good, "exe ", "exe 00", 1), nil, "another executable", false},
+		{"another GPU", strings.Replace(good, "strategy ", "gpu Tesla K80\nstrategy ", 1), nil, `GPU "Tesla K80"`, false},
+		{"another driver", strings.Replace(good, "strategy ", "driver 9000\nstrategy ", 1), nil, "driver 9000", false},
+		{"cut short", strings.TrimSuffix(good, "end\n"), nil, "cut short", false},
+		{"garbage", "echo-plan 1\nexe\n", nil, "unusable", false},
+		{"system strategy without pageable access", strings.Replace(good, "strategy mapped", "strategy system", 1), nil, "pageable", false},
+		// The first runtime allocation is the merged buffer of the first pair: it fails, and
+		// that pair is left as written.
+		{"merged allocation fails", good, []string{"CUDA_EMU_FAIL_ALLOC=1"}, "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := deploy(t, c.compact, c.env, argv...)
+			got := testenv.Result{Stdout: string(res.Stdout)}.Checksum()
+			if res.ExitCode != 0 || got != want {
+				t.Fatalf("exit %d, checksum %s; want the untouched program's %s", res.ExitCode, got, want)
+			}
+			if c.reason != "" && (res.Report.Active || !strings.Contains(res.Report.Reason, c.reason) || res.Report.Merged != 0) {
+				t.Errorf("report %+v; want the program untouched because of %q", res.Report, c.reason)
+			}
+			if c.fallbacks && (res.Report.Fallbacks == 0 || res.Report.Merged == len(candidates(p))) {
+				t.Errorf("report %+v; want a pair left as written after its merged allocation failed", res.Report)
+			}
+		})
+	}
+}

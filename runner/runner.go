@@ -1,0 +1,142 @@
+// Package runner runs a program with Echo's preload library (libechoshim.so) on a compact
+// plan, and reads back the report the library writes at exit.
+package runner
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// FindShim locates libechoshim.so: $ECHO_SHIM, else lib/ beside the bin/ directory echoctl
+// runs from (build/bin/echoctl finds build/lib/libechoshim.so).
+func FindShim() (string, error) {
+	if p := os.Getenv("ECHO_SHIM"); p != "" {
+		return p, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding echoctl's own executable: %w", err)
+	}
+	p := filepath.Clean(filepath.Join(filepath.Dir(self), "..", "lib", "libechoshim.so"))
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("the preload library is not at %s (build it with make build, or set ECHO_SHIM)", p)
+	}
+	return p, nil
+}
+
+// Preloadable refuses an executable the shim cannot reach: one with the CUDA runtime linked
+// into it, whose calls never go through the dynamic linker.
+func Preloadable(exe string) error {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", exe, err)
+	}
+	defer f.Close()
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if s.Name == "cudaMalloc" && s.Section != elf.SHN_UNDEF {
+			return fmt.Errorf("%s has the CUDA runtime linked in statically, which a preload library cannot "+
+				"intercept: relink it with -cudart shared (echoctl trace still works on it)", exe)
+		}
+	}
+	return nil
+}
+
+// Report is what the shim writes at exit (shim/report.c).
+type Report struct {
+	Mode         string   `json:"mode"`
+	Active       bool     `json:"active"`
+	Reason       string   `json:"reason"` // why it ran the program untouched, if it did
+	GPU          string   `json:"gpu"`
+	CC           string   `json:"cc"`
+	Driver       int      `json:"driver"`
+	Runtime      int      `json:"runtime"`
+	Pageable     bool     `json:"pageable"`
+	Merged       int      `json:"merged"`
+	CopiesElided int      `json:"copies_elided"`
+	Fallbacks    int      `json:"fallbacks"`
+	Freed        int      `json:"freed"`
+	WallNS       uint64   `json:"wall_ns"`
+	IterationNS  []uint64 `json:"iteration_ns"` // between successive copies at the loop marker
+}
+
+// IO is where the program's standard streams go; a nil Stdout is captured into the
+// Result instead.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Result is one run.
+type Result struct {
+	ExitCode int
+	Stdout   []byte // when captured
+	Report   Report
+}
+
+// Run runs argv with the shim preloaded on the compact plan and reads its report.
+func Run(argv []string, compact string, stdio IO) (Result, error) {
+	shim, err := FindShim()
+	if err != nil {
+		return Result{}, err
+	}
+	dir, err := os.MkdirTemp("", "echoctl-run-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	planPath, reportPath := filepath.Join(dir, "plan"), filepath.Join(dir, "report.json")
+	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
+		return Result{}, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var captured bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	if stdio.Stdout == nil {
+		cmd.Stdout = &captured
+	}
+	preload := shim
+	if old := os.Getenv("LD_PRELOAD"); old != "" {
+		preload += " " + old
+	}
+	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_REPORT"),
+		"LD_PRELOAD="+preload, "ECHO_PLAN="+planPath, "ECHO_REPORT="+reportPath)
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return Result{}, fmt.Errorf("running %s: %w", argv[0], err)
+		}
+	}
+	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stdout: captured.Bytes()}
+	data, err := os.ReadFile(reportPath)
+	if err != nil {
+		return res, fmt.Errorf("the shim left no report (did %s start?): %w", argv[0], err)
+	}
+	if err := json.Unmarshal(data, &res.Report); err != nil {
+		return res, fmt.Errorf("reading the shim's report: %w", err)
+	}
+	return res, nil
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, n := range names {
+			drop = drop || name == n
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+/*
+ * The context check: a plan applies only to the program, GPU, driver and runtime it was
+ * made and calibrated on. The executable is checked when the shim starts; the device, on
+ * the first merge, through the runtime (by then the program is about to use it anyway).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shim.h"
+
+static atomic_int checked; /* 0 not yet, 1 fine, -1 mismatch */
+
+struct device_info shim_device;
+
+/* What the device is, for the context check and the run report. */
+static void query(void)
+{
+	shim_resolve();
+	int device = 0;
+	struct cudaDeviceProp prop;
+	if (!real.cudaGetDevice || !real.cudaGetDeviceProperties || !real.cudaDriverGetVersion ||
+	    !real.cudaRuntimeGetVersion || real.cudaGetDevice(&device) != cudaSuccess ||
+	    real.cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+	    real.cudaDriverGetVersion(&shim_device.driver) != cudaSuccess ||
+	    real.cudaRuntimeGetVersion(&shim_device.runtime) != cudaSuccess)
+		return;
+	snprintf(shim_device.name, sizeof shim_device.name, "%s", prop.name);
+	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", prop.major, prop.minor);
+	if (real.cudaDeviceGetAttribute)
+		real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
+	shim_device.known = true;
+}
+
+/* Queried once, from a hook: the runtime is loaded by then and the guard is held. */
+bool shim_query_device(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, query);
+	return shim_device.known;
+}
+
+static bool device_matches(void)
+{
+	if (!shim_query_device()) {
+		shim_passthrough("the device could not be queried through the CUDA runtime");
+		return false;
+	}
+	const struct device_info *d = &shim_device;
+	if (shim_plan.gpu[0] && strcmp(shim_plan.gpu, d->name)) {
+		shim_passthrough("the plan is for GPU \"%s\", this is \"%s\"", shim_plan.gpu, d->name);
+		return false;
+	}
+	if (shim_plan.cc[0] && strcmp(shim_plan.cc, d->cc)) {
+		shim_passthrough("the plan is for compute capability %s, this device has %s", shim_plan.cc, d->cc);
+		return false;
+	}
+	if (shim_plan.driver && shim_plan.driver != d->driver) {
+		shim_passthrough("the plan is for driver %d, this is %d", shim_plan.driver, d->driver);
+		return false;
+	}
+	if (shim_plan.runtime && shim_plan.runtime != d->runtime) {
+		shim_passthrough("the plan is for runtime %d, this is %d", shim_plan.runtime, d->runtime);
+		return false;
+	}
+	if (shim_plan.strategy == STRATEGY_SYSTEM && !d->pageable) {
+		shim_passthrough("the system strategy needs a device with pageable memory access");
+		return false;
+	}
+	return true;
+}
+
+/* Whether merging may go ahead; checked once. Caller holds shim_lock. */
+bool shim_context_ok(void)
+{
+	int c = atomic_load(&checked);
+	if (c == 0) {
+		c = shim_active() && device_matches() ? 1 : -1;
+		atomic_store(&checked, c);
+	}
+	return c == 1 && shim_active();
+}

@@ -1,0 +1,47 @@
+/* Start-up: read the compact plan named by ECHO_PLAN, check it is for this executable, and
+ * arm the shim. Without ECHO_PLAN the shim stays out of the way, silently. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	static char text[64 << 10]; /* no malloc: this runs before the program */
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	bool whole = feof(f);
+	fclose(f);
+	if (!whole)
+		return NULL;
+	text[n] = '\0';
+	return text;
+}
+
+__attribute__((constructor)) static void init(void)
+{
+	const char *path = getenv("ECHO_PLAN");
+	if (!path || !*path)
+		return;
+	if (!shim_enter())
+		return;
+	char why[256];
+	const char *text = read_file(path);
+	if (!text) {
+		shim_passthrough("cannot read the plan %s", path);
+	} else if (shim_parse_plan(text, &shim_plan, why, sizeof why) != 0) {
+		shim_passthrough("the plan %s is unusable: %s", path, why);
+	} else {
+		char exe[96];
+		shim_exe_identity(exe, sizeof exe);
+		if (strcmp(exe, shim_plan.exe) != 0)
+			shim_passthrough("the plan is for another executable (%s, this is %s)", shim_plan.exe, exe);
+		else if (shim_plan.mode == MODE_DEPLOY)
+			shim_activate();
+	}
+	shim_report_init();
+	shim_leave();
+}

@@ -1,0 +1,148 @@
+/*
+ * The compact plan `echoctl run` derives from a plan file (planner.Compact): line-oriented
+ * text, so the shim needs no JSON parser. Every line is checked; anything unexpected makes
+ * the whole plan unusable, and the program runs untouched.
+ *
+ *   echo-plan 1
+ *   exe MODULE
+ *   gpu NAME...            cc MAJOR.MINOR      driver N      runtime N      (each optional)
+ *   strategy mapped|managed|system
+ *   mode deploy|measure
+ *   marker MODULE OFFSET CALL BYTES                                         (optional)
+ *   pair ID BYTES
+ *   host MODULE OFFSET CALL BYTES ORDINAL
+ *   device MODULE OFFSET CALL BYTES ORDINAL
+ *   end
+ *
+ * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+static int fail(char *why, size_t len, int line, const char *what)
+{
+	snprintf(why, len, "plan line %d: %s", line, what);
+	return -1;
+}
+
+static int parse_site(const char *rest, struct site *s, bool ordinal)
+{
+	char module[96], call[32];
+	unsigned long long offset, bytes;
+	int ord = 0, n;
+	if (ordinal)
+		n = sscanf(rest, "%95s %llx %31s %llu %d", module, &offset, call, &bytes, &ord);
+	else
+		n = sscanf(rest, "%95s %llx %31s %llu", module, &offset, call, &bytes);
+	if (n != (ordinal ? 5 : 4) || bytes == 0 || ord < 0)
+		return -1;
+	memcpy(s->module, module, sizeof module);
+	memcpy(s->call, call, sizeof call);
+	s->offset = offset;
+	s->bytes = bytes;
+	s->ordinal = ord;
+	return 0;
+}
+
+int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
+{
+	memset(p, 0, sizeof *p);
+	p->strategy = -1;
+	p->mode = -1;
+	struct pair *cur = NULL;
+	bool ended = false, sides[2] = {false, false};
+	int lineno = 0;
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[512];
+		lineno++;
+		if (len >= sizeof buf)
+			return fail(why, whylen, lineno, "too long");
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		line = nl ? nl + 1 : NULL;
+		if (!buf[0])
+			continue;
+		if (ended)
+			return fail(why, whylen, lineno, "text after end");
+		char key[16];
+		int at = 0;
+		if (sscanf(buf, "%15s %n", key, &at) != 1)
+			return fail(why, whylen, lineno, "no keyword");
+		const char *rest = buf + at;
+		if (lineno == 1) {
+			if (strcmp(buf, "echo-plan 1") != 0)
+				return fail(why, whylen, lineno, "not a compact Echo plan of version 1");
+		} else if (!strcmp(key, "exe")) {
+			if (sscanf(rest, "%95s", p->exe) != 1)
+				return fail(why, whylen, lineno, "exe needs a module");
+		} else if (!strcmp(key, "gpu")) {
+			snprintf(p->gpu, sizeof p->gpu, "%s", rest);
+		} else if (!strcmp(key, "cc")) {
+			snprintf(p->cc, sizeof p->cc, "%s", rest);
+		} else if (!strcmp(key, "driver") || !strcmp(key, "runtime")) {
+			char *end;
+			long v = strtol(rest, &end, 10);
+			if (*end || v <= 0)
+				return fail(why, whylen, lineno, "a version must be a positive number");
+			*(key[0] == 'd' ? &p->driver : &p->runtime) = (int)v;
+		} else if (!strcmp(key, "strategy")) {
+			if (!strcmp(rest, "mapped"))
+				p->strategy = STRATEGY_MAPPED;
+			else if (!strcmp(rest, "managed"))
+				p->strategy = STRATEGY_MANAGED;
+			else if (!strcmp(rest, "system"))
+				p->strategy = STRATEGY_SYSTEM;
+			else
+				return fail(why, whylen, lineno, "unknown strategy");
+		} else if (!strcmp(key, "mode")) {
+			if (!strcmp(rest, "deploy"))
+				p->mode = MODE_DEPLOY;
+			else if (!strcmp(rest, "measure"))
+				p->mode = MODE_MEASURE;
+			else
+				return fail(why, whylen, lineno, "unknown mode");
+		} else if (!strcmp(key, "marker")) {
+			if (parse_site(rest, &p->marker, false) != 0)
+				return fail(why, whylen, lineno, "marker needs MODULE OFFSET CALL BYTES");
+			p->has_marker = true;
+		} else if (!strcmp(key, "pair")) {
+			if (cur && !(sides[0] && sides[1]))
+				return fail(why, whylen, lineno, "the previous pair lacks a host or device line");
+			if (p->npairs == MAX_PAIRS)
+				return fail(why, whylen, lineno, "too many pairs");
+			cur = &p->pairs[p->npairs++];
+			unsigned long long bytes;
+			if (sscanf(rest, "%15s %llu", cur->id, &bytes) != 2 || bytes == 0)
+				return fail(why, whylen, lineno, "pair needs ID BYTES");
+			cur->bytes = bytes;
+			sides[0] = sides[1] = false;
+		} else if (!strcmp(key, "host") || !strcmp(key, "device")) {
+			bool host = key[0] == 'h';
+			if (!cur || sides[!host])
+				return fail(why, whylen, lineno, "a host or device line outside a pair, or twice");
+			struct site *s = host ? &cur->host : &cur->device;
+			if (parse_site(rest, s, true) != 0 || s->bytes != cur->bytes)
+				return fail(why, whylen, lineno, "a side needs MODULE OFFSET CALL BYTES ORDINAL of the pair's size");
+			sides[!host] = true;
+		} else if (!strcmp(key, "end")) {
+			ended = true;
+		} else {
+			return fail(why, whylen, lineno, "unknown keyword");
+		}
+	}
+	if (!ended)
+		return fail(why, whylen, lineno, "no end line: the plan was cut short");
+	if (cur && !(sides[0] && sides[1]))
+		return fail(why, whylen, lineno, "the last pair lacks a host or device line");
+	if (!p->exe[0] || (int)p->strategy < 0 || (int)p->mode < 0)
+		return fail(why, whylen, lineno, "exe, strategy and mode are required");
+	if (p->mode == MODE_MEASURE && !p->has_marker)
+		return fail(why, whylen, lineno, "measure mode needs a marker");
+	return 0;
+}

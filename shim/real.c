@@ -1,0 +1,38 @@
+/* The real functions, resolved once, past the shim (RTLD_NEXT). The malloc family needs no
+ * resolving: glibc exports its own entry points as __libc_malloc and friends. */
+#include <dlfcn.h>
+
+#include "shim.h"
+
+struct real real;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define RESOLVE(field, name) real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name)
+
+static void resolve(void)
+{
+	RESOLVE(cudaMalloc, "cudaMalloc");
+	RESOLVE(cudaMallocHost, "cudaMallocHost");
+	RESOLVE(cudaHostAlloc, "cudaHostAlloc");
+	RESOLVE(cudaMallocManaged, "cudaMallocManaged");
+	RESOLVE(cudaFree, "cudaFree");
+	RESOLVE(cudaFreeHost, "cudaFreeHost");
+	RESOLVE(cudaMemcpy, "cudaMemcpy");
+	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
+	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
+	RESOLVE(cudaGetDevice, "cudaGetDevice");
+	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2");
+	RESOLVE(cudaDeviceGetAttribute, "cudaDeviceGetAttribute");
+	RESOLVE(cudaDriverGetVersion, "cudaDriverGetVersion");
+	RESOLVE(cudaRuntimeGetVersion, "cudaRuntimeGetVersion");
+	RESOLVE(new_array, "_Znam");
+	RESOLVE(delete_array, "_ZdaPv");
+	RESOLVE(delete_array_sized, "_ZdaPvm");
+}
+
+/* Called from the first hook that needs a runtime function: by then the program has loaded
+ * the runtime. */
+void shim_resolve(void)
+{
+	pthread_once(&once, resolve);
+}

@@ -1,0 +1,92 @@
+/*
+ * The run report (ECHO_REPORT): what the shim did, and in measure mode the iteration
+ * latencies, each the time between successive copies at the plan's loop marker. Taking a
+ * timestamp there costs one clock read per iteration.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "shim.h"
+
+#define MAX_ITERATIONS (1 << 20)
+
+static uint64_t *marks;
+static atomic_int nmarks;
+static uint64_t start_ns;
+static bool measuring;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void shim_report_init(void)
+{
+	start_ns = now_ns();
+	if (shim_plan.has_marker) {
+		marks = calloc(MAX_ITERATIONS, sizeof *marks);
+		measuring = marks != NULL;
+	}
+}
+
+void shim_mark_copy(const void *ret, const char *call, size_t bytes)
+{
+	if (__builtin_expect(!measuring || bytes != shim_plan.marker.bytes, 1) || !shim_enter())
+		return;
+	pthread_mutex_lock(&shim_lock);
+	struct site s;
+	shim_site_of(ret, call, bytes, &s);
+	pthread_mutex_unlock(&shim_lock);
+	if (shim_site_equal(&s, &shim_plan.marker)) {
+		shim_query_device(); /* the loop runs: the runtime is up; no-op after the first time */
+		int i = atomic_fetch_add(&nmarks, 1);
+		if (i < MAX_ITERATIONS)
+			marks[i] = now_ns();
+	}
+	shim_leave();
+}
+
+/* s as a JSON string. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+__attribute__((destructor)) static void write_report(void)
+{
+	const char *path = getenv("ECHO_REPORT");
+	if (!path || !*path)
+		return;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	int n = atomic_load(&nmarks);
+	n = n > MAX_ITERATIONS ? MAX_ITERATIONS : n;
+	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", shim_plan.mode == MODE_MEASURE ? "measure" : "deploy",
+		shim_active() ? "true" : "false");
+	json_string(f, shim_why);
+	fprintf(f, ",\"gpu\":");
+	json_string(f, shim_device.name);
+	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s", shim_device.cc,
+		shim_device.driver, shim_device.runtime, shim_device.pageable ? "true" : "false");
+	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,\"iteration_ns\":[",
+		shim_count.merged, __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
+		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
+	for (int i = 1; i < n; i++)
+		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));
+	fprintf(f, "]}\n");
+	fclose(f);
+}

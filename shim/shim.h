@@ -1,0 +1,132 @@
+/*
+ * libechoshim: Echo's preload library. Loaded with LD_PRELOAD by `echoctl run`, it reads a
+ * compact plan (ECHO_PLAN), checks the plan was made for this program, and merges each
+ * planned host/device buffer pair into one buffer: at the pair's host allocation and at its
+ * device allocation, whichever comes first, it hands out one merged buffer; a linking copy
+ * between the two sides then moves no data but keeps its ordering effect; the merged buffer
+ * is released only once both sides are freed. Anything unexpected switches it to
+ * passthrough: the program runs untouched, and one line on stderr says why.
+ *
+ * Hot paths (malloc, free, cudaMemcpy) decide with a few compares whether a call can concern
+ * a pair at all; only then do they take the lock and resolve the call site.
+ */
+#ifndef ECHO_SHIM_H
+#define ECHO_SHIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_runtime_api.h"
+
+#define SHIM_API __attribute__((visibility("default")))
+#define MAX_PAIRS 32
+#define MAX_COPIES 8
+
+/* A call site as the planner identifies it (planner.Site). */
+struct site {
+	char module[96]; /* build-id in hex, or "path:size" for a module without one */
+	uint64_t offset;
+	char call[32];
+	uint64_t bytes;
+	int ordinal;
+};
+
+enum strategy { STRATEGY_MAPPED, STRATEGY_MANAGED, STRATEGY_SYSTEM };
+enum mode { MODE_DEPLOY, MODE_MEASURE };
+
+struct pair {
+	char id[16];
+	uint64_t bytes;
+	struct site host, device;
+	/* merged state */
+	void *merged;
+	bool host_taken, device_taken; /* the side's allocation returned the merged buffer */
+	bool host_freed, device_freed;
+	bool failed; /* merging was given up for this pair: both sides allocate as written */
+};
+
+struct plan {
+	char exe[96]; /* build-id or path:size */
+	char gpu[256];
+	char cc[16];
+	int driver, runtime;
+	enum strategy strategy;
+	enum mode mode;
+	int npairs;
+	struct pair pairs[MAX_PAIRS];
+	struct site marker; /* measure mode: the loop's first linking copy */
+	bool has_marker;
+};
+
+/* plan.c */
+int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen);
+
+/* state.c: the one plan, the lock, passthrough, counters */
+extern struct plan shim_plan;
+extern pthread_mutex_t shim_lock;
+bool shim_active(void);
+void shim_activate(void);
+extern char shim_why[256]; /* why the shim passes through, once it does */
+void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct shim_counters {
+	unsigned long merged, copies_elided, fallbacks, freed;
+};
+extern struct shim_counters shim_count;
+
+/* guard.c: the recursion guard every hook takes */
+bool shim_enter(void);
+void shim_leave(void);
+
+/* real.c: the real functions, resolved once */
+struct real {
+	cudaError_t (*cudaMalloc)(void **, size_t);
+	cudaError_t (*cudaMallocHost)(void **, size_t);
+	cudaError_t (*cudaHostAlloc)(void **, size_t, unsigned int);
+	cudaError_t (*cudaMallocManaged)(void **, size_t, unsigned int);
+	cudaError_t (*cudaFree)(void *);
+	cudaError_t (*cudaFreeHost)(void *);
+	cudaError_t (*cudaMemcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
+	cudaError_t (*cudaMemcpyAsync)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
+	cudaError_t (*cudaDeviceSynchronize)(void);
+	cudaError_t (*cudaGetDevice)(int *);
+	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
+	cudaError_t (*cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
+	cudaError_t (*cudaDriverGetVersion)(int *);
+	cudaError_t (*cudaRuntimeGetVersion)(int *);
+	void *(*new_array)(size_t);
+	void (*delete_array)(void *);
+	void (*delete_array_sized)(void *, size_t);
+};
+extern struct real real;
+void shim_resolve(void);
+
+/* site.c */
+void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site *out);
+bool shim_site_equal(const struct site *a, const struct site *b); /* ignores the ordinal */
+void shim_exe_identity(char *out, size_t len);
+
+/* pairs.c: allocation and free matching */
+bool shim_size_planned(size_t bytes);
+void *shim_alloc(bool host_side, const void *ret, const char *call, size_t bytes, bool *handled);
+bool shim_free(bool host_side, void *p);
+struct pair *shim_merged_pair(const void *p);
+
+/* context.c */
+bool shim_context_ok(void);
+struct device_info {
+	bool known;
+	char name[256];
+	char cc[16];
+	int driver, runtime, pageable;
+};
+extern struct device_info shim_device;
+bool shim_query_device(void); /* once; the runtime must be loaded */
+
+/* report.c */
+void shim_mark_copy(const void *ret, const char *call, size_t bytes);
+void shim_report_init(void);
+
+#endif

@@ -1,0 +1,49 @@
+/* The shim's state: the plan, the lock that guards pair state, passthrough, messages. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "shim.h"
+
+struct plan shim_plan;
+pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
+struct shim_counters shim_count;
+
+static atomic_bool active;
+static atomic_bool said;
+char shim_why[256];
+
+bool shim_active(void)
+{
+	return atomic_load_explicit(&active, memory_order_acquire);
+}
+
+void shim_activate(void)
+{
+	atomic_store_explicit(&active, true, memory_order_release);
+}
+
+/* One line on stderr, at most once per run, unless ECHO_QUIET is set. */
+void shim_say(const char *fmt, ...)
+{
+	if (atomic_exchange(&said, true) || getenv("ECHO_QUIET"))
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "echo-shim: %s\n", line);
+}
+
+/* From now on every call passes through untouched. */
+void shim_passthrough(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(shim_why, sizeof shim_why, fmt, ap);
+	va_end(ap);
+	atomic_store_explicit(&active, false, memory_order_release);
+	shim_say("running the program untouched: %s", shim_why);
+}
