@@ -1,33 +1,38 @@
 #!/usr/bin/env bash
-# The built-in demo on the copy-dominated `stream` workload (emulator): trace it, plan it,
-# and measure it as written against its hand-merged variants. The shim that deploys a plan
-# comes next (validate, calibrate, run); until then the hand-merged variants show what the
-# plan predicts. Needs root for the trace step, which it skips (saying so) without.
+# The built-in demo: `echoctl optimize` on the copy-dominated `stream` workload (emulator):
+# trace, plan, validate, calibrate, then `echoctl run` with the plan, next to the program as
+# written and its hand-merged variant. Needs root for the trace step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 size=${DEMO_SIZE:-64M}
 iters=${DEMO_ITERS:-10}
 workload=(build/workloads/stream --size "$size" --iters "$iters" --warmup 2)
+if [ "$(id -u)" != 0 ]; then
+	echo "demo: tracing needs root: run sudo make demo" >&2
+	exit 1
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-echo "== 1. trace: echoctl trace -- ${workload[*]}"
-if [ "$(id -u)" = 0 ]; then
-	build/bin/echoctl trace -o "$dir/stream.trace" -- "${workload[@]}" >/dev/null
-	echo
-	echo "== 2. plan: echoctl plan"
-	build/bin/echoctl plan -o "$dir/stream.plan" "$dir/stream.trace" | sed '$d'
-else
-	echo "(skipped: tracing needs root; run sudo make demo)"
-fi
+echo "== echoctl optimize -- ${workload[*]}"
+build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$dir/stream.plan" -- "${workload[@]}"
 
 echo
-echo "== 3. measured: as written and hand-merged, median of 3 alternating runs (emulator)"
-results=$(alternate 3 build/workloads --size "$size" --iters "$iters" --warmup 2 -- \
-	stream "stream-manual:--strategy mapped" "stream-manual:--strategy managed")
-awk -F'\t' '
-	NR == 1 { base = $2; sum = $3; printf "%-34s %10s %9s  %s\n", "variant", "ms/iter", "speed-up", "checksum" }
-	{ same = $3 == sum ? "same" : "DIFFERS"; bad += $3 != sum
-	  printf "%-34s %10.3f %8.2fx  %s (%s)\n", $1, $2, base / $2, $3, same }
-	END { if (bad) { print "demo: a merged variant computed something else" > "/dev/stderr"; exit 1 } }' <<<"$results"
+echo "== echoctl run: the plan deployed, median of 3 alternating runs, against as written and hand-merged"
+for ((r = 0; r < 3; r++)); do
+	"${workload[@]}" 2>/dev/null >>"$dir/base"
+	build/bin/echoctl run "$dir/stream.plan" -- "${workload[@]}" 2>/dev/null >>"$dir/echo"
+	build/workloads/stream-manual --size "$size" --iters "$iters" --warmup 2 --strategy mapped 2>/dev/null >>"$dir/manual"
+done
+base=$(field iter_ms <"$dir/base" | median)
+printf '%-28s %10s %9s  %s\n' variant ms/iter speed-up checksum
+for v in base echo manual; do
+	ms=$(grep '^iter_ms=' "$dir/$v" | sed 's/iter_ms=//' | median)
+	printf '%-28s %10.3f %8.2fx  %s\n' "$(case $v in base) echo "as written" ;; echo) echo "echoctl run (plan)" ;; manual) echo "hand-merged (mapped)" ;; esac)" \
+		"$ms" "$(awk -v b="$base" -v m="$ms" 'BEGIN { print b / m }')" "$(field checksum <"$dir/$v")"
+done
+[ "$(grep -h '^checksum=' "$dir"/base "$dir"/echo "$dir"/manual | sort -u | wc -l)" = 1 ] || {
+	echo "demo: the deployed plan computed something else" >&2
+	exit 1
+}

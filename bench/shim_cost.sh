@@ -15,7 +15,7 @@ echo-plan 1
 exe $id
 strategy mapped
 mode deploy
-pair p1 1048576
+pair p1 1048576 input
 host $id 1000 malloc 1048576 0
 device $id 1100 cudaMalloc 1048576 0
 end

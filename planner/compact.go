@@ -12,6 +12,9 @@ type Mode string
 const (
 	ModeDeploy  Mode = "deploy"  // merge the pairs
 	ModeMeasure Mode = "measure" // merge nothing; time the loop
+	// ModeValidate merges nothing either: it watches each pair's host buffer in the windows
+	// where merging would change what the program reads or writes.
+	ModeValidate Mode = "validate"
 )
 
 // Compact derives the form the shim reads (shim/plan.c): the executable, the device context
@@ -50,7 +53,7 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 		if pair.Host.Unresolved || pair.Device.Unresolved {
 			return "", fmt.Errorf("pair %s: its allocation sites are unresolved (an attached trace); validate resolves them", pair.ID)
 		}
-		fmt.Fprintf(&b, "pair %s %d\n", pair.ID, pair.Bytes)
+		fmt.Fprintf(&b, "pair %s %d %s\n", pair.ID, pair.Bytes, pair.Direction)
 		for _, side := range []struct {
 			name string
 			site Site

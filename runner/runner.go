@@ -52,20 +52,32 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
-	Mode         string   `json:"mode"`
-	Active       bool     `json:"active"`
-	Reason       string   `json:"reason"` // why it ran the program untouched, if it did
-	GPU          string   `json:"gpu"`
-	CC           string   `json:"cc"`
-	Driver       int      `json:"driver"`
-	Runtime      int      `json:"runtime"`
-	Pageable     bool     `json:"pageable"`
-	Merged       int      `json:"merged"`
-	CopiesElided int      `json:"copies_elided"`
-	Fallbacks    int      `json:"fallbacks"`
-	Freed        int      `json:"freed"`
-	WallNS       uint64   `json:"wall_ns"`
-	IterationNS  []uint64 `json:"iteration_ns"` // between successive copies at the loop marker
+	Mode         string       `json:"mode"`
+	Active       bool         `json:"active"`
+	Reason       string       `json:"reason"` // why it ran the program untouched, if it did
+	GPU          string       `json:"gpu"`
+	CC           string       `json:"cc"`
+	Driver       int          `json:"driver"`
+	Runtime      int          `json:"runtime"`
+	Pageable     bool         `json:"pageable"`
+	Merged       int          `json:"merged"`
+	CopiesElided int          `json:"copies_elided"`
+	Fallbacks    int          `json:"fallbacks"`
+	Freed        int          `json:"freed"`
+	WallNS       uint64       `json:"wall_ns"`
+	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Pairs        []PairReport `json:"pairs"`
+}
+
+// PairReport is what a validate run saw of one pair.
+type PairReport struct {
+	ID       string `json:"id"`
+	Seen     bool   `json:"seen"`   // both sides were allocated at their planned sites
+	Copies   int    `json:"copies"` // linking copies watched
+	Refused  bool   `json:"refused"`
+	Reason   string `json:"reason"`
+	AtModule string `json:"at_module"` // the instruction that made the access: module id
+	AtOffset uint64 `json:"at_offset"` // and offset
 }
 
 // IO is where the program's standard streams go; a nil Stdout is captured into the

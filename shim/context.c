@@ -17,18 +17,24 @@ struct device_info shim_device;
 static void query(void)
 {
 	shim_resolve();
-	int device = 0;
-	struct cudaDeviceProp prop;
+	int device = 0, major = 0, minor = 0;
+	/* cudaDeviceProp's layout changes between CUDA versions: only the name, its first field,
+	 * is read from it, into room enough for any version; the rest comes from attributes. */
+	static union {
+		struct cudaDeviceProp prop;
+		char room[16 << 10];
+	} props;
 	if (!real.cudaGetDevice || !real.cudaGetDeviceProperties || !real.cudaDriverGetVersion ||
-	    !real.cudaRuntimeGetVersion || real.cudaGetDevice(&device) != cudaSuccess ||
-	    real.cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+	    !real.cudaRuntimeGetVersion || !real.cudaDeviceGetAttribute || real.cudaGetDevice(&device) != cudaSuccess ||
+	    real.cudaGetDeviceProperties(&props.prop, device) != cudaSuccess ||
+	    real.cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+	    real.cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
 	    real.cudaDriverGetVersion(&shim_device.driver) != cudaSuccess ||
 	    real.cudaRuntimeGetVersion(&shim_device.runtime) != cudaSuccess)
 		return;
-	snprintf(shim_device.name, sizeof shim_device.name, "%s", prop.name);
-	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", prop.major, prop.minor);
-	if (real.cudaDeviceGetAttribute)
-		real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
+	snprintf(shim_device.name, sizeof shim_device.name, "%s", props.prop.name);
+	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
+	real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
 	shim_device.known = true;
 }
 

@@ -7,53 +7,71 @@
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
 
-static void *planned(const void *ret, const char *call, size_t bytes, bool host_side)
+/*
+ * A runtime allocation through fn (and its flags, for cudaHostAlloc): the merged buffer when
+ * it is a planned side in deploy mode; otherwise the runtime allocates, and in validate mode
+ * the pointer is noted for the pair.
+ */
+static cudaError_t alloc(const void *ret, const char *call, bool host_side, void **out, size_t n,
+			 cudaError_t (*fn)(void **, size_t, unsigned int), unsigned int flags)
 {
-	if (__builtin_expect(!shim_active() || !shim_size_planned(bytes), 1))
-		return NULL;
-	if (!shim_enter())
-		return NULL;
-	bool handled;
-	void *p = shim_alloc(host_side, ret, call, bytes, &handled);
-	shim_leave();
-	return handled ? p : NULL;
-}
-
-/* fn is read only after the runtime has been resolved. */
-static cudaError_t alloc(void **out, size_t n, void *merged, cudaError_t (**fn)(void **, size_t))
-{
-	if (merged) {
-		*out = merged;
-		return cudaSuccess;
+	struct pair *p = NULL;
+	if (out && shim_active() && shim_size_planned(n) && shim_enter()) {
+		bool handled;
+		void *merged = NULL;
+		p = shim_alloc(host_side, false, ret, call, n, &merged, &handled);
+		shim_leave();
+		if (handled) {
+			*out = merged;
+			return cudaSuccess;
+		}
 	}
 	shim_resolve();
-	return *fn ? (*fn)(out, n) : cudaErrorInitializationError;
+	cudaError_t err = fn(out, n, flags);
+	if (p && err == cudaSuccess)
+		shim_allocated(p, host_side, *out);
+	return err;
+}
+
+static cudaError_t malloc2(void **out, size_t n, unsigned int flags)
+{
+	(void)flags;
+	return real.cudaMalloc ? real.cudaMalloc(out, n) : cudaErrorInitializationError;
+}
+
+static cudaError_t malloc_host2(void **out, size_t n, unsigned int flags)
+{
+	(void)flags;
+	return real.cudaMallocHost ? real.cudaMallocHost(out, n) : cudaErrorInitializationError;
+}
+
+static cudaError_t host_alloc(void **out, size_t n, unsigned int flags)
+{
+	return real.cudaHostAlloc ? real.cudaHostAlloc(out, n, flags) : cudaErrorInitializationError;
 }
 
 SHIM_API cudaError_t cudaMalloc(void **out, size_t n)
 {
-	return alloc(out, n, out ? planned(RET, "cudaMalloc", n, false) : NULL, &real.cudaMalloc);
+	return alloc(RET, "cudaMalloc", false, out, n, malloc2, 0);
 }
 
 SHIM_API cudaError_t cudaMallocHost(void **out, size_t n)
 {
-	return alloc(out, n, out ? planned(RET, "cudaMallocHost", n, true) : NULL, &real.cudaMallocHost);
+	return alloc(RET, "cudaMallocHost", true, out, n, malloc_host2, 0);
 }
 
 SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 {
-	void *merged = out ? planned(RET, "cudaHostAlloc", n, true) : NULL;
-	if (merged) {
-		*out = merged;
-		return cudaSuccess;
-	}
-	shim_resolve();
-	return real.cudaHostAlloc ? real.cudaHostAlloc(out, n, flags) : cudaErrorInitializationError;
+	return alloc(RET, "cudaHostAlloc", true, out, n, host_alloc, flags);
 }
 
 static bool release(void *p, bool host_side)
 {
-	if (__builtin_expect(!p || !shim_merged_pair(p), 1) || !shim_enter())
+	if (__builtin_expect(!p || !shim_active(), 1))
+		return false;
+	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(p) : !shim_merged_pair(p))
+		return false;
+	if (!shim_enter())
 		return false;
 	bool handled = shim_free(host_side, p);
 	shim_leave();
@@ -83,10 +101,25 @@ static bool elided(void *dst, const void *src, size_t n)
 	return dst == src && (p = shim_merged_pair(dst)) != NULL && n == p->bytes;
 }
 
+/* Validate mode: the copy runs as written, and opens or closes the windows it affects. */
+static cudaError_t watched_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	if (!shim_enter())
+		return real.cudaMemcpy(dst, src, n, kind);
+	shim_validate_before_copy(dst, n);
+	cudaError_t err = real.cudaMemcpy(dst, src, n, kind);
+	if (err == cudaSuccess)
+		shim_validate_copy_done(dst, src, n, kind != cudaMemcpyDeviceToDevice);
+	shim_leave();
+	return err;
+}
+
 SHIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
 {
 	shim_mark_copy(RET, "cudaMemcpy", n);
 	shim_resolve();
+	if (__builtin_expect(shim_validating(), 0))
+		return watched_copy(dst, src, n, kind);
 	if (__builtin_expect(!elided(dst, src, n), 1))
 		return real.cudaMemcpy(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
@@ -105,4 +138,37 @@ SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum 
 	/* In its stream the copy only stood between earlier and later work, which stay ordered. */
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	return cudaSuccess;
+}
+
+/* Launches and synchronizations open and close validate mode's windows. */
+SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+				      cudaStream_t stream)
+{
+	shim_resolve();
+	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
+		shim_validate_launch();
+		shim_leave();
+	}
+	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
+}
+
+static cudaError_t synchronized(cudaError_t err)
+{
+	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && shim_enter()) {
+		shim_validate_sync();
+		shim_leave();
+	}
+	return err;
+}
+
+SHIM_API cudaError_t cudaDeviceSynchronize(void)
+{
+	shim_resolve();
+	return synchronized(real.cudaDeviceSynchronize());
+}
+
+SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	shim_resolve();
+	return synchronized(real.cudaStreamSynchronize(stream));
 }

@@ -16,7 +16,8 @@ void __libc_free(void *);
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
 
-/* The merged buffer for a host allocation of bytes from ret, or NULL to allocate as asked. */
+/* The shim's buffer for a host allocation of bytes from ret (merged, or in validate mode
+ * one it can protect), or NULL to allocate as asked. */
 static void *planned(const void *ret, const char *call, size_t bytes)
 {
 	if (__builtin_expect(!shim_active() || !shim_size_planned(bytes), 1))
@@ -24,7 +25,8 @@ static void *planned(const void *ret, const char *call, size_t bytes)
 	if (!shim_enter())
 		return NULL;
 	bool handled;
-	void *p = shim_alloc(true, ret, call, bytes, &handled);
+	void *p = NULL;
+	shim_alloc(true, true, ret, call, bytes, &p, &handled);
 	shim_leave();
 	return handled ? p : NULL;
 }
@@ -70,10 +72,13 @@ SHIM_API void *aligned_alloc(size_t alignment, size_t n)
 	return p ? p : __libc_memalign(alignment, n);
 }
 
-/* A merged buffer's host side is released through the pair, never by glibc. */
+/* A merged buffer's host side is released through the pair, never by glibc; so is a buffer
+ * validate mode made. */
 static bool release(void *p)
 {
-	if (__builtin_expect(!p || !shim_merged_pair(p), 1))
+	if (__builtin_expect(!p || !shim_active(), 1))
+		return false;
+	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(p) : !shim_merged_pair(p))
 		return false;
 	if (!shim_enter())
 		return false;

@@ -33,14 +33,17 @@ __attribute__((constructor)) static void init(void)
 	if (!text) {
 		shim_passthrough("cannot read the plan %s", path);
 	} else if (shim_parse_plan(text, &shim_plan, why, sizeof why) != 0) {
+		memset(&shim_plan, 0, sizeof shim_plan); /* nothing of a bad plan stays */
 		shim_passthrough("the plan %s is unusable: %s", path, why);
 	} else {
 		char exe[96];
 		shim_exe_identity(exe, sizeof exe);
 		if (strcmp(exe, shim_plan.exe) != 0)
 			shim_passthrough("the plan is for another executable (%s, this is %s)", shim_plan.exe, exe);
-		else if (shim_plan.mode == MODE_DEPLOY)
+		else if (shim_plan.mode != MODE_MEASURE)
 			shim_activate();
+		if (shim_plan.mode == MODE_VALIDATE)
+			shim_validate_init();
 	}
 	shim_report_init();
 	shim_leave();

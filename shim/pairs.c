@@ -77,53 +77,74 @@ static void merged_free(void *p)
 	}
 }
 
-/*
- * An allocation of bytes from the call site ret: the merged buffer when it is one side of a
- * planned pair (allocating it if the other side has not yet), with *handled set; otherwise
- * *handled is false and the caller allocates as the program asked.
- */
-void *shim_alloc(bool host_side, const void *ret, const char *call, size_t bytes, bool *handled)
+/* The pair side planned for an allocation of bytes from ret, if any. Caller holds the lock. */
+static struct pair *match(bool host_side, const void *ret, const char *call, size_t bytes)
 {
-	*handled = false;
-	pthread_mutex_lock(&shim_lock);
 	struct site s;
 	shim_site_of(ret, call, bytes, &s);
 	s.ordinal = next_ordinal(&s);
-	struct pair *p = NULL;
-	for (int i = 0; i < shim_plan.npairs && !p; i++) {
+	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *c = &shim_plan.pairs[i];
 		const struct site *want = host_side ? &c->host : &c->device;
-		if (!c->failed && shim_site_equal(want, &s) && want->ordinal == s.ordinal)
-			p = c;
+		if (c->failed || !shim_site_equal(want, &s) || want->ordinal != s.ordinal)
+			continue;
+		if (host_side ? c->host_taken : c->device_taken) {
+			/* a side allocated twice: not the program the plan saw */
+			shim_say("pair %s: its %s side was allocated again; leaving it as written", c->id,
+				 host_side ? "host" : "device");
+			return NULL;
+		}
+		return c;
 	}
-	void *out = NULL;
-	if (p && (host_side ? p->host_taken : p->device_taken)) {
-		/* a side allocated twice: not the program the plan saw */
-		shim_say("pair %s: its %s side was allocated again; leaving it as written", p->id,
-			 host_side ? "host" : "device");
-		p = NULL;
-	}
-	if (p && !shim_context_ok())
-		p = NULL;
-	if (p && !p->merged) {
+	return NULL;
+}
+
+/* Deploy mode: the pair's merged buffer, allocating it if the other side has not yet. */
+static void *merged(struct pair *p, size_t bytes)
+{
+	if (!p->merged) {
 		p->merged = merged_alloc(bytes);
 		if (!p->merged) {
 			p->failed = true;
 			shim_count.fallbacks++;
 			shim_say("pair %s: the merged allocation of %zu bytes failed; leaving the pair as written", p->id, bytes);
-			p = NULL;
-		} else {
-			atomic_store(&merged_ptrs[p - shim_plan.pairs], p->merged);
-			shim_count.merged++;
+			return NULL;
 		}
+		atomic_store(&merged_ptrs[p - shim_plan.pairs], p->merged);
+		shim_count.merged++;
 	}
-	if (p) {
-		*(host_side ? &p->host_taken : &p->device_taken) = true;
+	return p->merged;
+}
+
+struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
+			void **out, bool *handled)
+{
+	*handled = false;
+	pthread_mutex_lock(&shim_lock);
+	struct pair *p = match(host_side, ret, call, bytes);
+	if (p && !shim_context_ok())
+		p = NULL;
+	if (p && shim_plan.mode == MODE_DEPLOY && (*out = merged(p, bytes)) != NULL)
 		*handled = true;
-		out = p->merged;
+	if (p && shim_plan.mode == MODE_VALIDATE && host_side && pageable &&
+	    (*out = shim_validate_host_buffer(bytes)) != NULL) {
+		*handled = p->owned = true;
+		p->host_ptr = *out;
 	}
+	if (p && (*handled || shim_plan.mode == MODE_VALIDATE))
+		*(host_side ? &p->host_taken : &p->device_taken) = true;
+	if (p && shim_plan.mode == MODE_DEPLOY && !*handled)
+		p = NULL;
 	pthread_mutex_unlock(&shim_lock);
-	return out;
+	return p;
+}
+
+/* Validate mode: the pointer the program's own allocation returned for a side of p. */
+void shim_allocated(struct pair *p, bool host_side, void *ptr)
+{
+	pthread_mutex_lock(&shim_lock);
+	*(host_side ? &p->host_ptr : &p->dev_ptr) = ptr;
+	pthread_mutex_unlock(&shim_lock);
 }
 
 /* The pair whose merged buffer starts at ptr, or NULL. Lock-free. */
@@ -142,6 +163,8 @@ struct pair *shim_merged_pair(const void *ptr)
  * it was allocated. */
 bool shim_free(bool host_side, void *ptr)
 {
+	if (shim_plan.mode == MODE_VALIDATE)
+		return host_side && shim_validate_free(ptr);
 	struct pair *p = shim_merged_pair(ptr);
 	if (!p)
 		return false;

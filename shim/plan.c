@@ -7,9 +7,9 @@
  *   exe MODULE
  *   gpu NAME...            cc MAJOR.MINOR      driver N      runtime N      (each optional)
  *   strategy mapped|managed|system
- *   mode deploy|measure
+ *   mode deploy|measure|validate
  *   marker MODULE OFFSET CALL BYTES                                         (optional)
- *   pair ID BYTES
+ *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL
  *   device MODULE OFFSET CALL BYTES ORDINAL
  *   end
@@ -105,6 +105,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				p->mode = MODE_DEPLOY;
 			else if (!strcmp(rest, "measure"))
 				p->mode = MODE_MEASURE;
+			else if (!strcmp(rest, "validate"))
+				p->mode = MODE_VALIDATE;
 			else
 				return fail(why, whylen, lineno, "unknown mode");
 		} else if (!strcmp(key, "marker")) {
@@ -118,9 +120,15 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				return fail(why, whylen, lineno, "too many pairs");
 			cur = &p->pairs[p->npairs++];
 			unsigned long long bytes;
-			if (sscanf(rest, "%15s %llu", cur->id, &bytes) != 2 || bytes == 0)
-				return fail(why, whylen, lineno, "pair needs ID BYTES");
+			char dir[16];
+			if (sscanf(rest, "%15s %llu %15s", cur->id, &bytes, dir) != 3 || bytes == 0)
+				return fail(why, whylen, lineno, "pair needs ID BYTES DIRECTION");
 			cur->bytes = bytes;
+			cur->input = !strcmp(dir, "input") || !strcmp(dir, "both");
+			cur->output = !strcmp(dir, "output") || !strcmp(dir, "both");
+			cur->window = -1;
+			if (!cur->input && !cur->output)
+				return fail(why, whylen, lineno, "a pair's direction is input, output or both");
 			sides[0] = sides[1] = false;
 		} else if (!strcmp(key, "host") || !strcmp(key, "device")) {
 			bool host = key[0] == 'h';

@@ -20,8 +20,12 @@ static void resolve(void)
 	RESOLVE(cudaMemcpy, "cudaMemcpy");
 	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
+	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
+	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
 	RESOLVE(cudaGetDevice, "cudaGetDevice");
-	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2");
+	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */
+	if (!real.cudaGetDeviceProperties)
+		RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties"); /* CUDA 13 dropped the suffix */
 	RESOLVE(cudaDeviceGetAttribute, "cudaDeviceGetAttribute");
 	RESOLVE(cudaDriverGetVersion, "cudaDriverGetVersion");
 	RESOLVE(cudaRuntimeGetVersion, "cudaRuntimeGetVersion");

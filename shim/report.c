@@ -65,6 +65,26 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* What validate mode saw of a pair: whether both sides were allocated and linked, and any
+ * access that refuses it, with the instruction as module+offset. */
+static void write_pair(FILE *f, const struct pair *p, bool comma)
+{
+	fprintf(f, "%s{\"id\":", comma ? "," : "");
+	json_string(f, p->id);
+	fprintf(f, ",\"seen\":%s,\"copies\":%lu,\"refused\":%s,\"reason\":",
+		p->host_taken && p->device_taken ? "true" : "false", p->copies, p->verdict.refused ? "true" : "false");
+	json_string(f, p->verdict.reason);
+	struct site at = {0};
+	if (p->verdict.pc) {
+		pthread_mutex_lock(&shim_lock);
+		shim_site_of((const void *)p->verdict.pc, "", 0, &at);
+		pthread_mutex_unlock(&shim_lock);
+	}
+	fprintf(f, ",\"at_module\":");
+	json_string(f, at.module);
+	fprintf(f, ",\"at_offset\":%llu}", (unsigned long long)at.offset);
+}
+
 __attribute__((destructor)) static void write_report(void)
 {
 	const char *path = getenv("ECHO_REPORT");
@@ -75,8 +95,9 @@ __attribute__((destructor)) static void write_report(void)
 		return;
 	int n = atomic_load(&nmarks);
 	n = n > MAX_ITERATIONS ? MAX_ITERATIONS : n;
-	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", shim_plan.mode == MODE_MEASURE ? "measure" : "deploy",
-		shim_active() ? "true" : "false");
+	static const char *modes[] = {"deploy", "measure", "validate"};
+	unsigned mode = (unsigned)shim_plan.mode < 3 ? (unsigned)shim_plan.mode : 0;
+	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", modes[mode], shim_active() ? "true" : "false");
 	json_string(f, shim_why);
 	fprintf(f, ",\"gpu\":");
 	json_string(f, shim_device.name);
@@ -87,6 +108,9 @@ __attribute__((destructor)) static void write_report(void)
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));
+	fprintf(f, "],\"pairs\":[");
+	for (int i = 0; i < shim_plan.npairs; i++)
+		write_pair(f, &shim_plan.pairs[i], i > 0);
 	fprintf(f, "]}\n");
 	fclose(f);
 }

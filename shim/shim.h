@@ -34,7 +34,14 @@ struct site {
 };
 
 enum strategy { STRATEGY_MAPPED, STRATEGY_MANAGED, STRATEGY_SYSTEM };
-enum mode { MODE_DEPLOY, MODE_MEASURE };
+enum mode { MODE_DEPLOY, MODE_MEASURE, MODE_VALIDATE };
+
+/* What validation saw of a pair. */
+struct verdict {
+	bool refused;
+	char reason[200];
+	uintptr_t pc; /* the instruction that made the access, if one did */
+};
 
 struct pair {
 	char id[16];
@@ -45,6 +52,16 @@ struct pair {
 	bool host_taken, device_taken; /* the side's allocation returned the merged buffer */
 	bool host_freed, device_freed;
 	bool failed; /* merging was given up for this pair: both sides allocate as written */
+	/* validate mode: the two buffers, as the program allocated them */
+	bool input, output;     /* linked by H2D, by D2H copies */
+	void *host_ptr, *dev_ptr;
+	bool owned;             /* host_ptr is a page-aligned mapping the shim made */
+	void *scratch;          /* to read the device copy back for the in-place check */
+	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
+	unsigned long copies;   /* linking copies seen */
+	bool launched;          /* a kernel was launched since the input's H2D copy */
+	bool check;             /* the device copy is due to be compared with the host buffer */
+	struct verdict verdict;
 };
 
 struct plan {
@@ -67,6 +84,7 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen);
 extern struct plan shim_plan;
 extern pthread_mutex_t shim_lock;
 bool shim_active(void);
+bool shim_validating(void);
 void shim_activate(void);
 extern char shim_why[256]; /* why the shim passes through, once it does */
 void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -91,6 +109,8 @@ struct real {
 	cudaError_t (*cudaMemcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
 	cudaError_t (*cudaMemcpyAsync)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
 	cudaError_t (*cudaDeviceSynchronize)(void);
+	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
+	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 	cudaError_t (*cudaGetDevice)(int *);
 	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
 	cudaError_t (*cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
@@ -110,9 +130,24 @@ void shim_exe_identity(char *out, size_t len);
 
 /* pairs.c: allocation and free matching */
 bool shim_size_planned(size_t bytes);
-void *shim_alloc(bool host_side, const void *ret, const char *call, size_t bytes, bool *handled);
+/* Matches an allocation to a side of a pair. With *handled set the shim allocated (the merged
+ * buffer, or in validate mode a page-aligned host buffer it owns); otherwise the caller
+ * allocates and, if a pair was returned, reports the pointer with shim_allocated. */
+struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
+			void **out, bool *handled);
+void shim_allocated(struct pair *p, bool host_side, void *ptr);
 bool shim_free(bool host_side, void *p);
 struct pair *shim_merged_pair(const void *p);
+
+/* validate.c: the windows in which merging would change what the program reads */
+void shim_validate_init(void);
+void *shim_validate_host_buffer(size_t bytes);
+bool shim_validate_free(void *p);
+bool shim_validate_watched(const void *p);
+void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes);
+void shim_validate_before_copy(void *dst, size_t n);
+void shim_validate_launch(void);
+void shim_validate_sync(void);
 
 /* context.c */
 bool shim_context_ok(void);

@@ -19,6 +19,11 @@ bool shim_active(void)
 	return atomic_load_explicit(&active, memory_order_acquire);
 }
 
+bool shim_validating(void)
+{
+	return shim_plan.mode == MODE_VALIDATE && shim_active();
+}
+
 void shim_activate(void)
 {
 	atomic_store_explicit(&active, true, memory_order_release);

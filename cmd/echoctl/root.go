@@ -36,7 +36,7 @@ Pipeline: trace → plan → validate → calibrate → run, or all at once with
 	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of tables, where the command supports it")
 	cmd.AddCommand(newTraceCmd(opts), newLaunchCmd())
 	cmd.AddCommand(newStatsCmd(opts))
-	cmd.AddCommand(newRunCmd(opts), newCalibrateCmd(opts))
+	cmd.AddCommand(newValidateCmd(opts), newCalibrateCmd(opts), newRunCmd(opts), newOptimizeCmd(opts))
 	cmd.AddCommand(newPlanCmd(opts))
 	cmd.AddCommand(newExportCmd(opts))
 	return cmd

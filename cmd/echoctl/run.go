@@ -118,8 +118,8 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) ([]planner.Pai
 	if len(enabled) > 0 && strategy != "" {
 		return enabled, strategy, nil
 	}
-	if calibrated && !o.force {
-		return nil, strategy, nil
+	if (calibrated || len(unproven) == 0) && !o.force {
+		return nil, strategy, nil // nothing enabled: the program runs as written
 	}
 	if !o.force {
 		return nil, "", errors.New("the plan was never calibrated, so no pair is enabled and no strategy chosen: " +

@@ -82,31 +82,19 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 		}
 		defer stop()
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("finding echoctl's own executable: %w", err)
-	}
-	out, err := os.Create(o.output)
-	if err != nil {
-		return fmt.Errorf("creating the trace file: %w", err)
-	}
 	stderr := cmd.ErrOrStderr()
 	opts := tracer.Options{
 		Config: tracer.Config{
 			MinHostBytes: uint64(o.minHostBytes), HostAllocs: !o.noHostAllocs,
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
 		},
-		Command: command, PID: o.pid, Duration: o.duration, Version: version,
-		Launcher: []string{self, launchCmdName},
-		Stdin:    cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Command: command, PID: o.pid, Duration: o.duration,
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
 		Progress: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
 	}
-	res, err := tracer.Record(cmd.Context(), out, opts)
-	if cerr := out.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", o.output, cerr)
-	}
+	res, err := recordTrace(cmd, o.output, opts)
 	noCUDA := errors.Is(err, tracer.ErrNoCUDA)
 	if err != nil && !noCUDA {
 		if res.Events == 0 {
@@ -145,4 +133,22 @@ func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error 
 		ExitCode  int      `json:"exit_code"`
 		Libraries []string `json:"libraries"`
 	}{output, res.Events, res.Lost, res.ExitCode, res.Libraries})
+}
+
+// recordTrace traces into the file at path with echoctl's launcher and version filled in.
+func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.Result, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
+	}
+	opts.Launcher, opts.Version = []string{self, launchCmdName}, version
+	out, err := os.Create(path)
+	if err != nil {
+		return tracer.Result{}, fmt.Errorf("creating the trace file: %w", err)
+	}
+	res, err := tracer.Record(cmd.Context(), out, opts)
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", path, cerr)
+	}
+	return res, err
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+	"github.com/echo-uma/echo/trace"
+	"github.com/echo-uma/echo/tracer"
+	"github.com/echo-uma/echo/validate"
+)
+
+type optimizeOptions struct {
+	*globalOptions
+	output string
+	rounds int
+	ignore string
+}
+
+func newOptimizeCmd(g *globalOptions) *cobra.Command {
+	o := &optimizeOptions{globalOptions: g, rounds: 5}
+	cmd := &cobra.Command{
+		Use:   "optimize [-o PLAN] -- CMD [ARGS...]",
+		Short: "Trace, plan, validate and calibrate a program in one go",
+		Long: `optimize runs the whole pipeline on CMD: trace it (root, or CAP_BPF and CAP_PERFMON),
+plan the buffer pairs its copies link, validate the candidates on one more run, and
+calibrate the survivors against the program as written. It ends with the before/after
+table and a plan that echoctl run deploys. The program runs several times: keep its
+arguments to a representative, short run, and give --ignore for output lines that carry
+timings so that the output comparison only sees results.`,
+		Example: `  sudo echoctl optimize --ignore '^iter_ms=' -- ./app --size 64M
+  echoctl run app.plan -- ./app --size 64M`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || cmd.ArgsLenAtDash() != 0 {
+				return errors.New("give -- and the command to optimize")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runOptimize(cmd, o, args) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "plan file to write (default CMD.plan in the current directory)")
+	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
+	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	return cmd
+}
+
+func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
+	var ignore *regexp.Regexp
+	if o.ignore != "" {
+		var err error
+		if ignore, err = regexp.Compile(o.ignore); err != nil {
+			return fmt.Errorf("--ignore: %w", err)
+		}
+	}
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", argv[0], err)
+	}
+	if err := runner.Preloadable(exe); err != nil {
+		return err
+	}
+	if err := tracer.CheckPrivileges(); err != nil {
+		return err
+	}
+	planPath := o.output
+	if planPath == "" {
+		planPath = filepath.Base(exe) + ".plan"
+	}
+	stderr := cmd.ErrOrStderr()
+	step := func(n int, format string, args ...any) {
+		fmt.Fprintf(stderr, "optimize: [%d/4] "+format+"\n", append([]any{n}, args...)...)
+	}
+	quiet := runner.IO{Stdout: io.Discard, Stderr: io.Discard}
+
+	step(1, "tracing %s", exe)
+	tracePath := planPath + ".trace"
+	if _, err := recordTrace(cmd, tracePath, tracer.Options{
+		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: true, RingBytes: 16 << 20},
+		Command: argv, Stdout: io.Discard, Stderr: io.Discard,
+	}); err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
+		return err
+	}
+
+	step(2, "planning")
+	p, err := planFile(tracePath)
+	if err != nil {
+		return err
+	}
+	candidates := validate.Candidates(p)
+	step(2, "%d pairs, %d candidates, predicted speed-up %.2f×", len(p.Pairs), len(candidates), p.PredictedSpeedup)
+	if len(candidates) == 0 {
+		return finishOptimize(cmd, p, planPath, nil, "no pair can be merged: the program stays as written")
+	}
+
+	step(3, "validating %d candidate pairs on one run", len(candidates))
+	res, err := validate.Run(p, argv, quiet)
+	if err != nil {
+		return err
+	}
+	validate.Apply(p, res.Report)
+	var validated []planner.Pair
+	for _, pair := range p.Pairs {
+		if pair.Status == planner.StatusValidated {
+			validated = append(validated, pair)
+		} else if pair.Status == planner.StatusRefused && strings.HasPrefix(pair.Reason, "validation:") {
+			step(3, "%s refused: %s", pair.ID, pair.Reason)
+		}
+	}
+	if len(validated) == 0 {
+		return finishOptimize(cmd, p, planPath, nil, "validation refused every candidate: the program stays as written")
+	}
+
+	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
+	cal, err := calibrate.Calibrate(p, validated, argv, calibrate.Options{
+		Rounds: o.rounds, Ignore: ignore,
+		Progress: func(format string, args ...any) { step(4, format, args...) },
+	})
+	if err != nil {
+		return err
+	}
+	calibrate.Apply(p, validated, cal)
+	return finishOptimize(cmd, p, planPath, cal, "")
+}
+
+func planFile(path string) (*planner.Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return planner.Analyze(r, path, planner.DefaultOptions(), "echoctl "+version)
+}
+
+// finishOptimize writes the plan and prints the before/after table.
+func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *calibrate.Result, why string) error {
+	if err := planner.WriteFile(planPath, p); err != nil {
+		return err
+	}
+	if g := cmd.Flags().Lookup("json"); g != nil && g.Value.String() == "true" {
+		return p.Write(cmd.OutOrStdout())
+	}
+	out := cmd.OutOrStdout()
+	if cal == nil {
+		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
+		return nil
+	}
+	fmt.Fprintf(out, "\npredicted speed-up %.2f× from the trace (f_copy %.1f%%)\n", p.PredictedSpeedup, 100*p.FCopy)
+	return renderCalibration(out, cal, p, planPath)
+}

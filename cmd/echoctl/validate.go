@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+	"github.com/echo-uma/echo/validate"
+)
+
+type validateOptions struct {
+	*globalOptions
+	output string
+}
+
+func newValidateCmd(g *globalOptions) *cobra.Command {
+	o := &validateOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "validate PLAN -- CMD [ARGS...]",
+		Short: "Run the program once more and refuse the pairs whose merge would change what it reads",
+		Long: `validate runs CMD as written, with separate buffers, while the preload library watches
+each candidate pair's host buffer with page protection in the windows where merging would
+change what the program reads or writes: a host write to an input while its device copy may
+still be read (S1), a kernel updating an input's device copy in place, a host access to an
+output between a kernel launch and the copy that brings its results, a host write to an
+output after it was read. A pair with such an access is refused, naming the instruction; a
+pair whose linking copies were all watched without one becomes validated. The plan is
+updated in place (or written to -o). Comparisons of the two pointers (S3) cannot be seen;
+calibration's output comparison is the check left for them.`,
+		Example: `  echoctl validate app.plan -- ./app --size 64M`,
+		Args:    planAndCommand,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runValidate(cmd, o, args[0], args[1:])
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the validated plan here instead of over PLAN")
+	return cmd
+}
+
+func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv []string) error {
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		return err
+	}
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", argv[0], err)
+	}
+	if err := p.CheckExecutable(exe); err != nil {
+		return err
+	}
+	if err := runner.Preloadable(exe); err != nil {
+		return err
+	}
+	res, err := validate.Run(p, argv, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return err
+	}
+	validate.Apply(p, res.Report)
+	out := o.output
+	if out == "" {
+		out = planPath
+	}
+	if err := planner.WriteFile(out, p); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	for _, pair := range p.Pairs {
+		verdict := string(pair.Status)
+		if pair.Reason != "" {
+			verdict += ": " + pair.Reason
+		}
+		fmt.Fprintf(stderr, "validate: %s %-6s %s\n", pair.ID, pair.Direction, verdict)
+	}
+	fmt.Fprintf(stderr, "validate: wrote %s\n", out)
+	if res.ExitCode != 0 {
+		return exitStatus(res.ExitCode)
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+/*
+ * Validate mode (paper §3.3.1): the program runs as written, with separate buffers, while
+ * the shim watches each candidate pair's host buffer with page protection in the windows
+ * where merging would change what the program reads or writes:
+ *
+ *   input pair  from the H2D copy until a synchronization that follows a kernel launch, the
+ *               device copy may still be read by GPU work: a host write there would reach it
+ *               once merged (S1); at that synchronization the device copy must still equal
+ *               the host buffer, or a kernel updated the input in place;
+ *   output pair from a kernel launch until the D2H copy, the host must not touch the buffer
+ *               (merged, it would see results early); after the copy it may read them, but
+ *               a write would reach the device's copy (a pair copied both ways may be
+ *               rewritten then, before its next H2D copy).
+ *
+ * A fault in a window refuses the pair, records the instruction, unprotects the buffer and
+ * lets the program go on; a fault anywhere else goes to the program's own handler.
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+void __libc_free(void *);
+void *__libc_malloc(size_t);
+
+static struct sigaction previous;
+static uintptr_t page_size;
+
+static uintptr_t floor_page(uintptr_t a) { return a & ~(page_size - 1); }
+static uintptr_t ceil_page(uintptr_t a) { return (a + page_size - 1) & ~(page_size - 1); }
+
+static void refuse(struct pair *p, const char *reason, uintptr_t pc)
+{
+	if (p->verdict.refused)
+		return;
+	p->verdict.refused = true;
+	p->verdict.pc = pc;
+	strncpy(p->verdict.reason, reason, sizeof p->verdict.reason - 1);
+}
+
+/* Sets the protection of p's host buffer (-1: none, read and write). */
+static void protect(struct pair *p, int prot)
+{
+	if (!p->host_ptr || p->verdict.refused || p->window == prot)
+		return;
+	uintptr_t lo = (uintptr_t)p->host_ptr, hi = lo + p->bytes;
+	if (!p->owned && (lo != floor_page(lo) || hi != ceil_page(hi))) {
+		refuse(p, "the host buffer shares memory pages with other data, so it cannot be watched", 0);
+		return;
+	}
+	if (mprotect((void *)floor_page(lo), ceil_page(hi) - floor_page(lo),
+		     prot < 0 ? PROT_READ | PROT_WRITE : prot) == 0)
+		p->window = prot;
+}
+
+static uintptr_t fault_pc(void *uc, bool *write)
+{
+	ucontext_t *u = uc;
+#if defined(__x86_64__)
+	*write = u->uc_mcontext.gregs[REG_ERR] & 2;
+	return (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	*write = false; /* the fault's direction is not told apart here */
+	return (uintptr_t)u->uc_mcontext.pc;
+#else
+	(void)u;
+	*write = false;
+	return 0;
+#endif
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		uintptr_t lo = (uintptr_t)p->host_ptr;
+		if (!p->host_ptr || p->window < 0 || a < floor_page(lo) || a >= ceil_page(lo + p->bytes))
+			continue;
+		bool write;
+		uintptr_t pc = fault_pc(uc, &write);
+		if (p->window == PROT_NONE)
+			refuse(p, "the host touches the output buffer between a kernel launch and the copy that brings "
+				  "the results: merged, it would see them early", pc);
+		else if (p->input && !p->output)
+			refuse(p, "the host writes the input buffer while its device copy may still be read by later "
+				  "GPU work (S1): merged, the GPU would see the new data", pc);
+		else
+			refuse(p, "the host writes the output buffer after reading it: merged, the write would reach "
+				  "the device's copy", pc);
+		p->window = 0; /* force the unprotect below */
+		mprotect((void *)floor_page(lo), ceil_page(lo + p->bytes) - floor_page(lo), PROT_READ | PROT_WRITE);
+		p->window = -1;
+		return;
+	}
+	/* Not ours: the program's own handler, or the default action when the access retries. */
+	if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction) {
+		previous.sa_sigaction(sig, si, uc);
+	} else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL && previous.sa_handler) {
+		previous.sa_handler(sig);
+	} else {
+		sigaction(SIGSEGV, &previous, NULL);
+	}
+}
+
+void shim_validate_init(void)
+{
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &previous);
+}
+
+/* A page-aligned host buffer the shim owns, so protecting it touches nothing else. */
+void *shim_validate_host_buffer(size_t bytes)
+{
+	void *p = mmap(NULL, ceil_page(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The program frees a watched host buffer: stop watching; release it if the shim made it. */
+bool shim_validate_free(void *ptr)
+{
+	bool owned = false;
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (p->host_ptr != ptr)
+			continue;
+		protect(p, -1);
+		p->window = -1;
+		owned = p->owned;
+		if (owned)
+			munmap(ptr, ceil_page(p->bytes));
+		p->host_ptr = NULL;
+		p->host_freed = true;
+	}
+	pthread_mutex_unlock(&shim_lock);
+	return owned;
+}
+
+/* A copy is about to run: the runtime must be able to read and write the host buffers. */
+void shim_validate_before_copy(void *dst, size_t n)
+{
+	(void)n;
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < shim_plan.npairs; i++)
+		if (shim_plan.pairs[i].host_ptr == dst)
+			protect(&shim_plan.pairs[i], -1);
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* Every launch may read any input and write any output: from now until its D2H copy the
+ * host keeps out of the outputs. */
+void shim_validate_launch(void)
+{
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (p->input && p->window == PROT_READ)
+			p->launched = true;
+		if (p->output && p->dev_ptr)
+			protect(p, PROT_NONE);
+	}
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* The device is synchronized: the input windows that saw a launch close. Caller holds the
+ * lock; the pairs whose device copy must now be compared are marked for check_inputs. */
+static void sync_locked(void)
+{
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->verdict.refused)
+			continue;
+		protect(p, -1);
+		p->check = true;
+	}
+}
+
+/* Each closed input's device copy must still hold what the host buffer holds, or a kernel
+ * updated it in place. Runs without the lock: reading the device copy back goes through the
+ * runtime, whose own threads may call into the shim. */
+static void check_inputs(void)
+{
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (!__atomic_exchange_n(&p->check, false, __ATOMIC_ACQ_REL))
+			continue;
+		if (!p->scratch)
+			p->scratch = __libc_malloc(p->bytes);
+		if (p->scratch && real.cudaMemcpy(p->scratch, p->dev_ptr, p->bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+		    memcmp(p->scratch, p->host_ptr, p->bytes) != 0) {
+			pthread_mutex_lock(&shim_lock);
+			refuse(p, "a kernel updates the device copy of the input in place: merged, the host buffer "
+				  "would change under the program", 0);
+			pthread_mutex_unlock(&shim_lock);
+		}
+	}
+}
+
+void shim_validate_sync(void)
+{
+	pthread_mutex_lock(&shim_lock);
+	sync_locked();
+	pthread_mutex_unlock(&shim_lock);
+	check_inputs();
+}
+
+/* Whether p is a host buffer validate mode watches. Lock-free: every free asks. */
+bool shim_validate_watched(const void *p)
+{
+	for (int i = 0; i < shim_plan.npairs; i++)
+		if (p && __atomic_load_n(&shim_plan.pairs[i].host_ptr, __ATOMIC_ACQUIRE) == p)
+			return true;
+	return false;
+}
+
+/* A synchronous copy returned: unless device to device, it synchronized the device; a
+ * linking copy opens the window of its pair. */
+void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes)
+{
+	pthread_mutex_lock(&shim_lock);
+	if (synchronizes)
+		sync_locked();
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
+			continue;
+		if (dst == p->dev_ptr && src == p->host_ptr) {
+			p->copies++;
+			p->launched = false;
+			protect(p, PROT_READ);
+		} else if (dst == p->host_ptr && src == p->dev_ptr) {
+			p->copies++;
+			protect(p, p->input ? -1 : PROT_READ);
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
+	check_inputs();
+}

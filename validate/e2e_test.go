@@ -1,0 +1,122 @@
+package validate_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
+)
+
+func echoctl(t *testing.T, env []string, args ...string) testenv.Result {
+	t.Helper()
+	return testenv.Run(t, testenv.Built(t, "bin/echoctl"), env, args...)
+}
+
+// A validate run watches the program as written: its output is the baseline's; the
+// still-live input of S1 is refused, naming the instruction; the rest are validated (S2 is
+// the deploy's to keep, S3 cannot be seen).
+func TestValidate(t *testing.T) {
+	testenv.RequireRoot(t)
+	delay := []string{"CUDA_EMU_KERNEL_DELAY_US=1000"}
+	args := []string{"--iters", "5", "--warmup", "1"}
+	cases := []struct {
+		workload string
+		refused  map[string]string // pair id -> reason substring
+	}{
+		{"stream", nil},
+		{"pipeline", nil},
+		{"unsafe_sync_wait", nil},
+		{"unsafe_ptr_identity", nil},
+		{"unsafe_live_value", map[string]string{"p1": "(S1)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.workload, func(t *testing.T) {
+			p, planPath := testenv.Plan(t, c.workload, args...)
+			candidates := 0
+			for _, pair := range p.Pairs {
+				if pair.Status == planner.StatusCandidate {
+					candidates++
+				}
+			}
+			prog := testenv.Built(t, "workloads/"+c.workload)
+			res := echoctl(t, delay, append([]string{"validate", planPath, "--", prog}, args...)...)
+			want := testenv.RunWorkload(t, c.workload, delay, args...).Checksum()
+			if res.ExitCode != 0 || res.Checksum() != want {
+				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+			}
+			got, err := planner.ReadFile(planPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validated := 0
+			for _, pair := range got.Pairs {
+				reason, refuse := c.refused[pair.ID]
+				switch {
+				case refuse && (pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, reason) ||
+					!strings.Contains(pair.Reason, "(at "+c.workload+"+0x")):
+					t.Errorf("%s: %s %q; want refused for %q, naming the instruction", pair.ID, pair.Status, pair.Reason, reason)
+				case pair.Status == planner.StatusValidated:
+					validated++
+				}
+			}
+			if validated != candidates-len(c.refused) {
+				t.Errorf("%d pairs validated of %d candidates, %d refusals expected", validated, candidates, len(c.refused))
+			}
+		})
+	}
+}
+
+// Every workload and unsafe case through optimize and then run, the kernel delay on: either
+// refused with the expected reason, or deployed with the baseline's output, byte for byte.
+func TestOptimizeThenRun(t *testing.T) {
+	testenv.RequireRoot(t)
+	env := []string{"CUDA_EMU_KERNEL_DELAY_US=500", "CUDA_EMU_MANAGED_SLOWDOWN=3"}
+	args := []string{"--iters", "5", "--warmup", "1"}
+	cases := []struct {
+		workload string
+		refused  map[string]string
+	}{
+		{"stream", nil},
+		{"pipeline", nil},
+		{"compute", map[string]string{"p1": "too rare"}},
+		{"multistream", map[string]string{"p1": "out of scope", "p2": "out of scope", "p3": "out of scope", "p4": "out of scope"}},
+		{"unsafe_live_value", map[string]string{"p1": "(S1)"}},
+		{"unsafe_sync_wait", nil},
+		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}},
+		{"unsafe_lifetime", map[string]string{"p1": "lifetime"}},
+		{"unsafe_inplace", map[string]string{"p1": "linked to 2 host buffers", "p2": "linked to 2 host buffers"}},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.workload, func(t *testing.T) {
+			prog := testenv.Built(t, "workloads/"+c.workload)
+			planPath := dir + "/" + c.workload + ".plan"
+			res := echoctl(t, env, append([]string{"optimize", "--rounds", "2", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
+			if res.ExitCode != 0 {
+				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			p, err := planner.ReadFile(planPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, reason := range c.refused {
+				for _, pair := range p.Pairs {
+					if pair.ID == id && (pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, reason)) {
+						t.Errorf("%s: %s %q; want refused for %q", id, pair.Status, pair.Reason, reason)
+					}
+				}
+			}
+			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
+			run := echoctl(t, env, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
+			if run.ExitCode != 0 || run.Checksum() != want {
+				t.Errorf("run: exit %d, checksum %s, want %s: %s", run.ExitCode, run.Checksum(), want, run.Stderr)
+			}
+			if testing.Verbose() {
+				t.Logf("%s: strategy %q\n%s", c.workload, p.Context.Strategy, run.Stderr)
+			}
+		})
+	}
+	os.RemoveAll(dir)
+}

@@ -1,0 +1,91 @@
+// Package validate runs a program once more, as written, with the preload library watching
+// each candidate pair's host buffer in the windows where merging would change what the
+// program reads or writes (shim/validate.c), and folds what it saw into the plan.
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+)
+
+// Candidates are the pairs a validate run watches.
+func Candidates(p *planner.Plan) []planner.Pair {
+	var out []planner.Pair
+	for _, pair := range p.Pairs {
+		if pair.Status == planner.StatusCandidate {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+// Run validates the plan's candidates on one run of argv.
+func Run(p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
+	pairs := Candidates(p)
+	if len(pairs) == 0 {
+		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
+	}
+	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeValidate)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	res, err := runner.Run(argv, compact, stdio)
+	if err != nil {
+		return res, err
+	}
+	if !res.Report.Active {
+		return res, fmt.Errorf("validation did not run: %s", res.Report.Reason)
+	}
+	return res, nil
+}
+
+// Apply folds a validate run into the plan: a pair with an access in a window is refused, a
+// pair whose copies were all watched without one is validated, and one the run never
+// reached stays a candidate.
+func Apply(p *planner.Plan, report runner.Report) {
+	seen := map[string]runner.PairReport{}
+	for _, r := range report.Pairs {
+		seen[r.ID] = r
+	}
+	stamp := time.Now().UTC().Format(time.RFC3339)
+	for i := range p.Pairs {
+		pair := &p.Pairs[i]
+		r, ok := seen[pair.ID]
+		if pair.Status != planner.StatusCandidate || !ok {
+			continue
+		}
+		switch {
+		case r.Refused:
+			pair.Status = planner.StatusRefused
+			pair.Reason = "validation: " + r.Reason + at(p, r)
+		case r.Seen && r.Copies > 0:
+			pair.Status = planner.StatusValidated
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
+				"in a window where merging would change what is read or written (pointer comparisons, S3, cannot be seen)",
+				stamp, r.Copies))
+		default:
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("not validated %s: the run never allocated and linked this pair", stamp))
+		}
+	}
+	p.Recount()
+}
+
+// at names the instruction that made the access, as module+offset.
+func at(p *planner.Plan, r runner.PairReport) string {
+	if r.AtModule == "" {
+		return ""
+	}
+	name := r.AtModule
+	if exe := p.Context.Executable; exe.BuildID != "" && exe.BuildID == r.AtModule {
+		name = filepath.Base(exe.Path)
+	} else if len(name) > 12 && !strings.Contains(name, ":") {
+		name = name[:12] + "…"
+	}
+	return fmt.Sprintf(" (at %s+%#x)", name, r.AtOffset)
+}
