@@ -124,6 +124,7 @@ bench: build
 	bench/emulator.sh
 	bench/shim_cost.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3x -cpu 1 ./planner/ ./trace/
+	@if [ "$$(id -u)" = 0 ]; then bench/echo_emulator.sh; else echo "bench: skipping bench/echo_emulator.sh (tracing needs root)"; fi
 
 demo: build
 	bench/demo.sh

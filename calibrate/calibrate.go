@@ -72,7 +72,7 @@ func Calibrate(p *planner.Plan, pairs []planner.Pair, argv []string, o Options) 
 				strategies = applicable(res.Device)
 			}
 			for _, s := range strategies {
-				c, err := planner.Compact(p, pairs, s, planner.ModeDeploy)
+				c, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)
 				if err != nil {
 					return nil, err
 				}

@@ -10,8 +10,9 @@ import (
 type Mode string
 
 const (
-	ModeDeploy  Mode = "deploy"  // merge the pairs
-	ModeMeasure Mode = "measure" // merge nothing; time the loop
+	ModeDeploy    Mode = "deploy"    // merge the pairs
+	ModeCalibrate Mode = "calibrate" // merge the pairs and time the loop
+	ModeMeasure   Mode = "measure"   // merge nothing; time the loop
 	// ModeValidate merges nothing either: it watches each pair's host buffer in the windows
 	// where merging would change what the program reads or writes.
 	ModeValidate Mode = "validate"
@@ -42,12 +43,19 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 	if p.Context.Runtime > 0 {
 		fmt.Fprintf(&b, "runtime %d\n", p.Context.Runtime)
 	}
-	fmt.Fprintf(&b, "strategy %s\nmode %s\n", strategy, mode)
-	// The loop marker lets the shim time iterations, in either mode.
-	if m := p.Loop.Marker; m != nil {
+	shimMode := mode
+	if mode == ModeCalibrate {
+		shimMode = ModeDeploy
+	}
+	fmt.Fprintf(&b, "strategy %s\nmode %s\n", strategy, shimMode)
+	// The loop marker has the shim time each iteration: a clock read per iteration, and a
+	// site lookup per copy of the marker's size, which a plain deploy does without.
+	if mode == ModeMeasure || mode == ModeCalibrate {
+		m := p.Loop.Marker
+		if m == nil {
+			return "", fmt.Errorf("the plan found no loop to time")
+		}
 		fmt.Fprintf(&b, "marker %s %x %s %d\n", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
-	} else if mode == ModeMeasure {
-		return "", fmt.Errorf("the plan found no loop to measure")
 	}
 	for _, pair := range pairs {
 		if pair.Host.Unresolved || pair.Device.Unresolved {

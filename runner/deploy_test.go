@@ -70,7 +70,7 @@ func TestDeployKeepsOutput(t *testing.T) {
 				strategies = []string{"system"}
 			}
 			for _, s := range strategies {
-				compact, err := planner.Compact(p, pairs, s, planner.ModeDeploy)
+				compact, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)
 				if err != nil {
 					t.Fatal(err)
 				}
