@@ -27,13 +27,13 @@ UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifet
 EMU_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
               -I$(EMU_DIR)/include
 WL_FLAGS   := -O2 -g -Wall -Wextra -Werror -x c++ -I$(EMU_DIR)/include -Wl,--build-id=sha1
-WL_LINK    := -L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+WL_LINK    := -L$(BUILD)/lib -lcudart -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 
 LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a
 SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
-               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static) \
+               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/bench/shimcost
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean

@@ -87,7 +87,8 @@ func (a *analysis) alloc(e *trace.Event) {
 	if e.Addr == 0 || e.Bytes == 0 {
 		return
 	}
-	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: memKind(e.Type), site: a.sites.of(e, e.Bytes, true)})
+	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: memKind(e.Type), call: e.Type,
+		site: a.sites.of(e, e.Bytes, true)})
 }
 
 // memKind is the kind of memory an allocation call hands out.

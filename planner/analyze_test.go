@@ -172,6 +172,20 @@ func TestAnalyzeRules(t *testing.T) {
 			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
 		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "attached trace"},
 
+		{name: "host buffers allocated at one site by several threads", program: func(s *synth) {
+			var hs, ds [2]uint64
+			for i := range 2 {
+				s.tid = uint32(pid + 1 + i)
+				hs[i], ds[i] = s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20+uint64(i)*8, mib)
+			}
+			for it := 0; it < 6; it++ {
+				for i := range 2 {
+					s.tid = uint32(pid + 1 + i)
+					s.memcpy(0x100, ds[i], hs[i], mib, trace.KindHostToDevice, 100_000)
+				}
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "several threads"}, {"input", StatusRefused, "several threads"}}},
+
 		{name: "a zero-byte copy in an attached trace", attached: true, program: func(s *synth) {
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, 0x7f0000000000, 0x10000000, 0, trace.KindHostToDevice, 1_000)

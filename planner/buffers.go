@@ -3,6 +3,8 @@ package planner
 import (
 	"slices"
 	"sort"
+
+	"github.com/echo-uma/echo/trace"
 )
 
 // Memory kinds of a buffer.
@@ -20,6 +22,7 @@ type buffer struct {
 	pid         uint32
 	start, size uint64
 	kind        string
+	call        trace.EventType // the allocating call
 	site        Site
 	unresolved  bool   // not allocated in the trace: known only from copies
 	freedNS     uint64 // 0 while live

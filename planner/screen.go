@@ -29,6 +29,12 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	if r := lifetime(h, d); r != "" {
 		return r
 	}
+	for _, b := range []*buffer{h, d} {
+		if !b.unresolved && a.sites.shared(b.pid, b.site, b.call) {
+			return fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on how "+
+				"the threads interleave, so the site cannot name one buffer", b.site.Call, siteName(b.site))
+		}
+	}
 	if len(sharing[d.id]) > 1 {
 		return fmt.Sprintf("the device buffer is linked to %d host buffers (%s): one memory cannot stand for them all",
 			len(sharing[d.id]), idsOf(sharing[d.id]))

@@ -10,14 +10,22 @@ type ordinalKey struct {
 	bytes  uint64
 }
 
-// sites resolves call sites and numbers the calls made at each.
+// sites resolves call sites and numbers the calls made at each, noting the sites that more
+// than one thread allocates from: there the numbering depends on how the threads interleave.
 type sites struct {
 	modules  *trace.Modules
 	ordinals map[ordinalKey]int
+	threads  map[ordinalKey]uint32 // the thread that allocated there, or 0 once several have
 }
 
 func newSites(h trace.Header) *sites {
-	return &sites{modules: trace.NewModules(h.Modules), ordinals: map[ordinalKey]int{}}
+	return &sites{modules: trace.NewModules(h.Modules), ordinals: map[ordinalKey]int{}, threads: map[ordinalKey]uint32{}}
+}
+
+// shared reports whether several threads allocated at the (numbered) site s of process pid.
+func (s *sites) shared(pid uint32, site Site, call trace.EventType) bool {
+	tid, ok := s.threads[ordinalKey{pid, site.Module, site.Offset, call, site.Bytes}]
+	return ok && tid == 0
 }
 
 // of is the site of an event. Allocation sites are numbered (ordinal); a copy site is the
@@ -36,6 +44,11 @@ func (s *sites) of(e *trace.Event, bytes uint64, numbered bool) Site {
 		k := ordinalKey{e.PID, site.Module, site.Offset, e.Type, bytes}
 		site.Ordinal = s.ordinals[k]
 		s.ordinals[k]++
+		if tid, seen := s.threads[k]; !seen {
+			s.threads[k] = e.TID
+		} else if tid != e.TID {
+			s.threads[k] = 0
+		}
 	}
 	return site
 }

@@ -18,6 +18,7 @@ type synth struct {
 	next   uint64 // next address handed out
 	lost   uint64
 	events uint64
+	tid    uint32 // the thread making the calls; 0: the main thread
 }
 
 const (
@@ -41,6 +42,9 @@ func newSynth(t testing.TB, attached bool) *synth {
 // call records one call lasting dur nanoseconds.
 func (s *synth) call(e trace.Event, dur uint64) {
 	e.PID, e.TID = pid, pid
+	if s.tid != 0 {
+		e.TID = s.tid
+	}
 	e.EnterNS, e.ExitNS = s.now, s.now+dur
 	s.now += dur + 1000
 	if err := s.w.WriteEvent(&e); err != nil {

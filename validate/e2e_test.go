@@ -87,6 +87,8 @@ func TestOptimizeThenRun(t *testing.T) {
 		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}},
 		{"unsafe_lifetime", map[string]string{"p1": "lifetime"}},
 		{"unsafe_inplace", map[string]string{"p1": "linked to 2 host buffers", "p2": "linked to 2 host buffers"}},
+		// four threads allocating and copying through shared call sites
+		{"mt_stream", map[string]string{"p1": "several threads", "p2": "several threads", "p5": "several threads"}},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -102,10 +104,18 @@ func TestOptimizeThenRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			for id, reason := range c.refused {
+				found := false
 				for _, pair := range p.Pairs {
-					if pair.ID == id && (pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, reason)) {
+					if pair.ID != id {
+						continue
+					}
+					found = true
+					if pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, reason) {
 						t.Errorf("%s: %s %q; want refused for %q", id, pair.Status, pair.Reason, reason)
 					}
+				}
+				if !found {
+					t.Errorf("no pair %s in the plan, which should refuse it for %q", id, reason)
 				}
 			}
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
