@@ -143,3 +143,37 @@ func TestDeployRefusesQuietly(t *testing.T) {
 		})
 	}
 }
+
+// A program that dlopens the runtime and calls it through dlsym'd pointers is still merged:
+// the shim hands out its hooks from dlsym.
+func TestDeployDlopenedRuntime(t *testing.T) {
+	testenv.RequireRoot(t)
+	const iters = "8"
+	p, _ := testenv.PlanProgram(t, "tests/dlopen_runtime", iters)
+	pairs := candidates(p)
+	if len(pairs) != 1 {
+		t.Fatalf("%d candidates, want the input pair (the output's device buffer is written by a D2D copy)", len(pairs))
+	}
+	prog := testenv.Built(t, "tests/dlopen_runtime")
+	want := testenv.Run(t, prog, nil, iters).Checksum()
+	for _, mode := range []planner.Mode{planner.ModeValidate, planner.ModeDeploy} {
+		compact, err := planner.Compact(p, pairs, "mapped", mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := deploy(t, compact, nil, prog, iters)
+		if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+			t.Fatalf("%s: exit %d, checksum %s, want %s", mode, res.ExitCode, got, want)
+		}
+		switch mode {
+		case planner.ModeValidate:
+			if len(res.Report.Pairs) != 1 || res.Report.Pairs[0].Refused || res.Report.Pairs[0].Copies != 8 {
+				t.Errorf("validate: %+v; want the pair's 8 linking copies watched and no refusal", res.Report.Pairs)
+			}
+		case planner.ModeDeploy:
+			if res.Report.Merged != 1 || res.Report.CopiesElided != 8 {
+				t.Errorf("deploy: report %+v; want the pair merged and its 8 copies elided", res.Report)
+			}
+		}
+	}
+}

@@ -106,6 +106,8 @@ static cudaError_t watched_copy(void *dst, const void *src, size_t n, enum cudaM
 {
 	if (!shim_enter())
 		return real.cudaMemcpy(dst, src, n, kind);
+	if (kind == cudaMemcpyDeviceToDevice)
+		shim_validate_launch(); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
 	cudaError_t err = real.cudaMemcpy(dst, src, n, kind);
 	if (err == cudaSuccess)

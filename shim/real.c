@@ -7,10 +7,15 @@
 struct real real;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#define RESOLVE(field, name) real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name)
+#define LOOKUP(handle, field, name)                                                      \
+	do {                                                                              \
+		if (!real.field)                                                          \
+			real.field = (__typeof__(real.field))shim_real_dlsym(handle, name); \
+	} while (0)
 
-static void resolve(void)
+static void resolve_from(void *handle)
 {
+#define RESOLVE(field, name) LOOKUP(handle, field, name)
 	RESOLVE(cudaMalloc, "cudaMalloc");
 	RESOLVE(cudaMallocHost, "cudaMallocHost");
 	RESOLVE(cudaHostAlloc, "cudaHostAlloc");
@@ -24,14 +29,19 @@ static void resolve(void)
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
 	RESOLVE(cudaGetDevice, "cudaGetDevice");
 	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */
-	if (!real.cudaGetDeviceProperties)
-		RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties"); /* CUDA 13 dropped the suffix */
+	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties");    /* CUDA 13 dropped the suffix */
 	RESOLVE(cudaDeviceGetAttribute, "cudaDeviceGetAttribute");
 	RESOLVE(cudaDriverGetVersion, "cudaDriverGetVersion");
 	RESOLVE(cudaRuntimeGetVersion, "cudaRuntimeGetVersion");
 	RESOLVE(new_array, "_Znam");
 	RESOLVE(delete_array, "_ZdaPv");
 	RESOLVE(delete_array_sized, "_ZdaPvm");
+#undef RESOLVE
+}
+
+static void resolve(void)
+{
+	resolve_from(RTLD_NEXT);
 }
 
 /* Called from the first hook that needs a runtime function: by then the program has loaded
@@ -39,4 +49,14 @@ static void resolve(void)
 void shim_resolve(void)
 {
 	pthread_once(&once, resolve);
+}
+
+/* The program opened the runtime itself (dlopen): take what is still missing from it. */
+void shim_adopt_runtime(void *handle)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	shim_resolve();
+	pthread_mutex_lock(&lock);
+	resolve_from(handle);
+	pthread_mutex_unlock(&lock);
 }

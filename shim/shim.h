@@ -122,6 +122,10 @@ struct real {
 };
 extern struct real real;
 void shim_resolve(void);
+void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
+
+/* dlsym.c */
+void *shim_real_dlsym(void *handle, const char *name);
 
 /* site.c */
 void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site *out);

@@ -124,9 +124,15 @@ func Trace(t testing.TB, args ...string) (Result, string) {
 // written beside the trace. It returns the plan and its path.
 func Plan(t testing.TB, workload string, args ...string) (*planner.Plan, string) {
 	t.Helper()
-	res, path := Trace(t, append([]string{"--", Built(t, "workloads/"+workload)}, args...)...)
+	return PlanProgram(t, "workloads/"+workload, args...)
+}
+
+// PlanProgram is Plan for any program under build/.
+func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, string) {
+	t.Helper()
+	res, path := Trace(t, append([]string{"--", Built(t, rel)}, args...)...)
 	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace %s: exit %d: %s", workload, res.ExitCode, res.Stderr)
+		t.Fatalf("echoctl trace %s: exit %d: %s", rel, res.ExitCode, res.Stderr)
 	}
 	f, err := os.Open(path)
 	if err != nil {
