@@ -65,22 +65,9 @@ SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 	return alloc(RET, "cudaHostAlloc", true, out, n, host_alloc, flags);
 }
 
-static bool release(void *p, bool host_side)
-{
-	if (__builtin_expect(!p || !shim_active(), 1))
-		return false;
-	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(p) : !shim_merged_pair(p))
-		return false;
-	if (!shim_enter())
-		return false;
-	bool handled = shim_free(host_side, p);
-	shim_leave();
-	return handled;
-}
-
 SHIM_API cudaError_t cudaFree(void *p)
 {
-	if (release(p, false))
+	if (shim_release(false, p))
 		return cudaSuccess;
 	shim_resolve();
 	return real.cudaFree ? real.cudaFree(p) : cudaErrorInitializationError;
@@ -88,7 +75,7 @@ SHIM_API cudaError_t cudaFree(void *p)
 
 SHIM_API cudaError_t cudaFreeHost(void *p)
 {
-	if (release(p, true))
+	if (shim_release(true, p))
 		return cudaSuccess;
 	shim_resolve();
 	return real.cudaFreeHost ? real.cudaFreeHost(p) : cudaErrorInitializationError;

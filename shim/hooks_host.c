@@ -72,24 +72,9 @@ SHIM_API void *aligned_alloc(size_t alignment, size_t n)
 	return p ? p : __libc_memalign(alignment, n);
 }
 
-/* A merged buffer's host side is released through the pair, never by glibc; so is a buffer
- * validate mode made. */
-static bool release(void *p)
-{
-	if (__builtin_expect(!p || !shim_active(), 1))
-		return false;
-	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(p) : !shim_merged_pair(p))
-		return false;
-	if (!shim_enter())
-		return false;
-	bool handled = shim_free(true, p);
-	shim_leave();
-	return handled;
-}
-
 SHIM_API void free(void *p)
 {
-	if (!release(p))
+	if (!shim_release(true, p))
 		__libc_free(p);
 }
 
@@ -119,7 +104,7 @@ SHIM_API void *_Znam(size_t n)
 
 SHIM_API void _ZdaPv(void *p)
 {
-	if (release(p))
+	if (shim_release(true, p))
 		return;
 	shim_resolve();
 	if (real.delete_array)
@@ -130,7 +115,7 @@ SHIM_API void _ZdaPv(void *p)
 
 SHIM_API void _ZdaPvm(void *p, size_t n)
 {
-	if (release(p))
+	if (shim_release(true, p))
 		return;
 	shim_resolve();
 	if (real.delete_array_sized)

@@ -161,7 +161,7 @@ struct pair *shim_merged_pair(const void *ptr)
 /* A free of one side of a merged buffer: true when handled (the caller must not free it).
  * The buffer itself goes once both sides are freed, with the deallocator that matches how
  * it was allocated. */
-bool shim_free(bool host_side, void *ptr)
+static bool free_side(bool host_side, void *ptr)
 {
 	if (shim_plan.mode == MODE_VALIDATE)
 		return host_side && shim_validate_free(ptr);
@@ -182,4 +182,19 @@ bool shim_free(bool host_side, void *ptr)
 	}
 	pthread_mutex_unlock(&shim_lock);
 	return taken;
+}
+
+/* The program frees ptr: a merged buffer's side (or a buffer validate mode made) is released
+ * through the pair, never by the allocator that would have owned it. False: free as written. */
+bool shim_release(bool host_side, void *ptr)
+{
+	if (__builtin_expect(!ptr || !shim_active(), 1))
+		return false;
+	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(ptr) : !shim_merged_pair(ptr))
+		return false;
+	if (!shim_enter())
+		return false;
+	bool handled = free_side(host_side, ptr);
+	shim_leave();
+	return handled;
 }

@@ -140,7 +140,7 @@ bool shim_size_planned(size_t bytes);
 struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
 			void **out, bool *handled);
 void shim_allocated(struct pair *p, bool host_side, void *ptr);
-bool shim_free(bool host_side, void *p);
+bool shim_release(bool host_side, void *p); /* false: free as written */
 struct pair *shim_merged_pair(const void *p);
 
 /* validate.c: the windows in which merging would change what the program reads */

@@ -3,14 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/planner"
-	"github.com/echo-uma/echo/runner"
 )
 
 type calibrateOptions struct {
@@ -63,18 +61,8 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 			return fmt.Errorf("--ignore: %w", err)
 		}
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
-		return err
-	}
-	exe, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("finding %s: %w", argv[0], err)
-	}
-	if err := p.CheckExecutable(exe); err != nil {
-		return err
-	}
-	if err := runner.Preloadable(exe); err != nil {
 		return err
 	}
 	var pairs []planner.Pair

@@ -51,18 +51,8 @@ mapped).`,
 }
 
 func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) error {
-	p, err := planner.ReadFile(planPath)
+	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
-		return err
-	}
-	exe, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("finding %s: %w", argv[0], err)
-	}
-	if err := p.CheckExecutable(exe); err != nil {
-		return err
-	}
-	if err := runner.Preloadable(exe); err != nil {
 		return err
 	}
 	pairs, strategy, err := deployment(p, o, cmd.ErrOrStderr())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
 
 	"github.com/spf13/cobra"
 
@@ -41,18 +40,8 @@ calibration's output comparison is the check left for them.`,
 }
 
 func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv []string) error {
-	p, err := planner.ReadFile(planPath)
+	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
-		return err
-	}
-	exe, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("finding %s: %w", argv[0], err)
-	}
-	if err := p.CheckExecutable(exe); err != nil {
-		return err
-	}
-	if err := runner.Preloadable(exe); err != nil {
 		return err
 	}
 	res, err := validate.Run(p, argv, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
