@@ -1,0 +1,51 @@
+// Package live samples running CUDA processes for `echoctl attach`: per process, what its
+// copies and launches cost over the last interval and which buffer pairs a live run of the
+// planner finds in its recent calls.
+package live
+
+// Row is one process over the last sampling interval: a row of the live view, and of
+// `echoctl attach --once --json`.
+type Row struct {
+	PID           int      `json:"pid"`
+	Comm          string   `json:"comm"`
+	Command       string   `json:"command"`          // the command line, for the optimize hint
+	CopiesPerS    float64  `json:"copies_per_s"`     // successful copy calls
+	CopyBytesPerS float64  `json:"copy_bytes_per_s"` // all directions
+	H2DBytesPerS  float64  `json:"h2d_bytes_per_s"`  // host to device
+	D2HBytesPerS  float64  `json:"d2h_bytes_per_s"`  // device to host
+	CopyShare     float64  `json:"copy_share"`       // share of wall time with a thread inside a copy call
+	LaunchesPerS  float64  `json:"launches_per_s"`   // kernel launches, runtime and driver
+	Pairs         int      `json:"pairs"`            // candidate pairs the planner found so far
+	Lost          uint64   `json:"lost"`             // events the ring buffer had no room for, since attaching
+	Events        uint64   `json:"events"`           // events seen in the interval
+	Libraries     []string `json:"libraries"`        // the CUDA libraries probed
+	Detail        Detail   `json:"detail"`
+	Error         string   `json:"error,omitempty"` // why the process could not be traced
+}
+
+// Detail is what the view's detail pane shows for the selected process.
+type Detail struct {
+	TopSites         []Site  `json:"top_sites"` // copy sites, most time first (at most 5)
+	PairList         []Pair  `json:"pair_list"`
+	PredictedSpeedup float64 `json:"predicted_speedup"` // the plan's total, 1 without pairs
+	Optimize         string  `json:"optimize"`          // the echoctl optimize command to try next
+}
+
+// Site is one copy call site over the interval.
+type Site struct {
+	Site      string  `json:"site"` // module+offset
+	API       string  `json:"api"`
+	Direction string  `json:"direction"`
+	Bytes     uint64  `json:"bytes"` // per copy
+	PerS      float64 `json:"per_s"`
+	Share     float64 `json:"share"` // of wall time
+}
+
+// Pair is a candidate pair the live planner found.
+type Pair struct {
+	Direction string  `json:"direction"`
+	Bytes     uint64  `json:"bytes"`
+	Speedup   float64 `json:"predicted_speedup"`
+	Status    string  `json:"status"`
+	Reason    string  `json:"reason,omitempty"`
+}
