@@ -172,6 +172,18 @@ func TestAnalyzeRules(t *testing.T) {
 			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
 		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "attached trace"},
 
+		{name: "attached trace: the attach cut the first iteration short", attached: true, program: func(s *synth) {
+			s.memcpy(0x120, 0x10200000, 0x7f0000200000, mib, trace.KindDeviceToHost, 600_000)
+			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
+		}, pairs: []wantPair{{"output", StatusCandidate, ""}, {"input", StatusCandidate, ""}}},
+
+		{name: "launched trace: a copy missing from one iteration is too rare", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 8, hIn, dIn, dOut, hOut)
+			s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 100_000)
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusRefused, "too rare"}}},
+
 		{name: "host buffers allocated at one site by several threads", program: func(s *synth) {
 			var hs, ds [2]uint64
 			for i := range 2 {

@@ -48,10 +48,14 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
 	}
 	for _, c := range p.order {
+		count := c.count
+		if a.header.Attached && iterations > 0 && count+1 == iterations {
+			count = iterations // the attach or the detach cut the first or last iteration short
+		}
 		switch {
-		case iterations == 0 || c.count < iterations:
+		case iterations == 0 || count < iterations:
 			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
-		case c.count%iterations != 0:
+		case count%iterations != 0:
 			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
 		}
 	}

@@ -80,14 +80,30 @@ func Summarize(r *Reader) (*Stats, error) {
 		if err != nil {
 			return s.finish(r), err
 		}
-		switch {
-		case rec.Event != nil:
-			s.event(rec.Event)
-		case rec.Module != nil:
-			s.modules.Add(*rec.Module)
-		}
+		s.add(rec)
 	}
 	return s.finish(r), nil
+}
+
+// Summarizer summarizes records as they come, for callers that read them one by one (the
+// live view) rather than through Summarize, in intervals.
+type Summarizer struct{ s *summary }
+
+// NewSummarizer starts a summary of a trace with header h.
+func NewSummarizer(h Header) *Summarizer { return &Summarizer{s: newSummary(h)} }
+
+// Add counts one record.
+func (z *Summarizer) Add(rec Record) { z.s.add(rec) }
+
+// Interval returns the statistics of the records added since the last call (without the
+// footer's figures) and starts the next interval. What later records need from earlier
+// ones, the modules and the device allocations, is kept.
+func (z *Summarizer) Interval() *Stats {
+	st := z.s.result(Footer{}, false)
+	next := newSummary(Header{})
+	next.modules, next.device = z.s.modules, z.s.device
+	z.s = next
+	return st
 }
 
 // summary is Summarize's running state; its memory grows with threads, live device
@@ -117,6 +133,15 @@ func newSummary(h Header) *summary {
 		threads:   map[uint32]struct{}{},
 		processes: map[uint32]struct{}{},
 		sites:     map[siteKey]*SiteStats{},
+	}
+}
+
+func (s *summary) add(rec Record) {
+	switch {
+	case rec.Event != nil:
+		s.event(rec.Event)
+	case rec.Module != nil:
+		s.modules.Add(*rec.Module)
 	}
 }
 
@@ -197,6 +222,11 @@ func (s *summary) direction(e *Event) uint32 {
 }
 
 func (s *summary) finish(r *Reader) *Stats {
+	f, ok := r.Footer()
+	return s.result(f, ok)
+}
+
+func (s *summary) result(f Footer, hasFooter bool) *Stats {
 	st := s.stats
 	st.Calls = map[string]uint64{}
 	for t, n := range s.calls {
@@ -212,7 +242,7 @@ func (s *summary) finish(r *Reader) *Stats {
 		st.CopyShare = min(1, float64(s.busy.sum())/float64(st.WallNS))
 	}
 	st.LostPerCPU = []uint64{}
-	if f, ok := r.Footer(); ok {
+	if hasFooter {
 		st.Lost = f.TotalLost()
 		st.LostPerCPU = append(st.LostPerCPU, f.Lost...)
 		st.Complete = f.Complete

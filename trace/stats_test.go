@@ -240,3 +240,27 @@ func TestBusyTimeFolds(t *testing.T) {
 		t.Errorf("sum %d, want %d", got, 6*n)
 	}
 }
+
+// Each interval counts only its own records, but a cudaMemcpyDefault in a later interval
+// still finds the device allocation made in an earlier one.
+func TestSummarizerIntervals(t *testing.T) {
+	const dev, host = 0x7000_0000, 0x1000_0000
+	z := NewSummarizer(testHeader())
+	z.Add(Record{Event: alloc(EventCUDAMalloc, 4242, dev, 1<<20)})
+	z.Add(Record{Event: copyEvent(EventCUDAMemcpy, KindHostToDevice, dev, host, 1, 0, 1)})
+	first := z.Interval()
+	z.Add(Record{Event: copyEvent(EventCUDAMemcpy, KindDefault, host, dev, 2, 0, 1)})
+	z.Add(Record{Event: copyEvent(EventCUDAMemcpy, KindDefault, dev, host, 4, 0, 1)})
+	second := z.Interval()
+	third := z.Interval()
+	if first.Events != 2 || first.Bytes != (PerDirection{H2D: 1}) {
+		t.Errorf("first interval: %d events, bytes %+v; want 2 events, 1 byte h2d", first.Events, first.Bytes)
+	}
+	if second.Events != 2 || second.Bytes != (PerDirection{H2D: 4, D2H: 2}) {
+		t.Errorf("second interval: %d events, bytes %+v; want the default copies resolved through the earlier "+
+			"allocation", second.Events, second.Bytes)
+	}
+	if third.Events != 0 || third.Bytes != (PerDirection{}) || len(third.TopSites) != 0 {
+		t.Errorf("an interval without records: %+v", third)
+	}
+}

@@ -64,6 +64,7 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 			running = false
 		case <-tick.C:
 			running = alive(pid)
+			r.reportLost()
 		case err := <-loop:
 			loop <- err
 			running = false
@@ -74,7 +75,9 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 	return res, err
 }
 
-// alive reports whether pid is a process that has not exited (a zombie has).
+// Alive reports whether pid is a process that has not exited (a zombie has).
+func Alive(pid int) bool { return alive(pid) }
+
 func alive(pid int) bool {
 	if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
 		return false
@@ -88,6 +91,24 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
+
+// reportLost tells Options.Lost how many events were lost so far, when it is set.
+func (r *recorder) reportLost() {
+	if r.opts.Lost == nil {
+		return
+	}
+	var total uint64
+	perCPU, err := r.t.Lost()
+	for _, n := range perCPU {
+		total += n
+	}
+	if err == nil {
+		r.opts.Lost(total)
+	}
+}
+
+// Cmdline is the command line of process pid, nil once it is gone.
+func Cmdline(pid int) []string { return cmdline(pid) }
 
 func cmdline(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

@@ -44,6 +44,21 @@ func classify(path string) (kind, bool) {
 	return 0, false
 }
 
+// UsesCUDA reports whether process pid maps a CUDA runtime or driver library. A runtime
+// linked statically into the executable is not seen this way; a process gone is false.
+func UsesCUDA(pid int) bool {
+	maps, err := readMaps(pid)
+	if err != nil {
+		return false
+	}
+	for _, m := range maps {
+		if k, ok := classify(m.path); ok && (k == kindRuntime || k == kindDriver) {
+			return true
+		}
+	}
+	return false
+}
+
 // staticKinds tells what an executable carries inside itself: a statically linked CUDA
 // runtime (nvcc -cudart static) or driver shim, or a static libc.
 func staticKinds(path string) ([]kind, error) {

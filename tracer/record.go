@@ -31,6 +31,8 @@ type Options struct {
 	Log      *slog.Logger
 	// Progress, when set, is told about libraries as they are found.
 	Progress func(format string, args ...any)
+	// Lost, when set, is told in attach mode every 100 ms how many events were lost so far.
+	Lost func(total uint64)
 }
 
 // Result is how a trace ended.

@@ -1,0 +1,75 @@
+package live
+
+import (
+	"strings"
+	"time"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
+)
+
+// topSites is how many copy sites a row's detail lists.
+const topSites = 5
+
+// row turns an interval's statistics into the process's row; secs is the interval's length.
+func (p *process) row(st *trace.Stats, secs float64) Row {
+	r := Row{PID: p.pid, Comm: p.comm(), Command: strings.Join(p.command, " "),
+		Lost: p.lost.Load(), Events: st.Events, Libraries: p.libraries()}
+	if p.footer != nil {
+		r.Lost = p.footer.TotalLost()
+	}
+	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command)}
+	for _, pair := range p.plan.pairs {
+		if pair.Status == string(planner.StatusCandidate) {
+			r.Pairs++
+		}
+	}
+	if secs <= 0 {
+		return r
+	}
+	copies := st.Copies.H2D + st.Copies.D2H + st.Copies.D2D + st.Copies.H2H
+	bytes := st.Bytes.H2D + st.Bytes.D2H + st.Bytes.D2D + st.Bytes.H2H
+	r.CopiesPerS = float64(copies) / secs
+	r.CopyBytesPerS = float64(bytes) / secs
+	r.H2DBytesPerS = float64(st.Bytes.H2D) / secs
+	r.D2HBytesPerS = float64(st.Bytes.D2H) / secs
+	// The summary's share is of the time from its first event to its last; the row's is of
+	// the whole interval.
+	r.CopyShare = min(1, st.CopyShare*float64(st.WallNS)/1e9/secs)
+	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
+	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
+		r.Detail.TopSites = append(r.Detail.TopSites, Site{Site: s.Site, API: s.API, Direction: s.Direction,
+			Bytes: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs})
+	}
+	return r
+}
+
+// optimizeHint is the command that traces, plans, validates and calibrates the program:
+// run again from its start, since a plan needs the allocations an attached trace misses.
+func optimizeHint(command []string) string {
+	if len(command) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(command))
+	for i, a := range command {
+		quoted[i] = shellQuote(a)
+	}
+	return "sudo echoctl optimize -- " + strings.Join(quoted, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// errorRow is the row of a process that could not be traced.
+func errorRow(pid int, comm string, err error) Row {
+	return Row{PID: pid, Comm: comm, Error: err.Error(), Detail: Detail{PredictedSpeedup: 1}}
+}
+
+// seconds is the length of an interval.
+func seconds(from, to time.Time) float64 { return to.Sub(from).Seconds() }
