@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 
@@ -30,7 +31,7 @@ type Variant struct {
 	Strategy    string    `json:"strategy"` // "" for the baseline
 	RoundMS     []float64 `json:"round_ms"` // median iteration of each round
 	MedianMS    float64   `json:"median_ms"`
-	SpreadMS    float64   `json:"spread_ms"` // max - min of RoundMS
+	SpreadMS    float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	OutputDiff  string    `json:"output_diff,omitempty"`
 	Untouched   string    `json:"untouched,omitempty"` // the shim ran the program untouched: why
 	Merged      int       `json:"merged"`
@@ -174,20 +175,29 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// summarize sets the median and the spread of the rounds. The spread is twice the median
+// distance of the rounds from their median: one round slowed by something else on the
+// machine widens the range of the rounds as much as its slowdown, but not this.
 func (v *Variant) summarize() {
 	v.MedianMS = median(v.RoundMS)
-	v.SpreadMS = slices.Max(v.RoundMS) - slices.Min(v.RoundMS)
+	dev := make([]float64, len(v.RoundMS))
+	for i, ms := range v.RoundMS {
+		dev[i] = math.Abs(ms - v.MedianMS)
+	}
+	v.SpreadMS = 2 * median(dev)
 }
 
 // decide picks the fastest strategy that computes what the baseline computes and beats
-// it by more than the baseline's own spread.
+// it by more than the baseline's own spread (and more than its own).
 func (r *Result) decide() {
 	r.Baseline.summarize()
-	best := r.Baseline.MedianMS - r.Baseline.SpreadMS
+	best := r.Baseline.MedianMS
 	for i := range r.Variants {
 		v := &r.Variants[i]
 		v.summarize()
-		if v.OutputDiff == "" && v.Untouched == "" && v.Merged > 0 && v.MedianMS < best {
+		margin := max(r.Baseline.SpreadMS, v.SpreadMS)
+		if v.OutputDiff == "" && v.Untouched == "" && v.Merged > 0 && v.MedianMS < r.Baseline.MedianMS-margin &&
+			v.MedianMS < best {
 			best, r.Chosen = v.MedianMS, v.Strategy
 		}
 	}

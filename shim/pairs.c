@@ -1,7 +1,7 @@
 /*
  * Matching allocations to the plan's pairs, handing out merged buffers, and releasing them
- * once both sides are freed. Everything here runs under shim_lock, and only for calls whose
- * size a pair names.
+ * once both sides are freed, only for calls whose size a pair names. The pair table is read
+ * and changed under shim_lock; calls into the runtime are made without it.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -99,21 +99,39 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 	return NULL;
 }
 
-/* Deploy mode: the pair's merged buffer, allocating it if the other side has not yet. */
+/* Deploy mode: the pair's merged buffer, allocating it if the other side has not yet. The
+ * allocation calls the runtime, so it runs without the lock: a runtime thread that holds
+ * one of its own locks may be waiting for ours in a hook. Two sides allocating at once both
+ * allocate; the first to publish wins and the other frees its buffer. */
 static void *merged(struct pair *p, size_t bytes)
 {
-	if (!p->merged) {
-		p->merged = merged_alloc(bytes);
-		if (!p->merged) {
-			p->failed = true;
-			shim_count.fallbacks++;
-			shim_say("pair %s: the merged allocation of %zu bytes failed; leaving the pair as written", p->id, bytes);
-			return NULL;
-		}
-		atomic_store(&merged_ptrs[p - shim_plan.pairs], p->merged);
+	pthread_mutex_lock(&shim_lock);
+	void *have = p->failed ? NULL : p->merged;
+	bool failed = p->failed;
+	pthread_mutex_unlock(&shim_lock);
+	if (have || failed)
+		return have;
+
+	void *fresh = merged_alloc(bytes);
+	pthread_mutex_lock(&shim_lock);
+	void *extra = NULL;
+	if (!fresh) {
+		p->failed = true;
+		shim_count.fallbacks++;
+	} else if (p->merged || p->failed) {
+		extra = fresh;
+	} else {
+		p->merged = fresh;
+		atomic_store(&merged_ptrs[p - shim_plan.pairs], fresh);
 		shim_count.merged++;
 	}
-	return p->merged;
+	void *out = p->failed ? NULL : p->merged;
+	pthread_mutex_unlock(&shim_lock);
+	if (extra)
+		merged_free(extra);
+	if (!fresh)
+		shim_say("pair %s: the merged allocation of %zu bytes failed; leaving the pair as written", p->id, bytes);
+	return out;
 }
 
 struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
@@ -122,21 +140,25 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 	*handled = false;
 	pthread_mutex_lock(&shim_lock);
 	struct pair *p = match(host_side, ret, call, bytes);
-	if (p && !shim_context_ok())
-		p = NULL;
-	if (p && shim_plan.mode == MODE_DEPLOY && (*out = merged(p, bytes)) != NULL)
+	pthread_mutex_unlock(&shim_lock);
+	/* The context check and the merged allocation call the runtime: outside the lock. */
+	if (!p || !shim_context_ok())
+		return NULL;
+	if (shim_plan.mode == MODE_DEPLOY) {
+		if ((*out = merged(p, bytes)) == NULL)
+			return NULL;
 		*handled = true;
-	if (p && shim_plan.mode == MODE_VALIDATE && host_side && pageable &&
+	}
+	pthread_mutex_lock(&shim_lock);
+	if (shim_plan.mode == MODE_VALIDATE && host_side && pageable &&
 	    (*out = shim_validate_host_buffer(bytes)) != NULL) {
 		*handled = p->owned = true;
 		p->host_ptr = *out;
 	}
-	if (p && (*handled || shim_plan.mode == MODE_VALIDATE))
+	if (*handled || shim_plan.mode == MODE_VALIDATE)
 		*(host_side ? &p->host_taken : &p->device_taken) = true;
-	if (p && shim_plan.mode == MODE_DEPLOY && !*handled)
-		p = NULL;
 	pthread_mutex_unlock(&shim_lock);
-	return p;
+	return shim_plan.mode == MODE_DEPLOY && !*handled ? NULL : p;
 }
 
 /* Validate mode: the pointer the program's own allocation returned for a side of p. */
@@ -174,13 +196,16 @@ static bool free_side(bool host_side, void *ptr)
 		*(host_side ? &p->host_freed : &p->device_freed) = true;
 	/* A side that was never handed the merged buffer cannot free it: if it does, the
 	 * program is not the one planned; the free goes ahead as written. */
+	void *release = NULL;
 	if (taken && (p->host_freed || !p->host_taken) && (p->device_freed || !p->device_taken)) {
 		atomic_store(&merged_ptrs[p - shim_plan.pairs], NULL);
-		merged_free(p->merged);
+		release = p->merged;
 		p->merged = NULL;
 		shim_count.freed++;
 	}
 	pthread_mutex_unlock(&shim_lock);
+	if (release)
+		merged_free(release); /* calls the runtime: outside the lock, like the allocation */
 	return taken;
 }
 
