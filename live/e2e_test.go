@@ -100,8 +100,8 @@ func TestAttachOncePID(t *testing.T) {
 	checkStream(t, &rows[0])
 }
 
-// Without -p, attach finds the CUDA workloads among every other process, and leaves out a
-// process that exits while it samples.
+// Without -p, attach finds the CUDA workloads among every other process (other packages'
+// tests may run theirs meanwhile), and leaves out a process that exits while it samples.
 func TestAttachOnceScan(t *testing.T) {
 	testenv.RequireRoot(t)
 	target := longStream(t)
@@ -115,10 +115,5 @@ func TestAttachOnceScan(t *testing.T) {
 	checkStream(t, r)
 	if find(rows, short.Process.Pid) != nil {
 		t.Errorf("the workload that exited mid-sample has a row")
-	}
-	for _, r := range rows {
-		if r.Error != "" {
-			t.Errorf("row %d (%s): %s", r.PID, r.Comm, r.Error)
-		}
 	}
 }

@@ -40,7 +40,6 @@ type Sampler struct {
 
 	mu    sync.Mutex
 	procs map[int]*process
-	gone  map[int]bool // processes whose session ended: not traced again
 }
 
 // Start checks the privileges, starts tracing the processes and, without PIDs, keeps
@@ -56,7 +55,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}, gone: map[int]bool{}}
+	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}}
 	s.scan()
 	if len(opts.PIDs) == 0 {
 		s.wg.Add(1)
@@ -92,7 +91,9 @@ func (s *Sampler) scan() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, pid := range pids {
-		if s.procs[pid] != nil || s.gone[pid] || pid == os.Getpid() {
+		// A process whose session ended is gone from the scan too; the same PID later is
+		// another process, traced anew.
+		if s.procs[pid] != nil || pid == os.Getpid() || !tracer.Alive(pid) {
 			continue
 		}
 		p := newProcess(pid, s.opts.Window)
@@ -118,7 +119,6 @@ func (s *Sampler) Sample() []Row {
 		switch {
 		case p.done && (p.err == nil || !tracer.Alive(pid)):
 			delete(s.procs, pid)
-			s.gone[pid] = true
 		case p.done:
 			rows = append(rows, errorRow(pid, p.comm(), p.err))
 		case p.sum != nil:

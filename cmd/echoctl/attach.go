@@ -52,7 +52,7 @@ to get a plan that can be deployed. Needs root (or CAP_BPF and CAP_PERFMON).`,
 	f.IntSliceVarP(&o.pids, "pid", "p", nil, "trace these processes only (repeat or separate with commas)")
 	f.DurationVar(&o.interval, "interval", time.Second, "how often rows are refreshed; with --once, how long to sample")
 	f.BoolVar(&o.once, "once", false, "sample one interval, print the rows and exit")
-	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc & co. (costs the most; only attached-trace pairs need none)")
+	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc & co. (their probes cost the most; attached traces pair buffers from the copies alone)")
 	return cmd
 }
 
