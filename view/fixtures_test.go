@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -98,17 +98,18 @@ func keys(s ...string) []tea.Msg {
 	for _, k := range s {
 		switch k {
 		case "up":
-			out = append(out, tea.KeyMsg{Type: tea.KeyUp})
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyUp})
 		case "down":
-			out = append(out, tea.KeyMsg{Type: tea.KeyDown})
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyDown})
 		case "enter":
-			out = append(out, tea.KeyMsg{Type: tea.KeyEnter})
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyEnter})
 		case "esc":
-			out = append(out, tea.KeyMsg{Type: tea.KeyEsc})
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyEscape})
 		case "ctrl+c":
-			out = append(out, tea.KeyMsg{Type: tea.KeyCtrlC})
+			out = append(out, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 		default:
-			out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+			r := []rune(k)
+			out = append(out, tea.KeyPressMsg{Code: r[0], Text: k})
 		}
 	}
 	return out

@@ -4,12 +4,22 @@ import (
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/echo-uma/echo/live"
 )
 
-// View renders the whole screen: exactly height lines, none wider than width. It reads
+// View is the frame for the program, on the alternate screen, so that quitting gives the
+// terminal back as it was.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	return v
+}
+
+// Render draws the whole screen: exactly height lines, none wider than width. It reads
 // nothing but the model, so the same state always draws the same frame.
-func (m Model) View() string {
+func (m Model) Render() string {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		return ""

@@ -1,13 +1,13 @@
 package view
 
 import (
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // key handles one key press. While the filter prompt is open, printable keys are text, so
 // `q` types a q there; ctrl+c always quits.
-func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if k.Type == tea.KeyCtrlC {
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "ctrl+c" {
 		return m, tea.Quit
 	}
 	if m.filtering {
@@ -49,25 +49,25 @@ func (m Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *Model) filterKey(k tea.KeyMsg) {
-	switch k.Type {
-	case tea.KeyEnter:
+func (m *Model) filterKey(k tea.KeyPressMsg) {
+	switch {
+	case k.Code == tea.KeyEnter:
 		m.filtering = false
-	case tea.KeyEsc:
+	case k.Code == tea.KeyEscape:
 		m.filtering = false
 		m.filter = ""
-	case tea.KeyBackspace:
+	case k.Code == tea.KeyBackspace:
 		if r := []rune(m.filter); len(r) > 0 {
 			m.filter = string(r[:len(r)-1])
 		}
-	case tea.KeyUp:
+	case k.Code == tea.KeyUp:
 		m.move(-1)
 		return
-	case tea.KeyDown:
+	case k.Code == tea.KeyDown:
 		m.move(1)
 		return
-	case tea.KeyRunes, tea.KeySpace:
-		m.filter += string(k.Runes)
+	case k.Text != "":
+		m.filter += k.Text
 	default:
 		return
 	}

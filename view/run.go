@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Run shows the view full-screen until the user quits or ctx ends. Either way the terminal
 // is restored and Run returns nil: a cancelled ctx is how the caller says SIGTERM.
 func Run(ctx context.Context, src Source, interval time.Duration, title string) error {
-	return run(ctx, New(src, interval, title), tea.WithAltScreen())
+	return run(ctx, New(src, interval, title))
 }
 
 // run is Run with the program's options open, so tests can drive it without a terminal.
