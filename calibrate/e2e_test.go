@@ -8,12 +8,6 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// echoctl runs the built CLI with extra environment.
-func echoctl(t *testing.T, env []string, args ...string) testenv.Result {
-	t.Helper()
-	return testenv.Run(t, testenv.Built(t, "bin/echoctl"), env, args...)
-}
-
 // Calibration finds the strategy that wins, refuses the one the managed-slowdown knob makes
 // lose, and `echoctl run` then deploys the plan with the program's output unchanged.
 func TestCalibrateThenRun(t *testing.T) {
@@ -23,12 +17,12 @@ func TestCalibrateThenRun(t *testing.T) {
 	stream := testenv.Built(t, "workloads/stream")
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
-	res := echoctl(t, nil, append([]string{"run", planPath, "--", stream}, args...)...)
+	res := testenv.Echoctl(t, nil, append([]string{"run", planPath, "--", stream}, args...)...)
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "never calibrated") {
 		t.Errorf("run before calibrate: exit %d, stderr %q; want a refusal naming calibrate", res.ExitCode, res.Stderr)
 	}
 	slow := []string{"CUDA_EMU_MANAGED_SLOWDOWN=6"}
-	res = echoctl(t, slow, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
+	res = testenv.Echoctl(t, slow, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
 		"--strategy", "mapped,managed", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 {
 		t.Fatalf("calibrate: exit %d: %s", res.ExitCode, res.Stderr)
@@ -45,12 +39,12 @@ func TestCalibrateThenRun(t *testing.T) {
 			t.Errorf("%s: %s %v; want enabled with the calibration as evidence", pair.ID, pair.Status, pair.Evidence)
 		}
 	}
-	res = echoctl(t, []string{"CUDA_EMU_KERNEL_DELAY_US=2000"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
+	res = testenv.Echoctl(t, []string{"CUDA_EMU_KERNEL_DELAY_US=2000"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged (mapped)") {
 		t.Errorf("run: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 	// A plan calibrated on another device runs the program untouched.
-	res = echoctl(t, []string{"CUDA_EMU_DEVICE_NAME=Other GPU"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
+	res = testenv.Echoctl(t, []string{"CUDA_EMU_DEVICE_NAME=Other GPU"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, `echo-shim: running the program untouched: the plan is for GPU "Echo UMA Emulator"`) {
 		t.Errorf("run on another GPU: exit %d, checksum %s, stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), res.Stderr)
 	}
@@ -63,7 +57,7 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	args := []string{"--iters", "6", "--warmup", "1"}
 	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
 	prog := testenv.Built(t, "workloads/unsafe_live_value")
-	res := echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
+	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
 		planPath, "--", prog}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "DIFFERS") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
@@ -78,7 +72,7 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 		}
 	}
 	want := testenv.RunWorkload(t, "unsafe_live_value", nil, args...).Checksum()
-	res = echoctl(t, nil, append([]string{"run", planPath, "--", prog}, args...)...)
+	res = testenv.Echoctl(t, nil, append([]string{"run", planPath, "--", prog}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "as written") {
 		t.Errorf("run: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
@@ -100,12 +94,12 @@ func TestRunRefusals(t *testing.T) {
 		{"corrupt plan", []string{"--force", "/dev/null", "--", testenv.Built(t, "workloads/stream")}, "plan"},
 	}
 	for _, c := range cases {
-		res := echoctl(t, nil, append([]string{"run"}, c.argv...)...)
+		res := testenv.Echoctl(t, nil, append([]string{"run"}, c.argv...)...)
 		if res.ExitCode == 0 || !strings.Contains(res.Stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q; want an error saying %q", c.name, res.ExitCode, res.Stderr, c.want)
 		}
 	}
-	res := echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	res := testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "would merge 2 pairs") || !strings.Contains(res.Stdout, "host malloc at stream+") {
 		t.Errorf("--dry-run: exit %d, stdout %q", res.ExitCode, res.Stdout)
 	}

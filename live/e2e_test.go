@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"os/exec"
 	"strconv"
@@ -12,29 +11,6 @@ import (
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/live"
 )
-
-// longStream starts a stream workload that runs for minutes and returns once it is in its
-// loop; the test kills it at the end.
-func longStream(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	args = append([]string{"--size", "256K", "--iters", "100000000", "--warmup", "0"}, args...)
-	cmd := exec.Command(testenv.Built(t, "workloads/stream"), args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
-		t.Fatalf("stream did not start: %v", err)
-	}
-	return cmd
-}
 
 // attachOnce runs `echoctl attach --once --json` with args and decodes its rows.
 func attachOnce(t *testing.T, args ...string) []live.Row {
@@ -92,7 +68,7 @@ func checkStream(t *testing.T, r *live.Row) {
 
 func TestAttachOncePID(t *testing.T) {
 	testenv.RequireRoot(t)
-	target := longStream(t)
+	target := testenv.LongStream(t, "256K")
 	rows := attachOnce(t, "-p", strconv.Itoa(target.Process.Pid), "--interval", "1500ms")
 	if len(rows) != 1 || rows[0].PID != target.Process.Pid {
 		t.Fatalf("rows %+v: want one row for %d", rows, target.Process.Pid)
@@ -104,8 +80,8 @@ func TestAttachOncePID(t *testing.T) {
 // tests may run theirs meanwhile), and leaves out a process that exits while it samples.
 func TestAttachOnceScan(t *testing.T) {
 	testenv.RequireRoot(t)
-	target := longStream(t)
-	short := longStream(t)
+	target := testenv.LongStream(t, "256K")
+	short := testenv.LongStream(t, "256K")
 	time.AfterFunc(700*time.Millisecond, func() { short.Process.Kill() }) // within the sample
 	rows := attachOnce(t, "--interval", "1500ms")
 	r := find(rows, target.Process.Pid)

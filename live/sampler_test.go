@@ -13,7 +13,7 @@ import (
 // process once it exited.
 func TestSamplerIntervals(t *testing.T) {
 	testenv.RequireRoot(t)
-	target := longStream(t)
+	target := testenv.LongStream(t, "256K")
 	s, err := live.Start(context.Background(), live.Options{PIDs: []int{target.Process.Pid}, Interval: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package tracer_test
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,28 +13,6 @@ import (
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/trace"
 )
-
-// longStream starts a stream workload that runs for minutes and returns once it is in its
-// loop; the test kills it at the end.
-func longStream(t *testing.T) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "100000000", "--warmup", "0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
-		t.Fatalf("stream did not start: %v", err)
-	}
-	return cmd
-}
 
 // startEchoctl runs echoctl trace in the background, writing to a temp trace file.
 func startEchoctl(t *testing.T, args ...string) (*exec.Cmd, string, *strings.Builder) {
@@ -81,7 +58,7 @@ func abs(x int) int {
 
 func TestTraceAttachForDuration(t *testing.T) {
 	testenv.RequireRoot(t)
-	target := longStream(t)
+	target := testenv.LongStream(t, "64K")
 	res, path := testenv.Trace(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace -p: exit %d: %s", res.ExitCode, res.Stderr)
@@ -95,7 +72,7 @@ func TestTraceAttachForDuration(t *testing.T) {
 // Ctrl-C ends an attached trace cleanly and leaves the process running.
 func TestTraceAttachInterrupted(t *testing.T) {
 	testenv.RequireRoot(t)
-	target := longStream(t)
+	target := testenv.LongStream(t, "64K")
 	cmd, path, stderr := startEchoctl(t, "-p", strconv.Itoa(target.Process.Pid))
 	time.Sleep(700 * time.Millisecond)
 	cmd.Process.Signal(os.Interrupt)

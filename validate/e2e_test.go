@@ -9,11 +9,6 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-func echoctl(t *testing.T, env []string, args ...string) testenv.Result {
-	t.Helper()
-	return testenv.Run(t, testenv.Built(t, "bin/echoctl"), env, args...)
-}
-
 // A validate run watches the program as written: its output is the baseline's; the
 // still-live input of S1 is refused, naming the instruction; the rest are validated (S2 is
 // the deploy's to keep, S3 cannot be seen).
@@ -41,7 +36,7 @@ func TestValidate(t *testing.T) {
 				}
 			}
 			prog := testenv.Built(t, "workloads/"+c.workload)
-			res := echoctl(t, delay, append([]string{"validate", planPath, "--", prog}, args...)...)
+			res := testenv.Echoctl(t, delay, append([]string{"validate", planPath, "--", prog}, args...)...)
 			want := testenv.RunWorkload(t, c.workload, delay, args...).Checksum()
 			if res.ExitCode != 0 || res.Checksum() != want {
 				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
@@ -95,7 +90,7 @@ func TestOptimizeThenRun(t *testing.T) {
 		t.Run(c.workload, func(t *testing.T) {
 			prog := testenv.Built(t, "workloads/"+c.workload)
 			planPath := dir + "/" + c.workload + ".plan"
-			res := echoctl(t, env, append([]string{"optimize", "--rounds", "2", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
+			res := testenv.Echoctl(t, env, append([]string{"optimize", "--rounds", "2", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
 			if res.ExitCode != 0 {
 				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
 			}
@@ -119,7 +114,7 @@ func TestOptimizeThenRun(t *testing.T) {
 				}
 			}
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
-			run := echoctl(t, env, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
+			run := testenv.Echoctl(t, env, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
 			if run.ExitCode != 0 || run.Checksum() != want {
 				t.Errorf("run: exit %d, checksum %s, want %s: %s", run.ExitCode, run.Checksum(), want, run.Stderr)
 			}

@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -103,6 +104,34 @@ func RunWorkload(t testing.TB, name string, env []string, args ...string) Result
 	return res
 }
 
+// Echoctl runs the built echoctl with extra environment.
+func Echoctl(t testing.TB, env []string, args ...string) Result {
+	t.Helper()
+	return Run(t, Built(t, "bin/echoctl"), env, args...)
+}
+
+// LongStream starts the stream workload with copies of size bytes (a --size value) for
+// minutes and returns once it is in its loop; the test's cleanup kills it.
+func LongStream(t testing.TB, size string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(Built(t, "workloads/stream"), "--size", size, "--iters", "100000000", "--warmup", "0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
+		t.Fatalf("stream did not start: %v", err)
+	}
+	return cmd
+}
+
 // RequireRoot skips a test that loads BPF programs or attaches uprobes when not root.
 func RequireRoot(t testing.TB) {
 	t.Helper()
@@ -116,7 +145,7 @@ func RequireRoot(t testing.TB) {
 func Trace(t testing.TB, args ...string) (Result, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "trace.bin")
-	res := Run(t, Built(t, "bin/echoctl"), nil, append([]string{"trace", "-o", out}, args...)...)
+	res := Echoctl(t, nil, append([]string{"trace", "-o", out}, args...)...)
 	return res, out
 }
 
