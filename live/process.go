@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,20 +138,11 @@ func (p *process) add(rec trace.Record) {
 func (p *process) libraries() []string {
 	var libs []string
 	for _, m := range p.modules {
-		if strings.HasPrefix(filepath.Base(m.Path), "libcuda") && !contains(libs, m.Path) {
+		if strings.HasPrefix(filepath.Base(m.Path), "libcuda") && !slices.Contains(libs, m.Path) {
 			libs = append(libs, m.Path)
 		}
 	}
 	return libs
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // snapshot returns what the planner needs: the header with the modules seen so far and the

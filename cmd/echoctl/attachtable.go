@@ -24,21 +24,8 @@ func writeRowsTable(w io.Writer, rows []live.Row) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t%s\t%.0f\t%.0f\t%d\t%d\t\n", r.PID, r.Comm, 100*r.CopyShare,
-			rate(r.H2DBytesPerS), rate(r.D2HBytesPerS),
+			humanBytes(uint64(r.H2DBytesPerS))+"/s", humanBytes(uint64(r.D2HBytesPerS))+"/s",
 			r.CopiesPerS, r.LaunchesPerS, r.Pairs, r.Lost)
 	}
 	return tw.Flush()
-}
-
-// rate prints bytes per second with a binary unit: 0, 812, 3.4K, 1.2G.
-func rate(b float64) string {
-	units := []string{"", "K", "M", "G", "T"}
-	i := 0
-	for ; b >= 1024 && i < len(units)-1; i++ {
-		b /= 1024
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f", b)
-	}
-	return fmt.Sprintf("%.1f%s", b, units[i])
 }
