@@ -174,23 +174,7 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 	if len(events) == 0 {
 		return none
 	}
-	pr, pw := io.Pipe()
-	go func() {
-		w, err := trace.NewWriter(pw, *h)
-		for i := 0; err == nil && i < len(events); i++ {
-			err = w.WriteEvent(&events[i])
-		}
-		if err == nil {
-			err = w.Close(trace.Footer{End: time.Now(), Complete: true})
-		}
-		pw.CloseWithError(err)
-	}()
-	defer pr.Close()
-	tr, err := trace.NewReader(pr)
-	if err != nil {
-		return none
-	}
-	plan, err := planner.Analyze(tr, "live", planner.DefaultOptions(), "echoctl attach")
+	plan, err := planner.Analyze(&recentRecords{header: *h, events: events}, "live", planner.DefaultOptions(), "echoctl attach")
 	if err != nil {
 		return none
 	}

@@ -25,9 +25,17 @@ type analysis struct {
 	pids     map[uint32]bool
 }
 
+// Records is what Analyze reads: a trace's header, its records in order (io.EOF after the
+// last) and its footer. A *trace.Reader is one; so is a process's recent events in memory.
+type Records interface {
+	Header() trace.Header
+	Next() (trace.Record, error)
+	Footer() (trace.Footer, bool)
+}
+
 // Analyze reads a trace and returns the plan for it. A damaged trace is an error: a plan
-// must not rest on calls that were cut off.
-func Analyze(r *trace.Reader, path string, opts Options, tool string) (*Plan, error) {
+// must not rest on calls that were cut off. path names the trace in errors and in the plan.
+func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, rejected: map[rejectKey]*Rejection{},

@@ -309,3 +309,45 @@ func TestAnalyzeShares(t *testing.T) {
 		t.Errorf("context %+v: want the executable with its build-id", p.Context)
 	}
 }
+
+// The first iteration of a loop runs cold (fresh pages, lazy initialisation): its copies and
+// its length are left out of the times, so f_copy is the warm loop's.
+func TestAnalyzeColdStart(t *testing.T) {
+	s := newSynth(t, false)
+	hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+	dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	// the cold iteration: copies ten times slower, 5 ms of first-touch work in the kernel
+	s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 1_000_000)
+	s.launch(0x110, 0)
+	s.memcpy(0x120, hOut, dOut, mib, trace.KindDeviceToHost, 11_000_000)
+	s.now += 300_000
+	streamLoop(s, 9, hIn, dIn, dOut, hOut)
+	p := s.plan(DefaultOptions())
+
+	const iterMS = 1.006 // as in TestAnalyzeShares
+	if p.Loop.Iterations != 10 || math.Abs(p.Loop.MS-iterMS) > 1e-9 {
+		t.Fatalf("loop %+v, want 10 iterations of %.3f ms (the warm ones)", p.Loop, iterMS)
+	}
+	in, out := p.Pairs[0], p.Pairs[1]
+	if math.Abs(in.CopyMSPerIteration-0.1) > 1e-9 || math.Abs(out.CopyMSPerIteration-0.1) > 1e-9 || !out.Estimated {
+		t.Errorf("copy ms per iteration: input %.4f, output %.4f (estimated %v); want 0.1 each, the output estimated",
+			in.CopyMSPerIteration, out.CopyMSPerIteration, out.Estimated)
+	}
+	if want := 0.2 / iterMS; math.Abs(p.FCopy-want) > 1e-9 {
+		t.Errorf("f_copy %.6f, want %.6f", p.FCopy, want)
+	}
+
+	// With only two copies at a site there is no warm pair to time: both count.
+	s = newSynth(t, false)
+	hIn = s.alloc(trace.EventMalloc, 0x10, mib)
+	dIn = s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+	s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 300_000)
+	s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 100_000)
+	p = s.plan(Options{MinBytes: 1, MinIterations: 2})
+	if len(p.Pairs) != 1 || len(p.Pairs[0].Copies) != 1 || math.Abs(p.Pairs[0].Copies[0].MS-0.2) > 1e-9 {
+		t.Fatalf("two copies of 0.3 and 0.1 ms: pairs %+v, want one copy site of 0.2 ms", p.Pairs)
+	}
+	if p.Loop.Iterations != 2 || math.Abs(p.Loop.MS-0.301) > 1e-9 {
+		t.Errorf("loop %+v, want 2 iterations of 0.301 ms (first copy start to second)", p.Loop)
+	}
+}

@@ -1,10 +1,25 @@
 package planner
 
+import "github.com/echo-uma/echo/trace"
+
 // bandwidth is the copy rate seen on copies that waited for nothing, per direction. A
 // synchronous copy issued while GPU work was pending also waited for that work, so its
-// transfer time is estimated from its bytes at this rate instead.
+// transfer time is estimated from its bytes at this rate instead. The first copy from each
+// call site is counted apart: it runs cold (fresh pages touched for the first time, lazy
+// initialisation), so the rate comes from the later ones wherever there are any.
 type bandwidth struct {
+	warm, cold rate
+	seen       map[callSite]bool
+}
+
+type rate struct {
 	bytes, ns [2]uint64 // h2d, d2h
+}
+
+type callSite struct {
+	pid    uint32
+	caller uint64
+	dir    int
 }
 
 func dirIndex(dir string) int {
@@ -14,21 +29,37 @@ func dirIndex(dir string) int {
 	return 0
 }
 
-func (b *bandwidth) sample(dir string, bytes, ns uint64) {
+func (b *bandwidth) sample(e *trace.Event, dir string) {
+	ns := e.Duration()
 	if ns == 0 {
 		return
 	}
-	i := dirIndex(dir)
-	b.bytes[i] += bytes
-	b.ns[i] += ns
+	k := callSite{e.PID, e.Caller, dirIndex(dir)}
+	r := &b.warm
+	if !b.seen[k] {
+		if b.seen == nil {
+			b.seen = map[callSite]bool{}
+		}
+		b.seen[k] = true
+		r = &b.cold
+	}
+	r.bytes[k.dir] += e.Bytes
+	r.ns[k.dir] += ns
+}
+
+// empty reports whether no copy waited for nothing.
+func (b *bandwidth) empty() bool {
+	return b.warm.ns == [2]uint64{} && b.cold.ns == [2]uint64{}
 }
 
 // nsFor estimates how long moving bytes takes in dir, from that direction's rate or, when
-// it has none, the other's. ok is false when no copy waited for nothing.
+// it has none, the other's; warm copies first. ok is false when no copy waited for nothing.
 func (b *bandwidth) nsFor(dir string, bytes uint64) (float64, bool) {
 	for _, i := range []int{dirIndex(dir), 1 - dirIndex(dir)} {
-		if b.ns[i] > 0 && b.bytes[i] > 0 {
-			return float64(bytes) * float64(b.ns[i]) / float64(b.bytes[i]), true
+		for _, r := range []*rate{&b.warm, &b.cold} {
+			if r.ns[i] > 0 && r.bytes[i] > 0 {
+				return float64(bytes) * float64(r.ns[i]) / float64(r.bytes[i]), true
+			}
 		}
 	}
 	return 0, false

@@ -114,15 +114,23 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 // transferMS is how long one copy at this site moves data: its own duration where it waited
 // for nothing, otherwise no more than its bytes take at the bandwidth seen elsewhere.
 func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
-	total := float64(c.cleanNS)
-	if c.waited > 0 {
-		perCopy := float64(c.waitedNS) / float64(c.waited)
+	clean, cleanNS, waited, waitedNS := c.clean, float64(c.cleanNS), c.waited, float64(c.waitedNS)
+	if c.count >= minWarmCopies+1 { // leave out the first copy, which ran cold
+		if c.firstWaited {
+			waited, waitedNS = waited-1, waitedNS-float64(c.firstDuration)
+		} else {
+			clean, cleanNS = clean-1, cleanNS-float64(c.firstDuration)
+		}
+	}
+	total := cleanNS
+	if waited > 0 {
+		perCopy := waitedNS / float64(waited)
 		if est, ok := a.bw.nsFor(c.dir, c.bytesEachCopy); ok && est < perCopy {
 			perCopy, estimated = est, true
 		}
-		total += perCopy * float64(c.waited)
+		total += perCopy * float64(waited)
 	}
-	return total / float64(c.count) / 1e6, estimated
+	return total / float64(clean+waited) / 1e6, estimated
 }
 
 // context names the executable and CUDA libraries of the traced process.
@@ -170,7 +178,7 @@ func (a *analysis) notes(footer trace.Footer, iterations int) []string {
 	if len(a.pids) > 1 {
 		notes = append(notes, fmt.Sprintf("the trace holds %d processes; buffers and pairs are per process", len(a.pids)))
 	}
-	if a.bw.ns[0] == 0 && a.bw.ns[1] == 0 && len(a.order) > 0 {
+	if a.bw.empty() && len(a.order) > 0 {
 		notes = append(notes, "every copy waited for GPU work, so copy times include those waits and f_copy is an upper bound")
 	}
 	return notes

@@ -25,12 +25,20 @@ type copyKey struct {
 	stream uint64
 }
 
+// minWarmCopies is how many copies after the first a site needs before its times leave the
+// first one out: the first copy (and the first iteration of a loop) runs cold, on pages
+// touched for the first time and libraries initialising lazily.
+const minWarmCopies = 2
+
 // copyAcc is one linking-copy site of a pair.
 type copyAcc struct {
 	copyKey
 	count         int
-	firstNS       uint64
-	lastNS        uint64
+	firstNS       uint64 // when the first copy started
+	secondNS      uint64 // and the second
+	lastNS        uint64 // and the last
+	firstDuration uint64 // how long the first took
+	firstWaited   bool   // and whether it also waited for GPU work
 	cleanNS       uint64 // summed durations of copies that waited for nothing
 	clean         int
 	waitedNS      uint64 // summed durations of copies that also waited for GPU work
@@ -116,7 +124,7 @@ func (a *analysis) copy(e *trace.Event) {
 		return
 	}
 	if !waited && e.Bytes >= a.opts.MinBytes {
-		a.bw.sample(dir, e.Bytes, e.Duration())
+		a.bw.sample(e, dir)
 	}
 	hostAddr, devAddr, host, dev := e.Src, e.Addr, src, dst
 	if dir == "d2h" {
@@ -182,6 +190,12 @@ func (p *pairAcc) add(k copyKey, e *trace.Event, waited bool) {
 		p.order = append(p.order, c)
 	}
 	c.count++
+	switch c.count {
+	case 1:
+		c.firstDuration, c.firstWaited = e.Duration(), waited
+	case 2:
+		c.secondNS = e.EnterNS
+	}
 	c.lastNS = e.EnterNS
 	if waited {
 		c.waited++

@@ -2,8 +2,9 @@ package planner
 
 // loop finds the program's main loop as the period of its linking copies: the number of
 // iterations is the copy count most linking-copy sites share (a site copied twice per
-// iteration counts twice as often), and an iteration lasts the span between the first and
-// the last copy at the earliest such site, over one less than that count.
+// iteration counts twice as often), and an iteration lasts the span between the second and
+// the last copy at the earliest such site, over two less than that count: the first
+// iteration runs cold and is left out, unless that leaves fewer than two.
 func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyAcc) {
 	votes := map[int]int{}
 	for _, p := range a.order {
@@ -28,5 +29,9 @@ func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyA
 			}
 		}
 	}
-	return iterations, float64(marker.lastNS-marker.firstNS) / float64(iterations-1) / 1e6, marker
+	start, spans := marker.firstNS, iterations-1
+	if iterations >= minWarmCopies+1 {
+		start, spans = marker.secondNS, iterations-2
+	}
+	return iterations, float64(marker.lastNS-start) / float64(spans) / 1e6, marker
 }
