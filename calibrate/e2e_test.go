@@ -12,7 +12,9 @@ import (
 // lose, and `echoctl run` then deploys the plan with the program's output unchanged.
 func TestCalibrateThenRun(t *testing.T) {
 	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "20", "--warmup", "1"}
+	// 8 MiB: the copies then take well over the few hundred microseconds a thread handoff
+	// can cost on a loaded two-core machine, which at 1 MiB made rounds differ by 2×.
+	args := []string{"--size", "8M", "--iters", "10", "--warmup", "1"}
 	_, planPath := testenv.Plan(t, "stream", args...)
 	stream := testenv.Built(t, "workloads/stream")
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
