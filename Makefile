@@ -1,5 +1,5 @@
 # Echo: build, test, benchmark and demo. Everything lands under build/.
-#   make build     echoctl, the emulator (libcudart.so.12, libcudart_static.a), the workloads
+#   make build     echoctl, the emulator (libcudart.so.12, libcudart_static.a, libcuda.so.1), the workloads
 #   make test      the whole test suite (as root: the privileged tests run too)
 #   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)
 #   make demo      the main job on the built-in demo workload
@@ -15,7 +15,7 @@ VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 EMU_DIR  := testdata/emulator
 WL_DIR   := testdata/workloads
 EMU_SRCS := $(wildcard $(EMU_DIR)/src/*.c)
-EMU_HDRS := $(wildcard $(EMU_DIR)/include/*.h) $(EMU_DIR)/src/internal.h
+EMU_HDRS := $(wildcard $(EMU_DIR)/include/*.h) $(EMU_DIR)/src/internal.h $(EMU_DIR)/src/private.h
 EMU_OBJS := $(patsubst $(EMU_DIR)/src/%.c,$(BUILD)/obj/emulator/%.o,$(EMU_SRCS))
 WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 
@@ -29,12 +29,14 @@ EMU_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wex
 WL_FLAGS   := -O2 -g -Wall -Wextra -Werror -x c++ -I$(EMU_DIR)/include -Wl,--build-id=sha1
 WL_LINK    := -L$(BUILD)/lib -lcudart -lpthread -Wl,-rpath,'$$ORIGIN/../lib'
 
-LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a
+LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib/libcudart_static.a \
+             $(BUILD)/lib/libcuda.so.1 $(BUILD)/lib/libcuda.so
 SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static mt_stream) \
-             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/bench/shimcost
+             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
+             $(BUILD)/bench/shimcost
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
 all: build
@@ -52,7 +54,17 @@ $(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
 $(BUILD)/lib/libcudart.so.12: $(EMU_OBJS) $(EMU_DIR)/libcudart.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcudart.so.12 -Wl,--version-script=$(EMU_DIR)/libcudart.map \
-		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread
+		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread -ldl
+
+# The emulated driver, built on the runtime's private entry points (src/private.h).
+$(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/libcuda.map $(EMU_HDRS) \
+		$(BUILD)/lib/libcudart.so.12
+	$(CC) $(EMU_CFLAGS) -I$(EMU_DIR)/src -shared -Wl,-soname,libcuda.so.1 \
+		-Wl,--version-script=$(EMU_DIR)/driver/libcuda.map -Wl,--build-id=sha1 -o $@ $< \
+		-L$(BUILD)/lib -l:libcudart.so.12 -Wl,-rpath,'$$ORIGIN'
+
+$(BUILD)/lib/libcuda.so: $(BUILD)/lib/libcuda.so.1
+	ln -sf libcuda.so.1 $@
 
 # The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none.
 $(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.h
@@ -85,7 +97,7 @@ $(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 # The runtime linked into the executable, as `nvcc -cudart static` does.
 $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a
 	@mkdir -p $(@D)
-	$(CXX) $(WL_FLAGS) $< -x none -o $@ $(BUILD)/lib/libcudart_static.a -lpthread
+	$(CXX) $(WL_FLAGS) $< -x none -o $@ $(BUILD)/lib/libcudart_static.a -lpthread -ldl
 
 $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
@@ -96,6 +108,11 @@ $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+
+# A driver-API program (the GPU host builds the same source with nvcc -lcuda).
+$(BUILD)/tests/driver_api: bench/driver_api.cu $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -o $@ -L$(BUILD)/lib -lcuda -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
 	@mkdir -p $(@D)

@@ -1,6 +1,8 @@
 /*
- * A program that uses the CUDA driver API directly, for bench/tracer_gpu.sh: the tracer must
- * record its cuMem* calls (and, in runtime programs, not the driver calls the runtime makes).
+ * A program that uses the CUDA driver API directly: the tracer must record its cuMem* calls
+ * (and, in runtime programs, not the driver calls the runtime makes). Built with nvcc -lcuda
+ * by bench/tracer_gpu.sh and with g++ against the emulator's libcuda.so.1 by the Makefile
+ * (build/tests/driver_api, tracer/driver_test.go).
  * Usage: driver_api [COPIES]   prints checksum=1 when the data came back intact.
  */
 #include <cuda.h>

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"debug/elf"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,7 +10,9 @@ import (
 )
 
 // TestEmulatorSemantics runs each case of testdata/emulator/selftest.c in a process of its
-// own, with the knobs the case asks for (`emu_selftest --list` prints NAME<TAB>ENV).
+// own, with the knobs the case asks for (`emu_selftest --list` prints NAME<TAB>ENV), then
+// again with the runtime going through the emulated driver (CUDA_EMU_DRIVER=1), which must
+// not change any of it.
 func TestEmulatorSemantics(t *testing.T) {
 	selftest := testenv.Built(t, "tests/emu_selftest")
 	list := testenv.Run(t, selftest, nil, "--list")
@@ -22,50 +25,90 @@ func TestEmulatorSemantics(t *testing.T) {
 	}
 	for _, line := range cases {
 		name, env, _ := strings.Cut(line, "\t")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			res := testenv.Run(t, selftest, strings.Fields(env), name)
-			if res.ExitCode != 0 {
-				t.Errorf("exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+		for _, via := range []string{"", "CUDA_EMU_DRIVER=1"} {
+			label := name
+			if via != "" {
+				label += "/via-driver"
 			}
-		})
+			t.Run(label, func(t *testing.T) {
+				t.Parallel()
+				res := testenv.Run(t, selftest, append(strings.Fields(env), strings.Fields(via)...), name)
+				if res.ExitCode != 0 {
+					t.Errorf("exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+				}
+			})
+		}
 	}
 }
 
 // The emulator must look like the real runtime to a tracer or a preload library: same
-// soname, same versioned symbol names, nothing of its own exported but the kernel registry.
+// soname, same versioned symbol names, nothing of its own exported but the kernel registry
+// and the entry points the emulated driver uses (emu_drv_*, no probe's name).
 func TestEmulatorExports(t *testing.T) {
-	f, err := elf.Open(testenv.Built(t, "lib/libcudart.so.12"))
+	for name, version := range exportedFunctions(t, "lib/libcudart.so.12", "libcudart.so.12") {
+		if version != "libcudart.so.12" {
+			t.Errorf("%s has version %q, want libcudart.so.12", name, version)
+		}
+		if !strings.HasPrefix(name, "cuda") && name != "emuRegisterKernel" && !strings.HasPrefix(name, "emu_drv_") {
+			t.Errorf("%s is exported; only the runtime API should be", name)
+		}
+	}
+	requireExported(t, "lib/libcudart.so.12", runtimeAPI)
+}
+
+// The emulated driver likewise: libcuda.so.1 exporting the driver API's names, the _v2 ones
+// where the real <cuda.h> maps the plain names to them, and nothing else.
+func TestEmulatedDriverExports(t *testing.T) {
+	for name := range exportedFunctions(t, "lib/libcuda.so.1", "libcuda.so.1") {
+		if !strings.HasPrefix(name, "cu") || strings.HasPrefix(name, "cuda") {
+			t.Errorf("%s is exported; only the driver API should be", name)
+		}
+	}
+	requireExported(t, "lib/libcuda.so.1", driverAPI)
+}
+
+// exportedFunctions checks a built library's soname and returns the functions it defines
+// and exports, with their symbol versions.
+func exportedFunctions(t *testing.T, lib, soname string) map[string]string {
+	t.Helper()
+	f, err := elf.Open(testenv.Built(t, lib))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	sonames, err := f.DynString(elf.DT_SONAME)
-	if err != nil || len(sonames) != 1 || sonames[0] != "libcudart.so.12" {
-		t.Errorf("soname %v (%v), want libcudart.so.12", sonames, err)
+	if err != nil || len(sonames) != 1 || sonames[0] != soname {
+		t.Errorf("%s: soname %v (%v), want %s", lib, sonames, err, soname)
 	}
 	syms, err := f.DynamicSymbols()
 	if err != nil {
 		t.Fatal(err)
 	}
-	exported := map[string]bool{}
+	exported := map[string]string{}
 	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF || elf.ST_TYPE(s.Info) != elf.STT_FUNC {
-			continue
-		}
-		if s.Version != "libcudart.so.12" {
-			t.Errorf("%s has version %q, want libcudart.so.12", s.Name, s.Version)
-		}
-		if !strings.HasPrefix(s.Name, "cuda") && s.Name != "emuRegisterKernel" {
-			t.Errorf("%s is exported; only the runtime API should be", s.Name)
-		}
-		exported[s.Name] = true
-	}
-	for _, name := range runtimeAPI {
-		if !exported[name] {
-			t.Errorf("%s is not exported", name)
+		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			exported[s.Name] = s.Version
 		}
 	}
+	return exported
+}
+
+func requireExported(t *testing.T, lib string, names []string) {
+	t.Helper()
+	exported := exportedFunctions(t, lib, filepath.Base(lib))
+	for _, name := range names {
+		if _, ok := exported[name]; !ok {
+			t.Errorf("%s: %s is not exported", lib, name)
+		}
+	}
+}
+
+var driverAPI = []string{
+	"cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet", "cuDevicePrimaryCtxRetain",
+	"cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent", "cuCtxSynchronize", "cuGetErrorName",
+	"cuMemAlloc_v2", "cuMemAllocHost_v2", "cuMemHostAlloc", "cuMemAllocManaged", "cuMemFree_v2",
+	"cuMemFreeHost", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemcpyHtoDAsync_v2",
+	"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuStreamSynchronize",
 }
 
 var runtimeAPI = []string{

@@ -2,9 +2,10 @@
  * Echo's CUDA runtime emulator: what it is and how it behaves.
  *
  * libcudart.so.12 (and libcudart_static.a) from testdata/emulator stand in for the CUDA
- * runtime on machines without a GPU. The emulated device is a unified-memory GPU: device
- * memory is host DRAM, every copy is a real memcpy, so copy costs are real and a program
- * that removes copies really gets faster.
+ * runtime on machines without a GPU, and libcuda.so.1 for the driver (<cuda.h>: the memory,
+ * copy, context and sync calls; it works on the runtime's device). The emulated device is a
+ * unified-memory GPU: device memory is host DRAM, every copy is a real memcpy, so copy costs
+ * are real and a program that removes copies really gets faster.
  *
  * Kernels. A kernel is a host function with the signature
  *
@@ -54,6 +55,10 @@
  *                                and kernels use plain malloc memory, as HMM/ATS does (default 0)
  *   CUDA_EMU_CONCURRENT_MANAGED  cudaDevAttrConcurrentManagedAccess (default 1; reported
  *                                only, host access to managed memory is never trapped)
+ *   CUDA_EMU_DRIVER              1: the shared runtime loads libcuda.so.1 from its own directory
+ *                                and makes cudaMalloc, cudaFree, cudaMemcpy (explicit kinds)
+ *                                and cudaDeviceSynchronize through it, as the real runtime
+ *                                calls the driver (default 0; the static runtime ignores it)
  */
 #ifndef ECHO_EMU_CUDA_EMULATOR_H
 #define ECHO_EMU_CUDA_EMULATOR_H

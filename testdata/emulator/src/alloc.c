@@ -125,7 +125,7 @@ static void give_block(void *p, size_t maplen)
 	cached_bytes += maplen;
 }
 
-static cudaError_t allocate(void **out, size_t size, enum emu_mem kind)
+cudaError_t emu_allocate(void **out, size_t size, enum emu_mem kind)
 {
 	cudaError_t err = emu_ok();
 	if (err)
@@ -158,7 +158,7 @@ static cudaError_t allocate(void **out, size_t size, enum emu_mem kind)
 
 /* Frees an allocation of one of the kinds in mask (bits of 1 << kind). Like the real runtime,
  * freeing waits for the device first. */
-static cudaError_t release(void *p, unsigned mask)
+cudaError_t emu_release(void *p, unsigned mask)
 {
 	cudaError_t err = emu_ok();
 	if (err)
@@ -212,19 +212,22 @@ bool emu_is_host_kind(enum emu_mem kind)
 
 EMU_API cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-	return allocate(devPtr, size, EMU_MEM_DEVICE);
+	const struct emu_driver *drv = emu_driver();
+	if (drv)
+		return emu_from_driver(drv->mem_alloc((CUdeviceptr *)devPtr, size));
+	return emu_allocate(devPtr, size, EMU_MEM_DEVICE);
 }
 
 EMU_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
 	if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
 		return emu_fail(cudaErrorInvalidValue);
-	return allocate(devPtr, size, EMU_MEM_MANAGED);
+	return emu_allocate(devPtr, size, EMU_MEM_MANAGED);
 }
 
 EMU_API cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-	return allocate(ptr, size, EMU_MEM_PINNED);
+	return emu_allocate(ptr, size, EMU_MEM_PINNED);
 }
 
 EMU_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -232,17 +235,20 @@ EMU_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 	if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
 				cudaHostAllocWriteCombined))
 		return emu_fail(cudaErrorInvalidValue);
-	return allocate(pHost, size, EMU_MEM_PINNED);
+	return emu_allocate(pHost, size, EMU_MEM_PINNED);
 }
 
 EMU_API cudaError_t cudaFree(void *devPtr)
 {
-	return release(devPtr, 1u << EMU_MEM_DEVICE | 1u << EMU_MEM_MANAGED);
+	const struct emu_driver *drv = emu_driver();
+	if (drv)
+		return emu_from_driver(drv->mem_free((CUdeviceptr)devPtr));
+	return emu_release(devPtr, EMU_DEVICE_KINDS);
 }
 
 EMU_API cudaError_t cudaFreeHost(void *ptr)
 {
-	return release(ptr, 1u << EMU_MEM_PINNED);
+	return emu_release(ptr, EMU_PINNED_KINDS);
 }
 
 EMU_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)

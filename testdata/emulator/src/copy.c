@@ -49,9 +49,8 @@ static bool blocks_host(bool async, enum cudaMemcpyKind kind, struct emu_range d
 	return dst.kind == EMU_MEM_PAGEABLE || src.kind == EMU_MEM_PAGEABLE;
 }
 
-static cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-			size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, bool async,
-			bool two_d)
+cudaError_t emu_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		     size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, bool async, bool two_d)
 {
 	cudaError_t err = emu_ok();
 	if (err)
@@ -97,26 +96,33 @@ static cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch
 
 EMU_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-	return copy(dst, count, src, count, count, 1, kind, NULL, false, false);
+	const struct emu_driver *drv = emu_driver();
+	if (drv && kind == cudaMemcpyHostToDevice)
+		return emu_from_driver(drv->memcpy_htod((CUdeviceptr)dst, src, count));
+	if (drv && kind == cudaMemcpyDeviceToHost)
+		return emu_from_driver(drv->memcpy_dtoh(dst, (CUdeviceptr)src, count));
+	if (drv && kind == cudaMemcpyDeviceToDevice)
+		return emu_from_driver(drv->memcpy_dtod((CUdeviceptr)dst, (CUdeviceptr)src, count));
+	return emu_copy(dst, count, src, count, count, 1, kind, NULL, false, false);
 }
 
 EMU_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 				    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	return copy(dst, count, src, count, count, 1, kind, stream, true, false);
+	return emu_copy(dst, count, src, count, count, 1, kind, stream, true, false);
 }
 
 EMU_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
 				 size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-	return copy(dst, dpitch, src, spitch, width, height, kind, NULL, false, true);
+	return emu_copy(dst, dpitch, src, spitch, width, height, kind, NULL, false, true);
 }
 
 EMU_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
 				      size_t width, size_t height, enum cudaMemcpyKind kind,
 				      cudaStream_t stream)
 {
-	return copy(dst, dpitch, src, spitch, width, height, kind, stream, true, true);
+	return emu_copy(dst, dpitch, src, spitch, width, height, kind, stream, true, true);
 }
 
 /* cudaMemset is asynchronous to the host except on pinned host memory; cudaMemsetAsync

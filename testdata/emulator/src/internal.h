@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cuda.h"
 #include "cuda_emulator.h"
 #include "cuda_runtime_api.h"
 
@@ -45,6 +46,12 @@ struct emu_range {
 	uintptr_t base;
 	size_t size;
 };
+/* Masks of kinds for emu_release: what cudaFree and cudaFreeHost accept. */
+#define EMU_DEVICE_KINDS (1u << EMU_MEM_DEVICE | 1u << EMU_MEM_MANAGED)
+#define EMU_PINNED_KINDS (1u << EMU_MEM_PINNED)
+cudaError_t emu_allocate(void **out, size_t size, enum emu_mem kind);
+/* Frees an allocation of one of the kinds in mask, after waiting for the device. */
+cudaError_t emu_release(void *p, unsigned mask);
 /* The allocation holding p, or kind EMU_MEM_PAGEABLE with base 0 when the runtime has none. */
 struct emu_range emu_lookup(const void *p);
 /* Whether the whole of [p, p+n) lies inside r (always true for unknown, pageable memory). */
@@ -52,6 +59,24 @@ bool emu_range_holds(struct emu_range r, const void *p, size_t n);
 bool emu_device_accessible(enum emu_mem kind);
 bool emu_is_host_kind(enum emu_mem kind);
 void emu_mem_info(size_t *free, size_t *total);
+
+/* copy.c: every copy, 1D or 2D, synchronous or on a stream */
+cudaError_t emu_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		     size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, bool async, bool two_d);
+
+/* route.c: with CUDA_EMU_DRIVER=1 the shared runtime makes its allocations, frees, copies
+ * and device syncs through the emulated driver, as the real runtime does; NULL otherwise. */
+struct emu_driver {
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+	CUresult (*mem_free)(CUdeviceptr);
+	CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
+	CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
+	CUresult (*memcpy_dtod)(CUdeviceptr, CUdeviceptr, size_t);
+	CUresult (*ctx_synchronize)(void);
+};
+const struct emu_driver *emu_driver(void);
+/* A driver result as the runtime reports it (failures recorded for cudaGetLastError). */
+cudaError_t emu_from_driver(CUresult r);
 
 /* stream.c */
 struct emu_stream;
@@ -110,6 +135,9 @@ uint64_t emu_enqueue_locked(struct emu_stream *s, struct emu_op *op); /* holds e
 void emu_wait_stream(struct emu_stream *s, uint64_t target);
 bool emu_stream_reached(struct emu_stream *s, uint64_t target);
 void emu_device_sync(void);
+/* cudaDeviceSynchronize and cudaStreamSynchronize as the runtime does them itself. */
+cudaError_t emu_device_synchronize(void);
+cudaError_t emu_stream_sync(cudaStream_t stream);
 struct emu_op *emu_op_new(enum emu_op_kind kind);
 
 /* event.c; called with emu_sched_lock held */

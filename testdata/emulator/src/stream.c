@@ -269,6 +269,11 @@ EMU_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 EMU_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
+	return emu_stream_sync(stream);
+}
+
+cudaError_t emu_stream_sync(cudaStream_t stream)
+{
 	cudaError_t err = emu_ok();
 	if (err)
 		return err;
@@ -297,6 +302,14 @@ EMU_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 }
 
 EMU_API cudaError_t cudaDeviceSynchronize(void)
+{
+	const struct emu_driver *drv = emu_driver();
+	if (drv)
+		return emu_from_driver(drv->ctx_synchronize());
+	return emu_device_synchronize();
+}
+
+cudaError_t emu_device_synchronize(void)
 {
 	cudaError_t err = emu_ok();
 	if (err)

@@ -1,0 +1,39 @@
+/*
+ * What libcudart.so.12 exports for the emulated driver (libcuda.so.1) alone: the runtime's
+ * own operations, entered below its public API. The driver must not call the public entry
+ * points (a tracer would see runtime calls inside driver calls, which never happens with
+ * the real libraries), and when the runtime routes a call through the driver
+ * (CUDA_EMU_DRIVER=1) the driver's way back in must not route again.
+ */
+#ifndef ECHO_EMU_PRIVATE_H
+#define ECHO_EMU_PRIVATE_H
+
+#include "cuda_runtime_api.h"
+
+#define EMU_PRIVATE __attribute__((visibility("default")))
+
+enum emu_drv_mem { EMU_DRV_DEVICE, EMU_DRV_PINNED, EMU_DRV_MANAGED };
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaSuccess, or cudaErrorNoDevice when the emulator reports no device. */
+cudaError_t emu_drv_ready(void);
+const char *emu_drv_error_name(cudaError_t err);
+int emu_drv_version(void);
+int emu_drv_device_count(void);
+cudaError_t emu_drv_alloc(void **out, size_t bytes, enum emu_drv_mem kind);
+cudaError_t emu_drv_free(void *p, enum emu_drv_mem kind);
+/* A whole copy of kind on stream (async) or the legacy stream (synchronous), with the
+ * runtime's blocking rules. */
+cudaError_t emu_drv_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+			 cudaStream_t stream, int async);
+cudaError_t emu_drv_device_sync(void);
+cudaError_t emu_drv_stream_sync(cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,95 @@
+package tracer_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/trace"
+)
+
+// driverEvents are the driver API's event types.
+var driverEvents = []trace.EventType{
+	trace.EventCUMemAlloc, trace.EventCUMemAllocHost, trace.EventCUMemHostAlloc, trace.EventCUMemAllocManaged,
+	trace.EventCUMemFree, trace.EventCUMemFreeHost, trace.EventCUMemcpyHtoD, trace.EventCUMemcpyDtoH,
+	trace.EventCUMemcpyDtoD, trace.EventCUMemcpyHtoDAsync, trace.EventCUMemcpyDtoHAsync,
+	trace.EventCUMemcpyDtoDAsync, trace.EventCULaunchKernel, trace.EventCUStreamSynchronize,
+	trace.EventCUCtxSynchronize,
+}
+
+// A program written against the driver API (the emulator's libcuda.so.1): its calls are
+// recorded as driver events, with their sizes, pointers and directions.
+func TestTraceDriverAPI(t *testing.T) {
+	testenv.RequireRoot(t)
+	const copies, size = 5, 1 << 20
+	res, path := testenv.Trace(t, "--", testenv.Built(t, "tests/driver_api"), "5")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	want := map[trace.EventType]int{
+		trace.EventCUMemAlloc: 1, trace.EventCUMemcpyHtoD: copies, trace.EventCUMemcpyDtoH: 1,
+		trace.EventCUCtxSynchronize: 1, trace.EventCUMemFree: 1,
+	}
+	for _, typ := range driverEvents {
+		if got := tr.count(typ); got != want[typ] {
+			t.Errorf("%d %v, want %d", got, typ, want[typ])
+		}
+	}
+	if n := tr.count(trace.EventCUDAMalloc) + tr.count(trace.EventCUDAMemcpy); n != 0 {
+		t.Errorf("%d runtime calls recorded: the driver must not go through the runtime's entry points", n)
+	}
+	dev := tr.allocated(trace.EventCUMemAlloc, size)
+	if len(dev) != 1 {
+		t.Fatalf("cuMemAlloc returned %v, want one 1 MiB buffer", dev)
+	}
+	in := tr.copies(trace.EventCUMemcpyHtoD, h2d, size)
+	out := tr.copies(trace.EventCUMemcpyDtoH, d2h, size)
+	if len(in) != copies || len(out) != 1 {
+		t.Fatalf("%d H2D and %d D2H copies of 1 MiB, want %d and 1", len(in), len(out), copies)
+	}
+	for _, e := range in {
+		if !dev[e.Addr] || e.Src == 0 {
+			t.Errorf("cuMemcpyHtoD %#x -> %#x: want the host buffer into the cuMemAlloc'd one", e.Src, e.Addr)
+		}
+		tr.siteIn(t, e, "driver_api")
+	}
+	if !dev[out[0].Src] {
+		t.Errorf("cuMemcpyDtoH from %#x, want the cuMemAlloc'd buffer", out[0].Src)
+	}
+	if free := tr.of(trace.EventCUMemFree); len(free) == 1 && !dev[free[0].Addr] {
+		t.Errorf("cuMemFree of %#x, want the cuMemAlloc'd buffer", free[0].Addr)
+	}
+}
+
+// A runtime that calls the driver (the emulator with CUDA_EMU_DRIVER=1 dlopens libcuda.so.1
+// and makes cudaMalloc, cudaFree, cudaMemcpy and cudaDeviceSynchronize through it, as the
+// real runtime does): the driver is probed, yet only the runtime calls are recorded.
+func TestTraceRuntimeOverDriver(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Setenv("CUDA_EMU_DRIVER", "1")
+	const iters, size = 6, 1 << 20
+	res, path := testenv.Trace(t, "--", testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "5", "--warmup", "1")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	driverLoaded := false
+	for _, m := range tr.modules.List() {
+		driverLoaded = driverLoaded || filepath.Base(m.Path) == "libcuda.so.1"
+	}
+	if !driverLoaded {
+		t.Fatalf("libcuda.so.1 is not among the traced process's modules: the runtime did not go through the driver")
+	}
+	if in, out := tr.copies(trace.EventCUDAMemcpy, h2d, size), tr.copies(trace.EventCUDAMemcpy, d2h, size); len(in) != iters || len(out) != iters {
+		t.Errorf("%d H2D and %d D2H cudaMemcpy of 1 MiB, want %d each", len(in), len(out), iters)
+	}
+	if n := tr.count(trace.EventCUDAMalloc); n != 2 {
+		t.Errorf("%d cudaMalloc, want 2", n)
+	}
+	for _, typ := range driverEvents {
+		if n := tr.count(typ); n != 0 {
+			t.Errorf("%d %v recorded: driver calls under a runtime call must not be", n, typ)
+		}
+	}
+}
