@@ -62,7 +62,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 1, 1, "malloc", "mapped"};
+	struct options o = {256 << 10, 8, 1, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	pthread_t threads[THREADS];
 	struct job jobs[THREADS];

@@ -4,6 +4,7 @@
  * used from several streams and ordered by events are out of Echo's scope until it handles
  * them; the planner must refuse them, never merge them blindly.
  */
+#define WORKLOAD_MANUAL
 #include "workload.h"
 
 KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
@@ -27,29 +28,27 @@ KERNEL3(fold, const float *, other, float *, out, size_t, n)
 
 int main(int argc, char **argv)
 {
-	struct options o = {2 << 20, 20, 3, 1, "hostalloc", "mapped"};
+	struct options o = {2 << 20, 20, 3, 1, "hostalloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t half = o.size / 2, n = half / sizeof(float);
 	cudaStream_t st[2];
 	cudaEvent_t done[2];
 	float *h_in[2], *h_out[2], *d_in[2], *d_out[2];
-#ifdef ECHO_MANUAL
-	struct merged in[2], out[2];
-#endif
+	struct merged in[2] = {}, out[2] = {};
 	for (int s = 0; s < 2; s++) {
 		CHECK(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
 		CHECK(cudaEventCreateWithFlags(&done[s], cudaEventDisableTiming));
-#ifdef ECHO_MANUAL
-		in[s] = merged_alloc(o.strategy, half);
-		out[s] = merged_alloc(o.strategy, half);
-		h_in[s] = (float *)in[s].host, d_in[s] = (float *)in[s].dev;
-		h_out[s] = (float *)out[s].host, d_out[s] = (float *)out[s].dev;
-#else
-		CHECK(cudaHostAlloc((void **)&h_in[s], half, cudaHostAllocDefault));
-		CHECK(cudaHostAlloc((void **)&h_out[s], half, cudaHostAllocDefault));
-		CHECK(cudaMalloc((void **)&d_in[s], half));
-		CHECK(cudaMalloc((void **)&d_out[s], half));
-#endif
+		if (o.manual) {
+			in[s] = merged_alloc(o.strategy, half);
+			out[s] = merged_alloc(o.strategy, half);
+			h_in[s] = (float *)in[s].host, d_in[s] = (float *)in[s].dev;
+			h_out[s] = (float *)out[s].host, d_out[s] = (float *)out[s].dev;
+		} else {
+			CHECK(cudaHostAlloc((void **)&h_in[s], half, cudaHostAllocDefault));
+			CHECK(cudaHostAlloc((void **)&h_out[s], half, cudaHostAllocDefault));
+			CHECK(cudaMalloc((void **)&d_in[s], half));
+			CHECK(cudaMalloc((void **)&d_out[s], half));
+		}
 		for (size_t i = 0; i < n; i++)
 			h_in[s][i] = (float)((i + (size_t)s * 3) % 100) * 0.01f;
 	}
@@ -60,9 +59,8 @@ int main(int argc, char **argv)
 		for (int s = 0; s < 2; s++) {
 			for (size_t i = 0; i < n; i += STRIDE)
 				h_in[s][i] = (float)(it + s);
-#ifndef ECHO_MANUAL
-			CHECK(cudaMemcpyAsync(d_in[s], h_in[s], half, cudaMemcpyHostToDevice, st[s]));
-#endif
+			if (!o.manual)
+				CHECK(cudaMemcpyAsync(d_in[s], h_in[s], half, cudaMemcpyHostToDevice, st[s]));
 			void *args[] = {&d_in[s], &d_out[s], &n, &o.work};
 			launch((const void *)scale, n, args, st[s]);
 			CHECK(cudaEventRecord(done[s], st[s]));
@@ -70,10 +68,10 @@ int main(int argc, char **argv)
 		CHECK(cudaStreamWaitEvent(st[1], done[0], 0));
 		void *args[] = {&d_out[0], &d_out[1], &n};
 		launch((const void *)fold, n, args, st[1]);
-#ifndef ECHO_MANUAL
-		CHECK(cudaMemcpyAsync(h_out[0], d_out[0], half, cudaMemcpyDeviceToHost, st[0]));
-		CHECK(cudaMemcpyAsync(h_out[1], d_out[1], half, cudaMemcpyDeviceToHost, st[1]));
-#endif
+		if (!o.manual) {
+			CHECK(cudaMemcpyAsync(h_out[0], d_out[0], half, cudaMemcpyDeviceToHost, st[0]));
+			CHECK(cudaMemcpyAsync(h_out[1], d_out[1], half, cudaMemcpyDeviceToHost, st[1]));
+		}
 		CHECK(cudaStreamSynchronize(st[0]));
 		CHECK(cudaStreamSynchronize(st[1]));
 		for (int s = 0; s < 2; s++)
@@ -84,15 +82,15 @@ int main(int argc, char **argv)
 	report(fnv1a(fnv1a(sum, h_out[0], half), h_out[1], half), &l);
 
 	for (int s = 0; s < 2; s++) {
-#ifdef ECHO_MANUAL
-		merged_free(o.strategy, in[s]);
-		merged_free(o.strategy, out[s]);
-#else
-		CHECK(cudaFreeHost(h_in[s]));
-		CHECK(cudaFreeHost(h_out[s]));
-		CHECK(cudaFree(d_in[s]));
-		CHECK(cudaFree(d_out[s]));
-#endif
+		if (o.manual) {
+			merged_free(o.strategy, in[s]);
+			merged_free(o.strategy, out[s]);
+		} else {
+			CHECK(cudaFreeHost(h_in[s]));
+			CHECK(cudaFreeHost(h_out[s]));
+			CHECK(cudaFree(d_in[s]));
+			CHECK(cudaFree(d_out[s]));
+		}
 		CHECK(cudaEventDestroy(done[s]));
 		CHECK(cudaStreamDestroy(st[s]));
 	}

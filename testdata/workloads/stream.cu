@@ -2,8 +2,11 @@
  * stream: the copy-dominated loop of the paper's micro-benchmarks. Each iteration the host
  * updates its input buffer, copies it to the device (H2D), a light kernel maps it to the
  * output, the output is copied back (D2H) and the host reads it. One input pair, one output
- * pair. The manual build merges both pairs and keeps the wait the D2H copy gave.
+ * pair. The hand-merged reference (--manual) merges both pairs and keeps the wait the D2H
+ * copy gave; built with ECHO_KEEP_WAITS, it also keeps the wait the H2D copy gave (a
+ * synchronous copy first waits for earlier GPU work), as Echo's deployed plan does.
  */
+#define WORKLOAD_MANUAL
 #include "workload.h"
 
 KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
@@ -21,19 +24,20 @@ KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
 
 int main(int argc, char **argv)
 {
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped"};
+	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
-#ifdef ECHO_MANUAL
-	struct merged in = merged_alloc(o.strategy, o.size), out = merged_alloc(o.strategy, o.size);
-	float *h_in = (float *)in.host, *h_out = (float *)out.host;
-	float *d_in = (float *)in.dev, *d_out = (float *)out.dev;
-#else
-	float *h_in = (float *)host_alloc(o.host, o.size), *h_out = (float *)host_alloc(o.host, o.size);
-	float *d_in, *d_out;
-	CHECK(cudaMalloc((void **)&d_in, o.size));
-	CHECK(cudaMalloc((void **)&d_out, o.size));
-#endif
+	struct merged in = {}, out = {};
+	float *h_in, *h_out, *d_in, *d_out;
+	if (o.manual) {
+		in = merged_alloc(o.strategy, o.size), out = merged_alloc(o.strategy, o.size);
+		h_in = (float *)in.host, h_out = (float *)out.host;
+		d_in = (float *)in.dev, d_out = (float *)out.dev;
+	} else {
+		h_in = (float *)host_alloc(o.host, o.size), h_out = (float *)host_alloc(o.host, o.size);
+		CHECK(cudaMalloc((void **)&d_in, o.size));
+		CHECK(cudaMalloc((void **)&d_out, o.size));
+	}
 	for (size_t i = 0; i < n; i++)
 		h_in[i] = (float)(i % 1000) * 0.001f;
 
@@ -42,30 +46,32 @@ int main(int argc, char **argv)
 	for (int it = 0; it < o.warmup + o.iters; it++) {
 		for (size_t i = 0; i < n; i += STRIDE)
 			h_in[i] = (float)it + (float)(i % 7);
-#ifndef ECHO_MANUAL
-		CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
+		if (!o.manual)
+			CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
+#ifdef ECHO_KEEP_WAITS
+		else
+			CHECK(cudaDeviceSynchronize());
 #endif
 		void *args[] = {&d_in, &d_out, &n, &o.work};
 		launch((const void *)scale, n, args, 0);
-#ifdef ECHO_MANUAL
-		CHECK(cudaDeviceSynchronize());
-#else
-		CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));
-#endif
+		if (o.manual)
+			CHECK(cudaDeviceSynchronize());
+		else
+			CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));
 		for (size_t i = 0; i < n; i += STRIDE)
 			sum = fnv1a(sum, &h_out[i], sizeof(float));
 		lap(&l);
 	}
 	report(fnv1a(sum, h_out, o.size), &l);
 
-#ifdef ECHO_MANUAL
-	merged_free(o.strategy, in);
-	merged_free(o.strategy, out);
-#else
-	CHECK(cudaFree(d_in));
-	CHECK(cudaFree(d_out));
-	host_free(o.host, h_in);
-	host_free(o.host, h_out);
-#endif
+	if (o.manual) {
+		merged_free(o.strategy, in);
+		merged_free(o.strategy, out);
+	} else {
+		CHECK(cudaFree(d_in));
+		CHECK(cudaFree(d_out));
+		host_free(o.host, h_in);
+		host_free(o.host, h_out);
+	}
 	return 0;
 }

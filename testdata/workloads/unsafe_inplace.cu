@@ -13,7 +13,7 @@ KERNEL2(rescale, float *, data, size_t, n)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped"};
+	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size);

@@ -19,7 +19,7 @@ static void fill_batch(float *p, size_t n, int batch)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped"};
+	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;

@@ -27,7 +27,7 @@ static char role_of(const struct tag *tags, int ntags, const void *p)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped"};
+	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;

@@ -19,7 +19,7 @@ KERNEL4(smooth, const float *, in, float *, out, size_t, n, int, work)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 64, "new", "mapped"};
+	struct options o = {256 << 10, 8, 0, 64, "new", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
