@@ -8,6 +8,9 @@
  *       cudaGetDevice              not probed: the runtime's own cost, for reference
  *   callcost rate CALLS THREADS  every thread calls cudaStreamSynchronize CALLS times on a
  *                                stream of its own, to load the tracer; prints calls/s
+ *   callcost sync CALLS          ns per wait on an idle device, for bench/optimize_gpu.sh: the
+ *                                device-wide wait an elided synchronous copy keeps, against
+ *                                the legacy stream's wait and a query
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -47,8 +50,8 @@ static void *hammer(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "cost") && strcmp(argv[1], "rate"))) {
-		fprintf(stderr, "usage: callcost cost CALLS | callcost rate CALLS THREADS\n");
+	if (argc < 3 || (strcmp(argv[1], "cost") && strcmp(argv[1], "rate") && strcmp(argv[1], "sync"))) {
+		fprintf(stderr, "usage: callcost cost CALLS | callcost rate CALLS THREADS | callcost sync CALLS\n");
 		return 2;
 	}
 	calls = atol(argv[2]);
@@ -67,6 +70,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < threads; i++)
 			pthread_join(t[i], NULL);
 		printf("calls_per_s %.0f\n", (double)calls * threads / ((now_ns() - t0) / 1e9));
+		return 0;
+	}
+	if (!strcmp(argv[1], "sync")) {
+		MEASURE("cudaDeviceSynchronize", calls, cudaDeviceSynchronize());
+		MEASURE("cudaStreamSynchronize(0)", calls, cudaStreamSynchronize(0));
+		MEASURE("cudaStreamQuery(0)", calls, cudaStreamQuery(0));
 		return 0;
 	}
 	cudaStream_t s;

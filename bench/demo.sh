@@ -23,12 +23,12 @@ echo "== echoctl run: the plan deployed, median of 3 alternating runs, against a
 for ((r = 0; r < 3; r++)); do
 	"${workload[@]}" 2>/dev/null >>"$dir/base"
 	build/bin/echoctl run "$dir/stream.plan" -- "${workload[@]}" 2>/dev/null >>"$dir/echo"
-	build/workloads/stream-manual --size "$size" --iters "$iters" --warmup 2 --strategy mapped 2>/dev/null >>"$dir/manual"
+	build/workloads/stream --manual --size "$size" --iters "$iters" --warmup 2 --strategy mapped 2>/dev/null >>"$dir/manual"
 done
 base=$(field iter_ms <"$dir/base" | median)
 printf '%-28s %10s %9s  %s\n' variant ms/iter speed-up checksum
 for v in base echo manual; do
-	ms=$(grep '^iter_ms=' "$dir/$v" | sed 's/iter_ms=//' | median)
+	ms=$(iter_ms "$dir/$v" | median)
 	printf '%-28s %10.3f %8.2fx  %s\n' "$(case $v in base) echo "as written" ;; echo) echo "echoctl run (plan)" ;; manual) echo "hand-merged (mapped)" ;; esac)" \
 		"$ms" "$(awk -v b="$base" -v m="$ms" 'BEGIN { print b / m }')" "$(field checksum <"$dir/$v")"
 done

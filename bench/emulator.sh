@@ -11,7 +11,7 @@ run() {
 	shift 2
 	local r
 	r=$(alternate "$rounds" build/workloads --size "$size" "$@" -- \
-		"$name" "$name-manual:--strategy mapped" "$name-manual:--strategy managed")
+		"$name" "$name:--manual --strategy mapped" "$name:--manual --strategy managed")
 	awk -F'\t' -v n="$name" -v s="$size" '
 		{ ms[NR] = $2; sum[NR] = $3 }
 		END {

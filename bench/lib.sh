@@ -5,6 +5,11 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# iter_ms FILE: the iter_ms values of every run whose output FILE collects, one per line.
+iter_ms() {
+	sed -n 's/^iter_ms=//p' "$1"
+}
+
 # field KEY: the value of the KEY= line a workload printed on stdin.
 field() {
 	sed -n "s/^$1=//p" | head -n 1
@@ -45,4 +50,18 @@ alternate() {
 		i=$((i + 1))
 	done
 	rm -rf "$tmp"
+}
+
+# shuffled SEED WORD...: the words in a random order that SEED fixes (Fisher-Yates on bash's
+# RANDOM), one per line, so that a benchmark's order of variants differs from round to round
+# and a re-run repeats it.
+shuffled() {
+	RANDOM=$1
+	shift
+	local w=("$@") i j t
+	for ((i = ${#w[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		t=${w[i]} w[i]=${w[j]} w[j]=$t
+	done
+	printf '%s\n' "${w[@]}"
 }
