@@ -12,10 +12,17 @@ out=build-gpu/workloads
 mkdir -p "$out"
 NVCC=${NVCC:-nvcc}
 ARCH=${ARCH:-native}
-nvcc_build() { # SRC OUT FLAGS...
+builds=()
+nvcc_build() { # SRC OUT FLAGS...: in the background; built_all waits for them all
 	local src=$1 dst=$2
 	shift 2
-	"$NVCC" -O2 -arch="$ARCH" -Xcompiler -Wall -x cu "$src" -o "$dst" "$@"
+	"$NVCC" -O2 -arch="$ARCH" -Xcompiler -Wall -x cu "$src" -o "$dst" "$@" &
+	builds+=($!)
+}
+built_all() {
+	local pid ok=0
+	for pid in "${builds[@]}"; do wait "$pid" || ok=1; done
+	return $ok
 }
 
 echo "== machine"
@@ -32,6 +39,7 @@ for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime 
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-naive" -cudart shared -DECHO_NAIVE
 done
 nvcc_build testdata/workloads/stream.cu "$out/stream-static" -cudart static
+built_all || { echo "gpu.sh: an nvcc build failed" >&2; exit 1; }
 echo "built $(ls "$out" | wc -l) programs"
 
 echo
