@@ -1,11 +1,15 @@
 package calibrate_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
 )
 
 // Calibration finds the strategy that wins, refuses the one the managed-slowdown knob makes
@@ -104,5 +108,45 @@ func TestRunRefusals(t *testing.T) {
 	res := testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "would merge 2 pairs") || !strings.Contains(res.Stdout, "host malloc at stream+") {
 		t.Errorf("--dry-run: exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+}
+
+// --print-env deploys the plan for programs that something else starts: run with only that
+// environment, the program merges the pairs and computes what it computed as written.
+func TestRunPrintEnv(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+
+	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", stream)
+	var env map[string]string
+	if err := json.Unmarshal([]byte(res.Stdout), &env); res.ExitCode != 0 || err != nil {
+		t.Fatalf("--print-env --json: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
+	}
+	if env["ECHO_PLAN"] != planPath+".shim" || !strings.HasSuffix(env["LD_PRELOAD"], "/libechoshim.so") {
+		t.Errorf("environment %v: want LD_PRELOAD on libechoshim.so and ECHO_PLAN=%s.shim", env, planPath)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	got := testenv.RunWorkload(t, "stream", []string{"LD_PRELOAD=" + env["LD_PRELOAD"], "ECHO_PLAN=" + env["ECHO_PLAN"],
+		"ECHO_REPORT=" + report, "CUDA_EMU_KERNEL_DELAY_US=2000"}, args...)
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runner.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if got.Checksum() != want || !r.Active || r.Merged != 2 || r.CopiesElided == 0 {
+		t.Errorf("with the printed environment: checksum %s (want %s), report active %v, %d merged, %d copies elided",
+			got.Checksum(), want, r.Active, r.Merged, r.CopiesElided)
+	}
+
+	// The shell form is for eval: one export per variable, quoted.
+	res = testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN='"+planPath+".shim'\n") {
+		t.Errorf("--print-env: exit %d, stdout %q", res.ExitCode, res.Stdout)
 	}
 }

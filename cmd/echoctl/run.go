@@ -18,6 +18,7 @@ type runOptions struct {
 	strategy string
 	dryRun   bool
 	force    bool
+	printEnv bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -34,9 +35,14 @@ ECHO_QUIET to silence it). echoctl exits with the program's status.
 
 A plan that was never calibrated has no enabled pair and no chosen strategy: run refuses it
 unless --force, which merges its candidate and validated pairs with --strategy (default
-mapped).`,
+mapped).
+
+--print-env runs nothing: it writes the deployment beside the plan (PLAN.shim) and prints
+the environment (LD_PRELOAD, ECHO_PLAN) for programs that something else starts: a
+launcher, a service manager, a container. The library makes the same checks there.`,
 		Example: `  echoctl run app.plan -- ./app --size 64M
   echoctl run --dry-run app.plan -- ./app
+  eval "$(echoctl run --print-env app.plan -- ./app)"; mpirun -x LD_PRELOAD -x ECHO_PLAN ./app
   echoctl run --force --strategy managed trace.bin.plan -- ./app`,
 		Args: planAndCommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,6 +53,7 @@ mapped).`,
 	f.StringVar(&o.strategy, "strategy", "", "merge with this strategy: mapped, managed or system (default: the calibrated one)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be merged and run nothing")
 	f.BoolVar(&o.force, "force", false, "deploy a plan that was never calibrated")
+	f.BoolVar(&o.printEnv, "print-env", false, "print the environment that deploys the plan (with --json: as an object) and run nothing")
 	return cmd
 }
 
@@ -62,6 +69,9 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	stderr := cmd.ErrOrStderr()
 	if o.dryRun {
 		return printDryRun(cmd, p, pairs, strategy)
+	}
+	if o.printEnv {
+		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
 	}
 	if len(pairs) == 0 {
 		fmt.Fprintln(stderr, "echoctl: the plan enables no pair: running the program as written")

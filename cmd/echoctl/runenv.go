@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+)
+
+// printRunEnv writes the plan's deployment beside it (PLAN.shim) and prints the environment
+// that makes a program started by something else (a launcher, a service manager, a
+// container) run as `echoctl run` would run it: LD_PRELOAD and ECHO_PLAN. The shim still
+// checks the executable and the device at every start, so a stale environment runs the
+// program untouched.
+func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath string, pairs []planner.Pair, strategy string) error {
+	if len(pairs) == 0 {
+		return fmt.Errorf("the plan enables no pair: there is nothing to preload")
+	}
+	shim, err := runner.FindShim()
+	if err != nil {
+		return err
+	}
+	shim, err = filepath.Abs(shim)
+	if err != nil {
+		return err
+	}
+	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
+	if err != nil {
+		return err
+	}
+	deployed, err := filepath.Abs(planPath + ".shim")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(deployed, []byte(compact), 0o644); err != nil {
+		return fmt.Errorf("writing the deployment beside the plan: %w", err)
+	}
+	env := [][2]string{{"LD_PRELOAD", shim}, {"ECHO_PLAN", deployed}}
+	out := cmd.OutOrStdout()
+	if o.json {
+		m := map[string]string{}
+		for _, kv := range env {
+			m[kv[0]] = kv[1]
+		}
+		return json.NewEncoder(out).Encode(m)
+	}
+	for _, kv := range env {
+		fmt.Fprintf(out, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %d pairs (%s) deployed to %s; eval this output, or set it in the launcher's environment\n",
+		len(pairs), strategy, deployed)
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
