@@ -31,6 +31,11 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "echo-plan 1\nexe %s\n", moduleID(p.Context.Executable.Path, p.Context.Executable.BuildID, p.Context.Executable.Size))
+	// The file name lets the shim tell a rebuilt program (worth a word) from another program
+	// that only inherited the environment (a child, a launcher, a shell: silence).
+	if name := filepath.Base(p.Context.Executable.Path); p.Context.Executable.Path != "" && !strings.ContainsRune(name, '\n') {
+		fmt.Fprintf(&b, "name %s\n", name)
+	}
 	if c := p.Context; c.GPU != "" {
 		fmt.Fprintf(&b, "gpu %s\n", c.GPU)
 	}

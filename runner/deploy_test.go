@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -141,6 +142,38 @@ func TestDeployRefusesQuietly(t *testing.T) {
 				t.Errorf("report %+v; want a pair left as written after its merged allocation failed", res.Report)
 			}
 		})
+	}
+}
+
+// A process the plan is not about (a child or a launcher that inherited LD_PRELOAD and
+// ECHO_PLAN) runs untouched without a word; the planned program rebuilt says why.
+func TestDeployQuietForOtherPrograms(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "3", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ECHO_SHIM", testenv.Built(t, "lib/libechoshim.so"))
+	cases := []struct {
+		name, compact, program string
+		said                   bool
+	}{
+		{"another program", good, "compute", false},
+		{"the program rebuilt", strings.Replace(good, "exe ", "exe 00", 1), "stream", true},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		res, err := runner.Run(append([]string{testenv.Built(t, "workloads/"+c.program)}, args...), c.compact, runner.IO{Stderr: &stderr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(stderr.String(), "echo-shim: running the program untouched: the plan is for another executable")
+		if res.ExitCode != 0 || res.Report.Active || !strings.Contains(res.Report.Reason, "another executable") || said != c.said {
+			t.Errorf("%s: exit %d, report %q (active %v), stderr %q; want untouched, said on stderr: %v",
+				c.name, res.ExitCode, res.Report.Reason, res.Report.Active, stderr.String(), c.said)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@
  *
  *   echo-plan 1
  *   exe MODULE
+ *   name FILENAME          the executable's file name (optional)
  *   gpu NAME...            cc MAJOR.MINOR      driver N      runtime N      (each optional)
  *   strategy mapped|managed|system
  *   mode deploy|measure|validate
@@ -81,6 +82,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		} else if (!strcmp(key, "exe")) {
 			if (sscanf(rest, "%95s", p->exe) != 1)
 				return fail(why, whylen, lineno, "exe needs a module");
+		} else if (!strcmp(key, "name")) {
+			snprintf(p->name, sizeof p->name, "%s", rest);
 		} else if (!strcmp(key, "gpu")) {
 			snprintf(p->gpu, sizeof p->gpu, "%s", rest);
 		} else if (!strcmp(key, "cc")) {

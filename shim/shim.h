@@ -66,6 +66,7 @@ struct pair {
 
 struct plan {
 	char exe[96]; /* build-id or path:size */
+	char name[256]; /* the executable's file name; "" when the plan does not say */
 	char gpu[256];
 	char cc[16];
 	int driver, runtime;
@@ -88,6 +89,7 @@ bool shim_validating(void);
 void shim_activate(void);
 extern char shim_why[256]; /* why the shim passes through, once it does */
 void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void shim_passthrough_quietly(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct shim_counters {
 	unsigned long merged, copies_elided, fallbacks, freed;
@@ -131,6 +133,7 @@ void *shim_real_dlsym(void *handle, const char *name);
 void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site *out);
 bool shim_site_equal(const struct site *a, const struct site *b); /* ignores the ordinal */
 void shim_exe_identity(char *out, size_t len);
+bool shim_exe_named(const char *name);
 
 /* pairs.c: allocation and free matching */
 bool shim_size_planned(size_t bytes);

@@ -149,6 +149,18 @@ static int first(struct dl_phdr_info *info, size_t size, void *data)
 	return 1; /* the first object is the executable */
 }
 
+/* Whether this process's executable file is called name. */
+bool shim_exe_named(const char *name)
+{
+	char path[512];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	const char *base = strrchr(path, '/');
+	return strcmp(base ? base + 1 : path, name) == 0;
+}
+
 /* The executable's identity, as the plan's exe line names it. */
 void shim_exe_identity(char *out, size_t len)
 {

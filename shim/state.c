@@ -42,13 +42,28 @@ void shim_say(const char *fmt, ...)
 	fprintf(stderr, "echo-shim: %s\n", line);
 }
 
-/* From now on every call passes through untouched. */
+/* From now on every call passes through untouched; the report says why. */
+static void pass_through(const char *fmt, va_list ap)
+{
+	vsnprintf(shim_why, sizeof shim_why, fmt, ap);
+	atomic_store_explicit(&active, false, memory_order_release);
+}
+
+/* For a process the plan is not about: no word on stderr. */
+void shim_passthrough_quietly(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pass_through(fmt, ap);
+	va_end(ap);
+}
+
+/* For the planned program: one line on stderr says why. */
 void shim_passthrough(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(shim_why, sizeof shim_why, fmt, ap);
+	pass_through(fmt, ap);
 	va_end(ap);
-	atomic_store_explicit(&active, false, memory_order_release);
 	shim_say("running the program untouched: %s", shim_why);
 }
