@@ -2,7 +2,6 @@ package corpus
 
 import (
 	"debug/elf"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,7 +44,8 @@ func TestEmulatorSemantics(t *testing.T) {
 // soname, same versioned symbol names, nothing of its own exported but the kernel registry
 // and the entry points the emulated driver uses (emu_drv_*, no probe's name).
 func TestEmulatorExports(t *testing.T) {
-	for name, version := range exportedFunctions(t, "lib/libcudart.so.12", "libcudart.so.12") {
+	exported := exportedFunctions(t, "lib/libcudart.so.12", "libcudart.so.12")
+	for name, version := range exported {
 		if version != "libcudart.so.12" {
 			t.Errorf("%s has version %q, want libcudart.so.12", name, version)
 		}
@@ -53,18 +53,19 @@ func TestEmulatorExports(t *testing.T) {
 			t.Errorf("%s is exported; only the runtime API should be", name)
 		}
 	}
-	requireExported(t, "lib/libcudart.so.12", runtimeAPI)
+	requireExported(t, "lib/libcudart.so.12", exported, runtimeAPI)
 }
 
 // The emulated driver likewise: libcuda.so.1 exporting the driver API's names, the _v2 ones
 // where the real <cuda.h> maps the plain names to them, and nothing else.
 func TestEmulatedDriverExports(t *testing.T) {
-	for name := range exportedFunctions(t, "lib/libcuda.so.1", "libcuda.so.1") {
+	exported := exportedFunctions(t, "lib/libcuda.so.1", "libcuda.so.1")
+	for name := range exported {
 		if !strings.HasPrefix(name, "cu") || strings.HasPrefix(name, "cuda") {
 			t.Errorf("%s is exported; only the driver API should be", name)
 		}
 	}
-	requireExported(t, "lib/libcuda.so.1", driverAPI)
+	requireExported(t, "lib/libcuda.so.1", exported, driverAPI)
 }
 
 // exportedFunctions checks a built library's soname and returns the functions it defines
@@ -93,9 +94,9 @@ func exportedFunctions(t *testing.T, lib, soname string) map[string]string {
 	return exported
 }
 
-func requireExported(t *testing.T, lib string, names []string) {
+// requireExported checks that each of names is among a library's exported functions.
+func requireExported(t *testing.T, lib string, exported map[string]string, names []string) {
 	t.Helper()
-	exported := exportedFunctions(t, lib, filepath.Base(lib))
 	for _, name := range names {
 		if _, ok := exported[name]; !ok {
 			t.Errorf("%s: %s is not exported", lib, name)

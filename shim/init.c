@@ -38,11 +38,12 @@ __attribute__((constructor)) static void init(void)
 	} else {
 		char exe[96];
 		shim_exe_identity(exe, sizeof exe);
-		if (strcmp(exe, shim_plan.exe) != 0 && shim_plan.name[0] && !shim_exe_named(shim_plan.name))
+		bool other = strcmp(exe, shim_plan.exe) != 0;
+		if (other && shim_plan.name[0] && !shim_exe_named(shim_plan.name))
 			/* another program that inherited the environment: a child, a launcher */
 			shim_passthrough_quietly("the plan is for another executable (%s, %s; this is %s)",
 						 shim_plan.name, shim_plan.exe, exe);
-		else if (strcmp(exe, shim_plan.exe) != 0)
+		else if (other)
 			shim_passthrough("the plan is for another executable (%s, this is %s)", shim_plan.exe, exe);
 		else if (shim_plan.mode != MODE_MEASURE)
 			shim_activate();

@@ -131,6 +131,17 @@ bool shim_site_equal(const struct site *a, const struct site *b)
 	       !strcmp(a->module, b->module);
 }
 
+/* The file name of this process's executable, in path (len bytes); NULL if unknown. */
+static const char *exe_file_name(char *path, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", path, len - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	const char *base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
 static int first(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -139,12 +150,9 @@ static int first(struct dl_phdr_info *info, size_t size, void *data)
 		struct stat st;
 		snprintf(out, 96, "size:%lld:", stat("/proc/self/exe", &st) == 0 ? (long long)st.st_size : -1LL);
 		char path[512];
-		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-		if (n > 0) {
-			path[n] = '\0';
-			const char *base = strrchr(path, '/');
-			strncat(out, base ? base + 1 : path, 95 - strlen(out));
-		}
+		const char *name = exe_file_name(path, sizeof path);
+		if (name)
+			strncat(out, name, 95 - strlen(out));
 	}
 	return 1; /* the first object is the executable */
 }
@@ -153,12 +161,8 @@ static int first(struct dl_phdr_info *info, size_t size, void *data)
 bool shim_exe_named(const char *name)
 {
 	char path[512];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-	if (n <= 0)
-		return false;
-	path[n] = '\0';
-	const char *base = strrchr(path, '/');
-	return strcmp(base ? base + 1 : path, name) == 0;
+	const char *mine = exe_file_name(path, sizeof path);
+	return mine && strcmp(mine, name) == 0;
 }
 
 /* The executable's identity, as the plan's exe line names it. */

@@ -20,7 +20,6 @@ extern "C" {
 
 /* cudaSuccess, or cudaErrorNoDevice when the emulator reports no device. */
 cudaError_t emu_drv_ready(void);
-const char *emu_drv_error_name(cudaError_t err);
 int emu_drv_version(void);
 int emu_drv_device_count(void);
 cudaError_t emu_drv_alloc(void **out, size_t bytes, enum emu_drv_mem kind);
