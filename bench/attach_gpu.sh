@@ -4,10 +4,11 @@
 # build/bin/echoctl from the dev machine. Usage: sudo bench/attach_gpu.sh [SIZE] (64M)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 size=${1:-64M}
 out=build-gpu/attach
 mkdir -p "$out"
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu testdata/workloads/stream.cu -o "$out/stream"
+gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 "$out/stream" --size "$size" --iters 100000000 --warmup 0 >"$out/stream.out" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

@@ -10,13 +10,9 @@ cd "$(dirname "$0")/.."
 rounds=${1:-3}
 out=build-gpu/workloads
 mkdir -p "$out"
-NVCC=${NVCC:-nvcc}
-ARCH=${ARCH:-native}
 builds=()
 nvcc_build() { # SRC OUT FLAGS...: in the background; built_all waits for them all
-	local src=$1 dst=$2
-	shift 2
-	"$NVCC" -O2 -arch="$ARCH" -Xcompiler -Wall -x cu "$src" -o "$dst" "$@" &
+	gpu_build "$@" -Xcompiler -Wall &
 	builds+=($!)
 }
 built_all() {
@@ -27,7 +23,7 @@ built_all() {
 
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-"$NVCC" --version | tail -n 1
+"${NVCC:-nvcc}" --version | tail -n 1
 echo
 echo "== build (nvcc)"
 for w in stream compute pipeline multistream; do

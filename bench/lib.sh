@@ -5,6 +5,14 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# gpu_build SRC OUT FLAGS...: one program for the GPU host, built with nvcc ($NVCC) for
+# the GPU of this machine ($ARCH, default native).
+gpu_build() {
+	local src=$1 dst=$2
+	shift 2
+	"${NVCC:-nvcc}" -O2 -arch="${ARCH:-native}" -x cu "$src" -o "$dst" "$@"
+}
+
 # iter_ms FILE: the iter_ms values of every run whose output FILE collects, one per line.
 iter_ms() {
 	sed -n 's/^iter_ms=//p' "$1"

@@ -28,10 +28,10 @@ fi
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)," \
 	"GPU $bus on NUMA node $node, runs pinned to CPUs ${cpus:-(not pinned)}"
 
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu testdata/workloads/stream.cu -o "$out/stream"
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu -DECHO_MANUAL testdata/workloads/stream.cu -o "$out/stream-manual"
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu -DECHO_MANUAL -DECHO_KEEP_WAITS testdata/workloads/stream.cu -o "$out/stream-manual-waits"
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu bench/callcost.cu -o "$out/callcost"
+gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
+gpu_build testdata/workloads/stream.cu "$out/stream-manual" -cudart shared -DECHO_MANUAL
+gpu_build testdata/workloads/stream.cu "$out/stream-manual-waits" -cudart shared -DECHO_MANUAL -DECHO_KEEP_WAITS
+gpu_build bench/callcost.cu "$out/callcost" -cudart shared
 table=$(printf '%-6s %-9s %9s %9s %9s %9s %7s %7s %9s %11s %10s' size strategy base_ms echo_ms manual_ms waits_ms echo× manual× recovered echo/manual echo/waits)
 for size in ${SIZES:-4M 64M 256M}; do
 	iters=20

@@ -17,10 +17,10 @@ rounds=${1:-21}
 size=${SIZE:-4M}
 out=build-gpu/split
 rm -rf "$out" && mkdir -p "$out"
-n() { "${NVCC:-nvcc}" -O2 -arch="${ARCH:-native}" -cudart shared -x cu testdata/workloads/stream.cu "$@"; }
-n -o "$out/stream" & a=$!
-n -DECHO_MANUAL -o "$out/manual" & b=$!
-n -DECHO_MANUAL -DECHO_KEEP_WAITS -o "$out/waits" & c=$!
+src=testdata/workloads/stream.cu
+gpu_build "$src" "$out/stream" -cudart shared & a=$!
+gpu_build "$src" "$out/manual" -cudart shared -DECHO_MANUAL & b=$!
+gpu_build "$src" "$out/waits" -cudart shared -DECHO_MANUAL -DECHO_KEEP_WAITS & c=$!
 wait $a && wait $b && wait $c
 args=(--size "$size" --iters 100 --warmup 3)
 build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$out/p.plan" -- "$out/stream" "${args[@]}" >/dev/null 2>&1

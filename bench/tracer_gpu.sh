@@ -10,10 +10,10 @@ rounds=${1:-5}
 out=build-gpu/tracer
 mkdir -p "$out"
 echoctl=build/bin/echoctl
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu testdata/workloads/stream.cu -o "$out/stream"
-nvcc -O2 -arch="${ARCH:-native}" -cudart shared -x cu bench/callcost.cu -o "$out/callcost"
-nvcc -O2 -arch="${ARCH:-native}" -cudart static -x cu testdata/workloads/stream.cu -o "$out/stream-static"
-nvcc -O2 -arch="${ARCH:-native}" -x cu bench/driver_api.cu -o "$out/driver_api" -lcuda
+gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
+gpu_build bench/callcost.cu "$out/callcost" -cudart shared
+gpu_build testdata/workloads/stream.cu "$out/stream-static" -cudart static
+gpu_build bench/driver_api.cu "$out/driver_api" -lcuda
 trace=$(mktemp)
 
 echo "== the real runtime and driver: what the trace holds (calls by API)"
