@@ -7,6 +7,7 @@
 #   make cross     echoctl for linux/arm64 (Jetson, Grace Hopper)
 
 BUILD    := build
+comma    := ,
 GO       ?= go
 CC       ?= gcc
 CXX      ?= g++
@@ -34,7 +35,7 @@ LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib
 SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
-               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static mt_stream) \
+               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/bench/shimcost
 
@@ -98,6 +99,11 @@ $(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) $< -x none -o $@ $(BUILD)/lib/libcudart_static.a -lpthread -ldl
+
+# No GNU build-id: plan and shim then name the executable size:N:stream-nobuildid.
+$(BUILD)/workloads/stream-nobuildid: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(filter-out -Wl$(comma)--build-id=sha1,$(WL_FLAGS)) -Wl,--build-id=none $< -o $@ $(WL_LINK)
 
 $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)

@@ -8,37 +8,73 @@ import (
 )
 
 // Apply writes the outcome into the plan: each calibrated pair becomes enabled (a strategy
-// won), calibrated (none did) or refused (the merged program computed something else), with
-// the numbers as evidence; the context records the device and the chosen strategy.
-func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) {
+// won and the pair was merged in its runs), calibrated (none did, or the pair never merged)
+// or refused (the merged program computed something else), with the numbers as evidence;
+// the context records the device, the chosen strategy and the digest of the enabled pairs,
+// so that a plan edited afterwards is not deployed as if calibration had measured it.
+func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	ids := map[string]bool{}
 	for _, pair := range pairs {
 		ids[pair.ID] = true
 	}
 	refusal := r.refusal()
 	evidence := r.evidence()
+	merged := r.mergedPairs()
+	var enabled []planner.Pair
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		if !ids[pair.ID] {
 			continue
 		}
+		note := ""
 		switch {
 		case refusal != "":
 			pair.Status, pair.Reason = planner.StatusRefused, refusal
-		case r.Chosen != "":
+		case r.Chosen != "" && merged[pair.ID] == "":
 			pair.Status = planner.StatusEnabled
+			enabled = append(enabled, *pair)
+		case r.Chosen != "":
+			pair.Status = planner.StatusCalibrated
+			note = "; this pair was not merged in those runs: " + merged[pair.ID]
 		default:
 			pair.Status = planner.StatusCalibrated
 		}
-		pair.Evidence = append(pair.Evidence, evidence)
+		pair.Evidence = append(pair.Evidence, evidence+note)
 	}
 	p.Context.GPU, p.Context.ComputeCapability = r.Device.GPU, r.Device.CC
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime
-	p.Context.Strategy = r.Chosen
-	if refusal != "" {
-		p.Context.Strategy = ""
+	p.Context.Strategy, p.Context.PairsDigest = "", ""
+	if refusal == "" && len(enabled) > 0 {
+		digest, err := planner.PairsDigest(enabled)
+		if err != nil {
+			return err
+		}
+		p.Context.Strategy, p.Context.PairsDigest = r.Chosen, digest
 	}
 	p.Recount()
+	return nil
+}
+
+// mergedPairs says, for each pair the chosen strategy's last run reported, "" when it was
+// merged (its copies elided), else why not.
+func (r *Result) mergedPairs() map[string]string {
+	out := map[string]string{}
+	for _, v := range r.Variants {
+		if v.Strategy != r.Chosen {
+			continue
+		}
+		for _, pr := range v.lastReport.Pairs {
+			switch {
+			case pr.Merged:
+				out[pr.ID] = ""
+			case pr.Note != "":
+				out[pr.ID] = pr.Note
+			default:
+				out[pr.ID] = "no copy between its halves was elided"
+			}
+		}
+	}
+	return out
 }
 
 // refusal: the merged program must print and return exactly what the program as written
@@ -62,6 +98,9 @@ func (r *Result) evidence() string {
 		note := ""
 		if v.Untouched != "" {
 			note = " (ran untouched: " + v.Untouched + ")"
+		}
+		if v.Unexplained != "" {
+			note = " (not believed: it " + v.Unexplained + ")"
 		}
 		parts = append(parts, fmt.Sprintf("%s %.3f ms%s", v.Strategy, v.MedianMS, note))
 	}

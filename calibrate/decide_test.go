@@ -5,37 +5,63 @@ import "testing"
 func TestDecide(t *testing.T) {
 	base := Variant{RoundMS: []float64{1.00, 1.02, 0.98, 2.90, 1.01}} // one round slowed by the machine
 	cases := []struct {
-		name     string
-		variants []Variant
-		want     string
+		name        string
+		copyMS      float64 // the calibrated pairs' copies per iteration, as the trace saw them
+		variants    []Variant
+		want        string
+		unexplained bool
 	}{
-		{"a clear win despite one slow baseline round", []Variant{
+		{"a clear win despite one slow baseline round", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
-		}, "mapped"},
-		{"the fastest of two wins", []Variant{
+		}, "mapped", false},
+		{"the fastest of two wins", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
 			{Strategy: "managed", RoundMS: []float64{0.40, 0.41, 0.40, 0.39, 0.40}, Merged: 2},
-		}, "managed"},
-		{"within the baseline's spread", []Variant{
+		}, "managed", false},
+		{"within the baseline's spread", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.99, 0.98, 0.99, 0.98, 0.99}, Merged: 2},
-		}, ""},
-		{"a variant too noisy to trust", []Variant{
+		}, "", false},
+		{"a variant too noisy to trust", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.30, 1.60, 0.90, 0.20, 1.50}, Merged: 2},
-		}, ""},
-		{"different output", []Variant{
+		}, "", false},
+		{"different output", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2, OutputDiff: "printed x"},
-		}, ""},
-		{"nothing merged", []Variant{
+		}, "", false},
+		{"nothing merged", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}},
-		}, ""},
+		}, "", false},
+		// Copies of 0.05 ms per iteration cannot save 0.5 ms: more rounds, then no.
+		{"a gain the copies cannot explain", 0.05, []Variant{
+			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
+		}, "", true},
+		// An explained win is taken over a faster unexplained one.
+		{"the explained win", 0.3, []Variant{
+			{Strategy: "mapped", RoundMS: []float64{0.75, 0.76, 0.74, 0.75, 0.75}, Merged: 2},
+			{Strategy: "managed", RoundMS: []float64{0.10, 0.11, 0.10, 0.10, 0.10}, Merged: 2},
+		}, "mapped", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Result{Baseline: base, Variants: c.variants}
-			r.decide()
-			if r.Chosen != c.want {
-				t.Errorf("chose %q (baseline %.3f ± %.3f); want %q", r.Chosen, r.Baseline.MedianMS, r.Baseline.SpreadMS, c.want)
+			r := &Result{Baseline: base, Variants: c.variants, CopyMS: c.copyMS}
+			unexplained := r.decide()
+			if r.Chosen != c.want || unexplained != c.unexplained {
+				t.Errorf("chose %q, unexplained %v (baseline %.3f ± %.3f); want %q, %v", r.Chosen, unexplained,
+					r.Baseline.MedianMS, r.Baseline.SpreadMS, c.want, c.unexplained)
 			}
 		})
+	}
+}
+
+// particlefilter on the H200: enabled at a measured 1.26× where the trace bounded the gain at
+// 1.01× (0.45 ms of copies in a 44 ms iteration), and the deployed plan ran slower than the
+// program. The gain is not the merge's: refused.
+func TestDecideRefusesParticlefilter(t *testing.T) {
+	r := &Result{
+		Baseline: Variant{RoundMS: []float64{44.1, 43.8, 44.3, 44.0, 43.9}},
+		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{35.0, 34.8, 35.3, 35.1, 34.9}, Merged: 1}},
+		CopyMS:   0.45,
+	}
+	if !r.decide() || r.Chosen != "" || r.Variants[0].Unexplained == "" {
+		t.Errorf("chose %q (%q); want nothing chosen, the gain unexplained", r.Chosen, r.Variants[0].Unexplained)
 	}
 }

@@ -12,13 +12,19 @@ import (
 	"github.com/echo-uma/echo/runner"
 )
 
-// Calibration finds the strategy that wins, refuses the one the managed-slowdown knob makes
-// lose, and `echoctl run` then deploys the plan with the program's output unchanged.
+// slowLink makes every host↔device copy of the emulator take 20 ms, so that removing the
+// copies wins by far more than a loaded two-core machine can hide: the test checks the
+// plumbing of calibration (numbers, device, strategy, digest, deploy), not the machine's
+// timing, which TestDecide checks through the rule.
+const slowLink = "CUDA_EMU_COPY_DELAY_US=20000"
+
+// Calibration enables the strategy that wins and refuses the one the managed-slowdown knob
+// makes lose; `echoctl run` then deploys the plan with the program's output unchanged, and
+// runs the program untouched on another device.
 func TestCalibrateThenRun(t *testing.T) {
 	testenv.RequireRoot(t)
-	// 8 MiB: the copies then take well over the few hundred microseconds a thread handoff
-	// can cost on a loaded two-core machine, which at 1 MiB made rounds differ by 2×.
-	args := []string{"--size", "8M", "--iters", "10", "--warmup", "1"}
+	t.Setenv("CUDA_EMU_COPY_DELAY_US", "20000") // the trace must see the copies as they will be
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	_, planPath := testenv.Plan(t, "stream", args...)
 	stream := testenv.Built(t, "workloads/stream")
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
@@ -27,7 +33,8 @@ func TestCalibrateThenRun(t *testing.T) {
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "never calibrated") {
 		t.Errorf("run before calibrate: exit %d, stderr %q; want a refusal naming calibrate", res.ExitCode, res.Stderr)
 	}
-	slow := []string{"CUDA_EMU_MANAGED_SLOWDOWN=6"}
+	// Managed memory makes the kernel 1000× slower: far slower than the copies it saves.
+	slow := []string{"CUDA_EMU_MANAGED_SLOWDOWN=1000"}
 	res = testenv.Echoctl(t, slow, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
 		"--strategy", "mapped,managed", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 {
@@ -37,8 +44,8 @@ func TestCalibrateThenRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Context.Strategy != "mapped" || p.Context.GPU != "Echo UMA Emulator" || p.Context.Runtime == 0 {
-		t.Errorf("context %+v: want mapped chosen on the emulated device", p.Context)
+	if p.Context.Strategy != "mapped" || p.Context.GPU != "Echo UMA Emulator" || p.Context.Runtime == 0 || p.Context.PairsDigest == "" {
+		t.Errorf("context %+v: want mapped chosen on the emulated device, with the digest of the enabled pairs", p.Context)
 	}
 	for _, pair := range p.Pairs {
 		if pair.Status != planner.StatusEnabled || !strings.Contains(strings.Join(pair.Evidence, " "), "calibrated over 3 rounds") {
@@ -53,6 +60,94 @@ func TestCalibrateThenRun(t *testing.T) {
 	res = testenv.Echoctl(t, []string{"CUDA_EMU_DEVICE_NAME=Other GPU"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, `echo-shim: running the program untouched: the plan is for GPU "Echo UMA Emulator"`) {
 		t.Errorf("run on another GPU: exit %d, checksum %s, stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), res.Stderr)
+	}
+	checkTamperEvident(t, p, planPath, append([]string{stream}, args...), want)
+}
+
+// A plan is only what validation and calibration saw: a schema-valid edit that swaps two
+// pairs' device sites (which would merge the wrong buffers and change the output) or marks a
+// pair enabled without calibration runs the program untouched, saying why in one line; the
+// same edit to the deployment --print-env writes is refused by the shim itself.
+func checkTamperEvident(t *testing.T, p *planner.Plan, planPath string, argv []string, want string) {
+	t.Helper()
+	edited := *p
+	edited.Pairs = append([]planner.Pair(nil), p.Pairs...)
+	edited.Pairs[0].Device.Site, edited.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
+	swapped := filepath.Join(t.TempDir(), "swapped.plan")
+	if err := planner.WriteFile(swapped, &edited); err != nil {
+		t.Fatal(err)
+	}
+	noDigest := edited
+	noDigest.Pairs, noDigest.Context.PairsDigest = p.Pairs, ""
+	unsigned := filepath.Join(t.TempDir(), "unsigned.plan")
+	if err := planner.WriteFile(unsigned, &noDigest); err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []string{swapped, unsigned} {
+		res := testenv.Echoctl(t, nil, append([]string{"run", plan, "--"}, argv...)...)
+		if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "not the ones calibration measured") {
+			t.Errorf("run %s: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why",
+				filepath.Base(plan), res.ExitCode, res.Checksum(), want, res.Stderr)
+		}
+		res = testenv.Echoctl(t, nil, "run", "--print-env", plan, "--", argv[0])
+		if res.ExitCode == 0 || !strings.Contains(res.Stderr, "not the ones calibration measured") {
+			t.Errorf("--print-env %s: exit %d, stderr %q; want a refusal", filepath.Base(plan), res.ExitCode, res.Stderr)
+		}
+	}
+
+	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", planPath, "--", argv[0])
+	var env map[string]string
+	if err := json.Unmarshal([]byte(res.Stdout), &env); res.ExitCode != 0 || err != nil {
+		t.Fatalf("--print-env: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
+	}
+	deployed, err := os.ReadFile(env["ECHO_PLAN"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(deployed), "\n")
+	var devices []int
+	for i, l := range lines {
+		if strings.HasPrefix(l, "device ") {
+			devices = append(devices, i)
+		}
+	}
+	lines[devices[0]], lines[devices[1]] = lines[devices[1]], lines[devices[0]]
+	if err := os.WriteFile(env["ECHO_PLAN"], []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := testenv.Run(t, argv[0], []string{"LD_PRELOAD=" + env["LD_PRELOAD"], "ECHO_PLAN=" + env["ECHO_PLAN"]}, argv[1:]...)
+	if got.ExitCode != 0 || got.Checksum() != want ||
+		!strings.Contains(got.Stderr, "echo-shim: running the program untouched: the plan's pairs are not the ones calibration measured") {
+		t.Errorf("the edited deployment: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why",
+			got.ExitCode, got.Checksum(), want, got.Stderr)
+	}
+}
+
+// A gain the trace's copies cannot explain is not believed: traced with fast copies,
+// calibrated with slow ones, merging "saves" 40 ms per iteration where the trace saw a
+// fraction of a millisecond of copies. Calibration measures on (up to three times the rounds
+// asked for), then enables nothing and says why.
+func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	res := testenv.Echoctl(t, []string{slowLink}, append([]string{"calibrate", "--unvalidated", "--rounds", "2",
+		"--strategy", "mapped", "--ignore", "^iter_ms=", planPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "round 6/6") {
+		t.Fatalf("calibrate: exit %d, stderr %q; want 6 rounds where 2 were asked", res.ExitCode, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Context.Strategy != "" || p.Context.PairsDigest != "" {
+		t.Errorf("context %+v: want no strategy enabled", p.Context)
+	}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "more than the") {
+			t.Errorf("%s: %s %v; want calibrated, the gain not believed", pair.ID, pair.Status, pair.Evidence)
+		}
 	}
 }
 

@@ -62,6 +62,22 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 		}
 		fmt.Fprintf(&b, "marker %s %x %s %d\n", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
 	}
+	lines, err := pairLines(pairs)
+	if err != nil {
+		return "", err
+	}
+	if mode == ModeDeploy && p.Context.PairsDigest != "" {
+		fmt.Fprintf(&b, "digest %s\n", p.Context.PairsDigest)
+	}
+	b.WriteString(lines)
+	b.WriteString("end\n")
+	return b.String(), nil
+}
+
+// pairLines are the pairs as the shim reads them: what a pair is, to the shim and to the
+// digest that calibration records.
+func pairLines(pairs []Pair) (string, error) {
+	var b strings.Builder
 	for _, pair := range pairs {
 		if pair.Host.Unresolved || pair.Device.Unresolved {
 			return "", fmt.Errorf("pair %s: its allocation sites are unresolved (an attached trace); validate resolves them", pair.ID)
@@ -75,7 +91,6 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 			fmt.Fprintf(&b, "%s %s %x %s %d %d\n", side.name, siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, s.Ordinal)
 		}
 	}
-	b.WriteString("end\n")
 	return b.String(), nil
 }
 

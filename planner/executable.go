@@ -1,15 +1,13 @@
 package planner
 
 import (
-	"bytes"
 	"debug/elf"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/echo-uma/echo/trace"
 )
 
 // CheckExecutable fails unless the ELF file at path is the program the plan was made for:
@@ -47,71 +45,11 @@ func describeFile(path string) (Module, error) {
 		return Module{}, fmt.Errorf("not an ELF executable: %w", err)
 	}
 	defer f.Close()
-	id, err := gnuBuildID(f)
+	id, err := trace.BuildID(f)
 	if err != nil {
 		return Module{}, fmt.Errorf("reading its build-id: %w", err)
 	}
 	return Module{Path: path, BuildID: id, Size: st.Size()}, nil
-}
-
-// gnuBuildID returns the hex GNU build-id of an ELF file, or "" when it has none. It reads
-// the note segments, which every linked file has; sections are only a fallback for objects
-// without program headers. (The tracer has its own copy; planner stays free of its BPF
-// dependencies.)
-func gnuBuildID(f *elf.File) (string, error) {
-	var blobs []io.ReadSeeker
-	var aligns []uint64
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_NOTE {
-			blobs, aligns = append(blobs, p.Open()), append(aligns, p.Align)
-		}
-	}
-	if len(f.Progs) == 0 {
-		for _, s := range f.Sections {
-			if s.Type == elf.SHT_NOTE {
-				blobs, aligns = append(blobs, s.Open()), append(aligns, s.Addralign)
-			}
-		}
-	}
-	for i, blob := range blobs {
-		notes, err := io.ReadAll(io.LimitReader(blob, 1<<20))
-		if err != nil {
-			return "", err
-		}
-		if id := findGNUBuildID(notes, f.ByteOrder, aligns[i]); id != "" {
-			return id, nil
-		}
-	}
-	return "", nil
-}
-
-// findGNUBuildID walks ELF notes (namesz, descsz, type, name, desc; each padded to the
-// segment's alignment, 4 or 8) for the GNU build-id note, type NT_GNU_BUILD_ID (3).
-func findGNUBuildID(notes []byte, order binary.ByteOrder, align uint64) string {
-	const ntGNUBuildID = 3
-	if align != 8 {
-		align = 4
-	}
-	pad := func(n uint64) uint64 { return (n + align - 1) &^ (align - 1) }
-	for len(notes) >= 12 {
-		namesz, descsz := uint64(order.Uint32(notes)), uint64(order.Uint32(notes[4:]))
-		typ := order.Uint32(notes[8:])
-		body := notes[12:]
-		descStart := pad(namesz)
-		end := descStart + pad(descsz)
-		if descStart+descsz > uint64(len(body)) {
-			return "" // truncated: no note past here can be trusted
-		}
-		name := bytes.TrimRight(body[:namesz], "\x00")
-		if typ == ntGNUBuildID && string(name) == "GNU" && descsz > 0 {
-			return hex.EncodeToString(body[descStart : descStart+descsz])
-		}
-		if end >= uint64(len(body)) {
-			return ""
-		}
-		notes = body[end:]
-	}
-	return ""
 }
 
 // abbreviate shortens two build-ids for a message, keeping enough to tell them apart.

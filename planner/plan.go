@@ -6,8 +6,13 @@ package planner
 
 import "time"
 
-// Version is the plan file format this package writes and reads.
-const Version = 1
+// Version is the plan file format this package writes. It reads version 1 too: version 2
+// only added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
+// deploy only with --force, or once calibrated again).
+const Version = 2
+
+// oldestVersion is the oldest plan format Read still takes.
+const oldestVersion = 1
 
 // Status is where a pair stands on its way to being merged.
 type Status string
@@ -109,6 +114,9 @@ type Context struct {
 	Driver            int    `json:"driver,omitempty"`
 	Runtime           int    `json:"runtime,omitempty"`
 	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system
+	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
+	// other pairs (a hand edit that swapped two sites) is refused.
+	PairsDigest string `json:"pairs_digest,omitempty"`
 }
 
 // Source is the trace a plan was made from.

@@ -118,6 +118,7 @@ func Read(r io.Reader) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("plan: %w", err)
 	}
+	p.Version = Version // an older plan is this version without what was added since
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -178,8 +179,8 @@ func checkVersion(raw json.RawMessage) error {
 		return fmt.Errorf("not an Echo plan: version %d", version)
 	case version > Version:
 		return fmt.Errorf("plan format version %d is newer than this echoctl understands (%d)", version, Version)
-	case version < Version:
-		return fmt.Errorf("plan format version %d is older than this echoctl reads (%d): make a new plan with echoctl plan", version, Version)
+	case version < oldestVersion:
+		return fmt.Errorf("plan format version %d is older than this echoctl reads (%d): make a new plan with echoctl plan", version, oldestVersion)
 	}
 	return nil
 }

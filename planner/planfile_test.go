@@ -61,7 +61,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 1,\n")) {
+		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 2,\n")) {
 			t.Errorf("not indented JSON with a trailing newline:\n%s", buf.String())
 		}
 		got, err := Read(bytes.NewReader(buf.Bytes()))
@@ -137,6 +137,15 @@ func TestWriteFile(t *testing.T) {
 	}
 }
 
+// A version 1 plan is a version 2 plan without a digest: it reads, as version 2.
+func TestReadVersion1(t *testing.T) {
+	raw := planJSON(t, func(m map[string]any) { m["version"] = 1 })
+	p, err := Read(strings.NewReader(raw))
+	if err != nil || p.Version != Version || p.Context.PairsDigest != "" {
+		t.Fatalf("Read of a version 1 plan: %v, %+v", err, p)
+	}
+}
+
 func TestReadFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := ReadFile(filepath.Join(dir, "nope.plan")); err == nil || !strings.Contains(err.Error(), "no such file") {
@@ -144,7 +153,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	path := filepath.Join(dir, "bad.plan")
 	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (1)" {
+	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (2)" {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -192,7 +201,9 @@ func TestReadRejects(t *testing.T) {
 		{"version string", planJSON(t, func(m map[string]any) { m["version"] = "1" }), `version "1" is not a whole number`},
 		{"version negative", planJSON(t, func(m map[string]any) { m["version"] = -2 }), "not an Echo plan: version -2"},
 		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 3; m["novel"] = true }),
-			"plan format version 3 is newer than this echoctl understands (1)"},
+			"plan format version 3 is newer than this echoctl understands (2)"},
+		{"bad digest", planJSON(t, func(m map[string]any) { m["context"].(map[string]any)["pairs_digest"] = "ABC" }),
+			`pairs_digest "ABC" is not 64 lowercase hex digits`},
 		{"empty object", "{}", "not an Echo plan: no version"},
 		{"unknown field", planJSON(t, func(m map[string]any) { m["colour"] = "red" }), `plan: unknown field "colour"`},
 		{"unknown nested field", planJSON(t, func(m map[string]any) { pairJSON(m, 1)["host"].(map[string]any)["sizee"] = 1 }),
@@ -257,7 +268,7 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 2 }, "plan: version 2, not 1"},
+		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 2"},
 		{"no created", func(p *Plan) { p.Created = time.Time{} }, "plan: no created time"},
 		{"no tool", func(p *Plan) { p.Tool = " " }, "plan: no tool"},
 		{"no command", func(p *Plan) { p.Trace.Command = nil }, "plan: trace: no command"},

@@ -20,6 +20,7 @@ var (
 	pairIDPattern  = regexp.MustCompile(`^p[1-9][0-9]*$`)
 	buildIDPattern = regexp.MustCompile(`^([0-9a-f]{2})+$`)
 	ccPattern      = regexp.MustCompile(`^[0-9]+\.[0-9]+$`)
+	digestPattern  = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	// A copy kind the runtime rejects, as trace.Direction names it.
 	unknownKindPattern = regexp.MustCompile(`^kind\([0-9]+\)$`)
 
@@ -86,6 +87,9 @@ func (p *Plan) Validate() error {
 	}
 	if !(math.Abs(p.Loop.CopyMS-copyMS) <= speedupTolerance*copyMS+sumTolerance) {
 		ps.addf("loop", "copy_ms_per_iteration %v is not the sum over the pairs not refused (%v)", p.Loop.CopyMS, copyMS)
+	}
+	if d := p.Context.PairsDigest; d != "" && !digestPattern.MatchString(d) {
+		ps.addf("context", "pairs_digest %q is not 64 lowercase hex digits", d)
 	}
 	if enabled && p.Context.Strategy == "" {
 		ps.addf("context", "no strategy, but pairs are enabled: calibration records the strategy it measured")

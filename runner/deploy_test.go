@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func deploy(t *testing.T, compact string, env []string, argv ...string) runner.R
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	res, err := runner.Run(argv, compact, runner.IO{Stderr: os.Stderr})
+	res, err := runner.Run(context.Background(), argv, compact, runner.IO{Stderr: os.Stderr})
 	if err != nil {
 		t.Fatalf("running with the shim: %v", err)
 	}
@@ -165,7 +166,7 @@ func TestDeployQuietForOtherPrograms(t *testing.T) {
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer
-		res, err := runner.Run(append([]string{testenv.Built(t, "workloads/"+c.program)}, args...), c.compact, runner.IO{Stderr: &stderr})
+		res, err := runner.Run(context.Background(), append([]string{testenv.Built(t, "workloads/"+c.program)}, args...), c.compact, runner.IO{Stderr: &stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,5 +209,91 @@ func TestDeployDlopenedRuntime(t *testing.T) {
 				t.Errorf("deploy: report %+v; want the pair merged and its 8 copies elided", res.Report)
 			}
 		}
+	}
+}
+
+// A pair is merged whole or not at all. Planned with malloc'd host buffers and run with
+// new[], the host sites never match: the device sides must not be handed merged (host)
+// memory with no copy removed, and the report must count no pair as merged.
+func TestDeployMergesWholePairsOnly(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	pairs := candidates(p)
+	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := append([]string{"--host", "new"}, args...)
+	want := testenv.RunWorkload(t, "stream", nil, other...).Checksum()
+	var stderr bytes.Buffer
+	t.Setenv("ECHO_SHIM", testenv.Built(t, "lib/libechoshim.so"))
+	res, err := runner.Run(context.Background(), append([]string{testenv.Built(t, "workloads/stream")}, other...), compact,
+		runner.IO{Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+		t.Fatalf("exit %d, checksum %s; want %s", res.ExitCode, got, want)
+	}
+	if res.Report.Merged != 0 || res.Report.CopiesElided != 0 {
+		t.Errorf("report %+v; want no pair merged", res.Report)
+	}
+	for _, pr := range res.Report.Pairs {
+		if pr.Merged || !strings.Contains(pr.Note, "device side was allocated while its host side was not") {
+			t.Errorf("%s: merged %v, note %q; want its device side left as written, saying why", pr.ID, pr.Merged, pr.Note)
+		}
+	}
+	if !strings.Contains(stderr.String(), "echo-shim: the plan matched nothing in this run, so nothing was merged: no malloc at stream+0x") {
+		t.Errorf("stderr %q; want one line saying the plan matched nothing, and where", stderr.String())
+	}
+}
+
+// A plan whose sizes this run does not allocate says so in one line, without -v: which size
+// was planned where, and which this run allocated there.
+func TestRunSaysWhatDiffered(t *testing.T) {
+	testenv.RequireRoot(t)
+	_, planPath := testenv.Plan(t, "stream", "--size", "1M", "--iters", "5", "--warmup", "1")
+	stream := testenv.Built(t, "workloads/stream")
+	other := []string{"--size", "512K", "--iters", "5", "--warmup", "1"}
+	want := testenv.RunWorkload(t, "stream", nil, other...).Checksum()
+	res := testenv.Echoctl(t, nil, append([]string{"run", "--force", planPath, "--", stream}, other...)...)
+	if res.ExitCode != 0 || res.Checksum() != want {
+		t.Fatalf("run: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+	if n := strings.Count(res.Stderr, "echo-shim:"); n != 1 || !strings.Contains(res.Stderr, "the plan matched nothing in this run") ||
+		!strings.Contains(res.Stderr, "planned 1.0 MiB at stream+0x") || !strings.Contains(res.Stderr, "saw 512.0 KiB") {
+		t.Errorf("stderr %q; want one line naming the planned size and site and the size seen", res.Stderr)
+	}
+	res = testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", stream}, other...)...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `the plan was traced with arguments "--size 1M --iters 5 --warmup 1"`) {
+		t.Errorf("--dry-run: exit %d, stderr %q; want the arguments that differ from the traced run's", res.ExitCode, res.Stderr)
+	}
+}
+
+// An executable without a GNU build-id is named by its size and file name, the same way by
+// the planner and the shim, so its pairs merge.
+func TestDeployWithoutBuildID(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream-nobuildid", args...)
+	if p.Context.Executable.BuildID != "" {
+		t.Fatalf("the executable has build-id %s", p.Context.Executable.BuildID)
+	}
+	pairs := candidates(p)
+	if len(pairs) != 2 {
+		t.Fatalf("%d candidates, want 2", len(pairs))
+	}
+	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testenv.RunWorkload(t, "stream-nobuildid", nil, args...).Checksum()
+	res := deploy(t, compact, nil, append([]string{testenv.Built(t, "workloads/stream-nobuildid")}, args...)...)
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+		t.Fatalf("exit %d, checksum %s; want %s", res.ExitCode, got, want)
+	}
+	if !res.Report.Active || res.Report.Merged != 2 || res.Report.CopiesElided != 12 {
+		t.Errorf("report %+v (reason %q); want both pairs merged and their 12 copies elided", res.Report, res.Report.Reason)
 	}
 }

@@ -4,6 +4,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,7 @@ type Report struct {
 	Driver       int          `json:"driver"`
 	Runtime      int          `json:"runtime"`
 	Pageable     bool         `json:"pageable"`
-	Merged       int          `json:"merged"`
+	Merged       int          `json:"merged"` // pairs whose copies were elided
 	CopiesElided int          `json:"copies_elided"`
 	Fallbacks    int          `json:"fallbacks"`
 	Freed        int          `json:"freed"`
@@ -78,24 +79,38 @@ type PairReport struct {
 	Reason   string `json:"reason"`
 	AtModule string `json:"at_module"` // the instruction that made the access: module id
 	AtOffset uint64 `json:"at_offset"` // and offset
+	// Deploy: the pair was merged (a copy between its halves was elided), how many copies
+	// were, and why it was not merged when it was not.
+	Merged bool   `json:"merged"`
+	Elided int    `json:"elided"`
+	Note   string `json:"note"`
 }
+
+// ErrNoReport: the program ran (Result.ExitCode is its status) but the shim wrote no report,
+// so what it did is unknown.
+var ErrNoReport = errors.New("the shim left no report")
 
 // IO is where the program's standard streams go; a nil Stdout is captured into the
 // Result instead.
 type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Forward passes the signals echoctl receives (Forwarded) on to the program, which
+	// then decides how it ends, instead of the context stopping it.
+	Forward bool
 }
 
 // Result is one run.
 type Result struct {
-	ExitCode int
+	ExitCode int    // as a shell reports it: 128+N when signal N ended the program
+	Signaled bool   // a signal ended the program (it wrote no report then)
 	Stdout   []byte // when captured
 	Report   Report
 }
 
-// Run runs argv with the shim preloaded on the compact plan and reads its report.
-func Run(argv []string, compact string, stdio IO) (Result, error) {
+// Run runs argv with the shim preloaded on the compact plan and reads its report. The end
+// of ctx stops the program and Run returns ctx's cause (unless stdio.Forward).
+func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, error) {
 	shim, err := FindShim()
 	if err != nil {
 		return Result{}, err
@@ -121,16 +136,18 @@ func Run(argv []string, compact string, stdio IO) (Result, error) {
 	}
 	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_REPORT"),
 		"LD_PRELOAD="+preload, "ECHO_PLAN="+planPath, "ECHO_REPORT="+reportPath)
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return Result{}, fmt.Errorf("running %s: %w", argv[0], err)
-		}
+	if err := execute(ctx, cmd, stdio.Forward); err != nil {
+		return Result{}, err
 	}
-	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Stdout: captured.Bytes()}
+	res := Result{ExitCode: Status(cmd.ProcessState), Signaled: Signaled(cmd.ProcessState), Stdout: captured.Bytes()}
 	data, err := os.ReadFile(reportPath)
+	if err != nil && res.Signaled {
+		// The shim writes its report at exit; a program killed by a signal never gets there.
+		res.Report.Reason = fmt.Sprintf("the program was killed by a signal (status %d) before the shim could report", res.ExitCode)
+		return res, nil
+	}
 	if err != nil {
-		return res, fmt.Errorf("the shim left no report (did %s start?): %w", argv[0], err)
+		return res, fmt.Errorf("%w (did %s start?): %w", ErrNoReport, argv[0], err)
 	}
 	if err := json.Unmarshal(data, &res.Report); err != nil {
 		return res, fmt.Errorf("reading the shim's report: %w", err)
@@ -151,4 +168,15 @@ func withoutEnv(env []string, names ...string) []string {
 		}
 	}
 	return out
+}
+
+// RunPlain runs argv as written, without the shim, and returns its exit status (128+N for
+// signal N). Like Run, it stops the program when ctx ends, or forwards signals.
+func RunPlain(ctx context.Context, argv []string, stdio IO) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	if err := execute(ctx, cmd, stdio.Forward); err != nil {
+		return 0, err
+	}
+	return Status(cmd.ProcessState), nil
 }

@@ -16,7 +16,9 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 			 cudaError_t (*fn)(void **, size_t, unsigned int), unsigned int flags)
 {
 	struct pair *p = NULL;
-	if (out && shim_active() && shim_size_planned(n) && shim_enter()) {
+	if (shim_active() && !shim_size_planned(n))
+		shim_sighted(host_side, ret, n);
+	else if (out && shim_active() && shim_enter()) {
 		bool handled;
 		void *merged = NULL;
 		p = shim_alloc(host_side, false, ret, call, n, &merged, &handled);
@@ -81,11 +83,14 @@ SHIM_API cudaError_t cudaFreeHost(void *p)
 	return real.cudaFreeHost ? real.cudaFreeHost(p) : cudaErrorInitializationError;
 }
 
-/* A whole-buffer copy from one half of a merged buffer to the other. */
+/* A whole-buffer copy from one half of a merged buffer to the other: counted for its pair. */
 static bool elided(void *dst, const void *src, size_t n)
 {
 	struct pair *p;
-	return dst == src && (p = shim_merged_pair(dst)) != NULL && n == p->bytes;
+	if (dst != src || (p = shim_merged_pair(dst)) == NULL || n != p->bytes)
+		return false;
+	__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
+	return true;
 }
 
 /* Validate mode: the copy runs as written, and opens or closes the windows it affects. */

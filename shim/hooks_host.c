@@ -20,8 +20,12 @@ void __libc_free(void *);
  * one it can protect), or NULL to allocate as asked. */
 static void *planned(const void *ret, const char *call, size_t bytes)
 {
-	if (__builtin_expect(!shim_active() || !shim_size_planned(bytes), 1))
+	if (__builtin_expect(!shim_active(), 1))
 		return NULL;
+	if (__builtin_expect(!shim_size_planned(bytes), 1)) {
+		shim_sighted(true, ret, bytes);
+		return NULL;
+	}
 	if (!shim_enter())
 		return NULL;
 	bool handled;

@@ -45,8 +45,13 @@ __attribute__((constructor)) static void init(void)
 						 shim_plan.name, shim_plan.exe, exe);
 		else if (other)
 			shim_passthrough("the plan is for another executable (%s, this is %s)", shim_plan.exe, exe);
+		else if (!shim_plan.digest_ok)
+			shim_passthrough("the plan's pairs are not the ones calibration measured (was it edited?): "
+					 "calibrate it again, or deploy it anyway with echoctl run --force");
 		else if (shim_plan.mode != MODE_MEASURE)
 			shim_activate();
+		if (shim_active())
+			shim_locate_sites();
 		if (shim_plan.mode == MODE_VALIDATE)
 			shim_validate_init();
 	}

@@ -4,6 +4,7 @@
  * and changed under shim_lock; calls into the runtime are made without it.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,7 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 		const struct site *want = host_side ? &c->host : &c->device;
 		if (c->failed || !shim_site_equal(want, &s) || want->ordinal != s.ordinal)
 			continue;
+		c->seen[!host_side].calls++;
 		if (host_side ? c->host_taken : c->device_taken) {
 			/* a side allocated twice: not the program the plan saw */
 			shim_say("pair %s: its %s side was allocated again; leaving it as written", c->id,
@@ -97,6 +99,31 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 		return c;
 	}
 	return NULL;
+}
+
+/* Gives up merging p in this run; the first reason is the one reported. Caller holds the lock. */
+static void give_up(struct pair *p, const char *why)
+{
+	p->failed = true;
+	if (!p->note[0])
+		snprintf(p->note, sizeof p->note, "%s", why);
+}
+
+/* Deploy mode: whether the side may have the merged buffer. The device side may only once the
+ * host side holds it: a device side merged alone would put the program's device buffer in
+ * host-reachable memory with no copy removed, slower and for nothing (a run with other
+ * arguments, another host allocator). A host side merged alone is host memory the program
+ * uses as such. Caller holds the lock. */
+static bool may_merge(struct pair *p, bool host_side)
+{
+	if (host_side)
+		return true;
+	if (p->host_taken && !p->host_freed)
+		return true;
+	give_up(p, p->host_freed ? "its host side was freed before its device side was allocated"
+				 : "its device side was allocated while its host side was not (not at its planned site, "
+				   "or later): the merged buffer is handed out at the host side");
+	return false;
 }
 
 /* Deploy mode: the pair's merged buffer, allocating it if the other side has not yet. The
@@ -116,14 +143,13 @@ static void *merged(struct pair *p, size_t bytes)
 	pthread_mutex_lock(&shim_lock);
 	void *extra = NULL;
 	if (!fresh) {
-		p->failed = true;
+		give_up(p, "the merged allocation failed");
 		shim_count.fallbacks++;
 	} else if (p->merged || p->failed) {
 		extra = fresh;
 	} else {
 		p->merged = fresh;
 		atomic_store(&merged_ptrs[p - shim_plan.pairs], fresh);
-		shim_count.merged++;
 	}
 	void *out = p->failed ? NULL : p->merged;
 	pthread_mutex_unlock(&shim_lock);
@@ -140,9 +166,10 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 	*handled = false;
 	pthread_mutex_lock(&shim_lock);
 	struct pair *p = match(host_side, ret, call, bytes);
+	bool ok = p && (shim_plan.mode != MODE_DEPLOY || may_merge(p, host_side));
 	pthread_mutex_unlock(&shim_lock);
 	/* The context check and the merged allocation call the runtime: outside the lock. */
-	if (!p || !shim_context_ok())
+	if (!ok || !shim_context_ok())
 		return NULL;
 	if (shim_plan.mode == MODE_DEPLOY) {
 		if ((*out = merged(p, bytes)) == NULL)

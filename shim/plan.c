@@ -10,12 +10,15 @@
  *   strategy mapped|managed|system
  *   mode deploy|measure|validate
  *   marker MODULE OFFSET CALL BYTES                                         (optional)
+ *   digest HEX             SHA-256 of the pair, host and device lines below  (optional)
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL
  *   device MODULE OFFSET CALL BYTES ORDINAL
  *   end
  *
  * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
+ * The digest is calibration's (planner.PairsDigest): the pairs deployed must be the pairs it
+ * measured, byte for byte, lines and newlines.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,6 +60,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 	struct pair *cur = NULL;
 	bool ended = false, sides[2] = {false, false};
 	int lineno = 0;
+	struct sha256 pairs_hash;
+	shim_sha256_init(&pairs_hash);
 	for (const char *line = text; line && *line; ) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -76,6 +81,10 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		if (sscanf(buf, "%15s %n", key, &at) != 1)
 			return fail(why, whylen, lineno, "no keyword");
 		const char *rest = buf + at;
+		if (!strcmp(key, "pair") || !strcmp(key, "host") || !strcmp(key, "device")) {
+			shim_sha256_add(&pairs_hash, buf, len);
+			shim_sha256_add(&pairs_hash, "\n", 1);
+		}
 		if (lineno == 1) {
 			if (strcmp(buf, "echo-plan 1") != 0)
 				return fail(why, whylen, lineno, "not a compact Echo plan of version 1");
@@ -112,6 +121,10 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				p->mode = MODE_VALIDATE;
 			else
 				return fail(why, whylen, lineno, "unknown mode");
+		} else if (!strcmp(key, "digest")) {
+			if (strlen(rest) != 64 || strspn(rest, "0123456789abcdef") != 64)
+				return fail(why, whylen, lineno, "a digest is 64 lowercase hex digits");
+			memcpy(p->digest, rest, 65);
 		} else if (!strcmp(key, "marker")) {
 			if (parse_site(rest, &p->marker, false) != 0)
 				return fail(why, whylen, lineno, "marker needs MODULE OFFSET CALL BYTES");
@@ -155,5 +168,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		return fail(why, whylen, lineno, "exe, strategy and mode are required");
 	if (p->mode == MODE_MEASURE && !p->has_marker)
 		return fail(why, whylen, lineno, "measure mode needs a marker");
+	char got[65];
+	shim_sha256_hex(&pairs_hash, got);
+	p->digest_ok = !p->digest[0] || !strcmp(got, p->digest);
 	return 0;
 }

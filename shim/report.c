@@ -65,8 +65,9 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* What validate mode saw of a pair: whether both sides were allocated and linked, and any
- * access that refuses it, with the instruction as module+offset. */
+/* What the run saw of a pair. Validate mode: whether both sides were allocated and linked, and
+ * any access that refuses it, with the instruction as module+offset. Deploy mode: whether it
+ * was merged (a copy between its halves was elided), and if not, why. */
 static void write_pair(FILE *f, const struct pair *p, bool comma)
 {
 	fprintf(f, "%s{\"id\":", comma ? "," : "");
@@ -82,7 +83,11 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	}
 	fprintf(f, ",\"at_module\":");
 	json_string(f, at.module);
-	fprintf(f, ",\"at_offset\":%llu}", (unsigned long long)at.offset);
+	unsigned long elided = __atomic_load_n(&p->elided, __ATOMIC_RELAXED);
+	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"note\":", (unsigned long long)at.offset,
+		elided ? "true" : "false", elided);
+	json_string(f, p->note);
+	fputc('}', f);
 }
 
 __attribute__((destructor)) static void write_report(void)
@@ -104,7 +109,7 @@ __attribute__((destructor)) static void write_report(void)
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s", shim_device.cc,
 		shim_device.driver, shim_device.runtime, shim_device.pageable ? "true" : "false");
 	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,\"iteration_ns\":[",
-		shim_count.merged, __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
+		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));

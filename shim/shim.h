@@ -43,15 +43,30 @@ struct verdict {
 	uintptr_t pc; /* the instruction that made the access, if one did */
 };
 
+/* What a run saw at one planned allocation site: where the site is in this process (0 while
+ * its module is not loaded) and the sizes allocated there, for saying why a plan matched
+ * nothing. */
+struct sighting {
+	uintptr_t at;          /* the planned return address */
+	char module[48];       /* the file name of the site's module, for messages */
+	unsigned long calls;   /* allocations from it of any size */
+	uint64_t other_bytes;  /* the last size allocated there that the plan did not name */
+};
+
 struct pair {
 	char id[16];
 	uint64_t bytes;
 	struct site host, device;
-	/* merged state */
+	/* merged state. A pair is merged whole or not at all: its host side is handed the merged
+	 * buffer (alone it is just host memory, which the program may use as such), its device
+	 * side only once the host side holds it. */
 	void *merged;
 	bool host_taken, device_taken; /* the side's allocation returned the merged buffer */
 	bool host_freed, device_freed;
 	bool failed; /* merging was given up for this pair: both sides allocate as written */
+	char note[160];         /* why the pair was not merged, when it was not */
+	unsigned long elided;   /* linking copies elided (atomic) */
+	struct sighting seen[2]; /* [0] host side, [1] device side */
 	/* validate mode: the two buffers, as the program allocated them */
 	bool input, output;     /* linked by H2D, by D2H copies */
 	void *host_ptr, *dev_ptr;
@@ -65,7 +80,9 @@ struct pair {
 };
 
 struct plan {
-	char exe[96]; /* build-id or path:size */
+	char exe[96]; /* build-id or size:N:NAME */
+	char digest[65]; /* calibration's digest of the pairs (hex SHA-256), "" when none */
+	bool digest_ok;  /* the pair lines read hash to digest */
 	char name[256]; /* the executable's file name; "" when the plan does not say */
 	char gpu[256];
 	char cc[16];
@@ -77,6 +94,16 @@ struct plan {
 	struct site marker; /* measure mode: the loop's first linking copy */
 	bool has_marker;
 };
+
+/* sha256.c */
+struct sha256 {
+	uint32_t state[8];
+	uint64_t bytes;
+	unsigned char buf[64];
+};
+void shim_sha256_init(struct sha256 *h);
+void shim_sha256_add(struct sha256 *h, const void *data, size_t n);
+void shim_sha256_hex(struct sha256 *h, char out[65]);
 
 /* plan.c */
 int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen);
@@ -92,7 +119,7 @@ void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 void shim_passthrough_quietly(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct shim_counters {
-	unsigned long merged, copies_elided, fallbacks, freed;
+	unsigned long copies_elided, fallbacks, freed;
 };
 extern struct shim_counters shim_count;
 
@@ -133,10 +160,15 @@ void *shim_real_dlsym(void *handle, const char *name);
 void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site *out);
 bool shim_site_equal(const struct site *a, const struct site *b); /* ignores the ordinal */
 void shim_exe_identity(char *out, size_t len);
+uintptr_t shim_site_address(const struct site *s, char *name, size_t len);
 bool shim_exe_named(const char *name);
 
 /* pairs.c: allocation and free matching */
 bool shim_size_planned(size_t bytes);
+void shim_locate_sites(void); /* where the planned allocation sites are, once modules load */
+void shim_sighted(bool host_side, const void *ret, size_t bytes); /* an unplanned size: a planned site? */
+unsigned long shim_pairs_merged(void); /* pairs with at least one copy elided */
+void shim_explain_unmatched(void); /* deploy: say why nothing merged, if nothing did */
 /* Matches an allocation to a side of a pair. With *handled set the shim allocated (the merged
  * buffer, or in validate mode a page-aligned host buffer it owns); otherwise the caller
  * allocates and, if a pair was returned, reports the pointer with shim_allocated. */

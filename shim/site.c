@@ -58,42 +58,80 @@ static bool build_id(const struct dl_phdr_info *info, char *out, size_t len)
 	return false;
 }
 
+/* The file name of this process's executable, in path (len bytes); NULL if unknown. */
+static const char *exe_file_name(char *path, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", path, len - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	const char *base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
+/*
+ * A module's identity, as the planner names it (planner.moduleID): its GNU build-id, or
+ * size:N:NAME for a file without one, NAME being the file's own name. The executable's
+ * dlpi_name is empty: its file is /proc/self/exe, and its name is that link's target's, not
+ * "exe".
+ */
+static void module_id(const struct dl_phdr_info *info, char *out, size_t len)
+{
+	if (build_id(info, out, len))
+		return;
+	char exe[512];
+	const char *path = info->dlpi_name, *name = NULL;
+	if (!path || !path[0]) {
+		path = "/proc/self/exe";
+		name = exe_file_name(exe, sizeof exe);
+	}
+	if (!name) {
+		const char *slash = strrchr(path, '/');
+		name = slash ? slash + 1 : path;
+	}
+	struct stat st;
+	if (snprintf(out, len, "size:%lld:%s", stat(path, &st) == 0 ? (long long)st.st_size : -1LL, name) >= (int)len)
+		snprintf(out, len, "?"); /* a name too long to carry: an identity no plan names */
+}
+
 struct lookup {
 	uintptr_t addr;
 	struct module *found;
 };
 
-static int visit(struct dl_phdr_info *info, size_t size, void *data)
+/* The address range of a loaded object's segments, and where its file offset 0 is mapped
+ * (the tracer's Base, which site offsets count from). */
+static void load_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, uintptr_t *base)
 {
-	(void)size;
-	struct lookup *l = data;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, base = 0;
+	*lo = UINTPTR_MAX, *hi = 0, *base = 0;
 	ElfW(Off) first_offset = (ElfW(Off))-1;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr, stop = start + ph->p_memsz;
-		lo = start < lo ? start : lo;
-		hi = stop > hi ? stop : hi;
-		if (ph->p_offset < first_offset) { /* where file offset 0 is mapped */
+		*lo = start < *lo ? start : *lo;
+		*hi = stop > *hi ? stop : *hi;
+		if (ph->p_offset < first_offset) {
 			first_offset = ph->p_offset;
-			base = start - ph->p_offset;
+			*base = start - ph->p_offset;
 		}
 	}
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct lookup *l = data;
+	uintptr_t lo, hi, base;
+	load_range(info, &lo, &hi, &base);
 	if (l->addr < lo || l->addr >= hi || nmodules == MAX_MODULES)
 		return 0;
 	struct module *m = &modules[nmodules];
 	m->lo = lo;
 	m->hi = hi;
 	m->base = base;
-	if (!build_id(info, m->id, sizeof m->id)) {
-		const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
-		struct stat st;
-		const char *base = strrchr(path, '/');
-		snprintf(m->id, sizeof m->id, "size:%lld:%s", stat(path, &st) == 0 ? (long long)st.st_size : -1LL,
-			 base ? base + 1 : path);
-	}
+	module_id(info, m->id, sizeof m->id);
 	nmodules++;
 	l->found = m;
 	return 1;
@@ -131,29 +169,10 @@ bool shim_site_equal(const struct site *a, const struct site *b)
 	       !strcmp(a->module, b->module);
 }
 
-/* The file name of this process's executable, in path (len bytes); NULL if unknown. */
-static const char *exe_file_name(char *path, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", path, len - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = '\0';
-	const char *base = strrchr(path, '/');
-	return base ? base + 1 : path;
-}
-
 static int first(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
-	char *out = data;
-	if (!build_id(info, out, 96)) {
-		struct stat st;
-		snprintf(out, 96, "size:%lld:", stat("/proc/self/exe", &st) == 0 ? (long long)st.st_size : -1LL);
-		char path[512];
-		const char *name = exe_file_name(path, sizeof path);
-		if (name)
-			strncat(out, name, 95 - strlen(out));
-	}
+	module_id(info, data, 96);
 	return 1; /* the first object is the executable */
 }
 
@@ -171,4 +190,38 @@ void shim_exe_identity(char *out, size_t len)
 	char id[96] = "";
 	dl_iterate_phdr(first, id);
 	snprintf(out, len, "%s", id);
+}
+
+struct locate {
+	const struct site *site;
+	uintptr_t at;
+	char *name;
+	size_t len;
+};
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct locate *l = data;
+	char id[96];
+	module_id(info, id, sizeof id);
+	if (strcmp(id, l->site->module) != 0)
+		return 0;
+	uintptr_t lo, hi, base;
+	load_range(info, &lo, &hi, &base);
+	l->at = base + l->site->offset;
+	char exe[512];
+	const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_file_name(exe, sizeof exe);
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	snprintf(l->name, l->len, "%s", slash ? slash + 1 : name ? name : "?");
+	return 1;
+}
+
+/* Where a site's return address is in this process, and its module's file name (len bytes);
+ * 0 when no loaded module is the site's. */
+uintptr_t shim_site_address(const struct site *s, char *name, size_t len)
+{
+	struct locate l = {s, 0, name, len};
+	dl_iterate_phdr(find_module, &l);
+	return l.at;
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -108,16 +109,8 @@ func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
 		loop <- loopErr // for finish, which waits for the loop's result
 	}
 	res, err := r.finish(er, loop)
-	res.ExitCode = exitCode(cmd.ProcessState)
+	res.ExitCode = runner.Status(cmd.ProcessState)
 	return res, err
-}
-
-// exitCode is the command's status the way a shell reports it: 128+N when signal N ended it.
-func exitCode(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // interpreter is the dynamic loader named in the executable's PT_INTERP, or "" for a

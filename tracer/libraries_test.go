@@ -1,7 +1,6 @@
 package tracer
 
 import (
-	"encoding/binary"
 	"testing"
 )
 
@@ -77,26 +76,5 @@ format:
 	}
 	if _, _, err := parseForkFormat("name: sched_process_fork\nformat:\n"); err == nil {
 		t.Error("a format without the pid fields was accepted")
-	}
-}
-
-func TestFindBuildID(t *testing.T) {
-	note := func(name string, typ uint32, desc []byte) []byte {
-		pad := func(b []byte) []byte { return append(b, make([]byte, (4-len(b)%4)%4)...) }
-		b := binary.LittleEndian.AppendUint32(nil, uint32(len(name)+1))
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
-		b = binary.LittleEndian.AppendUint32(b, typ)
-		return append(append(b, pad(append([]byte(name), 0))...), pad(desc)...)
-	}
-	id := []byte{0xde, 0xad, 0xbe, 0xef, 0x01}
-	notes := append(note("GNU", 1, []byte{0, 0, 0, 0, 3, 0, 0, 0}), note("GNU", 3, id)...)
-	if got := findBuildID(notes, binary.LittleEndian); got != "deadbeef01" {
-		t.Errorf("findBuildID = %q, want deadbeef01", got)
-	}
-	if got := findBuildID(note("Go", 3, id), binary.LittleEndian); got != "" {
-		t.Errorf("a Go note was taken for the GNU build-id: %q", got)
-	}
-	if got := findBuildID(note("GNU", 3, id)[:14], binary.LittleEndian); got != "" {
-		t.Errorf("a truncated note gave %q", got)
 	}
 }

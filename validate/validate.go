@@ -4,6 +4,7 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -26,7 +27,7 @@ func Candidates(p *planner.Plan) []planner.Pair {
 }
 
 // Run validates the plan's candidates on one run of argv.
-func Run(p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
+func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
 	pairs := Candidates(p)
 	if len(pairs) == 0 {
 		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
@@ -35,9 +36,13 @@ func Run(p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	res, err := runner.Run(argv, compact, stdio)
+	res, err := runner.Run(ctx, argv, compact, stdio)
 	if err != nil {
 		return res, err
+	}
+	if res.ExitCode != 0 {
+		// A run that failed may have stopped before it reached a window: it proves nothing.
+		return res, fmt.Errorf("%s exited with status %d during validation, so it proves nothing: fix the run first", argv[0], res.ExitCode)
 	}
 	if !res.Report.Active {
 		return res, fmt.Errorf("validation did not run: %s", res.Report.Reason)

@@ -78,14 +78,16 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 			"candidates unvalidated with --unvalidated")
 	}
 	stderr := cmd.ErrOrStderr()
-	res, err := calibrate.Calibrate(p, pairs, argv, calibrate.Options{
+	res, err := calibrate.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
 		Rounds: o.rounds, Ignore: ignore, Strategies: o.strategies, Stderr: nil,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
 	})
 	if err != nil {
 		return err
 	}
-	calibrate.Apply(p, pairs, res)
+	if err := calibrate.Apply(p, pairs, res); err != nil {
+		return err
+	}
 	out := o.output
 	if out == "" {
 		out = planPath

@@ -2,25 +2,26 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, stop := signalContext()
 	err := newRootCmd().ExecuteContext(ctx)
+	stop()
 	var status exitStatus
+	var intr interrupted
 	switch {
 	case errors.As(err, &status):
 		os.Exit(int(status))
+	case errors.As(err, &intr):
+		fmt.Fprintln(os.Stderr, "echoctl:", intr)
+		os.Exit(intr.status())
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "echoctl:", err)
 		os.Exit(1)

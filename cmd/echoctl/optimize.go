@@ -81,21 +81,34 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	step := func(n int, format string, args ...any) {
 		fmt.Fprintf(stderr, "optimize: [%d/4] "+format+"\n", append([]any{n}, args...)...)
 	}
-	quiet := runner.IO{Stdout: io.Discard, Stderr: io.Discard}
+	// The program's own output is not shown, but its stderr is kept to explain a failure.
+	tail := runner.NewTail(4 << 10)
+	quiet := runner.IO{Stdout: io.Discard, Stderr: tail}
+	ctx := cmd.Context()
 
 	step(1, "tracing %s", exe)
 	tracePath := planPath + ".trace"
-	if _, err := recordTrace(cmd, tracePath, tracer.Options{
+	traced, err := recordTrace(cmd, tracePath, tracer.Options{
 		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: true, RingBytes: 16 << 20},
-		Command: argv, Stdout: io.Discard, Stderr: io.Discard,
-	}); err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
+		Command: argv, Stdout: io.Discard, Stderr: tail,
+	})
+	if err := stopped(ctx); err != nil {
+		return err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
+	}
+	if err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
 		return err
+	}
+	if traced.ExitCode != 0 {
+		return failed(argv[0], "while being traced", traced.ExitCode, tail)
 	}
 
 	step(2, "planning")
 	p, err := planFile(tracePath)
 	if err != nil {
 		return err
+	}
+	if traced.Lost > 0 {
+		step(2, "WARNING: the trace lost %d events (the ring buffer was full): the plan may miss pairs, and says so", traced.Lost)
 	}
 	candidates := validate.Candidates(p)
 	step(2, "%d pairs, %d candidates, predicted speed-up %.2f×", len(p.Pairs), len(candidates), p.PredictedSpeedup)
@@ -104,7 +117,13 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 
 	step(3, "validating %d candidate pairs on one run", len(candidates))
-	res, err := validate.Run(p, argv, quiet)
+	res, err := validate.Run(ctx, p, argv, quiet)
+	if err := stopped(ctx); err != nil {
+		return err
+	}
+	if err != nil && res.ExitCode != 0 {
+		return failed(argv[0], "during validation", res.ExitCode, tail)
+	}
 	if err != nil {
 		return err
 	}
@@ -122,15 +141,27 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 
 	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
-	cal, err := calibrate.Calibrate(p, validated, argv, calibrate.Options{
+	cal, err := calibrate.Calibrate(ctx, p, validated, argv, calibrate.Options{
 		Rounds: o.rounds, Ignore: ignore,
 		Progress: func(format string, args ...any) { step(4, format, args...) },
 	})
 	if err != nil {
 		return err
 	}
-	calibrate.Apply(p, validated, cal)
+	if err := calibrate.Apply(p, validated, cal); err != nil {
+		return err
+	}
 	return finishOptimize(cmd, p, planPath, cal, "")
+}
+
+// failed is the error that stops the pipeline when the program itself fails: a plan made
+// from a failing run would optimize the failure.
+func failed(program, when string, status int, stderr *runner.Tail) error {
+	msg := fmt.Sprintf("%s exited with status %d %s: no plan was written; fix the run first", program, status, when)
+	if lines := stderr.Lines(10); lines != "" {
+		msg += "; the end of its stderr:\n" + lines
+	}
+	return errors.New(msg)
 }
 
 func planFile(path string) (*planner.Plan, error) {

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,43 +63,62 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if err != nil {
 		return err
 	}
-	pairs, strategy, err := deployment(p, o, cmd.ErrOrStderr())
+	d, err := deployment(p, o, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	pairs, strategy := d.pairs, d.strategy
 	stderr := cmd.ErrOrStderr()
 	if o.dryRun {
-		return printDryRun(cmd, p, pairs, strategy)
+		return printDryRun(cmd, p, d, argv)
 	}
 	if o.printEnv {
+		if d.untouched != "" {
+			return errors.New(d.untouched + ": there is nothing to preload")
+		}
 		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
 	}
-	if len(pairs) == 0 {
-		fmt.Fprintln(stderr, "echoctl: the plan enables no pair: running the program as written")
-		return runPlain(cmd, argv)
+	// From here on echoctl is the program: its signals go to the program, and echoctl ends
+	// with the program's status, whatever the plan did.
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, Forward: true}
+	if d.untouched != "" {
+		fmt.Fprintf(stderr, "echoctl: running the program as written: %s\n", d.untouched)
+		status, err := runner.RunPlain(cmd.Context(), argv, stdio)
+		if err != nil {
+			return err
+		}
+		return statusError(status)
 	}
 	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
 	if err != nil {
 		return err
 	}
-	run, err := runner.Run(argv, compact, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr})
-	if err != nil {
+	run, err := runner.Run(cmd.Context(), argv, compact, stdio)
+	if errors.Is(err, runner.ErrNoReport) {
+		fmt.Fprintf(stderr, "echoctl: warning: %v\n", err)
+	} else if err != nil {
 		return err
 	}
-	if o.verbose > 0 || !run.Report.Active && len(pairs) > 0 {
+	if o.verbose > 0 || !run.Report.Active && !run.Signaled {
 		fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
 			run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
 	}
-	if run.ExitCode != 0 {
-		return exitStatus(run.ExitCode)
-	}
-	return nil
+	return statusError(run.ExitCode)
+}
+
+// deploy is what `echoctl run` does with a plan: the pairs to merge and the strategy, or why
+// the program runs as written.
+type deploy struct {
+	pairs     []planner.Pair
+	strategy  string
+	untouched string
 }
 
 // deployment picks the pairs to merge and the strategy: a calibrated plan's enabled pairs
-// and chosen strategy (none, when calibration enabled none: the program runs as written);
-// with --force, the candidate and validated pairs of a plan never calibrated.
-func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) ([]planner.Pair, string, error) {
+// and chosen strategy, if they are what calibration measured (none, when calibration
+// enabled none: the program runs as written); with --force, the enabled pairs as they are,
+// and the candidate and validated pairs of a plan never calibrated.
+func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error) {
 	strategy := o.strategy
 	if strategy == "" {
 		strategy = p.Context.Strategy
@@ -115,14 +135,21 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) ([]planner.Pai
 			calibrated = true
 		}
 	}
+	if o.force {
+		// The shim checks the digest it is given: none, for what --force deploys.
+		p.Context.PairsDigest = ""
+	}
 	if len(enabled) > 0 && strategy != "" {
-		return enabled, strategy, nil
+		if err := p.CheckDigest(enabled); err != nil && !o.force {
+			return deploy{strategy: strategy, untouched: err.Error() + ": calibrate it again, or deploy it anyway with --force"}, nil
+		}
+		return deploy{pairs: enabled, strategy: strategy}, nil
 	}
 	if (calibrated || len(unproven) == 0) && !o.force {
-		return nil, strategy, nil // nothing enabled: the program runs as written
+		return deploy{strategy: strategy, untouched: "the plan enables no pair"}, nil
 	}
 	if !o.force {
-		return nil, "", errors.New("the plan was never calibrated, so no pair is enabled and no strategy chosen: " +
+		return deploy{}, errors.New("the plan was never calibrated, so no pair is enabled and no strategy chosen: " +
 			"run echoctl calibrate first, or deploy it unproven with --force")
 	}
 	fmt.Fprintln(stderr, "echoctl: warning: deploying pairs that were not calibrated (--force): "+
@@ -130,31 +157,26 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) ([]planner.Pai
 	if strategy == "" {
 		strategy = "mapped"
 	}
-	return append(enabled, unproven...), strategy, nil
+	return deploy{pairs: append(enabled, unproven...), strategy: strategy}, nil
 }
 
-func printDryRun(cmd *cobra.Command, p *planner.Plan, pairs []planner.Pair, strategy string) error {
+// printDryRun says what run would do, and where this command differs from the traced one:
+// a plan names allocation sites and sizes, so other arguments may well match nothing.
+func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) error {
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(pairs), p.Context.Executable.Path, strategy)
-	for _, pair := range pairs {
+	if d.untouched != "" {
+		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.untouched)
+		return nil
+	}
+	fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
+	for _, pair := range d.pairs {
 		fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
 			humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
 			pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
 			pair.Device.Site.Ordinal)
 	}
-	return nil
-}
-
-// runPlain runs the command as written, ending the way it did.
-func runPlain(cmd *cobra.Command, argv []string) error {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if err := c.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return fmt.Errorf("running %s: %w", argv[0], err)
-		}
-		return exitStatus(exit.ExitCode())
+	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
 	}
 	return nil
 }
@@ -166,4 +188,16 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("give the plan, then -- and the command")
 	}
 	return nil
+}
+
+// argsDiffer names how argv's arguments differ from those of the traced command, or "": the
+// plan's sites and sizes are those of the traced run, and other arguments may allocate other
+// sizes, elsewhere, so that the plan matches nothing.
+func argsDiffer(traced, argv []string) string {
+	if len(traced) == 0 || slices.Equal(traced[1:], argv[1:]) {
+		return ""
+	}
+	return fmt.Sprintf("the plan was traced with arguments %q, this command has %q: if they change what "+
+		"the program allocates, nothing will match and the program runs as written", strings.Join(traced[1:], " "),
+		strings.Join(argv[1:], " "))
 }

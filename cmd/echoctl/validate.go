@@ -44,10 +44,11 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if err != nil {
 		return err
 	}
-	res, err := validate.Run(p, argv, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+	res, err := validate.Run(cmd.Context(), p, argv, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
 	if err != nil {
 		return err
 	}
+
 	validate.Apply(p, res.Report)
 	out := o.output
 	if out == "" {

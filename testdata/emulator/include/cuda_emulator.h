@@ -36,6 +36,9 @@
  * Knobs (environment variables, read once at start; a malformed value is reported on stderr
  * and ignored):
  *   CUDA_EMU_KERNEL_DELAY_US     sleep this long before each kernel runs (default 0)
+ *   CUDA_EMU_COPY_DELAY_US       sleep this long in each host-to-device and device-to-host
+ *                                copy, like a slow link: copies then dominate an iteration
+ *                                by a margin no loaded machine hides (default 0)
  *   CUDA_EMU_MANAGED_SLOWDOWN    a kernel with a managed-memory argument takes F times as
  *                                long, like the paper's Thor case (default 1)
  *   CUDA_EMU_HOST_SLOWDOWN       likewise for pinned, mapped or registered host memory, like

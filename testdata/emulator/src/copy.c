@@ -87,6 +87,7 @@ cudaError_t emu_copy(void *dst, size_t dpitch, const void *src, size_t spitch, s
 		op->u.copy.dst = dst;
 		op->u.copy.src = src;
 		op->u.copy.count = width;
+		op->u.copy.link = resolved == cudaMemcpyHostToDevice || resolved == cudaMemcpyDeviceToHost;
 	}
 	uint64_t target = emu_enqueue(s, op);
 	if (blocks_host(async, resolved, dr, sr))

@@ -15,6 +15,7 @@
 /* knobs.c */
 struct emu_knobs {
 	unsigned long kernel_delay_us;
+	unsigned long copy_delay_us;
 	double managed_slowdown;
 	double host_slowdown;
 	size_t mem_limit; /* 0: none */
@@ -89,6 +90,7 @@ struct emu_op {
 			void *dst;
 			const void *src;
 			size_t count;
+			bool link; /* host to device or device to host: CUDA_EMU_COPY_DELAY_US applies */
 		} copy;
 		struct {
 			void *dst;
@@ -145,5 +147,6 @@ void emu_event_fire(struct emu_event *e, uint64_t generation);
 
 /* kernel.c */
 void emu_kernel_run(struct emu_op *op);
+void emu_sleep_us(unsigned long us);
 
 #endif

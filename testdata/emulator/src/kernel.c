@@ -136,6 +136,13 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+void emu_sleep_us(unsigned long us)
+{
+	struct timespec t = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+	while (nanosleep(&t, &t) != 0)
+		;
+}
+
 static void sleep_s(double s)
 {
 	struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};

@@ -112,6 +112,7 @@ static void load(void)
 	knobs.concurrent_managed = 1;
 
 	read_ulong("CUDA_EMU_KERNEL_DELAY_US", &knobs.kernel_delay_us);
+	read_ulong("CUDA_EMU_COPY_DELAY_US", &knobs.copy_delay_us);
 	read_factor("CUDA_EMU_MANAGED_SLOWDOWN", &knobs.managed_slowdown);
 	read_factor("CUDA_EMU_HOST_SLOWDOWN", &knobs.host_slowdown);
 	read_bytes("CUDA_EMU_MEM_LIMIT", &knobs.mem_limit);

@@ -40,6 +40,8 @@ static void run_op(struct emu_op *op)
 {
 	switch (op->kind) {
 	case OP_COPY:
+		if (op->u.copy.link && emu_knobs()->copy_delay_us)
+			emu_sleep_us(emu_knobs()->copy_delay_us);
 		memcpy(op->u.copy.dst, op->u.copy.src, op->u.copy.count);
 		break;
 	case OP_COPY2D:

@@ -1,0 +1,42 @@
+package planner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// PairsDigest is the digest calibration records of the pairs it enabled: SHA-256 of their
+// lines in the compact plan, which the shim hashes again (shim/sha256.c) before it merges
+// anything. It guards against edits, not attackers: whoever can write the plan can also
+// write the digest, and the environment that preloads the shim.
+func PairsDigest(pairs []Pair) (string, error) {
+	lines, err := pairLines(pairs)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(lines))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// ErrNotCalibrated: the pairs to deploy are not the ones calibration measured.
+var ErrNotCalibrated = errors.New("the plan's enabled pairs are not the ones calibration measured")
+
+// CheckDigest fails unless pairs are exactly the pairs calibration enabled: a plan whose
+// pairs were edited after calibration, or that says pairs are enabled without calibration's
+// digest (an edit, or a plan calibrated before echoctl recorded one), would merge what no
+// validation or calibration saw.
+func (p *Plan) CheckDigest(pairs []Pair) error {
+	if p.Context.PairsDigest == "" {
+		return fmt.Errorf("%w: it carries no calibration digest (edited, or calibrated by an older echoctl)", ErrNotCalibrated)
+	}
+	got, err := PairsDigest(pairs)
+	if err != nil {
+		return err
+	}
+	if got != p.Context.PairsDigest {
+		return fmt.Errorf("%w: they changed since (was the plan edited?)", ErrNotCalibrated)
+	}
+	return nil
+}

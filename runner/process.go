@@ -1,0 +1,97 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Forwarded are the signals `echoctl run` passes on to the program it runs, so that a
+// service manager, a batch system or a user's kill reaches the program as if echoctl were
+// not there.
+var Forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2}
+
+// stopGrace is how long a program gets to exit after SIGTERM when its context ends.
+const stopGrace = 5 * time.Second
+
+// Status is a finished program's exit status the way a shell reports it: 128+N when signal
+// N ended it.
+func Status(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// Signaled reports whether the program was ended by a signal rather than exiting.
+func Signaled(ps *os.ProcessState) bool {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
+}
+
+// execute starts cmd and waits for it. The program dies with echoctl (a SIGKILLed echoctl
+// orphans nothing). With forward, the signals echoctl receives go to the program and ctx is
+// not watched; otherwise the end of ctx stops the program (SIGTERM, then SIGKILL after a
+// grace period) and execute returns ctx's cause.
+func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var sigs chan os.Signal
+	if forward {
+		// Registered before the start, so that no signal in between is lost to echoctl.
+		sigs = make(chan os.Signal, 8)
+		signal.Notify(sigs, Forwarded...)
+		defer signal.Stop(sigs)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", cmd.Args[0], err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	done := ctx.Done()
+	if forward {
+		done = nil
+	}
+	for {
+		select {
+		case err := <-exited:
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				return fmt.Errorf("waiting for %s: %w", cmd.Args[0], err)
+			}
+			return nil
+		case s := <-sigs:
+			if !fromTerminal(s) {
+				_ = cmd.Process.Signal(s)
+			}
+		case <-done:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(stopGrace):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// fromTerminal reports whether s is a keyboard signal (Ctrl-C, Ctrl-\) that the terminal
+// has already sent to the program: the program shares echoctl's process group, and when that
+// group is the terminal's foreground group the key's signal reaches both. Sending it again
+// would deliver it twice, which many programs read as "stop now, skip the cleanup".
+func fromTerminal(s os.Signal) bool {
+	if s != syscall.SIGINT && s != syscall.SIGQUIT {
+		return false
+	}
+	fg, err := unix.IoctlGetInt(int(os.Stdin.Fd()), unix.TIOCGPGRP)
+	return err == nil && fg == unix.Getpgrp()
+}
