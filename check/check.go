@@ -35,8 +35,8 @@ type Item struct {
 	Name     string `json:"name"`
 	Status   Status `json:"status"`
 	Detail   string `json:"detail"`
-	Disables string `json:"disables,omitempty"` // what does not work while it is missing or limited
-	Fix      string `json:"fix,omitempty"`      // what to run about it, when there is a command for it
+	Disables string `json:"disables"`      // what does not work while it is missing or limited; "" when ok
+	Fix      string `json:"fix,omitempty"` // what to run about it, when there is a command for it
 }
 
 // Report is everything checked. OK means tracing and deploying can work: no item is missing.
