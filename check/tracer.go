@@ -29,7 +29,7 @@ func tracerItems(p tracer.Privileges, s tracer.Support) []Item {
 	if st.Multi {
 		how = "a uprobe_multi link"
 	}
-	attach := Item{Name: "uprobe attach", Status: StatusOK, Detail: fmt.Sprintf("%s on %s", how, st.Library)}
+	attach := Item{Name: "uprobe attach", Status: StatusOK, Detail: fmt.Sprintf("%s (on a copy of %s)", how, st.Library)}
 	if st.Attach != nil {
 		attach = attachFailure("uprobe attach", st.Attach, StatusMissing, disablesTrace)
 	}

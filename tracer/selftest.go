@@ -2,9 +2,11 @@ package tracer
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
@@ -33,9 +35,10 @@ type SelfTest struct {
 }
 
 // RunSelfTest loads the tracer's programs as a trace would, attaches the dynamic loader's
-// probe for this process alone — as a uprobe_multi link where the kernel has them, or as a
-// perf-event uprobe when onePerFunction is set or it has not — and removes it all again. The
-// probe cannot record anything: this process is never among the traced ones.
+// probe — as a uprobe_multi link where the kernel has them, or as a perf-event uprobe when
+// onePerFunction is set or it has not — and removes it all again. The probe goes on a
+// private copy of the loader: on the loader itself the kernel would visit every process
+// (all map it), which takes long on a busy machine, and the copy records nothing.
 func RunSelfTest(onePerFunction bool) SelfTest {
 	var res SelfTest
 	t, err := New(Config{OnePerFunction: onePerFunction}, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -53,12 +56,31 @@ func RunSelfTest(onePerFunction bool) SelfTest {
 		res.Attach = errors.New("found no dynamic loader to probe (neither echoctl nor /bin/sh names one)")
 		return res
 	}
-	n, err := t.Attach(res.Library, kindLoader, os.Getpid())
+	dir, err := os.MkdirTemp("", "echoctl-selftest-")
+	if err != nil {
+		res.Attach = err
+		return res
+	}
+	defer os.RemoveAll(dir)
+	private := filepath.Join(dir, filepath.Base(res.Library))
+	if err := copyFile(res.Library, private); err != nil {
+		res.Attach = err
+		return res
+	}
+	n, err := t.Attach(private, kindLoader, os.Getpid())
 	if err == nil && n == 0 {
 		err = errors.New(res.Library + " does not define _dl_debug_state")
 	}
 	res.Attach = err
 	return res
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("copying %s: %w", from, err)
+	}
+	return os.WriteFile(to, data, 0o644)
 }
 
 // loaderOf is the dynamic loader an executable names, "" for a static one.
