@@ -515,9 +515,8 @@ SEC("uretprobe.multi") int driver_leave_multi(struct echo_regs *r) { return leav
  * libraries are mapped, before any of their code runs, and around every dlopen and dlclose.
  * The tracer then reads the process's libraries again; in launch mode the process waits for
  * it, so even the first call into a new library is seen. */
-SEC("uprobe/_dl_debug_state") int loader_state(struct echo_regs *r)
+static __always_inline int loader_notice(void)
 {
-	(void)r;
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	if (!traced(tgid))
@@ -528,6 +527,20 @@ SEC("uprobe/_dl_debug_state") int loader_state(struct echo_regs *r)
 	if (stop_for_maps)
 		bpf_send_signal(SIGSTOP);
 	return 0;
+}
+
+SEC("uprobe/_dl_debug_state") int loader_state(struct echo_regs *r)
+{
+	(void)r;
+	return loader_notice();
+}
+
+/* The same through a uprobe_multi link: on kernels that have one, it needs only CAP_BPF and
+ * CAP_PERFMON, where a perf-event uprobe (6.18 at least) wants CAP_SYS_ADMIN. */
+SEC("uprobe.multi") int loader_state_multi(struct echo_regs *r)
+{
+	(void)r;
+	return loader_notice();
 }
 
 /* With --follow, children of traced processes are traced from their first instruction.

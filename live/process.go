@@ -38,6 +38,8 @@ type process struct {
 	footer   *trace.Footer // set when the session ended cleanly
 	err      error         // why the session ended, nil while it runs or when it ended cleanly
 	done     bool
+	started  chan struct{} // closed once the session's probes are in place (its header came), or it ended
+	start    sync.Once
 	plan     planResult
 	planBusy bool
 }
@@ -56,7 +58,26 @@ func newProcess(pid int, window int) *process {
 		!strings.HasSuffix(exe, " (deleted)") {
 		command[0] = exe
 	}
-	return &process{pid: pid, command: command, window: window, plan: planResult{speedup: 1}}
+	return &process{pid: pid, command: command, window: window, plan: planResult{speedup: 1},
+		started: make(chan struct{})}
+}
+
+// failed is a process no session could start on, with why: it shows as an error row for as
+// long as it lives.
+func failed(pid int, err error) *process {
+	p := newProcess(pid, 0)
+	p.done, p.err = true, err
+	p.markStarted()
+	return p
+}
+
+func (p *process) markStarted() { p.start.Do(func() { close(p.started) }) }
+
+// outcome is why the session ended, nil while it runs or when it ended well.
+func (p *process) outcome() (done bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done, p.err
 }
 
 // comm is the process's short name: its executable's base name.
@@ -90,6 +111,7 @@ func (p *process) trace(ctx context.Context, cfg tracer.Config, d time.Duration,
 	p.mu.Lock()
 	p.done, p.err = true, err
 	p.mu.Unlock()
+	p.markStarted()
 }
 
 func (p *process) read(r io.Reader) error {
@@ -102,6 +124,7 @@ func (p *process) read(r io.Reader) error {
 	p.header, p.modules, p.since = &h, h.Modules, h.Start
 	p.sum = trace.NewSummarizer(h)
 	p.mu.Unlock()
+	p.markStarted()
 	for {
 		rec, err := tr.Next()
 		if errors.Is(err, io.EOF) {

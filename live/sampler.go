@@ -43,20 +43,31 @@ type Sampler struct {
 }
 
 // Start checks the privileges, starts tracing the processes and, without PIDs, keeps
-// scanning /proc for new CUDA processes until ctx ends or Close.
+// scanning /proc for new CUDA processes until ctx ends or Close. Given PIDs, it returns once
+// every session is attached, and fails when none could be: each process gone, not this
+// user's to trace, without a CUDA library, or refused by the kernel. (Those that fail while
+// others attach show as error rows.)
 func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	opts.defaults()
 	if err := tracer.CheckPrivileges(); err != nil {
 		return nil, err
 	}
-	for _, pid := range opts.PIDs {
-		if !tracer.Alive(pid) {
-			return nil, fmt.Errorf("no process %d", pid)
-		}
+	ok, refused := checkTargets(opts.PIDs)
+	if len(opts.PIDs) > 0 && len(ok) == 0 {
+		return nil, nothingTraced(len(opts.PIDs), sortedErrors(opts.PIDs, refused))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}}
+	for pid, err := range refused {
+		s.procs[pid] = failed(pid, err)
+	}
 	s.scan()
+	if len(opts.PIDs) > 0 {
+		if err := s.waitAttached(ok, refused); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	if len(opts.PIDs) == 0 {
 		s.wg.Add(1)
 		go func() {
@@ -74,6 +85,35 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 		}()
 	}
 	return s, nil
+}
+
+// waitAttached waits until each session on pids has its probes in place or has ended, and
+// fails when every one ended in an error (refused are the PIDs no session started on).
+func (s *Sampler) waitAttached(pids []int, refused map[int]error) error {
+	why := sortedErrors(s.opts.PIDs, refused)
+	attached := 0
+	for _, pid := range pids {
+		s.mu.Lock()
+		p := s.procs[pid]
+		s.mu.Unlock()
+		if p == nil {
+			continue
+		}
+		select {
+		case <-p.started:
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		}
+		if done, err := p.outcome(); done && err != nil {
+			why = append(why, failure(pid, p.comm(), err))
+		} else {
+			attached++
+		}
+	}
+	if attached == 0 {
+		return nothingTraced(len(s.opts.PIDs), why)
+	}
+	return nil
 }
 
 // Close ends every tracing session (probes detached) and waits for them.
@@ -136,27 +176,25 @@ func (s *Sampler) Sample() []Row {
 	return rows
 }
 
-// Once samples the processes for one interval and returns their rows, with the planner run
-// over everything each did in it. Processes that exit meanwhile are left out.
+// Once samples the processes for one interval and returns their rows, sorted by PID, with
+// the planner run over everything each did in it. Without PIDs, processes that exit
+// meanwhile are left out, and finding no CUDA process at all gives no rows and no error. It
+// fails (ErrNothingTraced, and tracer.ErrPrivileges when that was why) when it traced none
+// of the processes it was given or found: each gone, not this user's to trace, without a
+// CUDA library, or refused by the kernel.
 func Once(ctx context.Context, opts Options) ([]Row, error) {
 	opts.defaults()
 	if err := tracer.CheckPrivileges(); err != nil {
 		return nil, err
 	}
-	pids := opts.PIDs
-	if len(pids) == 0 {
-		pids = cudaProcesses()
+	pids, refused := cudaProcesses(), map[int]error{}
+	if len(opts.PIDs) > 0 {
+		pids, refused = checkTargets(opts.PIDs)
 	}
 	procs := make([]*process, 0, len(pids))
 	var wg sync.WaitGroup
 	for _, pid := range pids {
-		if pid == os.Getpid() {
-			continue
-		}
-		if !tracer.Alive(pid) {
-			if len(opts.PIDs) > 0 {
-				return nil, fmt.Errorf("no process %d", pid)
-			}
+		if pid == os.Getpid() || !tracer.Alive(pid) {
 			continue
 		}
 		p := newProcess(pid, opts.Window)
@@ -169,22 +207,39 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 	}
 	wg.Wait()
 	var rows []Row
-	for _, p := range procs {
-		if !tracer.Alive(p.pid) || errors.Is(p.err, tracer.ErrNoCUDA) && len(opts.PIDs) == 0 {
-			continue
+	why := sortedErrors(opts.PIDs, refused)
+	for _, pid := range opts.PIDs {
+		if err, ok := refused[pid]; ok && tracer.Alive(pid) {
+			rows = append(rows, errorRow(pid, newProcess(pid, 0).comm(), err))
 		}
-		if p.err != nil || p.sum == nil {
-			rows = append(rows, errorRow(p.pid, p.comm(), cmpErr(p.err)))
-			continue
-		}
-		h, events := p.snapshot()
-		p.plan = runPlanner(h, events)
-		secs := opts.Interval.Seconds()
-		if p.footer != nil && p.footer.EndMonoNS > h.StartMonoNS {
-			secs = float64(p.footer.EndMonoNS-h.StartMonoNS) / 1e9
-		}
-		rows = append(rows, p.row(p.sum.Interval(), secs))
 	}
+	traced := 0
+	for _, p := range procs {
+		given := len(opts.PIDs) > 0
+		switch {
+		case !tracer.Alive(p.pid) && !given, errors.Is(p.err, tracer.ErrNoCUDA) && !given:
+			continue
+		case !tracer.Alive(p.pid):
+			why = append(why, fmt.Errorf("process %d (%s) exited while it was sampled", p.pid, p.comm()))
+		case p.err != nil || p.sum == nil:
+			err := cmpErr(p.err)
+			rows = append(rows, errorRow(p.pid, p.comm(), err))
+			why = append(why, failure(p.pid, p.comm(), err))
+		default:
+			h, events := p.snapshot()
+			p.plan = runPlanner(h, events)
+			secs := opts.Interval.Seconds()
+			if p.footer != nil && p.footer.EndMonoNS > h.StartMonoNS {
+				secs = float64(p.footer.EndMonoNS-h.StartMonoNS) / 1e9
+			}
+			rows = append(rows, p.row(p.sum.Interval(), secs))
+			traced++
+		}
+	}
+	if traced == 0 && len(why) > 0 {
+		return nil, nothingTraced(len(why), why)
+	}
+	slices.SortFunc(rows, func(a, b Row) int { return a.PID - b.PID })
 	return rows, nil
 }
 

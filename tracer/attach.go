@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 	pid := r.opts.PID
 	if !alive(pid) {
 		return Result{}, fmt.Errorf("no process %d", pid)
+	}
+	if err := checkTraceable(pid); err != nil {
+		return Result{}, err
 	}
 	if err := r.t.AddTarget(pid); err != nil {
 		return Result{}, err
@@ -73,6 +77,41 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 	res, err := r.finish(er, loop)
 	res.ExitCode = -1
 	return res, err
+}
+
+// CheckTarget tells whether process pid can be traced for its CUDA calls before a session
+// starts on it: it exists, this process may open its files, and it maps a CUDA runtime or
+// driver library or carries a runtime linked into its executable. (A session itself keeps
+// tracing a process without one, in case it loads one later.)
+func CheckTarget(pid int) error {
+	if !alive(pid) {
+		return fmt.Errorf("no process %d", pid)
+	}
+	if err := checkTraceable(pid); err != nil {
+		return err
+	}
+	if UsesCUDA(pid) {
+		return nil
+	}
+	exe := fmt.Sprintf("/proc/%d/exe", pid)
+	kinds, err := staticKinds(exe)
+	if err != nil {
+		return fmt.Errorf("reading process %d's executable: %w", pid, err)
+	}
+	for _, k := range kinds {
+		if k == kindRuntime || k == kindDriver {
+			return nil
+		}
+	}
+	return fmt.Errorf("process %d (%s): %w: it maps no libcudart* or libcuda.so*, and its executable has no "+
+		"statically linked runtime", pid, filepath.Base(firstOr(cmdline(pid), "?")), ErrNoCUDA)
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 || s[0] == "" {
+		return def
+	}
+	return s[0]
 }
 
 // Alive reports whether pid is a process that has not exited (a zombie has).

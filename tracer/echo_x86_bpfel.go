@@ -102,6 +102,7 @@ const (
 	echoProgHostLeave                      = "host_leave"
 	echoProgHostLeaveMulti                 = "host_leave_multi"
 	echoProgLoaderState                    = "loader_state"
+	echoProgLoaderStateMulti               = "loader_state_multi"
 	echoProgMallocEnter                    = "malloc_enter"
 	echoProgNewArrayEnter                  = "new_array_enter"
 	echoProgPosixMemalignEnter             = "posix_memalign_enter"
@@ -209,6 +210,7 @@ type echoProgramSpecs struct {
 	HostLeave                      *ebpf.ProgramSpec `ebpf:"host_leave"`
 	HostLeaveMulti                 *ebpf.ProgramSpec `ebpf:"host_leave_multi"`
 	LoaderState                    *ebpf.ProgramSpec `ebpf:"loader_state"`
+	LoaderStateMulti               *ebpf.ProgramSpec `ebpf:"loader_state_multi"`
 	MallocEnter                    *ebpf.ProgramSpec `ebpf:"malloc_enter"`
 	NewArrayEnter                  *ebpf.ProgramSpec `ebpf:"new_array_enter"`
 	PosixMemalignEnter             *ebpf.ProgramSpec `ebpf:"posix_memalign_enter"`
@@ -352,6 +354,7 @@ type echoPrograms struct {
 	HostLeave                      *ebpf.Program `ebpf:"host_leave"`
 	HostLeaveMulti                 *ebpf.Program `ebpf:"host_leave_multi"`
 	LoaderState                    *ebpf.Program `ebpf:"loader_state"`
+	LoaderStateMulti               *ebpf.Program `ebpf:"loader_state_multi"`
 	MallocEnter                    *ebpf.Program `ebpf:"malloc_enter"`
 	NewArrayEnter                  *ebpf.Program `ebpf:"new_array_enter"`
 	PosixMemalignEnter             *ebpf.Program `ebpf:"posix_memalign_enter"`
@@ -414,6 +417,7 @@ func (p *echoPrograms) Close() error {
 		p.HostLeave,
 		p.HostLeaveMulti,
 		p.LoaderState,
+		p.LoaderStateMulti,
 		p.MallocEnter,
 		p.NewArrayEnter,
 		p.PosixMemalignEnter,

@@ -44,6 +44,12 @@ func classify(path string) (kind, bool) {
 	return 0, false
 }
 
+// IsCUDARuntime tells, by its name, whether a file is what the tracer probes as a CUDA
+// runtime (libcudart*); IsCUDADriver, as the CUDA driver (libcuda.so*).
+func IsCUDARuntime(path string) bool { k, ok := classify(path); return ok && k == kindRuntime }
+
+func IsCUDADriver(path string) bool { k, ok := classify(path); return ok && k == kindDriver }
+
 // UsesCUDA reports whether process pid maps a CUDA runtime or driver library. A runtime
 // linked statically into the executable is not seen this way; a process gone is false.
 func UsesCUDA(pid int) bool {

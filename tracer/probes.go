@@ -14,7 +14,7 @@ var (
 	hostFrees  = family{enterMulti: "free_enter_multi"}
 	runtime    = family{"runtime_enter_multi", "runtime_leave_multi", "runtime_leave"}
 	driver     = family{"driver_enter_multi", "driver_leave_multi", "driver_leave"}
-	loader     = family{}
+	loader     = family{enterMulti: "loader_state_multi"}
 )
 
 // withFlags marks the variant of a call that takes one more (flags) argument (ECHO_WITH_FLAGS).

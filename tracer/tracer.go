@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
@@ -78,7 +77,7 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	if cfg.RingBytes != 0 {
 		spec.Maps["events"].MaxEntries = cfg.RingBytes
 	}
-	multi := !cfg.OnePerFunction && features.HaveBPFLinkUprobeMulti() == nil
+	multi := !cfg.OnePerFunction && haveUprobeMulti() == nil
 	keepPrograms(spec, multi)
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
@@ -151,7 +150,7 @@ func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
 				if t.multi && fam.enterMulti != "" {
 					syms, cookies = append(syms, sym), append(cookies, p.cookie)
 				} else if err := t.attachOne(ex, sym, p.enter, fam.leave, pid); err != nil {
-					return n, fmt.Errorf("attaching uprobe %s in %s: %w", sym, path, err)
+					return n, fmt.Errorf("attaching uprobe %s in %s: %w", sym, path, t.perfUprobeError(err))
 				}
 				n++
 			}
@@ -220,7 +219,7 @@ func (t *Tracer) attachMulti(ex *link.Executable, syms []string, cookies []uint6
 func keepPrograms(spec *ebpf.CollectionSpec, multi bool) {
 	for name, p := range spec.Programs {
 		isMulti := p.AttachType == ebpf.AttachTraceUprobeMulti
-		perFunction := p.Type == ebpf.Kprobe && !isMulti && name != "loader_state"
+		perFunction := p.Type == ebpf.Kprobe && !isMulti
 		if (isMulti && !multi) || (perFunction && multi) {
 			delete(spec.Programs, name)
 		}
@@ -276,18 +275,38 @@ func (t *Tracer) Close() {
 // forkFieldOffsets reads where parent_pid and child_pid sit in the sched_process_fork
 // tracepoint's record, from its format file, rather than assuming a kernel's layout.
 func forkFieldOffsets() (uint32, uint32, error) {
+	data, err := readForkFormat()
+	if errors.Is(err, errNoTracefs) {
+		// Many machines never mount tracefs; as root, mount it where the kernel expects it.
+		if merr := unix.Mount("tracefs", tracefsDirs[0], "tracefs", 0, ""); merr == nil {
+			data, err = readForkFormat()
+		}
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return parseForkFormat(string(data))
+}
+
+var (
+	tracefsDirs  = []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
+	errNoTracefs = errors.New("its format file is not under /sys/kernel/tracing or /sys/kernel/debug/tracing, " +
+		"and tracefs could not be mounted")
+)
+
+func readForkFormat() ([]byte, error) {
 	const file = "/events/sched/sched_process_fork/format"
-	dirs := []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}
-	for _, dir := range dirs {
-		if data, err := os.ReadFile(dir + file); err == nil {
-			return parseForkFormat(string(data))
+	for _, dir := range tracefsDirs {
+		data, err := os.ReadFile(dir + file)
+		if err == nil {
+			return data, nil
+		}
+		if errors.Is(err, os.ErrPermission) {
+			// tracefs is mode 0700, root's, wherever it is mounted.
+			p := CurrentPrivileges()
+			return nil, &PrivilegeError{What: "reading tracefs", Need: []Capability{CapBPF, CapPerfmon, CapDACReadSearch},
+				Missing: []Capability{CapDACReadSearch}, Cause: err, Root: p.Root}
 		}
 	}
-	// Many machines never mount tracefs; as root, mount it where the kernel expects it.
-	if err := unix.Mount("tracefs", dirs[0], "tracefs", 0, ""); err == nil {
-		if data, err := os.ReadFile(dirs[0] + file); err == nil {
-			return parseForkFormat(string(data))
-		}
-	}
-	return 0, 0, errors.New("its format file is not under /sys/kernel/tracing or /sys/kernel/debug/tracing, and tracefs could not be mounted")
+	return nil, errNoTracefs
 }

@@ -41,7 +41,12 @@ interval, prints the rows (as JSON with --json) and exits.
 
 A process whose runtime is linked statically into its executable is found only with -p.
 Pairs found by attaching are identified by pointers: optimize the program from its start
-to get a plan that can be deployed. Needs root (or CAP_BPF and CAP_PERFMON).`,
+to get a plan that can be deployed. Needs root, or CAP_BPF and CAP_PERFMON (and
+CAP_SYS_PTRACE for other users' processes): see echoctl check.
+
+It exits non-zero, saying why, when it could attach to none of the processes it was given
+(-p) or, with --once, found; finding no CUDA process at all is not an error (--once prints
+no rows and exits 0).`,
 		Example: `  sudo echoctl attach
   sudo echoctl attach -p 4242 --interval 2s
   sudo echoctl attach --once --json | jq '.[] | {pid, comm, copy_share}'`,

@@ -39,7 +39,7 @@ With a command, echoctl starts it with every probe in place before its first ins
 and ends with it (exiting with its status). With -p it attaches to a running process until
 the process exits, Ctrl-C, or --duration; calls made before the attach are not in the trace.
 
-Needs root, or CAP_BPF and CAP_PERFMON.`,
+Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's process): see echoctl check.`,
 		Example: `  sudo echoctl trace -- ./build/workloads/stream --size 64M
   sudo echoctl trace -o app.trace -p 4242 --duration 30s
   echoctl stats trace.bin`,

@@ -181,3 +181,6 @@ func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, strin
 	}
 	return p, path + ".plan"
 }
+
+// IsRoot reports whether the tests run as root (and so may load BPF programs).
+func IsRoot() bool { return os.Geteuid() == 0 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/check"
+)
+
+func newCheckCmd(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check [--json]",
+		Short: "Say whether Echo can work on this machine, and what each missing piece disables",
+		Long: `check looks at what Echo needs, without tracing or changing anything: the kernel (5.8
+or newer, uprobes, the BPF ring buffer, uprobe_multi), the capabilities this process holds
+against those tracing needs, whether the tracer's BPF objects load and a uprobe attaches,
+the CUDA runtime and driver libraries a program would find (LD_LIBRARY_PATH, the ld.so
+cache, /usr/local/cuda*, system directories, pip wheels), the GPU behind the first runtime
+found, and the preload library. Each item is ok, warn (works, with the limit it names) or
+missing (with what it disables and, where a command fixes it, the command).
+
+It exits 0 when tracing and deploying can work (no item missing), 1 otherwise. Run it as
+the user, and with the privileges, you mean to run echoctl with.`,
+		Example: `  echoctl check
+  sudo echoctl check --json | jq '.items[] | select(.status != "ok")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rep := check.Run(cmd.Context(), check.Options{LibraryPath: os.Getenv("LD_LIBRARY_PATH")})
+			if err := printCheck(cmd.OutOrStdout(), rep, g.json); err != nil {
+				return err
+			}
+			if !rep.OK {
+				return exitStatus(1)
+			}
+			return nil
+		},
+	}
+}
+
+func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	st := newPlanStyles(w)
+	rows := make([][]string, len(rep.Items))
+	for i, it := range rep.Items {
+		detail := it.Detail
+		if it.Disables != "" && it.Status != check.StatusOK {
+			detail += " — limits " + it.Disables
+			if it.Status == check.StatusMissing {
+				detail = it.Detail + " — disables " + it.Disables
+			}
+		}
+		rows[i] = []string{it.Name, string(it.Status), detail}
+	}
+	table, _ := renderTable(st, []string{"CHECK", "STATUS", "DETAIL"}, rows, nil, 0, nil)
+	var b strings.Builder
+	b.WriteString(table)
+	fixes := ""
+	for _, it := range rep.Items {
+		if it.Fix != "" && it.Status != check.StatusOK {
+			fixes += fmt.Sprintf("  %s: %s\n", it.Name, it.Fix)
+		}
+	}
+	if fixes != "" {
+		b.WriteString("\nto fix:\n" + fixes)
+	}
+	verdict := "tracing and deploying can work here"
+	if !rep.OK {
+		verdict = "something Echo needs is missing (exit status 1)"
+	}
+	fmt.Fprintf(&b, "\n%s\n", verdict)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
