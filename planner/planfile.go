@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/echo-uma/echo/internal/outfile"
 )
 
 // maxPlanSize bounds what Read takes in: a plan holds a few records per pair, so anything
@@ -40,38 +41,15 @@ func (p *Plan) Write(w io.Writer) error {
 	return nil
 }
 
-// WriteFile writes the plan to path atomically: to a temporary file in the same directory,
-// then renamed over path, so a reader never sees half a plan and a failed write leaves the
-// old plan in place.
-func WriteFile(path string, p *Plan) (err error) {
+// WriteFile writes the plan to path as outfile writes any output: "-" is standard output, a
+// regular file is replaced whole (a reader never sees half a plan, and a failed write leaves
+// the old plan in place), a link's target or a device is written in place.
+func WriteFile(path string, p *Plan) error {
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing plan %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("writing plan %s: %w", path, err)
-		}
-	}()
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes 0600; a plan is no secret
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return outfile.WriteFile(path, buf.Bytes(), os.Stdout)
 }
 
 // ReadFile reads and checks the plan at path (Read).

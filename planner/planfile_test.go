@@ -115,8 +115,8 @@ func TestWriteFile(t *testing.T) {
 	if !reflect.DeepEqual(got, examplePlan()) {
 		t.Errorf("ReadFile(WriteFile(plan)) differs")
 	}
-	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("plan file mode %v, %v; want 0644", st.Mode(), err)
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("plan file mode %v, %v; want the replaced file's 0600", st.Mode(), err)
 	}
 
 	bad := examplePlan()
@@ -128,7 +128,7 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("a failed write damaged the old plan: %v", err)
 	}
 	if err := WriteFile(filepath.Join(dir, "missing", "app.plan"), examplePlan()); err == nil ||
-		!strings.HasPrefix(err.Error(), "writing plan ") {
+		!strings.HasPrefix(err.Error(), "writing "+filepath.Join(dir, "missing", "app.plan")+": ") {
 		t.Errorf("WriteFile into a missing directory: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)

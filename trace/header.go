@@ -48,6 +48,9 @@ type Footer struct {
 	Events    uint64    `json:"events"`      // event records in the file; the writer counts them
 	Lost      []uint64  `json:"lost"`        // failed ring-buffer reservations, per CPU
 	Complete  bool      `json:"complete"`    // the tracer stopped cleanly, with every event it received written
+	// Truncated says why recording stopped before the traced program ended (the disk
+	// filled): the records before it are whole, what came after is not in the file.
+	Truncated string `json:"truncated,omitempty"`
 }
 
 // TotalLost is the number of events lost on all CPUs together.

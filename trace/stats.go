@@ -18,10 +18,11 @@ type Stats struct {
 	LostPerCPU []uint64          `json:"lost_per_cpu"` // the same, per CPU
 	Threads    int               `json:"threads"`
 	Processes  int               `json:"processes"`
-	WallNS     uint64            `json:"wall_ns"`    // first entry to last return
-	CopyShare  float64           `json:"copy_share"` // share of WallNS with a thread inside a copy call
-	TopSites   []SiteStats       `json:"top_sites"`  // copy sites, most time first
-	Complete   bool              `json:"complete"`   // the footer was read and the tracer stopped cleanly
+	WallNS     uint64            `json:"wall_ns"`             // first entry to last return
+	CopyShare  float64           `json:"copy_share"`          // share of WallNS with a thread inside a copy call
+	TopSites   []SiteStats       `json:"top_sites"`           // copy sites, most time first
+	Complete   bool              `json:"complete"`            // the footer was read and the tracer stopped cleanly
+	Truncated  string            `json:"truncated,omitempty"` // why recording stopped early (the disk filled)
 }
 
 // PerDirection is a quantity per copy direction. cudaMemcpyDefault copies are counted under
@@ -245,7 +246,7 @@ func (s *summary) result(f Footer, hasFooter bool) *Stats {
 	if hasFooter {
 		st.Lost = f.TotalLost()
 		st.LostPerCPU = append(st.LostPerCPU, f.Lost...)
-		st.Complete = f.Complete
+		st.Complete, st.Truncated = f.Complete, f.Truncated
 	}
 	st.TopSites = make([]SiteStats, 0, len(s.sites))
 	for _, site := range s.sites {

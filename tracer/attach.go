@@ -72,6 +72,9 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 		case err := <-loop:
 			loop <- err
 			running = false
+			if errors.Is(err, errDiskFull) {
+				r.stopRecording(pid)
+			}
 		}
 	}
 	res, err := r.finish(er, loop)

@@ -102,11 +102,27 @@ func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
 		}
 	case loopErr = <-loop:
 		loopEnded = true
-		_ = cmd.Process.Kill()
-		<-exited
+		if !errors.Is(loopErr, errDiskFull) {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
 	}
 	if loopEnded {
 		loop <- loopErr // for finish, which waits for the loop's result
+	}
+	if errors.Is(loopErr, errDiskFull) {
+		// Recording stops; the program does not: the trace is finished while it runs on, and
+		// echoctl ends as it does.
+		r.stopRecording(pid)
+		res, err := r.finish(er, loop)
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(os.Interrupt)
+			<-exited
+		}
+		res.ExitCode = runner.Status(cmd.ProcessState)
+		return res, err
 	}
 	res, err := r.finish(er, loop)
 	res.ExitCode = runner.Status(cmd.ProcessState)

@@ -39,6 +39,7 @@ type Options struct {
 type Result struct {
 	Events    uint64
 	Lost      uint64
+	Truncated string   // why recording stopped while the program ran on (the disk filled)
 	ExitCode  int      // launch mode: the command's exit status (-1 when killed by a signal)
 	Libraries []string // the CUDA libraries probed
 }
@@ -52,7 +53,9 @@ var ErrNoCUDA = errors.New("no CUDA runtime or driver found")
 type recorder struct {
 	opts     Options
 	t        *Tracer
+	out      io.Writer
 	w        *trace.Writer
+	full     error // ENOSPC or EDQUOT: a write found the disk full, and recording stopped there
 	mods     *modules
 	written  map[trace.Module]bool
 	cudaLibs map[string]bool
@@ -75,7 +78,7 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer t.Close()
-	r := &recorder{opts: opts, t: t, mods: newModules(), written: map[trace.Module]bool{},
+	r := &recorder{opts: opts, t: t, out: out, mods: newModules(), written: map[trace.Module]bool{},
 		cudaLibs: map[string]bool{}, searched: map[string]bool{}, log: opts.Log}
 	if len(opts.Command) > 0 {
 		return r.launch(ctx, out)
@@ -164,7 +167,7 @@ func (r *recorder) loop(er *eventReader) error {
 			return nil
 		case errors.Is(err, errIdle):
 			if err := r.w.Flush(); err != nil {
-				return err
+				return r.stopIfFull(err)
 			}
 			continue
 		case err != nil:
@@ -172,13 +175,40 @@ func (r *recorder) loop(er *eventReader) error {
 		}
 		if ev.typ() == trace.EventDlopen {
 			if err := r.libraryChange(ev.pid()); err != nil {
-				return err
+				return r.stopIfFull(err)
 			}
 		}
 		if err := r.w.WriteRawEvent(ev); err != nil {
-			return err
+			return r.stopIfFull(err)
 		}
 	}
+}
+
+// errDiskFull ends the loop when the trace file's disk is full: recording stops, the trace
+// is kept truncated, and the program runs on untraced.
+var errDiskFull = errors.New("the disk is full")
+
+// stopIfFull turns a write that found the disk full into errDiskFull, remembering why.
+func (r *recorder) stopIfFull(err error) error {
+	for _, full := range []error{unix.ENOSPC, unix.EDQUOT} {
+		if errors.Is(err, full) {
+			r.full = full
+			return errDiskFull
+		}
+	}
+	return err
+}
+
+// stopRecording is the end of a trace on a full disk for a program that runs on: its probes
+// go (so it runs at full speed, and is not stopped at the loader's hook again, and resumed
+// if it waits there now), and one line says so.
+func (r *recorder) stopRecording(pid int) {
+	r.t.detach()
+	if r.opts.StopForMaps {
+		_ = unix.Kill(pid, unix.SIGCONT)
+	}
+	r.opts.Progress("the disk is full (%v): stopped recording; the trace is kept, truncated, and the program "+
+		"runs on untraced", r.full)
 }
 
 // libraryChange handles the loader's notice for pid: read its libraries, write the new
@@ -214,10 +244,12 @@ func (r *recorder) finish(er *eventReader, loop <-chan error) (Result, error) {
 		err = lerr
 	}
 	footer := trace.Footer{End: time.Now(), EndMonoNS: monotonicNS(), Lost: lost, Complete: err == nil}
-	if cerr := r.w.Close(footer); cerr != nil && err == nil {
+	if errors.Is(err, errDiskFull) {
+		err = r.truncate(&footer)
+	} else if cerr := r.w.Close(footer); cerr != nil && err == nil {
 		err = cerr
 	}
-	res := Result{Events: r.w.Events(), Lost: footer.TotalLost()}
+	res := Result{Events: r.w.Events(), Lost: footer.TotalLost(), Truncated: footer.Truncated}
 	for lib := range r.cudaLibs {
 		res.Libraries = append(res.Libraries, lib)
 	}
@@ -225,6 +257,17 @@ func (r *recorder) finish(er *eventReader, loop <-chan error) (Result, error) {
 		err = r.noCUDA()
 	}
 	return res, err
+}
+
+// truncate closes a trace whose disk filled: cut back to whole records with a footer that
+// says so, where the output is a file that can be cut (not a pipe).
+func (r *recorder) truncate(footer *trace.Footer) error {
+	footer.Truncated = fmt.Sprintf("disk full: %v", r.full)
+	file, ok := r.out.(trace.Truncater)
+	if !ok {
+		return fmt.Errorf("writing the trace: %w", r.full)
+	}
+	return r.w.TruncateClose(file, *footer)
 }
 
 func (r *recorder) noCUDA() error {

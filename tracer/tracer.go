@@ -253,10 +253,16 @@ func (t *Tracer) Lost() ([]uint64, error) {
 	return perCPU, nil
 }
 
-// Close detaches every probe and frees the BPF objects. Each uprobe's removal waits for a
-// kernel grace period (tens of milliseconds), so the probes are closed side by side rather
-// than one after another.
+// Close detaches every probe and frees the BPF objects.
 func (t *Tracer) Close() {
+	t.detach()
+	t.coll.Close()
+}
+
+// detach removes every probe; the ring buffer and the counters stay readable. Each uprobe's
+// removal waits for a kernel grace period (tens of milliseconds), so the probes are closed
+// side by side rather than one after another.
+func (t *Tracer) detach() {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for _, l := range t.links {
@@ -269,7 +275,6 @@ func (t *Tracer) Close() {
 	wg.Wait()
 	t.log.Debug("detached", "probes", len(t.links), "took", time.Since(start))
 	t.links = nil
-	t.coll.Close()
 }
 
 // forkFieldOffsets reads where parent_pid and child_pid sit in the sched_process_fork

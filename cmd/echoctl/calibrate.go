@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -45,7 +46,7 @@ comparison then is the only check that merging keeps the program's results.`,
 	f.IntVar(&o.rounds, "rounds", o.rounds, "runs of each variant")
 	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
-	f.StringVarP(&o.output, "output", "o", "", "write the calibrated plan here instead of over PLAN")
+	f.StringVarP(&o.output, "output", "o", "", `write the calibrated plan here instead of over PLAN ("-": standard output)`)
 	f.BoolVar(&o.unvalidated, "unvalidated", false, "calibrate candidate pairs that were never validated")
 	return cmd
 }
@@ -53,6 +54,9 @@ comparison then is the only check that merging keeps the program's results.`,
 func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv []string) error {
 	if o.rounds < 1 {
 		return fmt.Errorf("--rounds %d: give 1 or more", o.rounds)
+	}
+	if o.output == outfile.Stdout && o.json {
+		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
 	var ignore *regexp.Regexp
 	if o.ignore != "" {
@@ -92,8 +96,11 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if out == "" {
 		out = planPath
 	}
-	if err := planner.WriteFile(out, p); err != nil {
+	if err := writePlan(cmd, out, p); err != nil {
 		return err
+	}
+	if out == outfile.Stdout {
+		return renderCalibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
 	}
 	if o.json {
 		return p.Write(cmd.OutOrStdout())

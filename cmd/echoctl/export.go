@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/export"
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
@@ -91,15 +92,24 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 	if outPath == "" {
 		outPath = tracePath + ".json"
 	}
-	out, closeOut, err := openOutput(stdout, outPath, in)
+	if err := outfile.NotAnInput(outPath, "the trace", tracePath); err != nil {
+		return err
+	}
+	if err := outfile.NotAnInput(outPath, "the plan", opts.plan); err != nil {
+		return err
+	}
+	out, err := outfile.Create(outPath, stdout)
 	if err != nil {
 		return err
 	}
 	sum, err := export.Export(out, r, format, xopts)
-	if cerr := closeOut(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", outPath, cerr)
+	re, damaged := errors.AsType[*export.ReadError](err)
+	if err != nil && !damaged {
+		out.Abort()
+	} else if cerr := out.Commit(); err == nil && cerr != nil {
+		err = cerr
 	}
-	if re, ok := errors.AsType[*export.ReadError](err); ok {
+	if damaged {
 		where := outPath
 		if where == "-" {
 			where = "the output"
@@ -120,24 +130,6 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
 		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum))
 	return err
-}
-
-// openOutput opens where the export goes: stdout for "-", else the file, created or
-// truncated. It refuses to write over the trace being read.
-func openOutput(stdout io.Writer, path string, in *os.File) (io.Writer, func() error, error) {
-	if path == "-" {
-		return stdout, func() error { return nil }, nil
-	}
-	if st, err := os.Stat(path); err == nil {
-		if inSt, err := in.Stat(); err == nil && os.SameFile(st, inSt) {
-			return nil, nil, fmt.Errorf("-o %s is the trace itself: give another output file", path)
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating %s: %w", path, err)
-	}
-	return f, f.Close, nil
 }
 
 // highlighted says how many copies the plan marked, when there is a plan.

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/trace"
@@ -49,7 +50,7 @@ timings so that the output comparison only sees results.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runOptimize(cmd, o, args) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "plan file to write (default CMD.plan in the current directory)")
+	f.StringVarP(&o.output, "output", "o", "", `plan file to write (default CMD.plan in the current directory; "-": standard output)`)
 	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
 	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
 	return cmd
@@ -77,6 +78,9 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if planPath == "" {
 		planPath = filepath.Base(exe) + ".plan"
 	}
+	if err := outfile.NotAnInput(planPath, "the program", exe); err != nil {
+		return err
+	}
 	stderr := cmd.ErrOrStderr()
 	step := func(n int, format string, args ...any) {
 		fmt.Fprintf(stderr, "optimize: [%d/4] "+format+"\n", append([]any{n}, args...)...)
@@ -88,6 +92,15 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 
 	step(1, "tracing %s", exe)
 	tracePath := planPath + ".trace"
+	if planPath == outfile.Stdout {
+		// No file to keep the trace beside: it is only a step here.
+		dir, err := os.MkdirTemp("", "echoctl-optimize-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		tracePath = filepath.Join(dir, "trace.bin")
+	}
 	traced, err := recordTrace(cmd, tracePath, tracer.Options{
 		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: true, RingBytes: 16 << 20},
 		Command: argv, Stdout: io.Discard, Stderr: tail,
@@ -100,6 +113,9 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 	if traced.ExitCode != 0 {
 		return failed(argv[0], "while being traced", traced.ExitCode, tail)
+	}
+	if traced.Truncated != "" {
+		return fmt.Errorf("the trace was cut short (%s): no plan was made from a part of the run; free space and run again", traced.Truncated)
 	}
 
 	step(2, "planning")
@@ -179,13 +195,15 @@ func planFile(path string) (*planner.Plan, error) {
 
 // finishOptimize writes the plan and prints the before/after table.
 func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *calibrate.Result, why string) error {
-	if err := planner.WriteFile(planPath, p); err != nil {
+	if err := writePlan(cmd, planPath, p); err != nil {
 		return err
 	}
-	if g := cmd.Flags().Lookup("json"); g != nil && g.Value.String() == "true" {
+	out := cmd.OutOrStdout()
+	if planPath == outfile.Stdout {
+		out = cmd.ErrOrStderr() // the plan is on stdout
+	} else if g := cmd.Flags().Lookup("json"); g != nil && g.Value.String() == "true" {
 		return p.Write(cmd.OutOrStdout())
 	}
-	out := cmd.OutOrStdout()
 	if cal == nil {
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
@@ -37,10 +38,10 @@ A candidate pair is not yet known to be safe to merge: what the trace cannot see
 accesses between the copies, kernels writing an input in place) is checked by validate.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlan(cmd.OutOrStdout(), args[0], opts, hasCommand(cmd.Root()))
+			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "plan file to write (default TRACE.plan)")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `plan file to write (default TRACE.plan; "-": standard output)`)
 	cmd.Flags().IntVar(&opts.minIterations, "min-iterations", opts.minIterations,
 		"a pair must recur in at least this many iterations")
 	cmd.Flags().Var(&opts.minBytes, "min-bytes", "refuse linking copies smaller than this (like 64K or 1M)")
@@ -56,13 +57,16 @@ func hasCommand(root *cobra.Command) func(name string) bool {
 	}
 }
 
-func runPlan(out io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
+func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
 	if opts.minIterations < 1 {
 		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
 	}
 	planPath := opts.output
 	if planPath == "" {
 		planPath = tracePath + ".plan"
+	}
+	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
+		return err
 	}
 	f, err := os.Open(tracePath)
 	if err != nil {
@@ -80,6 +84,13 @@ func runPlan(out io.Writer, tracePath string, opts *planOptions, available func(
 		MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
 	if err != nil {
 		return fmt.Errorf("planning: %w", err) // Analyze names the trace
+	}
+	if planPath == outfile.Stdout {
+		// The plan is the output: the table a person reads goes to stderr.
+		if err := p.Write(out); err != nil || opts.global.json {
+			return err
+		}
+		return renderPlan(stderr, p, planPath, available)
 	}
 	if err := planner.WriteFile(planPath, p); err != nil {
 		return err

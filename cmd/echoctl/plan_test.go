@@ -357,7 +357,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"not a trace", []string{"plan", writeFile(t, "hello")}, "not an Echo trace (bad magic)"},
 		{"zero iterations", []string{"plan", "--min-iterations", "0", good}, "--min-iterations 0: give 1 or more"},
 		{"bad size", []string{"plan", "--min-bytes", "lots", good}, `"lots" is not a size in bytes`},
-		{"unwritable plan", []string{"plan", "-o", filepath.Join(t.TempDir(), "no", "dir", "x.plan"), good}, "writing plan "},
+		{"unwritable plan", []string{"plan", "-o", filepath.Join(t.TempDir(), "no", "dir", "x.plan"), good}, "no/dir/x.plan: no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os/exec"
 
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -26,4 +29,12 @@ func loadPlanFor(planPath string, argv []string) (*planner.Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// writePlan writes the plan where -o says: a file, or "-", the command's standard output.
+func writePlan(cmd *cobra.Command, path string, p *planner.Plan) error {
+	if path == outfile.Stdout {
+		return p.Write(cmd.OutOrStdout())
+	}
+	return planner.WriteFile(path, p)
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -38,7 +38,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(deployed, []byte(compact), 0o644); err != nil {
+	if err := outfile.WriteFile(deployed, []byte(compact), nil); err != nil {
 		return fmt.Errorf("writing the deployment beside the plan: %w", err)
 	}
 	env := [][2]string{{"LD_PRELOAD", shim}, {"ECHO_PLAN", deployed}}

@@ -104,6 +104,9 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	switch {
 	case readErr != nil:
 		fmt.Fprintf(out, "WARNING: the trace is incomplete (%v): the numbers below cover what was readable\n", readErr)
+	case footer.Truncated != "":
+		fmt.Fprintf(out, "WARNING: THE TRACE IS TRUNCATED (%s): recording stopped while the program ran on; "+
+			"the numbers below cover its beginning only\n", footer.Truncated)
 	case !footer.Complete:
 		fmt.Fprintln(out, "WARNING: the tracer did not stop cleanly: events at the end may be missing")
 	}

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -39,6 +42,11 @@ With a command, echoctl starts it with every probe in place before its first ins
 and ends with it (exiting with its status). With -p it attaches to a running process until
 the process exits, Ctrl-C, or --duration; calls made before the attach are not in the trace.
 
+The trace is recorded beside -o and replaces it only once recorded: a command that fails
+to start leaves the old trace as it was. With -o - the trace goes to standard output and
+the program's own standard output to standard error. A disk that fills stops the recording,
+not the program: the trace is kept, truncated, and says so.
+
 Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's process): see echoctl check.`,
 		Example: `  sudo echoctl trace -- ./build/workloads/stream --size 64M
   sudo echoctl trace -o app.trace -p 4242 --duration 30s
@@ -48,7 +56,7 @@ Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's pr
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "trace.bin", "trace file to write")
+	f.StringVarP(&o.output, "output", "o", "trace.bin", `trace file to write ("-": standard output)`)
 	f.IntVarP(&o.pid, "pid", "p", 0, "attach to this running process instead of starting a command")
 	f.DurationVar(&o.duration, "duration", 0, "with -p: stop after this long (default: until the process exits or Ctrl-C)")
 	f.BoolVar(&o.follow, "follow", false, "trace child processes too (probes every process that maps the libraries, filtered in the kernel)")
@@ -94,12 +102,15 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
 	}
+	if o.output == outfile.Stdout {
+		if o.json {
+			return errors.New("-o - and --json both want standard output: give the trace a file")
+		}
+		opts.Stdout = stderr // the trace is on stdout: the program's output must not mix into it
+	}
 	res, err := recordTrace(cmd, o.output, opts)
 	noCUDA := errors.Is(err, tracer.ErrNoCUDA)
 	if err != nil && !noCUDA {
-		if res.Events == 0 {
-			os.Remove(o.output)
-		}
 		return err
 	}
 	if o.json {
@@ -136,19 +147,38 @@ func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error 
 }
 
 // recordTrace traces into the file at path with echoctl's launcher and version filled in.
+// The trace replaces what was at path only once it was recorded (a program that fails, a
+// Ctrl-C or a process without CUDA still give a trace); a command that could not be traced
+// at all leaves path as it was.
 func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.Result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
 	}
-	opts.Launcher, opts.Version = []string{self, launchCmdName}, version
-	out, err := os.Create(path)
-	if err != nil {
-		return tracer.Result{}, fmt.Errorf("creating the trace file: %w", err)
+	if len(opts.Command) > 0 {
+		if exe, err := exec.LookPath(opts.Command[0]); err == nil {
+			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
+				return tracer.Result{}, err
+			}
+		}
 	}
-	res, err := tracer.Record(cmd.Context(), out, opts)
-	if cerr := out.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", path, cerr)
+	opts.Launcher, opts.Version = []string{self, launchCmdName}, version
+	out, err := outfile.Create(path, cmd.OutOrStdout())
+	if err != nil {
+		return tracer.Result{}, err
+	}
+	var w io.Writer = out
+	if f := out.OS(); f != nil {
+		w = f // a file: on a full disk the tracer cuts it back to whole records
+	}
+	res, err := tracer.Record(cmd.Context(), w, opts)
+	recorded := err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
+	if !recorded {
+		out.Abort()
+		return res, err
+	}
+	if cerr := out.Commit(); err == nil && cerr != nil {
+		err = cerr
 	}
 	return res, err
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -35,7 +35,7 @@ calibration's output comparison is the check left for them.`,
 			return runValidate(cmd, o, args[0], args[1:])
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write the validated plan here instead of over PLAN")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", `write the validated plan here instead of over PLAN ("-": standard output, the program's own output then going to standard error)`)
 	return cmd
 }
 
@@ -44,7 +44,11 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if err != nil {
 		return err
 	}
-	res, err := validate.Run(cmd.Context(), p, argv, runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	if o.output == outfile.Stdout {
+		stdio.Stdout = cmd.ErrOrStderr() // the plan goes to stdout: the program's output must not mix into it
+	}
+	res, err := validate.Run(cmd.Context(), p, argv, stdio)
 	if err != nil {
 		return err
 	}
@@ -54,7 +58,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if out == "" {
 		out = planPath
 	}
-	if err := planner.WriteFile(out, p); err != nil {
+	if err := writePlan(cmd, out, p); err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
@@ -66,8 +70,5 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 		fmt.Fprintf(stderr, "validate: %s %-6s %s\n", pair.ID, pair.Direction, verdict)
 	}
 	fmt.Fprintf(stderr, "validate: wrote %s\n", out)
-	if res.ExitCode != 0 {
-		return exitStatus(res.ExitCode)
-	}
 	return nil
 }
