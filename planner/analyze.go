@@ -23,6 +23,7 @@ type analysis struct {
 	streams  map[uint64]bool
 	events   int // cudaEventRecord / cudaStreamWaitEvent calls
 	pids     map[uint32]bool
+	failures failures
 }
 
 // Records is what Analyze reads: a trace's header, its records in order (io.EOF after the
@@ -39,7 +40,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, rejected: map[rejectKey]*Rejection{},
-		streams: map[uint64]bool{}, pids: map[uint32]bool{},
+		streams: map[uint64]bool{}, pids: map[uint32]bool{}, failures: newFailures(),
 	}
 	for {
 		rec, err := r.Next()
@@ -60,6 +61,12 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 }
 
 func (a *analysis) event(e *trace.Event) {
+	if e.Type.IsCUDA() {
+		a.failures.count(e)
+	}
+	if e.Failed() && e.Type.IsCopy() {
+		a.failedCopy(e)
+	}
 	if e.Ret != 0 && e.Type != trace.EventPosixMemalign {
 		return // a failed call did nothing
 	}

@@ -39,6 +39,28 @@ func TestAnalyzeRules(t *testing.T) {
 			}
 		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
 
+		// An out-of-bounds program on the H200: 79 of 80 copies failed, which planned as "too
+		// rare" without a word of the errors.
+		{name: "copies that fail", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
+			s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
+			for i := 0; i < 79; i++ {
+				s.call(trace.Event{Type: trace.EventCUDAMemcpy, Caller: exeBase + 0x100, Addr: d, Src: h, Bytes: 2 * mib,
+					Kind: trace.KindHostToDevice, Ret: 1}, 5_000)
+				s.launch(0x110, 0)
+			}
+		}, pairs: []wantPair{{"input", StatusRefused, "copies failed: 79 copies returned an error on these buffers (cudaMemcpy at prog+0x100: cudaErrorInvalidValue)"}},
+			rejected: "the copy failed (cudaErrorInvalidValue)", note: "79 CUDA calls failed: cudaMemcpy 79 of 80 (cudaErrorInvalidValue)"},
+
+		{name: "one failed copy in a good loop", program: func(s *synth) {
+			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			streamLoop(s, 10, hIn, dIn, dOut, hOut)
+			s.call(trace.Event{Type: trace.EventCUDAMemcpy, Caller: exeBase + 0x120, Addr: hOut, Src: dOut, Bytes: mib,
+				Kind: trace.KindDeviceToHost, Ret: 700}, 5_000)
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusRefused, "copies failed: 1 copy returned an error"}},
+			note: "cudaMemcpy 1 of 21 (cudaErrorIllegalAddress)"},
+
 		{name: "a copy into the middle of a buffer", program: func(s *synth) {
 			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
 			for i := 0; i < 6; i++ {

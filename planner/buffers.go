@@ -29,6 +29,10 @@ type buffer struct {
 	lastUseNS   uint64 // last copy or memset touching it
 	deviceWrite string // a write on the device side the host side would not see, if any
 	copied2D    bool
+	// failedCopies counts the copies naming this buffer that returned an error; failedCopy
+	// describes the first.
+	failedCopies int
+	failedCopy   string
 }
 
 func (b *buffer) deviceSide() bool { return b.kind == kindDevice || b.kind == kindManaged }

@@ -165,6 +165,9 @@ func (a *analysis) notes(footer trace.Footer, iterations int) []string {
 		notes = append(notes, "attached trace: allocations made before the attach are missing, so pairs are "+
 			"identified by pointers, sizes and copy sites (sites unresolved); `echoctl validate` resolves them")
 	}
+	if n := a.failures.note(); n != "" {
+		notes = append(notes, n)
+	}
 	if lost := footer.TotalLost(); lost > 0 {
 		notes = append(notes, fmt.Sprintf("the trace lost %d events: pairs that look unstable or too rare may "+
 			"only look so; trace again with a larger --ring-size", lost))

@@ -10,6 +10,9 @@ import (
 // copies, kernels writing an input in place) is left to validation.
 func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAcc) string {
 	h, d := p.host, p.device
+	if r := failedCopies(h, d); r != "" {
+		return r
+	}
 	switch {
 	case p.partial != "":
 		return "partial copy: " + p.partial

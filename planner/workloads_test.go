@@ -2,12 +2,14 @@ package planner_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/trace"
 )
 
 // Each emulator workload traced by the real tracer and planned: the verdicts the design asks
@@ -120,4 +122,31 @@ func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 		t.Errorf("the plan changed on its way through the file:\n%+v\n%+v", p, back)
 	}
 	return p
+}
+
+// A program whose copies fail (out of bounds, unchecked) is not one to optimize: stats counts
+// the failures per API and error, and the plan refuses the pair they name, saying so.
+func TestPlanFailedCopies(t *testing.T) {
+	testenv.RequireRoot(t)
+	p, planPath := testenv.PlanProgram(t, "tests/failing_copies", "20")
+	if len(p.Pairs) != 1 || p.Pairs[0].Status != planner.StatusRefused ||
+		!strings.HasPrefix(p.Pairs[0].Reason, "copies failed: 20 copies returned an error on these buffers (cudaMemcpy at failing_copies+0x") {
+		t.Errorf("pairs %+v; want the one pair refused because its copies failed", p.Pairs)
+	}
+	if !strings.Contains(strings.Join(p.Notes, "\n"), "20 CUDA calls failed: cudaMemcpy 20 of 21 (cudaErrorInvalidValue)") {
+		t.Errorf("notes %q; want the failed calls counted", p.Notes)
+	}
+	tracePath := strings.TrimSuffix(planPath, ".plan")
+	res := testenv.Echoctl(t, nil, "stats", "--json", tracePath)
+	var st trace.Stats
+	if err := json.Unmarshal([]byte(res.Stdout), &st); err != nil || res.ExitCode != 0 {
+		t.Fatalf("stats --json: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
+	}
+	if f := st.Failed["cudaMemcpy"]; f.Calls != 20 || f.Errors["cudaErrorInvalidValue"] != 20 {
+		t.Errorf("stats: failed %+v; want cudaMemcpy's 20 failures", st.Failed)
+	}
+	res = testenv.Echoctl(t, nil, "stats", tracePath)
+	if !strings.Contains(res.Stdout, "WARNING: cudaMemcpy: 20 of 21 calls failed (cudaErrorInvalidValue ×20)") {
+		t.Errorf("stats does not say the copies failed:\n%s", res.Stdout)
+	}
 }

@@ -11,6 +11,7 @@ import (
 type Stats struct {
 	Events     uint64            `json:"events"`       // event records read
 	Calls      map[string]uint64 `json:"calls"`        // by API name
+	Failed     map[string]Failed `json:"failed"`       // CUDA calls that returned an error, by API name
 	Copies     PerDirection      `json:"copies"`       // successful copy calls
 	Bytes      PerDirection      `json:"bytes"`        // moved by successful copies
 	CopyNS     PerDirection      `json:"copy_ns"`      // inside successful copy calls, entry to return
@@ -23,6 +24,12 @@ type Stats struct {
 	TopSites   []SiteStats       `json:"top_sites"`           // copy sites, most time first
 	Complete   bool              `json:"complete"`            // the footer was read and the tracer stopped cleanly
 	Truncated  string            `json:"truncated,omitempty"` // why recording stopped early (the disk filled)
+}
+
+// Failed is how often one CUDA API returned an error, and which errors.
+type Failed struct {
+	Calls  uint64            `json:"calls"`
+	Errors map[string]uint64 `json:"errors"` // by error name (ErrorName)
 }
 
 // PerDirection is a quantity per copy direction. cudaMemcpyDefault copies are counted under
@@ -112,6 +119,7 @@ func (z *Summarizer) Interval() *Stats {
 type summary struct {
 	stats       Stats
 	calls       [maxEventTag]uint64
+	failed      map[failure]uint64
 	modules     *Modules
 	device      deviceMemory
 	threads     map[uint32]struct{}
@@ -119,6 +127,11 @@ type summary struct {
 	sites       map[siteKey]*SiteStats
 	first, last uint64
 	busy        busyTime
+}
+
+type failure struct {
+	api  EventType
+	code int32
 }
 
 type siteKey struct {
@@ -134,6 +147,7 @@ func newSummary(h Header) *summary {
 		threads:   map[uint32]struct{}{},
 		processes: map[uint32]struct{}{},
 		sites:     map[siteKey]*SiteStats{},
+		failed:    map[failure]uint64{},
 	}
 }
 
@@ -150,6 +164,9 @@ func (s *summary) event(e *Event) {
 	s.stats.Events++
 	if uint32(e.Type) < maxEventTag { // always, from a Reader
 		s.calls[e.Type]++
+	}
+	if e.Failed() {
+		s.failed[failure{e.Type, e.Ret}]++
 	}
 	s.threads[e.TID] = struct{}{}
 	s.processes[e.PID] = struct{}{}
@@ -229,6 +246,17 @@ func (s *summary) finish(r *Reader) *Stats {
 
 func (s *summary) result(f Footer, hasFooter bool) *Stats {
 	st := s.stats
+	st.Failed = map[string]Failed{}
+	for fc, n := range s.failed {
+		api := fc.api.String()
+		agg := st.Failed[api]
+		if agg.Errors == nil {
+			agg.Errors = map[string]uint64{}
+		}
+		agg.Calls += n
+		agg.Errors[ErrorName(fc.api, fc.code)] += n
+		st.Failed[api] = agg
+	}
 	st.Calls = map[string]uint64{}
 	for t, n := range s.calls {
 		if n > 0 {

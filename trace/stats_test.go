@@ -123,6 +123,7 @@ func TestSummarizeTimes(t *testing.T) {
 	want := Stats{
 		Events:     8,
 		Calls:      map[string]uint64{"cudaMalloc": 1, "cudaMemcpy": 4, "cudaMemcpyAsync": 1, "cuMemcpyDtoH_v2": 1, "cudaDeviceSynchronize": 1},
+		Failed:     map[string]Failed{},
 		Copies:     PerDirection{H2D: 3, D2H: 3},
 		Bytes:      PerDirection{H2D: 300, D2H: 11},
 		CopyNS:     PerDirection{H2D: 500, D2H: 52},
@@ -262,5 +263,31 @@ func TestSummarizerIntervals(t *testing.T) {
 	}
 	if third.Events != 0 || third.Bytes != (PerDirection{}) || len(third.TopSites) != 0 {
 		t.Errorf("an interval without records: %+v", third)
+	}
+}
+
+// Failed CUDA calls are counted per API and error: a trace whose copies fail says so.
+func TestSummarizeFailedCalls(t *testing.T) {
+	failed := func(e *Event, ret int32) *Event { e.Ret = ret; return e }
+	var events []any
+	for i := range 80 {
+		e := copyEvent(EventCUDAMemcpy, KindHostToDevice, 0, 0, 2<<20, uint64(1000+10*i), uint64(1005+10*i))
+		if i > 0 {
+			e = failed(e, 1)
+		}
+		events = append(events, e)
+	}
+	events = append(events, failed(copyEvent(EventCUMemcpyHtoD, 0, 0, 0, 8, 2000, 2001), 1),
+		failed(&Event{Type: EventMalloc, PID: 4242, TID: 1, EnterNS: 2100, ExitNS: 2101}, 1)) // not a CUDA call
+	st, err := summarize(t, append(events, Footer{Complete: true})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Failed{
+		"cudaMemcpy":      {Calls: 79, Errors: map[string]uint64{"cudaErrorInvalidValue": 79}},
+		"cuMemcpyHtoD_v2": {Calls: 1, Errors: map[string]uint64{"CUDA_ERROR_INVALID_VALUE": 1}},
+	}
+	if !reflect.DeepEqual(st.Failed, want) || st.Copies.H2D != 1 {
+		t.Errorf("failed %+v, %d h2d copies; want %+v and the one copy that worked", st.Failed, st.Copies.H2D, want)
 	}
 }

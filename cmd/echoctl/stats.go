@@ -110,6 +110,9 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	case !footer.Complete:
 		fmt.Fprintln(out, "WARNING: the tracer did not stop cleanly: events at the end may be missing")
 	}
+	for _, line := range failedLines(st) {
+		fmt.Fprintf(out, "WARNING: %s\n", line)
+	}
 	if h.Attached {
 		fmt.Fprintln(out, "note: attached to a running process: allocations made before the attach are missing")
 	}
@@ -187,4 +190,21 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// failedLines say, per CUDA API that returned errors, how many of its calls failed and with
+// what: `cudaMemcpy: 79 of 80 calls failed (cudaErrorInvalidValue)`. A program whose calls
+// fail does not run as written, and a plan of it would optimize the failure.
+func failedLines(st *trace.Stats) []string {
+	var lines []string
+	for api, f := range st.Failed {
+		errs := make([]string, 0, len(f.Errors))
+		for name, n := range f.Errors {
+			errs = append(errs, fmt.Sprintf("%s ×%d", name, n))
+		}
+		slices.Sort(errs)
+		lines = append(lines, fmt.Sprintf("%s: %d of %d calls failed (%s)", api, f.Calls, st.Calls[api], strings.Join(errs, ", ")))
+	}
+	slices.Sort(lines)
+	return lines
 }
