@@ -18,19 +18,29 @@ trap 'rm -rf "$dir"' EXIT
 echo "== echoctl optimize -- ${workload[*]}"
 build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$dir/stream.plan" -- "${workload[@]}"
 
+# Compare like with like: the hand-merged program with the strategy calibration chose (mapped
+# when it chose none, and then the plan runs the program as written).
+strategy=$(sed -n 's/^    "strategy": "\(.*\)",\{0,1\}$/\1/p' "$dir/stream.plan" | head -n 1)
+manual=${strategy:-mapped}
+
 echo
 echo "== echoctl run: the plan deployed, median of 3 alternating runs, against as written and hand-merged"
 for ((r = 0; r < 3; r++)); do
 	"${workload[@]}" 2>/dev/null >>"$dir/base"
 	build/bin/echoctl run "$dir/stream.plan" -- "${workload[@]}" 2>/dev/null >>"$dir/echo"
-	build/workloads/stream --manual --size "$size" --iters "$iters" --warmup 2 --strategy mapped 2>/dev/null >>"$dir/manual"
+	build/workloads/stream --manual --size "$size" --iters "$iters" --warmup 2 --strategy "$manual" 2>/dev/null >>"$dir/manual"
 done
-base=$(field iter_ms <"$dir/base" | median)
+base=$(iter_ms "$dir/base" | median)
 printf '%-28s %10s %9s  %s\n' variant ms/iter speed-up checksum
 for v in base echo manual; do
 	ms=$(iter_ms "$dir/$v" | median)
-	printf '%-28s %10.3f %8.2fx  %s\n' "$(case $v in base) echo "as written" ;; echo) echo "echoctl run (plan)" ;; manual) echo "hand-merged (mapped)" ;; esac)" \
-		"$ms" "$(awk -v b="$base" -v m="$ms" 'BEGIN { print b / m }')" "$(field checksum <"$dir/$v")"
+	case $v in
+	base) label="as written" ;;
+	echo) label="echoctl run (plan${strategy:+, $strategy})" ;;
+	manual) label="hand-merged ($manual)" ;;
+	esac
+	printf '%-28s %10.3f %8.2fx  %s\n' "$label" "$ms" "$(awk -v b="$base" -v m="$ms" 'BEGIN { print b / m }')" \
+		"$(field checksum <"$dir/$v")"
 done
 [ "$(grep -h '^checksum=' "$dir"/base "$dir"/echo "$dir"/manual | sort -u | wc -l)" = 1 ] || {
 	echo "demo: the deployed plan computed something else" >&2

@@ -1,4 +1,4 @@
 // Package corpus holds the tests of the CUDA runtime emulator and the workload corpus in
-// testdata/: the emulator's semantics, baseline against hand-merged checksums, and proof
-// that each unsafe case really changes its output when merged naively.
+// testdata/: the emulator's semantics, baseline against hand-merged checksums, proof that
+// each unsafe case really changes its output when merged naively, and the demo's table.
 package corpus
