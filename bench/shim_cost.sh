@@ -27,7 +27,7 @@ end
 PLAN
 for ((r = 0; r < rounds; r++)); do
 	"$prog" >>"$tmp/plain"
-	LD_PRELOAD=build/lib/libechoshim.so ECHO_PLAN="$plan" "$prog" >>"$tmp/shim"
+	ECHO_QUIET=1 LD_PRELOAD=build/lib/libechoshim.so ECHO_PLAN="$plan" "$prog" >>"$tmp/shim"
 done
 printf '%-18s %10s %10s %10s\n' call plain_ns shim_ns added_ns
 for call in "malloc(64)+free" "cudaFree(NULL)"; do
