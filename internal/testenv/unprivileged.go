@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -116,20 +115,5 @@ func (u *Unprivileged) Run(t testing.TB, caps []string, env []string, path strin
 // minutes, and returns once it is in its loop; the test's cleanup kills it.
 func (u *Unprivileged) LongStream(t testing.TB, size string) *exec.Cmd {
 	t.Helper()
-	cmd := u.Command(nil, nil, u.Stream, "--size", size, "--iters", "100000000", "--warmup", "0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
-		t.Fatalf("stream did not start: %v", err)
-	}
-	return cmd
+	return startInLoop(t, u.Command(nil, nil, u.Stream, "--size", size, "--iters", "100000000", "--warmup", "0"))
 }
