@@ -87,9 +87,11 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *c = &shim_plan.pairs[i];
 		const struct site *want = host_side ? &c->host : &c->device;
-		if (c->failed || !shim_site_equal(want, &s) || want->ordinal != s.ordinal)
+		if (c->failed || !shim_site_equal(want, &s))
 			continue;
-		c->seen[!host_side].calls++;
+		c->seen[!host_side].calls++; /* the planned site and size, if not yet the planned call */
+		if (want->ordinal != s.ordinal)
+			continue;
 		if (host_side ? c->host_taken : c->device_taken) {
 			/* a side allocated twice: not the program the plan saw */
 			shim_say("pair %s: its %s side was allocated again; leaving it as written", c->id,

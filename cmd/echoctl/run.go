@@ -135,13 +135,20 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 			calibrated = true
 		}
 	}
+	var unmeasured error
+	if len(enabled) > 0 {
+		unmeasured = p.CheckDigest(enabled)
+	}
 	if o.force {
 		// The shim checks the digest it is given: none, for what --force deploys.
 		p.Context.PairsDigest = ""
 	}
 	if len(enabled) > 0 && strategy != "" {
-		if err := p.CheckDigest(enabled); err != nil && !o.force {
-			return deploy{strategy: strategy, untouched: err.Error() + ": calibrate it again, or deploy it anyway with --force"}, nil
+		switch {
+		case unmeasured != nil && !o.force:
+			return deploy{strategy: strategy, untouched: unmeasured.Error() + ": calibrate it again, or deploy it anyway with --force"}, nil
+		case unmeasured != nil:
+			fmt.Fprintf(stderr, "echoctl: warning: deploying anyway (--force): %v\n", unmeasured)
 		}
 		return deploy{pairs: enabled, strategy: strategy}, nil
 	}
