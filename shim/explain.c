@@ -6,14 +6,20 @@
  * at exit, a deploy that merged nothing says in one line what differed.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "shim.h"
+
+/* The process that read the plan: a child forked from it (a worker that exits without
+ * having run the loop) is not the run the line is about. */
+static pid_t planned_pid;
 
 /* At start: the planned sites' addresses in the modules loaded by then (the executable and
  * the libraries it links; a site in a library opened later is not located, and goes
  * unexplained). */
 void shim_locate_sites(void)
 {
+	planned_pid = getpid();
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		for (int side = 0; side < 2; side++) {
@@ -82,7 +88,8 @@ static bool side_differed(const struct pair *p, int side, char *out, size_t len)
 /* At exit, so that a deployment started by something else (--print-env) says it too. */
 __attribute__((destructor)) void shim_explain_unmatched(void)
 {
-	if (shim_plan.mode != MODE_DEPLOY || !shim_active() || shim_plan.npairs == 0 || shim_pairs_merged() > 0)
+	if (shim_plan.mode != MODE_DEPLOY || !shim_active() || shim_plan.npairs == 0 || shim_pairs_merged() > 0 ||
+	    getpid() != planned_pid)
 		return;
 	char why[240] = "";
 	for (int i = 0; i < shim_plan.npairs && !why[0]; i++) {

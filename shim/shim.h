@@ -168,7 +168,7 @@ bool shim_size_planned(size_t bytes);
 void shim_locate_sites(void); /* where the planned allocation sites are, once modules load */
 void shim_sighted(bool host_side, const void *ret, size_t bytes); /* an unplanned size: a planned site? */
 unsigned long shim_pairs_merged(void); /* pairs with at least one copy elided */
-void shim_explain_unmatched(void); /* deploy: say why nothing merged, if nothing did */
+void shim_explain_unmatched(void); /* at exit, deploy: say why nothing merged, if nothing did */
 /* Matches an allocation to a side of a pair. With *handled set the shim allocated (the merged
  * buffer, or in validate mode a page-aligned host buffer it owns); otherwise the caller
  * allocates and, if a pair was returned, reports the pointer with shim_allocated. */
