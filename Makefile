@@ -37,7 +37,7 @@ SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
-             $(BUILD)/tests/failing_copies \
+             $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps \
              $(BUILD)/bench/shimcost
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
@@ -120,6 +120,11 @@ $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
 $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+
+# Maps a data file around its own executable before it dlopens the runtime.
+$(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,--build-id=sha1 -Wl,-rpath,'$$ORIGIN/../lib'
 
 # A driver-API program (the GPU host builds the same source with nvcc -lcuda).
 $(BUILD)/tests/driver_api: bench/driver_api.cu $(EMU_HDRS) $(LIBS)

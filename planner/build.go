@@ -136,9 +136,12 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
 // context names the executable and CUDA libraries of the traced process.
 func (a *analysis) context() Context {
 	var ctx Context
-	var exe string
-	if len(a.header.Command) > 0 {
-		exe = filepath.Base(a.header.Command[0])
+	// The executable is the module of the file the process ran; traces that predate the
+	// header's executable name it only by argv[0], whose file name may be a link's.
+	isExe := func(m trace.Module) bool { return m.Path == a.header.Executable }
+	if a.header.Executable == "" && len(a.header.Command) > 0 {
+		exe := filepath.Base(a.header.Command[0])
+		isExe = func(m trace.Module) bool { return filepath.Base(m.Path) == exe }
 	}
 	for _, m := range a.sites.modules.List() {
 		if m.PID != a.header.PID && m.PID != 0 {
@@ -147,7 +150,7 @@ func (a *analysis) context() Context {
 		ref := Module{Path: m.Path, BuildID: m.BuildID, Size: m.Size}
 		base := filepath.Base(m.Path)
 		switch {
-		case ctx.Executable.Path == "" && base == exe:
+		case ctx.Executable.Path == "" && isExe(m):
 			ctx.Executable = ref
 		case strings.Contains(base, "libcudart") || strings.HasPrefix(base, "libcuda.so"):
 			ctx.Libraries = append(ctx.Libraries, ref)

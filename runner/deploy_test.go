@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -295,5 +296,37 @@ func TestDeployWithoutBuildID(t *testing.T) {
 	}
 	if !res.Report.Active || res.Report.Merged != 2 || res.Report.CopiesElided != 12 {
 		t.Errorf("report %+v (reason %q); want both pairs merged and their 12 copies elided", res.Report, res.Report.Reason)
+	}
+}
+
+// A program started through a symbolic link (python3 -> python3.12) is the file the link
+// names: the plan identifies it by that file's build-id, and `echoctl run` through the link
+// deploys it. The plan once named no executable, and run refused it.
+func TestRunThroughSymlink(t *testing.T) {
+	testenv.RequireRoot(t)
+	link := filepath.Join(t.TempDir(), "mystream")
+	if err := os.Symlink(testenv.Built(t, "workloads/stream"), link); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	res, tracePath := testenv.Trace(t, append([]string{"--", link}, args...)...)
+	if res.ExitCode != 0 {
+		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	planPath := tracePath + ".plan"
+	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
+		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Context.Executable.BuildID == "" || filepath.Base(p.Context.Executable.Path) != "stream" {
+		t.Errorf("the plan's executable is %+v; want the stream file the link names, by build-id", p.Context.Executable)
+	}
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	res = testenv.Echoctl(t, nil, append([]string{"-v", "run", "--force", planPath, "--", link}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged") {
+		t.Errorf("run through the link: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }

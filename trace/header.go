@@ -34,11 +34,14 @@ type Header struct {
 	Start       time.Time `json:"start"`         // wall clock when tracing began
 	StartMonoNS uint64    `json:"start_mono_ns"` // CLOCK_MONOTONIC at Start: places event timestamps in wall time
 	Command     []string  `json:"command"`       // the traced command line
-	PID         int       `json:"pid"`           // the traced (root) process
-	Attached    bool      `json:"attached"`      // -p trace: allocations made before the attach are missing
-	Tracer      string    `json:"tracer"`        // echoctl version that wrote the trace
-	EventSize   int       `json:"event_size"`    // EventSize; the writer fills it in
-	Modules     []Module  `json:"modules"`       // mapped when tracing began
+	// Executable is the file the traced process runs, symbolic links resolved: argv[0] may
+	// name a link (python3 -> python3.12) or nothing on disk at all.
+	Executable string   `json:"executable,omitempty"`
+	PID        int      `json:"pid"`        // the traced (root) process
+	Attached   bool     `json:"attached"`   // -p trace: allocations made before the attach are missing
+	Tracer     string   `json:"tracer"`     // echoctl version that wrote the trace
+	EventSize  int      `json:"event_size"` // EventSize; the writer fills it in
+	Modules    []Module `json:"modules"`    // mapped when tracing began
 }
 
 // Footer closes a trace that ended cleanly.

@@ -40,7 +40,8 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 		r.opts.Progress("process %d has no CUDA runtime or driver mapped yet (searched its %d mapped files "+
 			"and its executable); tracing on in case it loads one", pid, len(r.searched))
 	}
-	h := r.header(pid, cmdline(pid), true)
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	h := r.header(pid, exe, cmdline(pid), true)
 	h.Modules = mods
 	if r.w, err = trace.NewWriter(out, h); err != nil {
 		return Result{}, err

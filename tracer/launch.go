@@ -70,7 +70,11 @@ func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
 	if err := r.attachStatic(exe, pid); err != nil {
 		return abort(err)
 	}
-	if r.w, err = trace.NewWriter(out, r.header(pid, argv, false)); err != nil {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		real = exe
+	}
+	if r.w, err = trace.NewWriter(out, r.header(pid, real, argv, false)); err != nil {
 		return abort(err)
 	}
 	er, err := r.t.newEventReader()

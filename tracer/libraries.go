@@ -90,6 +90,7 @@ type mapping struct {
 	start, end, offset uint64
 	inode              uint64
 	path               string
+	exec               bool // mapped executable: code runs from it
 }
 
 // readMaps returns the file-backed mappings of a process.
@@ -131,7 +132,7 @@ func parseMapsLine(line string) (mapping, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || inode == 0 {
 		return mapping{}, false
 	}
-	return mapping{start: start, end: end, offset: off, inode: inode, path: fields[5]}, true
+	return mapping{start: start, end: end, offset: off, inode: inode, path: fields[5], exec: strings.Contains(fields[1], "x")}, true
 }
 
 // hostPath is where the tracer opens a file the process maps: through /proc/PID/root, so a

@@ -1,7 +1,10 @@
 package tracer
 
 import (
+	"os"
 	"testing"
+
+	"github.com/echo-uma/echo/trace"
 )
 
 func TestClassify(t *testing.T) {
@@ -39,9 +42,11 @@ func TestParseMapsLine(t *testing.T) {
 		ok   bool
 	}{
 		{"7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1835245                    /usr/lib/x86_64-linux-gnu/libc.so.6",
-			mapping{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6"}, true},
+			mapping{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", false}, true},
 		{"7f1c2a028000-7f1c2a1bd000 r-xp 00028000 08:01 1835245 /usr/lib/x86_64-linux-gnu/libc.so.6",
-			mapping{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6"}, true},
+			mapping{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", true}, true},
+		{"7f0000000000-7f0000001000 rw-s 00000000 00:05 1120 /dev/nvidiactl",
+			mapping{0x7f0000000000, 0x7f0000001000, 0, 1120, "/dev/nvidiactl", false}, true},
 		{"55d4c1a00000-55d4c1a21000 rw-p 00000000 00:00 0                          [heap]", mapping{}, false},
 		{"7ffd3b1f0000-7ffd3b1f2000 r-xp 00000000 00:00 0                          [vdso]", mapping{}, false},
 		{"7f1c2a400000-7f1c2a401000 r--p 00000000 08:01 99 /tmp/gone.so (deleted)", mapping{}, false},
@@ -53,6 +58,27 @@ func TestParseMapsLine(t *testing.T) {
 		if ok != c.ok || got != c.want {
 			t.Errorf("parseMapsLine(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// A file mapped without execute permission is no module, wherever its mappings lie: the
+// driver's /dev/nvidia* mappings around a library once hid it, and its sites became raw
+// addresses.
+func TestModulesSkipDataMappings(t *testing.T) {
+	const lib, dev = "/usr/lib/libtorch_cuda.so", "/dev/nvidia-uvm"
+	maps := []mapping{
+		{0x7f0000000000, 0x7f0000001000, 0, 7, dev, false},
+		{0x7f1000000000, 0x7f1000100000, 0, 9, lib, false},
+		{0x7f1000100000, 0x7f1000900000, 0x100000, 9, lib, true},
+		{0x7f2000000000, 0x7f2000001000, 0, 7, dev, false},
+	}
+	mods := newModules().of(os.Getpid(), maps)
+	if len(mods) != 1 || mods[0].Path != lib || mods[0].Start != 0x7f1000000000 || mods[0].End != 0x7f1000900000 {
+		t.Fatalf("modules %+v; want the library alone", mods)
+	}
+	table := trace.NewModules(mods)
+	if site, ok := table.Resolve(os.Getpid(), 0x7f1000100010); !ok || site.Offset != 0x100010 {
+		t.Errorf("a return address in the library resolves to %+v, %v", site, ok)
 	}
 }
 

@@ -13,8 +13,12 @@ type moduleKey struct {
 	path  string
 }
 
-// modules turns a process's mappings into one trace module per file, with the file's
-// build-id (read once per file and cached) so call sites resolve to module + offset.
+// modules turns a process's mappings into one trace module per file that holds code, with
+// the file's build-id (read once per file and cached) so call sites resolve to module +
+// offset. A file mapped without execute permission is no module: the CUDA driver maps
+// /dev/nvidia* device files, and programs map data files, at addresses scattered over the
+// address space, and one module's range spanning them would hide every library mapped in
+// between (sites in libtorch_cuda.so turned into raw addresses partway through a run).
 type modules struct {
 	buildIDs map[moduleKey]string
 	sizes    map[moduleKey]int64
@@ -31,8 +35,15 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 	}
 	spans := map[moduleKey]*span{}
 	var order []moduleKey
+	code := map[moduleKey]bool{}
+	for _, m := range maps {
+		code[moduleKey{m.inode, m.path}] = code[moduleKey{m.inode, m.path}] || m.exec
+	}
 	for _, m := range maps {
 		key := moduleKey{m.inode, m.path}
+		if !code[key] {
+			continue
+		}
 		s, ok := spans[key]
 		if !ok {
 			s = &span{start: m.start, end: m.end, base: m.start - m.offset, minOffset: m.offset}

@@ -86,13 +86,13 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 	return r.attach(ctx, out)
 }
 
-func (r *recorder) header(pid int, cmd []string, attached bool) trace.Header {
+func (r *recorder) header(pid int, exe string, cmd []string, attached bool) trace.Header {
 	var uts unix.Utsname
 	_ = unix.Uname(&uts)
 	host, _ := os.Hostname()
 	return trace.Header{
 		Host: host, Kernel: unix.ByteSliceToString(uts.Release[:]), Start: time.Now(),
-		StartMonoNS: monotonicNS(), Command: cmd, PID: pid, Attached: attached,
+		StartMonoNS: monotonicNS(), Command: cmd, Executable: exe, PID: pid, Attached: attached,
 		Tracer: r.opts.Version,
 	}
 }

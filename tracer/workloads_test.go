@@ -1,7 +1,10 @@
 package tracer_test
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
@@ -171,6 +174,30 @@ func TestTraceDlopen(t *testing.T) {
 	}
 	if got := tr.count(trace.EventCUDAMalloc); got != 2 {
 		t.Errorf("%d cudaMalloc, want 2: the first call into the new library was missed?", got)
+	}
+}
+
+// Sites keep their module whatever else the process maps: a data file mapped just below
+// and just above the executable (as the driver maps /dev/nvidia* and programs map data
+// files) and a runtime opened with dlopen after it, and every copy still resolves to the
+// executable.
+func TestTraceSitesSurviveDataMappings(t *testing.T) {
+	testenv.RequireRoot(t)
+	data := filepath.Join(t.TempDir(), "data.bin")
+	if err := os.WriteFile(data, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, path := testenv.Trace(t, "--", testenv.Built(t, "tests/scattered_maps"), data, "4")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "copies=8") {
+		t.Fatalf("echoctl trace: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	tr := readTrace(t, path)
+	copies := tr.of(trace.EventCUDAMemcpy)
+	if len(copies) != 8 {
+		t.Fatalf("%d copies traced, want 8", len(copies))
+	}
+	for _, e := range copies {
+		tr.siteIn(t, e, "scattered_maps")
 	}
 }
 
