@@ -79,6 +79,13 @@ func Run(t testing.TB, path string, env []string, args ...string) Result {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return result(t, cmd)
+}
+
+// result runs cmd and returns what it printed and how it ended; only a failure to start it
+// fails the test.
+func result(t testing.TB, cmd *exec.Cmd) Result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -88,7 +95,7 @@ func Run(t testing.TB, path string, env []string, args ...string) Result {
 	case errors.As(err, &exit):
 		res.ExitCode = exit.ExitCode()
 	case err != nil:
-		t.Fatalf("running %s: %v", path, err)
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return res
 }

@@ -1,8 +1,6 @@
 package testenv
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -96,19 +94,7 @@ func (u *Unprivileged) Command(caps []string, env []string, path string, args ..
 // Run runs path as nobody with the capabilities caps and returns what it printed.
 func (u *Unprivileged) Run(t testing.TB, caps []string, env []string, path string, args ...string) Result {
 	t.Helper()
-	cmd := u.Command(caps, env, path, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("running %s as nobody: %v", path, err)
-	}
-	return res
+	return result(t, u.Command(caps, env, path, args...))
 }
 
 // LongStream starts the copied stream workload as nobody, without capabilities, for
