@@ -9,7 +9,6 @@ package calibrate
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -132,11 +131,7 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	}
 	if v.Strategy == "" && res.ExitCode != 0 {
 		// Nothing merged fails here: the program itself does, and no comparison means anything.
-		msg := fmt.Sprintf("the program as written exited with status %d", res.ExitCode)
-		if lines := tail.Lines(10); lines != "" {
-			msg += "; the end of its stderr:\n" + lines
-		}
-		return errors.New(msg)
+		return tail.Explain(fmt.Sprintf("the program as written exited with status %d", res.ExitCode))
 	}
 	if len(res.Report.IterationNS) == 0 {
 		return fmt.Errorf("the run timed no iteration: the plan's loop marker was never reached")

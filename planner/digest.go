@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 )
 
 // PairsDigest is the digest calibration records of the pairs it enabled: SHA-256 of their
@@ -20,8 +19,7 @@ func PairsDigest(pairs []Pair) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// ErrNotCalibrated: the pairs to deploy are not the ones calibration measured.
-var ErrNotCalibrated = errors.New("the plan's enabled pairs are not the ones calibration measured")
+const notMeasured = "the plan's enabled pairs are not the ones calibration measured"
 
 // CheckDigest fails unless pairs are exactly the pairs calibration enabled: a plan whose
 // pairs were edited after calibration, or that says pairs are enabled without calibration's
@@ -29,14 +27,14 @@ var ErrNotCalibrated = errors.New("the plan's enabled pairs are not the ones cal
 // validation or calibration saw.
 func (p *Plan) CheckDigest(pairs []Pair) error {
 	if p.Context.PairsDigest == "" {
-		return fmt.Errorf("%w: it carries no calibration digest (edited, or calibrated by an older echoctl)", ErrNotCalibrated)
+		return errors.New(notMeasured + ": it carries no calibration digest (edited, or calibrated by an older echoctl)")
 	}
 	got, err := PairsDigest(pairs)
 	if err != nil {
 		return err
 	}
 	if got != p.Context.PairsDigest {
-		return fmt.Errorf("%w: they changed since (was the plan edited?)", ErrNotCalibrated)
+		return errors.New(notMeasured + ": they changed since (was the plan edited?)")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"strings"
 	"sync"
 )
@@ -26,6 +27,15 @@ func (t *Tail) Write(p []byte) (int, error) {
 		t.cut = true
 	}
 	return len(p), nil
+}
+
+// Explain is msg followed by the last lines the program wrote, the error that says why a
+// step stopped when the program failed.
+func (t *Tail) Explain(msg string) error {
+	if lines := t.Lines(10); lines != "" {
+		msg += "; the end of its stderr:\n" + lines
+	}
+	return errors.New(msg)
 }
 
 // Lines is the last n complete lines kept, indented for a message; "" when there are none.

@@ -173,11 +173,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 // failed is the error that stops the pipeline when the program itself fails: a plan made
 // from a failing run would optimize the failure.
 func failed(program, when string, status int, stderr *runner.Tail) error {
-	msg := fmt.Sprintf("%s exited with status %d %s: no plan was written; fix the run first", program, status, when)
-	if lines := stderr.Lines(10); lines != "" {
-		msg += "; the end of its stderr:\n" + lines
-	}
-	return errors.New(msg)
+	return stderr.Explain(fmt.Sprintf("%s exited with status %d %s: no plan was written; fix the run first", program, status, when))
 }
 
 func planFile(path string) (*planner.Plan, error) {

@@ -87,19 +87,8 @@ func resolve(path string) (string, error) {
 
 func (o *File) Write(p []byte) (int, error) { return o.w.Write(p) }
 
-// Name is the file written to: the temporary file until Commit, the target in place, or "-".
-func (o *File) Name() string {
-	if o.tmp != "" {
-		return o.tmp
-	}
-	return o.path
-}
-
 // OS is the open file, for what only a file can do (Truncate, Sync); nil for stdout.
 func (o *File) OS() *os.File { return o.f }
-
-// Regular tells whether the output is a regular file (written beside and renamed).
-func (o *File) Regular() bool { return o.tmp != "" }
 
 // Commit makes the output final: a regular file is synced and renamed over the target.
 func (o *File) Commit() error {
