@@ -11,19 +11,20 @@ import (
 // analysis is the state of one pass over a trace. It grows with buffers, pairs and call
 // sites, never with the number of events.
 type analysis struct {
-	opts     Options
-	header   trace.Header
-	sites    *sites
-	bufs     *buffers
-	pairs    map[pairKey]*pairAcc
-	order    []*pairAcc
-	rejected map[rejectKey]*Rejection
-	bw       bandwidth
-	gpuBusy  bool // GPU work may be pending: a synchronous copy now also waits for it
-	streams  map[uint64]bool
-	events   int // cudaEventRecord / cudaStreamWaitEvent calls
-	pids     map[uint32]bool
-	failures failures
+	opts      Options
+	header    trace.Header
+	sites     *sites
+	bufs      *buffers
+	pairs     map[pairKey]*pairAcc
+	order     []*pairAcc
+	copySites copySites
+	rejected  map[rejectKey]*Rejection
+	bw        bandwidth
+	gpuBusy   bool // GPU work may be pending: a synchronous copy now also waits for it
+	streams   map[uint64]bool
+	events    int // cudaEventRecord / cudaStreamWaitEvent calls
+	pids      map[uint32]bool
+	failures  failures
 }
 
 // Records is what Analyze reads: a trace's header, its records in order (io.EOF after the
@@ -39,7 +40,7 @@ type Records interface {
 func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
-		pairs: map[pairKey]*pairAcc{}, rejected: map[rejectKey]*Rejection{},
+		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
 		streams: map[uint64]bool{}, pids: map[uint32]bool{}, failures: newFailures(),
 	}
 	for {

@@ -3,6 +3,7 @@ package planner
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,12 +41,7 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	}
 	for _, pa := range a.order {
 		pair := a.pairOf(pa, iterations, msPerIter)
-		if reason := a.refusal(pa, iterations, sharing); reason != "" {
-			pair.Status, pair.Reason = StatusRefused, reason
-		} else {
-			pair.Status = StatusCandidate
-			pair.Evidence = append(pair.Evidence, needsValidation)
-		}
+		judge(&pair, a.refusal(pa, iterations, sharing), a.pinRefusal(pa, iterations))
 		p.Pairs = append(p.Pairs, pair)
 	}
 	p.Recount()
@@ -78,6 +74,9 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		Host:   Buffer{Site: pa.host.site, Kind: pa.host.kind, Unresolved: pa.host.unresolved},
 		Device: Buffer{Site: pa.device.site, Kind: pa.device.kind, Unresolved: pa.device.unresolved},
 		Copies: []Copy{},
+	}
+	if len(pa.blocks) > 0 {
+		pair.Device.Block, pair.Device.Offset = true, slices.Min(slices.Collect(maps.Keys(pa.blocks)))
 	}
 	in, out := false, false
 	for _, c := range pa.order {

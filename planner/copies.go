@@ -14,8 +14,9 @@ type pairAcc struct {
 	host, device *buffer
 	copies       map[copyKey]*copyAcc
 	order        []*copyAcc
-	partial      string  // the first partial copy between the two buffers
-	partialDirs  [2]bool // h2d, d2h: directions of partial copies, for a pair that has only those
+	partial      string          // the first partial copy between the two buffers
+	partialDirs  [2]bool         // h2d, d2h: directions of partial copies, for a pair that has only those
+	blocks       map[uint64]bool // offsets of the device blocks its copies reached, if not the whole allocation
 	async        bool
 }
 
@@ -130,8 +131,10 @@ func (a *analysis) copy(e *trace.Event) {
 	if dir == "d2h" {
 		hostAddr, devAddr, host, dev = e.Addr, e.Src, dst, src
 	}
-	if a.header.Attached {
+	if a.header.Attached || a.header.NoHostAllocs {
 		host = a.implied(host, e.PID, hostAddr, e.Bytes, kindPageable)
+	}
+	if a.header.Attached {
 		dev = a.implied(dev, e.PID, devAddr, e.Bytes, kindDevice)
 	}
 	switch {
@@ -146,17 +149,37 @@ func (a *analysis) copy(e *trace.Event) {
 		return
 	}
 	p := a.pair(host, dev)
-	if hostAddr != host.start || devAddr != dev.start || e.Bytes != host.size || e.Bytes != dev.size {
+	if hostAddr != host.start || e.Bytes != host.size {
 		if p.partial == "" {
 			p.partial = fmt.Sprintf("%s copies %d bytes at offset %d of a %d-byte host buffer and offset %d of a %d-byte device buffer",
 				e.Type, e.Bytes, hostAddr-host.start, host.size, devAddr-dev.start, dev.size)
 		}
 		p.partialDirs[dirIndex(dir)] = true
-		a.reject(e, dir, "a partial copy: not the whole of both buffers")
+		a.reject(e, dir, "a partial copy: not the whole of the host buffer")
 		return
 	}
+	// The whole host buffer, to or from a part of a device allocation: a block a caching
+	// allocator carved from a segment. Pinned serves it; a merge cannot.
+	if devAddr != dev.start || e.Bytes != dev.size {
+		p.blocks[devAddr-dev.start] = true
+	}
 	p.async = p.async || async
-	p.add(copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream}, e, waited)
+	k := copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream}
+	p.add(k, e, waited)
+	a.copySites.add(k, e, waited)
+}
+
+// copySites totals each linking-copy site over the pairs it links: a site that copies a
+// fresh host buffer every iteration links a new pair each time, yet recurs as a site.
+type copySites map[copyKey]*copyAcc
+
+func (cs copySites) add(k copyKey, e *trace.Event, waited bool) {
+	c := cs[k]
+	if c == nil {
+		c = &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
+		cs[k] = c
+	}
+	c.record(e, waited)
 }
 
 // implied finds or makes the buffer a copy in an attached trace implies: the allocation
@@ -173,7 +196,7 @@ func (a *analysis) pair(host, dev *buffer) *pairAcc {
 	k := pairKey{host.id, dev.id}
 	p := a.pairs[k]
 	if p == nil {
-		p = &pairAcc{num: len(a.order) + 1, host: host, device: dev, copies: map[copyKey]*copyAcc{}}
+		p = &pairAcc{num: len(a.order) + 1, host: host, device: dev, copies: map[copyKey]*copyAcc{}, blocks: map[uint64]bool{}}
 		a.pairs[k] = p
 		a.order = append(a.order, p)
 	}
@@ -189,6 +212,10 @@ func (p *pairAcc) add(k copyKey, e *trace.Event, waited bool) {
 		p.copies[k] = c
 		p.order = append(p.order, c)
 	}
+	c.record(e, waited)
+}
+
+func (c *copyAcc) record(e *trace.Event, waited bool) {
 	c.count++
 	switch c.count {
 	case 1:

@@ -2,16 +2,15 @@ package planner
 
 // loop finds the program's main loop as the period of its linking copies: the number of
 // iterations is the copy count most linking-copy sites share (a site copied twice per
-// iteration counts twice as often), and an iteration lasts the span between the second and
+// iteration counts twice as often; a site counts its copies over every pair it links, so a
+// fresh host buffer each iteration still makes a period), and an iteration lasts the span between the second and
 // the last copy at the earliest such site, over two less than that count: the first
 // iteration runs cold and is left out, unless that leaves fewer than two.
 func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyAcc) {
 	votes := map[int]int{}
-	for _, p := range a.order {
-		for _, c := range p.order {
-			if c.count >= 2 {
-				votes[c.count]++
-			}
+	for _, c := range a.copySites {
+		if c.count >= 2 {
+			votes[c.count]++
 		}
 	}
 	for n, v := range votes {
@@ -22,11 +21,9 @@ func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyA
 	if iterations < 2 {
 		return 0, 0, nil
 	}
-	for _, p := range a.order {
-		for _, c := range p.order {
-			if c.count == iterations && (marker == nil || c.firstNS < marker.firstNS) {
-				marker = c
-			}
+	for _, c := range a.copySites {
+		if c.count == iterations && (marker == nil || c.firstNS < marker.firstNS) {
+			marker = c
 		}
 	}
 	start, spans := marker.firstNS, iterations-1

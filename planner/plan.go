@@ -4,12 +4,17 @@
 // calibrate and deploy.
 package planner
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// Version is the plan file format this package writes. It reads version 1 too: version 2
-// only added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
-// deploy only with --force, or once calibrated again).
-const Version = 2
+// Version is the plan file format this package writes. It reads versions 1 and 2 too:
+// version 2 added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
+// deploy only with --force, or once calibrated again); version 3 added the strategies a
+// pair allows (absent: the three merges), why a merge is refused where only pinned is
+// allowed, and device blocks.
+const Version = 3
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -42,9 +47,17 @@ type Site struct {
 type Buffer struct {
 	Site Site   `json:"site"`
 	Kind string `json:"kind"` // pageable, pinned, registered, managed, device
-	// Unresolved: the allocation was not in the trace (an attached trace); Site then holds
-	// only what the copies told (its size), and validate must find the allocation.
+	// Unresolved: the allocation was not in the trace (an attached trace, or host allocators
+	// not traced); Site then holds only what the copies told (its size), and validate finds
+	// the allocation.
 	Unresolved bool `json:"unresolved,omitempty"`
+	// Block: the buffer is a part of the allocation at Site (a caching allocator's segment,
+	// a pool), Offset bytes in, the pair's size long. Only pinned can serve such a pair.
+	Block  bool   `json:"block,omitempty"`
+	Offset uint64 `json:"offset,omitempty"`
+	// Allocations: how many allocations at Site a validate run saw linked at the pair's
+	// copies; more than one means a fresh buffer every iteration, which only pinned serves.
+	Allocations int `json:"allocations,omitempty"`
 }
 
 // Copy is one linking-copy site of a pair.
@@ -75,9 +88,44 @@ type Pair struct {
 	FCopy              float64 `json:"f_copy"`              // share of an iteration in this pair's copies
 	PredictedSpeedup   float64 `json:"predicted_speedup"`   // 1 / (1 - FCopy)
 
+	// Strategies are the ways this pair may be served (DESIGN.md "strategy"); none for a
+	// refused pair (Read gives the pairs of a plan before version 3 the three merges).
+	// MergeRefused says why the merges are not among them, when pinned alone is.
+	Strategies   []string `json:"strategies,omitempty"`
+	MergeRefused string   `json:"merge_refused,omitempty"`
+
 	Status   Status   `json:"status"`
 	Reason   string   `json:"reason,omitempty"`   // why refused, in words a user understands
 	Evidence []string `json:"evidence,omitempty"` // what each status rests on
+}
+
+// Strategies.
+const (
+	StrategyMapped  = "mapped"
+	StrategyManaged = "managed"
+	StrategySystem  = "system"
+	StrategyPinned  = "pinned"
+)
+
+// MergeStrategies serve a pair by making its two buffers one.
+var MergeStrategies = []string{StrategyManaged, StrategyMapped, StrategySystem}
+
+// Allows reports whether the pair may be served by strategy.
+func (p *Pair) Allows(strategy string) bool {
+	return slices.Contains(p.Strategies, strategy)
+}
+
+// Merges reports whether any merge strategy may serve the pair.
+func (p *Pair) Merges() bool {
+	return slices.ContainsFunc(MergeStrategies, p.Allows)
+}
+
+// OnlyPinned narrows the pair to the pinned strategy, saying why it cannot be merged.
+func (p *Pair) OnlyPinned(why string) {
+	p.Strategies = []string{StrategyPinned}
+	if p.MergeRefused == "" {
+		p.MergeRefused = why
+	}
 }
 
 // Rejection is a copy site that links no pair, and why.
@@ -113,7 +161,7 @@ type Context struct {
 	ComputeCapability string `json:"compute_capability,omitempty"`
 	Driver            int    `json:"driver,omitempty"`
 	Runtime           int    `json:"runtime,omitempty"`
-	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system
+	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system, pinned
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`

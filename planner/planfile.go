@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/echo-uma/echo/internal/outfile"
 )
@@ -95,6 +96,13 @@ func Read(r io.Reader) (*Plan, error) {
 			return nil, fmt.Errorf("plan: %s: %s, not a %s", typeErr.Field, typeErr.Value, typeErr.Type)
 		}
 		return nil, fmt.Errorf("plan: %w", err)
+	}
+	if p.Version < 3 { // before strategies were said per pair, every pair that counted could merge
+		for i := range p.Pairs {
+			if p.Pairs[i].Status.Counted() && p.Pairs[i].Strategies == nil {
+				p.Pairs[i].Strategies = slices.Clone(MergeStrategies)
+			}
+		}
 	}
 	p.Version = Version // an older plan is this version without what was added since
 	if err := p.Validate(); err != nil {

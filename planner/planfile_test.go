@@ -27,11 +27,11 @@ func examplePlan() *Plan {
 			Copies: []Copy{{Site: site(copyOff, "cudaMemcpy", bytes, 0), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: copyMS}},
 			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
-			Status: StatusCandidate, Evidence: []string{"same sites in 10 of 10 iterations"},
+			Status: StatusCandidate, Strategies: []string{"managed", "mapped", "system", "pinned"}, Evidence: []string{"same sites in 10 of 10 iterations"},
 		}
 	}
 	small := pair("p3", "input", "h2d", 4096, 0x1300, 0x2300, 0x3300, 0.01, 0.001)
-	small.Status, small.Evidence, small.Reason = StatusRefused, nil, "copies too small to pay (4.0 KiB < 64 KiB)"
+	small.Status, small.Evidence, small.Reason, small.Strategies = StatusRefused, nil, "copies too small to pay (4.0 KiB < 64 KiB)", nil
 	return &Plan{
 		Version: Version,
 		Created: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC),
@@ -61,7 +61,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 2,\n")) {
+		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 3,\n")) {
 			t.Errorf("not indented JSON with a trailing newline:\n%s", buf.String())
 		}
 		got, err := Read(bytes.NewReader(buf.Bytes()))
@@ -153,7 +153,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	path := filepath.Join(dir, "bad.plan")
 	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (2)" {
+	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (3)" {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -200,8 +200,8 @@ func TestReadRejects(t *testing.T) {
 		{"version 0", planJSON(t, func(m map[string]any) { m["version"] = 0 }), "not an Echo plan: no version"},
 		{"version string", planJSON(t, func(m map[string]any) { m["version"] = "1" }), `version "1" is not a whole number`},
 		{"version negative", planJSON(t, func(m map[string]any) { m["version"] = -2 }), "not an Echo plan: version -2"},
-		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 3; m["novel"] = true }),
-			"plan format version 3 is newer than this echoctl understands (2)"},
+		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 4; m["novel"] = true }),
+			"plan format version 4 is newer than this echoctl understands (3)"},
 		{"bad digest", planJSON(t, func(m map[string]any) { m["context"].(map[string]any)["pairs_digest"] = "ABC" }),
 			`pairs_digest "ABC" is not 64 lowercase hex digits`},
 		{"empty object", "{}", "not an Echo plan: no version"},
@@ -268,7 +268,7 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 2"},
+		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 3"},
 		{"no created", func(p *Plan) { p.Created = time.Time{} }, "plan: no created time"},
 		{"no tool", func(p *Plan) { p.Tool = " " }, "plan: no tool"},
 		{"no command", func(p *Plan) { p.Trace.Command = nil }, "plan: trace: no command"},

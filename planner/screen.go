@@ -16,6 +16,9 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	switch {
 	case p.partial != "":
 		return "partial copy: " + p.partial
+	case len(p.blocks) > 0:
+		return fmt.Sprintf("the device side is a block inside a %s allocation (a caching allocator's segment or a pool): "+
+			"a merge replaces whole allocations", human(d.size))
 	case h.copied2D || d.copied2D:
 		return "also copied with cudaMemcpy2D, which cannot be merged yet"
 	case d.kind == kindManaged:

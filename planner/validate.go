@@ -30,7 +30,7 @@ var (
 	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
 	hostKinds       = []string{"pageable", "pinned", "registered", "managed"}
 	deviceKinds     = []string{"device", "managed"}
-	strategies      = []string{"managed", "mapped", "system"}
+	strategies      = []string{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
 	statusEvidenced = []Status{StatusValidated, StatusCalibrated, StatusEnabled}
 )
 
@@ -202,10 +202,14 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 
 	checkBuffer(ps, where+".host", p.Host, hostKinds)
 	checkBuffer(ps, where+".device", p.Device, deviceKinds)
-	if counted && (p.Host.Site.Bytes != p.Bytes || p.Device.Site.Bytes != p.Bytes) {
+	if counted && (p.Host.Site.Bytes != p.Bytes || (!p.Device.Block && p.Device.Site.Bytes != p.Bytes)) {
 		ps.addf(where, "bytes %d, host %d, device %d: the buffers of a pair are the same size",
 			p.Bytes, p.Host.Site.Bytes, p.Device.Site.Bytes)
 	}
+	if p.Device.Block && p.Device.Offset+p.Bytes > p.Device.Site.Bytes && !p.Device.Unresolved {
+		ps.addf(where+".device", "a %d-byte block at offset %d does not fit its %d-byte allocation", p.Bytes, p.Device.Offset, p.Device.Site.Bytes)
+	}
+	p.checkStrategies(ps, where, counted)
 
 	if len(p.Copies) == 0 && counted { // a refused pair may have none: all its copies were partial
 		ps.addf(where, "no copies")
@@ -242,6 +246,30 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 		ps.addf(where, "copy_ms_per_iteration %v", p.CopyMSPerIteration)
 	}
 	checkGain(ps, where, p.FCopy, p.PredictedSpeedup)
+}
+
+// checkStrategies: known names, each once; a pair that counts allows one at least, a refused
+// pair none; what only pinned can serve (a device block, a fresh host buffer every iteration)
+// allows no merge, and a merge refusal is said only where pinned is all that is left.
+func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
+	seen := map[string]bool{}
+	for _, s := range p.Strategies {
+		if !slices.Contains(strategies, s) || seen[s] {
+			ps.addf(where, "strategies %v: each one of %s, once", p.Strategies, list(strategies))
+			break
+		}
+		seen[s] = true
+	}
+	switch {
+	case len(p.Strategies) == 0 && counted:
+		ps.addf(where, "status %s, but no strategy may serve it", p.Status)
+	case len(p.Strategies) > 0 && !counted:
+		ps.addf(where, "refused, yet strategies %v may serve it", p.Strategies)
+	case p.Merges() && counted && (p.Device.Block || p.Host.Allocations > 1 || p.Device.Allocations > 1):
+		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")
+	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []string{StrategyPinned}):
+		ps.addf(where, "merge_refused, but strategies are %v, not pinned alone", p.Strategies)
+	}
 }
 
 func checkBuffer(ps *problems, where string, b Buffer, kinds []string) {

@@ -36,12 +36,15 @@ type Header struct {
 	Command     []string  `json:"command"`       // the traced command line
 	// Executable is the file the traced process runs, symbolic links resolved: argv[0] may
 	// name a link (python3 -> python3.12) or nothing on disk at all.
-	Executable string   `json:"executable,omitempty"`
-	PID        int      `json:"pid"`        // the traced (root) process
-	Attached   bool     `json:"attached"`   // -p trace: allocations made before the attach are missing
-	Tracer     string   `json:"tracer"`     // echoctl version that wrote the trace
-	EventSize  int      `json:"event_size"` // EventSize; the writer fills it in
-	Modules    []Module `json:"modules"`    // mapped when tracing began
+	Executable string `json:"executable,omitempty"`
+	PID        int    `json:"pid"`      // the traced (root) process
+	Attached   bool   `json:"attached"` // -p trace: allocations made before the attach are missing
+	// NoHostAllocs: the host allocators were not probed (the default), so host buffers are
+	// known only by the pointer and size the copies name.
+	NoHostAllocs bool     `json:"no_host_allocs,omitempty"`
+	Tracer       string   `json:"tracer"`     // echoctl version that wrote the trace
+	EventSize    int      `json:"event_size"` // EventSize; the writer fills it in
+	Modules      []Module `json:"modules"`    // mapped when tracing began
 }
 
 // Footer closes a trace that ended cleanly.

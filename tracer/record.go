@@ -93,7 +93,7 @@ func (r *recorder) header(pid int, exe string, cmd []string, attached bool) trac
 	return trace.Header{
 		Host: host, Kernel: unix.ByteSliceToString(uts.Release[:]), Start: time.Now(),
 		StartMonoNS: monotonicNS(), Command: cmd, Executable: exe, PID: pid, Attached: attached,
-		Tracer: r.opts.Version,
+		NoHostAllocs: !r.t.cfg.HostAllocs, Tracer: r.opts.Version,
 	}
 }
 

@@ -23,9 +23,10 @@ import (
 
 type optimizeOptions struct {
 	*globalOptions
-	output string
-	rounds int
-	ignore string
+	output     string
+	rounds     int
+	ignore     string
+	hostAllocs bool
 }
 
 func newOptimizeCmd(g *globalOptions) *cobra.Command {
@@ -53,6 +54,7 @@ timings so that the output comparison only sees results.`,
 	f.StringVarP(&o.output, "output", "o", "", `plan file to write (default CMD.plan in the current directory; "-": standard output)`)
 	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
 	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
 	return cmd
 }
 
@@ -102,7 +104,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		tracePath = filepath.Join(dir, "trace.bin")
 	}
 	traced, err := recordTrace(cmd, tracePath, tracer.Options{
-		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: true, RingBytes: 16 << 20},
+		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: o.hostAllocs, RingBytes: 16 << 20},
 		Command: argv, Stdout: io.Discard, Stderr: tail,
 	})
 	if err := stopped(ctx); err != nil {

@@ -22,7 +22,8 @@ type traceOptions struct {
 	duration     time.Duration
 	follow       bool
 	minHostBytes byteSize
-	noHostAllocs bool
+	hostAllocs   bool
+	noHostAllocs bool // the old default's opt-out, still accepted
 	ringSize     byteSize
 	perFunction  bool
 	cpuProfile   string
@@ -35,8 +36,12 @@ func newTraceCmd(g *globalOptions) *cobra.Command {
 		Short: "Record a CUDA program's allocations, copies, launches and syncs into a trace file",
 		Long: `trace records every allocation, copy, kernel launch, stream and synchronisation call
 of an unmodified CUDA program with eBPF uprobes on the CUDA runtime (shared or statically
-linked), the CUDA driver and the host allocators, into a trace file for ` + "`echoctl stats`" + ` and
-` + "`echoctl plan`" + `.
+linked) and the CUDA driver, into a trace file for ` + "`echoctl stats`" + ` and ` + "`echoctl plan`" + `.
+
+The host allocators (malloc & co.) are not probed unless --host-allocs: an interpreter calls
+them thousands of times per step, and their probes were the whole cost of tracing one. Host
+buffers are then known by the pointer and size their copies name, and ` + "`echoctl validate`" + `
+finds where each was allocated, in-process, for a few nanoseconds a call.
 
 With a command, echoctl starts it with every probe in place before its first instruction
 and ends with it (exiting with its status). With -p it attaches to a running process until
@@ -60,8 +65,10 @@ Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's pr
 	f.IntVarP(&o.pid, "pid", "p", 0, "attach to this running process instead of starting a command")
 	f.DurationVar(&o.duration, "duration", 0, "with -p: stop after this long (default: until the process exits or Ctrl-C)")
 	f.BoolVar(&o.follow, "follow", false, "trace child processes too (probes every process that maps the libraries, filtered in the kernel)")
-	f.Var(&o.minHostBytes, "min-host-bytes", "record host allocations of at least this size")
-	f.BoolVar(&o.noHostAllocs, "no-host-allocs", false, "do not probe malloc, free, operator new[] and delete[]")
+	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc, free, operator new[] and delete[] (the full picture, at a cost)")
+	f.Var(&o.minHostBytes, "min-host-bytes", "with --host-allocs: record host allocations of at least this size")
+	f.BoolVar(&o.noHostAllocs, "no-host-allocs", false, "the default now; kept for scripts")
+	_ = f.MarkHidden("no-host-allocs")
 	f.Var(&o.ringSize, "ring-size", "ring buffer size (a power of two, at least 4K)")
 	f.BoolVar(&o.perFunction, "uprobe-per-function", false, "attach one uprobe per function, as on kernels before 6.6 (slower to detach)")
 	_ = f.MarkHidden("uprobe-per-function")
@@ -76,6 +83,9 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	}
 	if o.duration != 0 && o.pid == 0 {
 		return errors.New("--duration applies to -p only: a launched command is traced until it exits")
+	}
+	if o.hostAllocs && o.noHostAllocs {
+		return errors.New("--host-allocs and --no-host-allocs contradict each other")
 	}
 	if r := uint64(o.ringSize); r < 4096 || r&(r-1) != 0 {
 		return fmt.Errorf("--ring-size %s is not a power of two of at least 4K", formatBytes(r))
@@ -93,7 +103,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	stderr := cmd.ErrOrStderr()
 	opts := tracer.Options{
 		Config: tracer.Config{
-			MinHostBytes: uint64(o.minHostBytes), HostAllocs: !o.noHostAllocs,
+			MinHostBytes: uint64(o.minHostBytes), HostAllocs: o.hostAllocs,
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
 		},
 		Command: command, PID: o.pid, Duration: o.duration,

@@ -172,7 +172,13 @@ func Plan(t testing.TB, workload string, args ...string) (*planner.Plan, string)
 // PlanProgram is Plan for any program under build/.
 func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, string) {
 	t.Helper()
-	res, path := Trace(t, append([]string{"--", Built(t, rel)}, args...)...)
+	return PlanTraced(t, nil, rel, args...)
+}
+
+// PlanTraced is PlanProgram with flags for echoctl trace (--host-allocs: the full picture).
+func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (*planner.Plan, string) {
+	t.Helper()
+	res, path := Trace(t, append(append(traceFlags, "--", Built(t, rel)), args...)...)
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace %s: exit %d: %s", rel, res.ExitCode, res.Stderr)
 	}

@@ -1,0 +1,68 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The strategies a pair allows follow from two judgements: a merge needs everything
+// refusal checks (one whole buffer on each side, one lifetime, one stream, ...); pinned
+// needs only a pageable host buffer copied whole at sites that recur with the loop, because
+// it keeps every copy and changes nothing the program can read (DESIGN.md "strategy").
+
+// pinRefusal is why the pinned strategy cannot serve a pair; "" when it can.
+func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
+	h := p.host
+	if r := failedCopies(h, p.device); r != "" {
+		return r
+	}
+	switch {
+	case len(p.order) == 0:
+		return "partial copy: " + p.partial
+	case h.kind != kindPageable:
+		return fmt.Sprintf("the host side is already %s memory", h.kind)
+	case h.copied2D:
+		return "also copied with cudaMemcpy2D, whose completion the shim does not keep for pinned memory yet"
+	}
+	if bytes := p.order[0].bytesEachCopy; bytes < a.opts.MinBytes {
+		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
+	}
+	for _, c := range p.order {
+		// Pinned serves an allocation site, not one buffer: what must recur is the copy
+		// site, over all the host buffers it copies.
+		count := a.copySites[c.copyKey].count
+		if a.header.Attached && iterations > 0 && count+1 == iterations {
+			count = iterations
+		}
+		if iterations == 0 || count < iterations {
+			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(count), iterations)
+		}
+	}
+	if iterations < a.opts.MinIterations {
+		return fmt.Sprintf("too rare: the loop ran %d iterations, fewer than --min-iterations %d", iterations, a.opts.MinIterations)
+	}
+	return ""
+}
+
+// judge sets the pair's strategies and status from the two judgements.
+func judge(pair *Pair, merge, pin string) {
+	switch {
+	case merge == "":
+		pair.Status = StatusCandidate
+		pair.Strategies = slices.Clone(MergeStrategies)
+		if pin == "" {
+			pair.Strategies = append(pair.Strategies, StrategyPinned)
+		}
+		pair.Evidence = append(pair.Evidence, needsValidation)
+	case pin == "":
+		pair.Status = StatusCandidate
+		pair.OnlyPinned(merge)
+		pair.Evidence = append(pair.Evidence, "pinned only: it keeps every copy, and needs the host side's allocation site, "+
+			"which validate finds where the trace has none")
+	default:
+		pair.Status, pair.Reason = StatusRefused, merge
+		if pin != merge {
+			pair.Evidence = append(pair.Evidence, "not pinned either: "+pin)
+		}
+	}
+}
