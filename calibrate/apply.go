@@ -30,12 +30,16 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 		switch {
 		case refusal != "":
 			pair.Status, pair.Reason = planner.StatusRefused, refusal
-		case r.Chosen != "" && merged[pair.ID] == "":
+			pair.Strategies, pair.MergeRefused = nil, ""
+		case r.Chosen != "" && !pair.Allows(r.Chosen):
+			pair.Status = planner.StatusCalibrated
+			note = fmt.Sprintf("; %s cannot serve this pair", r.Chosen)
+		case r.Chosen != "" && merged[servedAs(pair, r.Chosen, pairs)] == "":
 			pair.Status = planner.StatusEnabled
 			enabled = append(enabled, *pair)
 		case r.Chosen != "":
 			pair.Status = planner.StatusCalibrated
-			note = "; this pair was not merged in those runs: " + merged[pair.ID]
+			note = "; this pair was not served in those runs: " + merged[servedAs(pair, r.Chosen, pairs)]
 		default:
 			pair.Status = planner.StatusCalibrated
 		}
@@ -45,7 +49,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime
 	p.Context.Strategy, p.Context.PairsDigest = "", ""
 	if refusal == "" && len(enabled) > 0 {
-		digest, err := planner.PairsDigest(enabled)
+		digest, err := planner.PairsDigest(enabled, r.Chosen)
 		if err != nil {
 			return err
 		}
@@ -55,8 +59,28 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	return nil
 }
 
+// servedAs is the pair whose report stands for pair under strategy: pinned serves a host
+// allocation site once, for every pair whose host buffers come from it (the compact plan
+// names the first).
+func servedAs(pair *planner.Pair, strategy string, pairs []planner.Pair) string {
+	if strategy != planner.StrategyPinned {
+		return pair.ID
+	}
+	for _, other := range pairs {
+		if other.Allows(strategy) && sameSite(other.Host.Site, pair.Host.Site) {
+			return other.ID
+		}
+	}
+	return pair.ID
+}
+
+func sameSite(a, b planner.Site) bool {
+	a.Ordinal, b.Ordinal = 0, 0
+	return a == b
+}
+
 // mergedPairs says, for each pair the chosen strategy's last run reported, "" when it was
-// merged (its copies elided), else why not.
+// served (its copies elided, its host side pinned), else why not.
 func (r *Result) mergedPairs() map[string]string {
 	out := map[string]string{}
 	for _, v := range r.Variants {
@@ -70,7 +94,7 @@ func (r *Result) mergedPairs() map[string]string {
 			case pr.Note != "":
 				out[pr.ID] = pr.Note
 			default:
-				out[pr.ID] = "no copy between its halves was elided"
+				out[pr.ID] = "no copy between its halves was elided, and no host buffer pinned"
 			}
 		}
 	}

@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Rounds     int            // runs of every variant (default 5)
 	Ignore     *regexp.Regexp // output lines that differ between runs by nature (timings)
-	Strategies []string       // to try; default mapped, managed, and system where the device allows
+	Strategies []string       // to try; default mapped, managed, system where the device allows, and pinned
 	Stderr     io.Writer      // where the program's stderr goes (its stdout is captured)
 	Progress   func(format string, args ...any)
 }
@@ -34,7 +34,7 @@ type Variant struct {
 	SpreadMS   float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	OutputDiff string    `json:"output_diff,omitempty"`
 	Untouched  string    `json:"untouched,omitempty"` // the shim ran the program untouched: why
-	Merged     int       `json:"merged"`              // pairs whose copies were elided, in the last run
+	Merged     int       `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
@@ -87,7 +87,11 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 				strategies = applicable(res.Device)
 			}
 			for _, s := range strategies {
-				c, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)
+				served := planner.PairsFor(pairs, s)
+				if len(served) == 0 {
+					continue
+				}
+				c, err := planner.Compact(p, served, s, planner.ModeCalibrate)
 				if err != nil {
 					return nil, err
 				}
@@ -112,12 +116,13 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 
 // applicable strategies: system only where the device reaches pageable memory.
 func applicable(device runner.Report) []string {
-	s := []string{"mapped", "managed"}
+	s := []string{planner.StrategyMapped, planner.StrategyManaged}
 	if device.Pageable {
-		s = append(s, "system")
+		s = append(s, planner.StrategySystem)
 	}
-	return s
+	return append(s, planner.StrategyPinned)
 }
+
 
 func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, round int) error {
 	tail := runner.NewTail(4 << 10)

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,9 @@ const (
 	// ModeValidate merges nothing either: it watches each pair's host buffer in the windows
 	// where merging would change what the program reads or writes.
 	ModeValidate Mode = "validate"
+	// ModeResolve changes nothing: it finds where the buffers of pairs whose sites the trace
+	// lacked were allocated, from the pointers their linking copies pass.
+	ModeResolve Mode = "resolve"
 )
 
 // Compact derives the form the shim reads (shim/plan.c): the executable, the device context
@@ -24,10 +28,8 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 	if p.Context.Executable.BuildID == "" && p.Context.Executable.Size == 0 {
 		return "", fmt.Errorf("the plan names its executable by neither build-id nor size")
 	}
-	switch strategy {
-	case "mapped", "managed", "system":
-	default:
-		return "", fmt.Errorf("unknown strategy %q: use mapped, managed or system", strategy)
+	if !slices.Contains(strategies, strategy) {
+		return "", fmt.Errorf("unknown strategy %q: use %s", strategy, list(strategies))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "echo-plan 1\nexe %s\n", moduleID(p.Context.Executable.Path, p.Context.Executable.BuildID, p.Context.Executable.Size))
@@ -62,7 +64,10 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 		}
 		fmt.Fprintf(&b, "marker %s %x %s %d\n", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
 	}
-	lines, err := pairLines(pairs)
+	lines, err := pairLines(pairs, strategy)
+	if mode == ModeResolve {
+		lines, err = resolveLines(pairs)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -75,24 +80,58 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 }
 
 // pairLines are the pairs as the shim reads them: what a pair is, to the shim and to the
-// digest that calibration records.
-func pairLines(pairs []Pair) (string, error) {
+// digest that calibration records. A merge needs both sides' sites; pinned serves the host
+// allocation alone, at its site whatever the ordinal, and one line a site is enough.
+func pairLines(pairs []Pair, strategy string) (string, error) {
 	var b strings.Builder
+	pinned := map[Site]bool{}
 	for _, pair := range pairs {
-		if pair.Host.Unresolved || pair.Device.Unresolved {
-			return "", fmt.Errorf("pair %s: its allocation sites are unresolved (an attached trace); validate resolves them", pair.ID)
+		if !pair.Allows(strategy) {
+			return "", fmt.Errorf("pair %s: %s cannot serve it (it allows %s)", pair.ID, strategy, list(pair.Strategies))
+		}
+		sides := []struct {
+			name string
+			buf  Buffer
+		}{{"host", pair.Host}, {"device", pair.Device}}
+		if strategy == StrategyPinned {
+			k := pair.Host.Site
+			k.Ordinal = 0
+			if pinned[k] {
+				continue
+			}
+			pinned[k] = true
+			sides = sides[:1]
 		}
 		fmt.Fprintf(&b, "pair %s %d %s\n", pair.ID, pair.Bytes, pair.Direction)
-		for _, side := range []struct {
-			name string
-			site Site
-		}{{"host", pair.Host.Site}, {"device", pair.Device.Site}} {
-			s := side.site
+		for _, side := range sides {
+			if side.buf.Unresolved {
+				return "", fmt.Errorf("pair %s: its %s allocation site is unresolved (the trace did not see it); validate resolves it", pair.ID, side.name)
+			}
+			s := side.buf.Site
 			fmt.Fprintf(&b, "%s %s %x %s %d %d\n", side.name, siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, s.Ordinal)
 		}
 	}
 	return b.String(), nil
 }
+
+// resolveLines are the pairs as a resolve run needs them: their linking-copy sites.
+func resolveLines(pairs []Pair) (string, error) {
+	var b strings.Builder
+	for _, pair := range pairs {
+		if len(pair.Copies) == 0 {
+			return "", fmt.Errorf("pair %s: no linking copy to resolve its buffers from", pair.ID)
+		}
+		fmt.Fprintf(&b, "pair %s %d %s\n", pair.ID, pair.Bytes, pair.Direction)
+		for _, c := range pair.Copies[:min(len(pair.Copies), maxShimCopies)] {
+			s := c.Site
+			fmt.Fprintf(&b, "copy %s %x %s %d %s\n", siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, c.Direction)
+		}
+	}
+	return b.String(), nil
+}
+
+// maxShimCopies is how many copy sites of a pair the shim takes (MAX_COPIES).
+const maxShimCopies = 8
 
 // moduleID names a module the way the shim does: its build-id, or size:N:BASENAME.
 func moduleID(path, buildID string, size int64) string {

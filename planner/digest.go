@@ -10,8 +10,8 @@ import (
 // lines in the compact plan, which the shim hashes again (shim/sha256.c) before it merges
 // anything. It guards against edits, not attackers: whoever can write the plan can also
 // write the digest, and the environment that preloads the shim.
-func PairsDigest(pairs []Pair) (string, error) {
-	lines, err := pairLines(pairs)
+func PairsDigest(pairs []Pair, strategy string) (string, error) {
+	lines, err := pairLines(pairs, strategy)
 	if err != nil {
 		return "", err
 	}
@@ -29,7 +29,7 @@ func (p *Plan) CheckDigest(pairs []Pair) error {
 	if p.Context.PairsDigest == "" {
 		return errors.New(notMeasured + ": it carries no calibration digest (edited, or calibrated by an older echoctl)")
 	}
-	got, err := PairsDigest(pairs)
+	got, err := PairsDigest(pairs, p.Context.Strategy)
 	if err != nil {
 		return err
 	}

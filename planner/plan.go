@@ -115,6 +115,17 @@ func (p *Pair) Allows(strategy string) bool {
 	return slices.Contains(p.Strategies, strategy)
 }
 
+// PairsFor is the pairs a strategy may serve.
+func PairsFor(pairs []Pair, strategy string) []Pair {
+	var out []Pair
+	for _, pair := range pairs {
+		if pair.Allows(strategy) {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
 // Merges reports whether any merge strategy may serve the pair.
 func (p *Pair) Merges() bool {
 	return slices.ContainsFunc(MergeStrategies, p.Allows)

@@ -67,7 +67,32 @@ type Report struct {
 	Freed        int          `json:"freed"`
 	WallNS       uint64       `json:"wall_ns"`
 	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Pinned       PinnedReport `json:"pinned"`
 	Pairs        []PairReport `json:"pairs"`
+}
+
+// PinnedReport is what the pinned strategy's pools did over a run (shim/pinned.c).
+type PinnedReport struct {
+	Buffers   int    `json:"buffers"`   // page-locked buffers allocated
+	Bytes     uint64 `json:"bytes"`     // their size, together
+	Reused    int    `json:"reused"`    // allocations served by a buffer the program had freed
+	Fallbacks int    `json:"fallbacks"` // allocations made as written: the cap, or the runtime, said no
+	Syncs     int    `json:"syncs"`     // asynchronous copies followed by a wait to keep their completion
+}
+
+// ResolvedSide is what a resolve run saw of one side of a pair: the allocation its linking
+// copies pointed at.
+type ResolvedSide struct {
+	Found       bool   `json:"found"`
+	Module      string `json:"module"` // build-id, or size:N:NAME
+	Path        string `json:"path"`   // the module's file
+	Offset      uint64 `json:"offset"`
+	Call        string `json:"call"`
+	Bytes       uint64 `json:"bytes"`
+	Ordinal     int    `json:"ordinal"`
+	Allocations int    `json:"allocations"` // distinct allocations linked: more than one is a fresh buffer each time
+	OtherSites  bool   `json:"other_sites"` // buffers from another site were linked too
+	Unmatched   int    `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
 }
 
 // PairReport is what a validate run saw of one pair.
@@ -79,11 +104,14 @@ type PairReport struct {
 	Reason   string `json:"reason"`
 	AtModule string `json:"at_module"` // the instruction that made the access: module id
 	AtOffset uint64 `json:"at_offset"` // and offset
-	// Deploy: the pair was merged (a copy between its halves was elided), how many copies
-	// were, and why it was not merged when it was not.
+	// Deploy: the pair was served (merged: a copy between its halves was elided; pinned: its
+	// host side came from the pool), how, and why it was not when it was not.
 	Merged bool   `json:"merged"`
 	Elided int    `json:"elided"`
+	Pinned int    `json:"pinned"` // host allocations served from the pinned pool
 	Note   string `json:"note"`
+	// Resolve: the host side, then the device side.
+	Resolved []ResolvedSide `json:"resolved,omitempty"`
 }
 
 // ErrNoReport: the program ran (Result.ExitCode is its status) but the shim wrote no report,

@@ -18,7 +18,7 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 	struct pair *p = NULL;
 	if (shim_active() && !shim_size_planned(n))
 		shim_sighted(host_side, ret, n);
-	else if (out && shim_active() && shim_enter()) {
+	else if (out && shim_active() && !shim_resolving() && !shim_pinning() && shim_enter()) {
 		bool handled;
 		void *merged = NULL;
 		p = shim_alloc(host_side, false, ret, call, n, &merged, &handled);
@@ -32,6 +32,8 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 	cudaError_t err = fn(out, n, flags);
 	if (p && err == cudaSuccess)
 		shim_allocated(p, host_side, *out);
+	if (__builtin_expect(shim_resolving(), 0) && out && err == cudaSuccess)
+		shim_resolve_alloc(host_side, ret, call, n, *out);
 	return err;
 }
 
@@ -69,6 +71,8 @@ SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 
 SHIM_API cudaError_t cudaFree(void *p)
 {
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_free(p);
 	if (shim_release(false, p))
 		return cudaSuccess;
 	shim_resolve();
@@ -77,10 +81,22 @@ SHIM_API cudaError_t cudaFree(void *p)
 
 SHIM_API cudaError_t cudaFreeHost(void *p)
 {
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_free(p);
 	if (shim_release(true, p))
 		return cudaSuccess;
 	shim_resolve();
 	return real.cudaFreeHost ? real.cudaFreeHost(p) : cudaErrorInitializationError;
+}
+
+/* An asynchronous copy from or to a buffer the pinned strategy serves: it returns, as the
+ * copy from pageable memory did, once its host side is read or written (pinned.c). */
+cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *src, cudaStream_t stream)
+{
+	if (__builtin_expect(err != cudaSuccess || !(shim_pinned_holds(dst) || shim_pinned_holds(src)), 1))
+		return err;
+	__atomic_add_fetch(&shim_pinned_count.syncs, 1, __ATOMIC_RELAXED);
+	return real.cudaStreamSynchronize(stream);
 }
 
 /* A whole-buffer copy from one half of a merged buffer to the other: counted for its pair. */
@@ -112,6 +128,8 @@ SHIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaM
 {
 	shim_mark_copy(RET, "cudaMemcpy", n);
 	shim_resolve();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cudaMemcpy", dst, src, n);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_copy(dst, src, n, kind);
 	if (__builtin_expect(!elided(dst, src, n), 1))
@@ -127,8 +145,10 @@ SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum 
 {
 	shim_mark_copy(RET, "cudaMemcpyAsync", n);
 	shim_resolve();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cudaMemcpyAsync", dst, src, n);
 	if (__builtin_expect(!elided(dst, src, n), 1))
-		return real.cudaMemcpyAsync(dst, src, n, kind, stream);
+		return shim_pinned_completes(real.cudaMemcpyAsync(dst, src, n, kind, stream), dst, src, stream);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered. */
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	return cudaSuccess;

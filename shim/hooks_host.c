@@ -16,8 +16,8 @@ void __libc_free(void *);
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
 
-/* The shim's buffer for a host allocation of bytes from ret (merged, or in validate mode
- * one it can protect), or NULL to allocate as asked. */
+/* The shim's buffer for a host allocation of bytes from ret (merged, pinned, or in validate
+ * mode one it can protect), or NULL to allocate as asked. */
 static void *planned(const void *ret, const char *call, size_t bytes)
 {
 	if (__builtin_expect(!shim_active(), 1))
@@ -26,19 +26,30 @@ static void *planned(const void *ret, const char *call, size_t bytes)
 		shim_sighted(true, ret, bytes);
 		return NULL;
 	}
-	if (!shim_enter())
+	if (shim_resolving() || !shim_enter())
 		return NULL;
-	bool handled;
+	bool handled = false;
 	void *p = NULL;
-	shim_alloc(true, true, ret, call, bytes, &p, &handled);
+	if (shim_pinning())
+		handled = (p = shim_pinned_alloc(ret, call, bytes)) != NULL;
+	else
+		shim_alloc(true, true, ret, call, bytes, &p, &handled);
 	shim_leave();
 	return handled ? p : NULL;
+}
+
+/* An allocation made as written: resolve mode notes where it came from. */
+static void *noted(const void *ret, const char *call, size_t bytes, void *p)
+{
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_alloc(true, ret, call, bytes, p);
+	return p;
 }
 
 SHIM_API void *malloc(size_t n)
 {
 	void *p = planned(RET, "malloc", n);
-	return p ? p : __libc_malloc(n);
+	return p ? p : noted(RET, "malloc", n, __libc_malloc(n));
 }
 
 SHIM_API void *calloc(size_t n, size_t size)
@@ -48,14 +59,15 @@ SHIM_API void *calloc(size_t n, size_t size)
 		return __libc_calloc(n, size);
 	void *p = planned(RET, "calloc", bytes);
 	if (!p)
-		return __libc_calloc(n, size);
+		return noted(RET, "calloc", bytes, __libc_calloc(n, size));
 	memset(p, 0, bytes);
 	return p;
 }
 
 SHIM_API int posix_memalign(void **out, size_t alignment, size_t n)
 {
-	/* merged buffers are page-aligned, which satisfies any alignment a program asks for */
+	/* merged and pinned buffers are page-aligned, which satisfies any alignment a program
+	 * asks for up to a page */
 	void *p = alignment <= 4096 ? planned(RET, "posix_memalign", n) : NULL;
 	if (p) {
 		*out = p;
@@ -66,32 +78,45 @@ SHIM_API int posix_memalign(void **out, size_t alignment, size_t n)
 	p = __libc_memalign(alignment, n);
 	if (!p)
 		return ENOMEM;
-	*out = p;
+	*out = noted(RET, "posix_memalign", n, p);
 	return 0;
 }
 
 SHIM_API void *aligned_alloc(size_t alignment, size_t n)
 {
 	void *p = alignment <= 4096 ? planned(RET, "aligned_alloc", n) : NULL;
-	return p ? p : __libc_memalign(alignment, n);
+	return p ? p : noted(RET, "aligned_alloc", n, __libc_memalign(alignment, n));
+}
+
+/* A host buffer the program frees: the shim's own (merged, validated, pinned) go back to it. */
+static bool released(void *p)
+{
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_free(p);
+	return shim_pinned_free(p) || shim_release(true, p);
 }
 
 SHIM_API void free(void *p)
 {
-	if (!shim_release(true, p))
+	if (!released(p))
 		__libc_free(p);
 }
 
 SHIM_API void *realloc(void *p, size_t n)
 {
 	struct pair *pair = shim_merged_pair(p);
-	if (__builtin_expect(!pair, 1))
+	size_t pinned = pair ? 0 : shim_pinned_size(p);
+	if (__builtin_expect(!pair && !pinned, 1)) {
+		if (__builtin_expect(shim_resolving(), 0))
+			shim_resolve_free(p);
 		return __libc_realloc(p, n);
-	/* The program resizes a merged buffer: give it ordinary memory with the contents. */
+	}
+	/* The program resizes the shim's buffer: give it ordinary memory with the contents. */
+	size_t have = pair ? pair->bytes : pinned;
 	void *q = __libc_malloc(n);
 	if (!q)
 		return NULL;
-	memcpy(q, p, n < pair->bytes ? n : pair->bytes);
+	memcpy(q, p, n < have ? n : have);
 	free(p);
 	return q;
 }
@@ -103,12 +128,12 @@ SHIM_API void *_Znam(size_t n)
 	if (p)
 		return p;
 	shim_resolve();
-	return real.new_array ? real.new_array(n) : __libc_malloc(n);
+	return noted(RET, "operatornew[]", n, real.new_array ? real.new_array(n) : __libc_malloc(n));
 }
 
 SHIM_API void _ZdaPv(void *p)
 {
-	if (shim_release(true, p))
+	if (released(p))
 		return;
 	shim_resolve();
 	if (real.delete_array)
@@ -119,7 +144,7 @@ SHIM_API void _ZdaPv(void *p)
 
 SHIM_API void _ZdaPvm(void *p, size_t n)
 {
-	if (shim_release(true, p))
+	if (released(p))
 		return;
 	shim_resolve();
 	if (real.delete_array_sized)

@@ -30,7 +30,7 @@ bool shim_size_planned(size_t bytes)
 	return false;
 }
 
-static int next_ordinal(const struct site *s)
+int shim_next_ordinal(const struct site *s)
 {
 	for (int i = 0; i < nseen; i++)
 		if (shim_site_equal(&seen[i].site, s))
@@ -57,6 +57,8 @@ static void *merged_alloc(size_t bytes)
 	case STRATEGY_SYSTEM:
 		p = malloc(bytes);
 		break;
+	case STRATEGY_PINNED: /* keeps both buffers: pinned.c */
+		break;
 	}
 	return err == cudaSuccess ? p : NULL;
 }
@@ -75,6 +77,8 @@ static void merged_free(void *p)
 		real.cudaDeviceSynchronize();
 		free(p);
 		break;
+	case STRATEGY_PINNED:
+		break;
 	}
 }
 
@@ -83,7 +87,7 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 {
 	struct site s;
 	shim_site_of(ret, call, bytes, &s);
-	s.ordinal = next_ordinal(&s);
+	s.ordinal = shim_next_ordinal(&s);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *c = &shim_plan.pairs[i];
 		const struct site *want = host_side ? &c->host : &c->device;

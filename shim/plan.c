@@ -7,14 +7,19 @@
  *   exe MODULE
  *   name FILENAME          the executable's file name (optional)
  *   gpu NAME...            cc MAJOR.MINOR      driver N      runtime N      (each optional)
- *   strategy mapped|managed|system
- *   mode deploy|measure|validate
+ *   strategy mapped|managed|system|pinned
+ *   mode deploy|measure|validate|resolve
  *   marker MODULE OFFSET CALL BYTES                                         (optional)
  *   digest HEX             SHA-256 of the pair, host and device lines below  (optional)
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL
  *   device MODULE OFFSET CALL BYTES ORDINAL
+ *   copy MODULE OFFSET CALL BYTES h2d|d2h                                   (resolve mode)
  *   end
+ *
+ * A pair names both sides' sites for the merges, the host side's for pinned (which serves
+ * the host allocation alone), and its linking-copy sites in resolve mode (which finds the
+ * sides' sites).
  *
  * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
  * The digest is calibration's (planner.PairsDigest): the pairs deployed must be the pairs it
@@ -50,6 +55,17 @@ static int parse_site(const char *rest, struct site *s, bool ordinal)
 	s->bytes = bytes;
 	s->ordinal = ord;
 	return 0;
+}
+
+/* What a pair needs: its copy sites to be resolved, its host site to be pinned, both sites
+ * (of the pair's size) to be merged or watched. */
+static bool pair_complete(const struct plan *p, const struct pair *c)
+{
+	if (p->mode == MODE_RESOLVE)
+		return c->ncopies > 0;
+	if (p->strategy == STRATEGY_PINNED)
+		return c->has_host;
+	return c->has_host && c->has_device && c->device.bytes == c->bytes;
 }
 
 int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
@@ -110,6 +126,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				p->strategy = STRATEGY_MANAGED;
 			else if (!strcmp(rest, "system"))
 				p->strategy = STRATEGY_SYSTEM;
+			else if (!strcmp(rest, "pinned"))
+				p->strategy = STRATEGY_PINNED;
 			else
 				return fail(why, whylen, lineno, "unknown strategy");
 		} else if (!strcmp(key, "mode")) {
@@ -119,6 +137,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				p->mode = MODE_MEASURE;
 			else if (!strcmp(rest, "validate"))
 				p->mode = MODE_VALIDATE;
+			else if (!strcmp(rest, "resolve"))
+				p->mode = MODE_RESOLVE;
 			else
 				return fail(why, whylen, lineno, "unknown mode");
 		} else if (!strcmp(key, "digest")) {
@@ -130,8 +150,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				return fail(why, whylen, lineno, "marker needs MODULE OFFSET CALL BYTES");
 			p->has_marker = true;
 		} else if (!strcmp(key, "pair")) {
-			if (cur && !(sides[0] && sides[1]))
-				return fail(why, whylen, lineno, "the previous pair lacks a host or device line");
+			if (cur && !pair_complete(p, cur))
+				return fail(why, whylen, lineno, "the previous pair lacks the lines its mode and strategy need");
 			if (p->npairs == MAX_PAIRS)
 				return fail(why, whylen, lineno, "too many pairs");
 			cur = &p->pairs[p->npairs++];
@@ -151,9 +171,19 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 			if (!cur || sides[!host])
 				return fail(why, whylen, lineno, "a host or device line outside a pair, or twice");
 			struct site *s = host ? &cur->host : &cur->device;
-			if (parse_site(rest, s, true) != 0 || s->bytes != cur->bytes)
+			if (parse_site(rest, s, true) != 0 || (host && s->bytes != cur->bytes) || s->bytes < cur->bytes)
 				return fail(why, whylen, lineno, "a side needs MODULE OFFSET CALL BYTES ORDINAL of the pair's size");
 			sides[!host] = true;
+			*(host ? &cur->has_host : &cur->has_device) = true;
+		} else if (!strcmp(key, "copy")) {
+			char dir[8] = "";
+			if (!cur || cur->ncopies == MAX_COPIES)
+				return fail(why, whylen, lineno, "a copy line outside a pair, or too many");
+			struct site *s = &cur->copy_sites[cur->ncopies];
+			if (parse_site(rest, s, false) != 0 || s->bytes != cur->bytes ||
+			    sscanf(rest, "%*s %*s %*s %*s %7s", dir) != 1 || (strcmp(dir, "h2d") && strcmp(dir, "d2h")))
+				return fail(why, whylen, lineno, "a copy needs MODULE OFFSET CALL BYTES h2d|d2h of the pair's size");
+			cur->copy_h2d[cur->ncopies++] = dir[0] == 'h';
 		} else if (!strcmp(key, "end")) {
 			ended = true;
 		} else {
@@ -162,10 +192,11 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 	}
 	if (!ended)
 		return fail(why, whylen, lineno, "no end line: the plan was cut short");
-	if (cur && !(sides[0] && sides[1]))
-		return fail(why, whylen, lineno, "the last pair lacks a host or device line");
 	if (!p->exe[0] || (int)p->strategy < 0 || (int)p->mode < 0)
 		return fail(why, whylen, lineno, "exe, strategy and mode are required");
+	for (int i = 0; i < p->npairs; i++)
+		if (!pair_complete(p, &p->pairs[i]))
+			return fail(why, whylen, lineno, "a pair lacks the lines its mode and strategy need");
 	if (p->mode == MODE_MEASURE && !p->has_marker)
 		return fail(why, whylen, lineno, "measure mode needs a marker");
 	char got[65];

@@ -1,6 +1,9 @@
 /* The real functions, resolved once, past the shim (RTLD_NEXT). The malloc family needs no
  * resolving: glibc exports its own entry points as __libc_malloc and friends. */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "shim.h"
 
@@ -59,4 +62,82 @@ void shim_adopt_runtime(void *handle)
 	pthread_mutex_lock(&lock);
 	resolve_from(handle);
 	pthread_mutex_unlock(&lock);
+}
+
+struct named {
+	const char *prefix;
+	char path[512];
+};
+
+static int name_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct named *n = data;
+	const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	const char *base = slash ? slash + 1 : info->dlpi_name;
+	if (!base || strncmp(base, n->prefix, strlen(n->prefix)) != 0)
+		return 0;
+	snprintf(n->path, sizeof n->path, "%s", info->dlpi_name);
+	return 1;
+}
+
+/* A handle on a loaded library whose file name starts with prefix, or NULL: one opened
+ * RTLD_LOCAL (an interpreter's extension's dependency) is invisible to RTLD_NEXT. dlopen
+ * runs outside dl_iterate_phdr, which holds a loader lock. */
+static void *loaded(const char *prefix)
+{
+	struct named n = {prefix, ""};
+	dl_iterate_phdr(name_of, &n);
+	return n.path[0] ? dlopen(n.path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
+}
+
+/* Whether the runtime's allocator is at hand; a runtime opened since the first lookup (an
+ * interpreter importing its GPU module) is found now. */
+bool shim_runtime_loaded(void)
+{
+	shim_resolve();
+	if (__atomic_load_n(&real.cudaHostAlloc, __ATOMIC_ACQUIRE))
+		return true;
+	void *h = loaded("libcudart.so");
+	if (h)
+		shim_adopt_runtime(h);
+	return __atomic_load_n(&real.cudaHostAlloc, __ATOMIC_ACQUIRE) != NULL;
+}
+
+struct real_driver real_driver;
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
+static void driver_from(void *handle)
+{
+#define RESOLVE(name) LOOKUP_DRIVER(handle, name)
+#define LOOKUP_DRIVER(handle, name)                                                                  \
+	do {                                                                                          \
+		if (!real_driver.name)                                                                \
+			real_driver.name = (__typeof__(real_driver.name))shim_real_dlsym(handle, #name); \
+	} while (0)
+	RESOLVE(cuMemAlloc_v2);
+	RESOLVE(cuMemFree_v2);
+	RESOLVE(cuMemcpyHtoD_v2);
+	RESOLVE(cuMemcpyDtoH_v2);
+	RESOLVE(cuMemcpyHtoDAsync_v2);
+	RESOLVE(cuMemcpyDtoHAsync_v2);
+	RESOLVE(cuStreamSynchronize);
+#undef LOOKUP_DRIVER
+#undef RESOLVE
+}
+
+static void resolve_driver(void)
+{
+	driver_from(RTLD_NEXT);
+	if (!real_driver.cuStreamSynchronize || !real_driver.cuMemcpyHtoDAsync_v2) {
+		void *h = loaded("libcuda.so");
+		if (h)
+			driver_from(h);
+	}
+}
+
+/* Called by the driver hooks: by then the program has loaded the driver. */
+void shim_resolve_driver(void)
+{
+	pthread_once(&driver_once, resolve_driver);
 }

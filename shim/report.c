@@ -65,6 +65,23 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Resolve mode: the allocation one side's copies pointed at, with its module's path. */
+static void write_resolved(FILE *f, const struct resolved *r, bool comma)
+{
+	char path[512] = "";
+	if (r->found)
+		shim_site_path(&r->site, path, sizeof path);
+	fprintf(f, "%s{\"found\":%s,\"module\":", comma ? "," : "", r->found ? "true" : "false");
+	json_string(f, r->found ? r->site.module : "");
+	fprintf(f, ",\"path\":");
+	json_string(f, path);
+	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
+	json_string(f, r->site.call);
+	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"other_sites\":%s,\"unmatched\":%lu}",
+		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations, r->other_sites ? "true" : "false",
+		r->unmatched);
+}
+
 /* What the run saw of a pair. Validate mode: whether both sides were allocated and linked, and
  * any access that refuses it, with the instruction as module+offset. Deploy mode: whether it
  * was merged (a copy between its halves was elided), and if not, why. */
@@ -84,9 +101,16 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	fprintf(f, ",\"at_module\":");
 	json_string(f, at.module);
 	unsigned long elided = __atomic_load_n(&p->elided, __ATOMIC_RELAXED);
-	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"note\":", (unsigned long long)at.offset,
-		elided ? "true" : "false", elided);
+	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);
+	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"note\":",
+		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned);
 	json_string(f, p->note);
+	if (shim_plan.mode == MODE_RESOLVE) {
+		fprintf(f, ",\"resolved\":[");
+		for (int side = 0; side < 2; side++)
+			write_resolved(f, &p->resolved[side], side > 0);
+		fputc(']', f);
+	}
 	fputc('}', f);
 }
 
@@ -100,17 +124,21 @@ __attribute__((destructor)) static void write_report(void)
 		return;
 	int n = atomic_load(&nmarks);
 	n = n > MAX_ITERATIONS ? MAX_ITERATIONS : n;
-	static const char *modes[] = {"deploy", "measure", "validate"};
-	unsigned mode = (unsigned)shim_plan.mode < 3 ? (unsigned)shim_plan.mode : 0;
+	static const char *modes[] = {"deploy", "measure", "validate", "resolve"};
+	unsigned mode = (unsigned)shim_plan.mode < 4 ? (unsigned)shim_plan.mode : 0;
 	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", modes[mode], shim_active() ? "true" : "false");
 	json_string(f, shim_why);
 	fprintf(f, ",\"gpu\":");
 	json_string(f, shim_device.name);
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s", shim_device.cc,
 		shim_device.driver, shim_device.runtime, shim_device.pageable ? "true" : "false");
-	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,\"iteration_ns\":[",
+	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,",
 		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
+	fprintf(f, "\"pinned\":{\"buffers\":%lu,\"bytes\":%llu,\"reused\":%lu,\"fallbacks\":%lu,\"syncs\":%lu},",
+		shim_pinned_count.buffers, (unsigned long long)shim_pinned_count.bytes, shim_pinned_count.reused,
+		shim_pinned_count.fallbacks, __atomic_load_n(&shim_pinned_count.syncs, __ATOMIC_RELAXED));
+	fprintf(f, "\"iteration_ns\":[");
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));
 	fprintf(f, "],\"pairs\":[");

@@ -18,10 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda.h"
 #include "cuda_runtime_api.h"
 
 #define SHIM_API __attribute__((visibility("default")))
-#define MAX_PAIRS 32
+#define MAX_PAIRS 64
 #define MAX_COPIES 8
 
 /* A call site as the planner identifies it (planner.Site). */
@@ -33,8 +34,8 @@ struct site {
 	int ordinal;
 };
 
-enum strategy { STRATEGY_MAPPED, STRATEGY_MANAGED, STRATEGY_SYSTEM };
-enum mode { MODE_DEPLOY, MODE_MEASURE, MODE_VALIDATE };
+enum strategy { STRATEGY_MAPPED, STRATEGY_MANAGED, STRATEGY_SYSTEM, STRATEGY_PINNED };
+enum mode { MODE_DEPLOY, MODE_MEASURE, MODE_VALIDATE, MODE_RESOLVE };
 
 /* What validation saw of a pair. */
 struct verdict {
@@ -53,10 +54,27 @@ struct sighting {
 	uint64_t other_bytes;  /* the last size allocated there that the plan did not name */
 };
 
+/* Resolve mode: what the linking copies of one side of a pair pointed at. */
+struct resolved {
+	bool found;                /* site is the allocation of the first buffer seen */
+	struct site site;          /* with its ordinal */
+	bool other_sites;          /* buffers from another site were linked too */
+	unsigned long allocations; /* distinct allocations linked, over the run */
+	unsigned long last;        /* the serial of the last one */
+	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
+};
+
 struct pair {
 	char id[16];
 	uint64_t bytes;
 	struct site host, device;
+	bool has_host, has_device; /* the plan named the side's site */
+	/* resolve mode: the pair's linking-copy sites (ordinal unused), and what they linked */
+	struct site copy_sites[MAX_COPIES];
+	bool copy_h2d[MAX_COPIES];
+	int ncopies;
+	struct resolved resolved[2]; /* [0] host side, [1] device side */
+	unsigned long pinned;        /* pinned strategy: host allocations served from its pool (atomic) */
 	/* merged state. A pair is merged whole or not at all: its host side is handed the merged
 	 * buffer (alone it is just host memory, which the program may use as such), its device
 	 * side only once the host side holds it. */
@@ -113,6 +131,8 @@ extern struct plan shim_plan;
 extern pthread_mutex_t shim_lock;
 bool shim_active(void);
 bool shim_validating(void);
+bool shim_resolving(void);
+bool shim_pinning(void);
 void shim_activate(void);
 extern char shim_why[256]; /* why the shim passes through, once it does */
 void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -150,8 +170,22 @@ struct real {
 	void (*delete_array_sized)(void *, size_t);
 };
 extern struct real real;
+
+/* The driver's copies and allocations (CuPy-style callers), resolved on first use. */
+struct real_driver {
+	CUresult (*cuMemAlloc_v2)(CUdeviceptr *, size_t);
+	CUresult (*cuMemFree_v2)(CUdeviceptr);
+	CUresult (*cuMemcpyHtoD_v2)(CUdeviceptr, const void *, size_t);
+	CUresult (*cuMemcpyDtoH_v2)(void *, CUdeviceptr, size_t);
+	CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*cuMemcpyDtoHAsync_v2)(void *, CUdeviceptr, size_t, CUstream);
+	CUresult (*cuStreamSynchronize)(CUstream);
+};
+extern struct real_driver real_driver;
+void shim_resolve_driver(void);
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
+bool shim_runtime_loaded(void);       /* the runtime's allocator is at hand (found now if it was opened late) */
 
 /* dlsym.c */
 void *shim_real_dlsym(void *handle, const char *name);
@@ -161,10 +195,12 @@ void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site
 bool shim_site_equal(const struct site *a, const struct site *b); /* ignores the ordinal */
 void shim_exe_identity(char *out, size_t len);
 uintptr_t shim_site_address(const struct site *s, char *name, size_t len);
+void shim_site_path(const struct site *s, char *path, size_t len);
 bool shim_exe_named(const char *name);
 
 /* pairs.c: allocation and free matching */
 bool shim_size_planned(size_t bytes);
+int shim_next_ordinal(const struct site *s); /* caller holds the lock */
 void shim_locate_sites(void); /* where the planned allocation sites are, once modules load */
 void shim_sighted(bool host_side, const void *ret, size_t bytes); /* an unplanned size: a planned site? */
 unsigned long shim_pairs_merged(void); /* pairs with at least one copy elided */
@@ -187,6 +223,24 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchron
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(void);
 void shim_validate_sync(void);
+
+/* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
+void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);
+void shim_resolve_free(void *ptr);
+void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n);
+
+/* pinned.c: host buffers from per-site pools of page-locked memory */
+void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes); /* NULL: allocate as written */
+bool shim_pinned_free(void *p);            /* p was the pool's: it is back in it */
+size_t shim_pinned_size(const void *p);    /* the size of the pool buffer at p, 0 if p is none */
+bool shim_pinned_holds(const void *p);     /* p points into a pool buffer */
+struct pinned_counters {
+	unsigned long buffers, reused, fallbacks, syncs;
+	uint64_t bytes;
+};
+extern struct pinned_counters shim_pinned_count;
+/* hooks_cuda.c: err, or once the copy's pool-buffer side is done, the wait's result */
+cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *src, cudaStream_t stream);
 
 /* context.c */
 bool shim_context_ok(void);

@@ -197,6 +197,7 @@ struct locate {
 	uintptr_t at;
 	char *name;
 	size_t len;
+	bool full; /* name is the whole path, not the file name */
 };
 
 static int find_module(struct dl_phdr_info *info, size_t size, void *data)
@@ -212,16 +213,27 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
 	l->at = base + l->site->offset;
 	char exe[512];
 	const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_file_name(exe, sizeof exe);
-	const char *slash = name ? strrchr(name, '/') : NULL;
+	if (l->full && !(info->dlpi_name && info->dlpi_name[0]))
+		name = exe; /* exe_file_name left the whole path there */
+	const char *slash = name && !l->full ? strrchr(name, '/') : NULL;
 	snprintf(l->name, l->len, "%s", slash ? slash + 1 : name ? name : "?");
 	return 1;
+}
+
+/* The path of the file a site's module was loaded from, in path (len bytes); "" when no
+ * loaded module is the site's. */
+void shim_site_path(const struct site *s, char *path, size_t len)
+{
+	struct locate l = {s, 0, path, len, true};
+	path[0] = '\0';
+	dl_iterate_phdr(find_module, &l);
 }
 
 /* Where a site's return address is in this process, and its module's file name (len bytes);
  * 0 when no loaded module is the site's. */
 uintptr_t shim_site_address(const struct site *s, char *name, size_t len)
 {
-	struct locate l = {s, 0, name, len};
+	struct locate l = {s, 0, name, len, false};
 	dl_iterate_phdr(find_module, &l);
 	return l.at;
 }

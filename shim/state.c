@@ -24,6 +24,17 @@ bool shim_validating(void)
 	return shim_plan.mode == MODE_VALIDATE && shim_active();
 }
 
+bool shim_resolving(void)
+{
+	return shim_plan.mode == MODE_RESOLVE && shim_active();
+}
+
+/* Deploy mode with the pinned strategy: host allocations at planned sites come from pools. */
+bool shim_pinning(void)
+{
+	return shim_plan.strategy == STRATEGY_PINNED && shim_plan.mode == MODE_DEPLOY && shim_active();
+}
+
 void shim_activate(void)
 {
 	atomic_store_explicit(&active, true, memory_order_release);

@@ -26,17 +26,37 @@ func Candidates(p *planner.Plan) []planner.Pair {
 	return out
 }
 
-// Run validates the plan's candidates on one run of argv.
+// Run validates the plan's candidates. Where the trace did not see a side allocated (host
+// allocators not traced, or an attached trace), a first run finds where (resolve.go) and
+// updates the plan; pairs only pinned may serve are then done. A second run watches the
+// pairs a merge may serve; its result is what Run returns, for Apply (without one, the
+// first run's, with no pairs in its report).
 func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
-	pairs := Candidates(p)
-	if len(pairs) == 0 {
+	if len(Candidates(p)) == 0 {
 		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
 	}
-	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeValidate)
+	var res runner.Result
+	if len(unresolved(p)) > 0 {
+		var err error
+		if res, err = resolve(ctx, p, argv, stdio); err != nil {
+			return res, err
+		}
+		res.Report.Pairs = nil
+	}
+	var pairs []planner.Pair
+	for _, pair := range Candidates(p) {
+		if pair.Merges() && !pair.Host.Unresolved && !pair.Device.Unresolved {
+			pairs = append(pairs, pair)
+		}
+	}
+	if len(pairs) == 0 {
+		return res, nil
+	}
+	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeValidate)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	res, err := runner.Run(ctx, argv, compact, stdio)
+	res, err = runner.Run(ctx, argv, compact, stdio)
 	if err != nil {
 		return res, err
 	}
@@ -66,9 +86,16 @@ func Apply(p *planner.Plan, report runner.Report) {
 			continue
 		}
 		switch {
+		case r.Refused && pair.Allows(planner.StrategyPinned):
+			// What a merge would change, pinned does not: it keeps the copies.
+			pair.OnlyPinned("validation: " + r.Reason + at(p, r))
+			pair.Status = planner.StatusValidated
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s for pinned only: a merge would change what the "+
+				"program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
 			pair.Status = planner.StatusRefused
 			pair.Reason = "validation: " + r.Reason + at(p, r)
+			pair.Strategies, pair.MergeRefused = nil, ""
 		case r.Seen && r.Copies > 0:
 			pair.Status = planner.StatusValidated
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+

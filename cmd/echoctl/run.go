@@ -51,7 +51,7 @@ launcher, a service manager, a container. The library makes the same checks ther
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.strategy, "strategy", "", "merge with this strategy: mapped, managed or system (default: the calibrated one)")
+	f.StringVar(&o.strategy, "strategy", "", "serve the pairs with this strategy: mapped, managed, system or pinned (default: the calibrated one)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be merged and run nothing")
 	f.BoolVar(&o.force, "force", false, "deploy a plan that was never calibrated")
 	f.BoolVar(&o.printEnv, "print-env", false, "print the environment that deploys the plan (with --json: as an object) and run nothing")
@@ -164,7 +164,7 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 	if strategy == "" {
 		strategy = "mapped"
 	}
-	return deploy{pairs: append(enabled, unproven...), strategy: strategy}, nil
+	return deploy{pairs: planner.PairsFor(append(enabled, unproven...), strategy), strategy: strategy}, nil
 }
 
 // printDryRun says what run would do, and where this command differs from the traced one:

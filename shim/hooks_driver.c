@@ -1,0 +1,80 @@
+/*
+ * The driver's allocations and copies, for programs that call the driver API themselves
+ * (CuPy, Numba, JAX): resolve mode notes them like the runtime's, and the pinned strategy
+ * keeps an asynchronous copy's completion where its host side is a pool buffer. The runtime
+ * reaches the driver through its own table of entry points, never through these.
+ */
+#include "shim.h"
+
+#define RET __builtin_extract_return_addr(__builtin_return_address(0))
+
+/* The result of a driver call that could not be made: the driver is not loaded. */
+#define MISSING CUDA_ERROR_NOT_INITIALIZED
+
+SHIM_API CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t n)
+{
+	shim_resolve_driver();
+	if (!real_driver.cuMemAlloc_v2)
+		return MISSING;
+	CUresult r = real_driver.cuMemAlloc_v2(out, n);
+	if (__builtin_expect(shim_resolving(), 0) && r == CUDA_SUCCESS)
+		shim_resolve_alloc(false, RET, "cuMemAlloc_v2", n, (void *)(uintptr_t)*out);
+	return r;
+}
+
+SHIM_API CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	shim_resolve_driver();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_free((void *)(uintptr_t)p);
+	return real_driver.cuMemFree_v2 ? real_driver.cuMemFree_v2(p) : MISSING;
+}
+
+SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
+	shim_resolve_driver();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n);
+	return real_driver.cuMemcpyHtoD_v2 ? real_driver.cuMemcpyHtoD_v2(dst, src, n) : MISSING;
+}
+
+SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
+	shim_resolve_driver();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n);
+	return real_driver.cuMemcpyDtoH_v2 ? real_driver.cuMemcpyDtoH_v2(dst, src, n) : MISSING;
+}
+
+/* err, or once a copy whose host side is a pool buffer is done, the wait's result. */
+static CUresult completes(CUresult err, const void *host, CUstream stream)
+{
+	if (__builtin_expect(err != CUDA_SUCCESS || !shim_pinned_holds(host), 1))
+		return err;
+	__atomic_add_fetch(&shim_pinned_count.syncs, 1, __ATOMIC_RELAXED);
+	return real_driver.cuStreamSynchronize ? real_driver.cuStreamSynchronize(stream) : MISSING;
+}
+
+SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
+{
+	shim_mark_copy(RET, "cuMemcpyHtoDAsync_v2", n);
+	shim_resolve_driver();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n);
+	if (!real_driver.cuMemcpyHtoDAsync_v2)
+		return MISSING;
+	return completes(real_driver.cuMemcpyHtoDAsync_v2(dst, src, n, stream), src, stream);
+}
+
+SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream)
+{
+	shim_mark_copy(RET, "cuMemcpyDtoHAsync_v2", n);
+	shim_resolve_driver();
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_resolve_copy(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
+	if (!real_driver.cuMemcpyDtoHAsync_v2)
+		return MISSING;
+	return completes(real_driver.cuMemcpyDtoHAsync_v2(dst, src, n, stream), dst, stream);
+}

@@ -1,0 +1,162 @@
+/*
+ * The pinned strategy: a planned host allocation site is served from a pool of page-locked
+ * memory of the planned size, so the copies that read or write it run at DMA speed instead
+ * of being staged through the runtime's bounce buffer. The copy itself stays. A buffer the
+ * program frees goes back to its site's pool, not to the system, so a program that
+ * allocates a fresh host tensor every iteration pins once and reuses it (pinning costs
+ * milliseconds; a loop allocates in microseconds).
+ *
+ * The pools together stay under a cap (ECHO_PINNED_CAP bytes, default 2 GiB: page-locked
+ * memory is memory the kernel cannot reclaim); past it, or when the runtime is not loaded
+ * yet or says no, the allocation is made as written.
+ *
+ * What the program may observe stays as it was: the memory is ordinary read-write memory,
+ * page-aligned (any alignment it asked for up to a page), and every asynchronous copy whose
+ * host side is a pool buffer is followed by a wait for its stream (hooks_cuda.c,
+ * hooks_driver.c): from pageable memory, such a copy had read its host buffer when the call
+ * returned, and to pageable memory it had written it.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "shim.h"
+
+#define MAX_PINNED 256
+#define DEFAULT_CAP (2ull << 30)
+
+static struct pinbuf {
+	void *ptr;
+	size_t bytes;
+	const struct pair *pair;
+	bool busy; /* handed to the program; guarded by shim_lock */
+} bufs[MAX_PINNED];
+static atomic_int nbufs; /* bufs[0..nbufs) are published: ptr, bytes and pair never change */
+static uint64_t reserved; /* bytes pinned or being pinned, under the cap */
+struct pinned_counters shim_pinned_count;
+
+static uint64_t cap(void)
+{
+	static uint64_t bytes;
+	if (!bytes) {
+		const char *s = getenv("ECHO_PINNED_CAP");
+		char *end;
+		unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
+		bytes = v && !*end ? v : DEFAULT_CAP;
+	}
+	return bytes;
+}
+
+/* The pair whose host site this allocation is (the ordinal does not matter: every
+ * allocation there is served). Caller holds the lock. */
+static struct pair *planned_pair(const void *ret, const char *call, size_t bytes)
+{
+	struct site s;
+	shim_site_of(ret, call, bytes, &s);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (p->has_host && shim_site_equal(&p->host, &s))
+			return p;
+	}
+	return NULL;
+}
+
+/* A free buffer of p's pool, taken. Caller holds the lock. */
+static void *take(const struct pair *p)
+{
+	int n = atomic_load_explicit(&nbufs, memory_order_acquire);
+	for (int i = 0; i < n; i++)
+		if (bufs[i].pair == p && !bufs[i].busy) {
+			bufs[i].busy = true;
+			return bufs[i].ptr;
+		}
+	return NULL;
+}
+
+static void fall_back(struct pair *p, const char *why)
+{
+	pthread_mutex_lock(&shim_lock);
+	shim_pinned_count.fallbacks++;
+	if (!p->note[0])
+		snprintf(p->note, sizeof p->note, "%s", why);
+	pthread_mutex_unlock(&shim_lock);
+}
+
+void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
+{
+	pthread_mutex_lock(&shim_lock);
+	struct pair *p = planned_pair(ret, call, bytes);
+	void *buf = p ? take(p) : NULL;
+	bool room = p && !buf && reserved + bytes <= cap() && atomic_load(&nbufs) < MAX_PINNED;
+	if (room)
+		reserved += bytes;
+	if (buf) {
+		shim_pinned_count.reused++;
+		__atomic_add_fetch(&p->pinned, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&shim_lock);
+	if (!p || buf)
+		return buf;
+	if (!room) {
+		fall_back(p, "the pinned pools reached their cap (ECHO_PINNED_CAP): later buffers are pageable");
+		return NULL;
+	}
+	/* Pinning calls the runtime: outside the lock, like the merged allocations. */
+	cudaError_t err = cudaErrorInitializationError;
+	if (shim_runtime_loaded())
+		err = real.cudaHostAlloc(&buf, bytes, cudaHostAllocPortable);
+	pthread_mutex_lock(&shim_lock);
+	if (err != cudaSuccess) {
+		reserved -= bytes;
+		pthread_mutex_unlock(&shim_lock);
+		fall_back(p, err == cudaErrorInitializationError ? "allocated before the CUDA runtime was loaded: as written"
+								  : "cudaHostAlloc failed: as written");
+		return NULL;
+	}
+	int i = atomic_load(&nbufs);
+	bufs[i] = (struct pinbuf){buf, bytes, p, true};
+	atomic_store_explicit(&nbufs, i + 1, memory_order_release);
+	shim_pinned_count.buffers++;
+	shim_pinned_count.bytes += bytes;
+	__atomic_add_fetch(&p->pinned, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&shim_lock);
+	return buf;
+}
+
+/* The pool buffer that starts at ptr (exact) or holds it (inside), or NULL. Lock-free. */
+static struct pinbuf *lookup(const void *ptr, bool inside)
+{
+	int n = atomic_load_explicit(&nbufs, memory_order_acquire);
+	for (int i = 0; i < n; i++) {
+		uintptr_t lo = (uintptr_t)bufs[i].ptr, at = (uintptr_t)ptr;
+		if (at == lo || (inside && at > lo && at < lo + bufs[i].bytes))
+			return &bufs[i];
+	}
+	return NULL;
+}
+
+bool shim_pinned_free(void *ptr)
+{
+	if (__builtin_expect(!ptr || !atomic_load_explicit(&nbufs, memory_order_relaxed), 1))
+		return false;
+	struct pinbuf *b = lookup(ptr, false);
+	if (!b)
+		return false;
+	pthread_mutex_lock(&shim_lock);
+	b->busy = false;
+	pthread_mutex_unlock(&shim_lock);
+	return true;
+}
+
+size_t shim_pinned_size(const void *ptr)
+{
+	struct pinbuf *b = ptr && atomic_load_explicit(&nbufs, memory_order_relaxed) ? lookup(ptr, false) : NULL;
+	return b ? b->bytes : 0;
+}
+
+bool shim_pinned_holds(const void *ptr)
+{
+	if (__builtin_expect(!atomic_load_explicit(&nbufs, memory_order_relaxed), 1))
+		return false;
+	return lookup(ptr, true) != NULL;
+}

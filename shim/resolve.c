@@ -1,0 +1,110 @@
+/*
+ * Resolve mode: where the buffers a plan knows only by pointer and size were allocated. A
+ * trace without the host allocators (the default: their probes were the whole cost of
+ * tracing an interpreter), or one attached to a running process, names a pair's buffers by
+ * the pointers its copies passed. In-process, an allocation costs the shim a few
+ * nanoseconds: it notes each allocation of a size some pair has, with its site and ordinal,
+ * and each linking copy then names the allocation its pointers start. The report says, per
+ * side, the site of the first buffer linked, how many distinct allocations were linked (more
+ * than one: a fresh buffer every iteration), whether another site's were too, and how many
+ * copies pointed at no allocation of the pair's size (a block inside a larger one, static
+ * or stack memory).
+ */
+#include <string.h>
+
+#include "shim.h"
+
+#define MAX_LIVE 256
+
+/* The live allocations of planned sizes. */
+static struct live {
+	const void *ptr;
+	bool host;
+	struct site site; /* with its ordinal */
+	unsigned long serial;
+} live[MAX_LIVE];
+static int nlive;
+static unsigned long serials;
+
+/* Caller holds the lock. */
+static struct live *find(const void *ptr)
+{
+	for (int i = 0; i < nlive; i++)
+		if (live[i].ptr == ptr)
+			return &live[i];
+	return NULL;
+}
+
+void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr)
+{
+	if (!ptr || !shim_size_planned(bytes) || !shim_enter())
+		return;
+	pthread_mutex_lock(&shim_lock);
+	struct live *l = find(ptr); /* its free went unseen: the slot is the new buffer's */
+	if (!l && nlive < MAX_LIVE)
+		l = &live[nlive++];
+	if (!l) /* full: the oldest slot goes; its buffer's copies will count as unmatched */
+		l = &live[serials % MAX_LIVE];
+	l->ptr = ptr;
+	l->host = host_side;
+	shim_site_of(ret, call, bytes, &l->site);
+	l->site.ordinal = shim_next_ordinal(&l->site);
+	l->serial = ++serials;
+	pthread_mutex_unlock(&shim_lock);
+	shim_leave();
+}
+
+void shim_resolve_free(void *ptr)
+{
+	if (!ptr || !__atomic_load_n(&nlive, __ATOMIC_RELAXED) || !shim_enter())
+		return;
+	pthread_mutex_lock(&shim_lock);
+	struct live *l = find(ptr);
+	if (l)
+		*l = live[--nlive];
+	pthread_mutex_unlock(&shim_lock);
+	shim_leave();
+}
+
+/* One side's pointer of one linking copy. Caller holds the lock. */
+static void link_side(struct resolved *r, const void *ptr, bool host_side)
+{
+	struct live *l = find(ptr);
+	if (!l || l->host != host_side) {
+		r->unmatched++;
+		return;
+	}
+	if (!r->found) {
+		r->found = true;
+		r->site = l->site;
+	} else if (!shim_site_equal(&r->site, &l->site)) {
+		r->other_sites = true;
+	}
+	if (l->serial != r->last) {
+		r->allocations++;
+		r->last = l->serial;
+	}
+}
+
+void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n)
+{
+	if (!shim_size_planned(n) || !shim_enter())
+		return;
+	pthread_mutex_lock(&shim_lock);
+	struct site s;
+	shim_site_of(ret, call, n, &s);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		for (int c = 0; p->bytes == n && c < p->ncopies; c++) {
+			if (!shim_site_equal(&p->copy_sites[c], &s))
+				continue;
+			bool h2d = p->copy_h2d[c];
+			link_side(&p->resolved[0], h2d ? src : dst, true);
+			link_side(&p->resolved[1], h2d ? dst : src, false);
+			p->copies++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
+	shim_leave();
+}

@@ -1,0 +1,169 @@
+package validate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+)
+
+// maxResolved is how many pairs one resolve run takes (the shim's MAX_PAIRS): the ones with
+// the most copy time first.
+const maxResolved = 64
+
+// unresolved are the candidates a side of which the trace did not see allocated.
+func unresolved(p *planner.Plan) []planner.Pair {
+	var out []planner.Pair
+	for _, pair := range Candidates(p) {
+		if pair.Host.Unresolved || pair.Device.Unresolved {
+			out = append(out, pair)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b planner.Pair) int { return cmp.Compare(b.CopyMSPerIteration, a.CopyMSPerIteration) })
+	return out[:min(len(out), maxResolved)]
+}
+
+// resolve runs the program once with the shim noting where the buffers of the unresolved
+// candidates were allocated (shim/resolve.c), and folds that into the plan.
+func resolve(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
+	pairs := unresolved(p)
+	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	res, err := runner.Run(ctx, argv, compact, stdio)
+	if err != nil {
+		return res, err
+	}
+	if res.ExitCode != 0 {
+		return res, fmt.Errorf("%s exited with status %d while its buffers were resolved: fix the run first", argv[0], res.ExitCode)
+	}
+	if !res.Report.Active {
+		return res, fmt.Errorf("resolving buffers did not run: %s", res.Report.Reason)
+	}
+	ApplyResolved(p, res.Report)
+	return res, nil
+}
+
+// ApplyResolved gives each unresolved side the allocation site its copies pointed at, and
+// narrows the pair's strategies by what the run saw: a fresh buffer each iteration, or a
+// block of a larger allocation, is for pinned alone; a host buffer that is no allocation of
+// its own is for none.
+func ApplyResolved(p *planner.Plan, report runner.Report) {
+	seen := map[string]runner.PairReport{}
+	for _, r := range report.Pairs {
+		if len(r.Resolved) == 2 {
+			seen[r.ID] = r
+		}
+	}
+	for i := range p.Pairs {
+		pair := &p.Pairs[i]
+		r, ok := seen[pair.ID]
+		if !ok || pair.Status != planner.StatusCandidate {
+			continue
+		}
+		if r.Copies == 0 {
+			pair.Evidence = append(pair.Evidence, "not resolved: the run never made this pair's linking copies")
+			continue
+		}
+		if pair.Host.Unresolved {
+			resolveSide(pair, &pair.Host, "host", r.Resolved[0])
+		}
+		if pair.Device.Unresolved && pair.Status == planner.StatusCandidate {
+			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
+		}
+		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
+			pair.Status = planner.StatusValidated
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned "+
+				"keeps every copy and changes nothing the program reads, so no watch run is needed", siteName(pair.Host.Site)))
+		}
+	}
+	p.Recount()
+}
+
+// resolveSide fills in one side from what the run saw of it.
+func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.ResolvedSide) {
+	if !r.Found {
+		why := fmt.Sprintf("the %s side is no allocation of its own: its copies point inside a larger buffer, "+
+			"or at static or stack memory", side)
+		if side == "device" {
+			b.Block = true
+			drop(pair, planner.MergeStrategies, why)
+			return
+		}
+		refuse(pair, why)
+		return
+	}
+	b.Site = site(r)
+	b.Unresolved = false
+	b.Allocations = r.Allocations
+	b.Kind = kindOf(r.Call, side)
+	where := siteName(b.Site)
+	switch {
+	case r.Allocations > 1:
+		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the %s side is a fresh allocation at %s each time (%d linked in one run)",
+			side, where, r.Allocations))
+		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s side is allocated afresh at %s (%d allocations linked in one run): "+
+			"one merged buffer cannot stand for them", side, where, r.Allocations))
+	case r.OtherSites:
+		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
+	}
+	if side == "host" && b.Kind != "pageable" {
+		drop(pair, []string{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
+	}
+}
+
+// drop takes strategies from the pair, refusing it when none is left.
+func drop(pair *planner.Pair, strategies []string, why string) {
+	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s string) bool { return slices.Contains(strategies, s) })
+	if len(keep) == 0 {
+		refuse(pair, why)
+		return
+	}
+	if !slices.ContainsFunc(keep, func(s string) bool { return slices.Contains(planner.MergeStrategies, s) }) {
+		pair.OnlyPinned(why)
+	}
+	pair.Strategies = keep
+}
+
+func refuse(pair *planner.Pair, why string) {
+	pair.Status, pair.Reason = planner.StatusRefused, "resolve: "+why
+	pair.Strategies, pair.MergeRefused = nil, ""
+}
+
+// site is the planner's site for what the shim reported: its module is a build-id, or
+// size:N:NAME for a file without one.
+func site(r runner.ResolvedSide) planner.Site {
+	s := planner.Site{Module: r.Path, Offset: r.Offset, Call: r.Call, Bytes: r.Bytes, Ordinal: r.Ordinal}
+	if rest, ok := strings.CutPrefix(r.Module, "size:"); ok {
+		size, _, _ := strings.Cut(rest, ":")
+		s.ModuleSize, _ = strconv.ParseInt(size, 10, 64)
+	} else {
+		s.BuildID = r.Module
+	}
+	if s.Call == "operatornew[]" {
+		s.Call = "operator new[]"
+	}
+	return s
+}
+
+// kindOf is the memory an allocating call hands out, as the planner names it.
+func kindOf(call, side string) string {
+	switch {
+	case call == "cudaMallocHost" || call == "cudaHostAlloc":
+		return "pinned"
+	case side == "device":
+		return "device"
+	}
+	return "pageable"
+}
+
+func siteName(s planner.Site) string {
+	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
+}
