@@ -37,7 +37,7 @@ SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
-             $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps \
+             $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/bench/shimcost
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
@@ -118,6 +118,11 @@ $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
 
 # Copies that fail (out of bounds), unchecked, as a buggy program makes them.
 $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+
+# Asynchronous copies from and to fresh pageable buffers, used at once: what pinned must keep.
+$(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 

@@ -29,8 +29,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 		note := ""
 		switch {
 		case refusal != "":
-			pair.Status, pair.Reason = planner.StatusRefused, refusal
-			pair.Strategies, pair.MergeRefused = nil, ""
+			pair.Refuse(refusal)
 		case r.Chosen != "" && !pair.Allows(r.Chosen):
 			pair.Status = planner.StatusCalibrated
 			note = fmt.Sprintf("; %s cannot serve this pair", r.Chosen)

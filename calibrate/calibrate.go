@@ -123,7 +123,6 @@ func applicable(device runner.Report) []string {
 	return append(s, planner.StrategyPinned)
 }
 
-
 func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, round int) error {
 	tail := runner.NewTail(4 << 10)
 	stderr := io.Writer(tail)

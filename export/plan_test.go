@@ -29,8 +29,9 @@ func testPlan() *planner.Plan {
 				Copies: []planner.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
 					Count: 2, PerIteration: 1, MS: 0.3}},
 				BytesPerIteration: mib4, CopyMSPerIteration: 0.3, FCopy: fCopy, PredictedSpeedup: 1 / (1 - fCopy),
-				Status:   planner.StatusCandidate,
-				Evidence: []string{"needs validation: host accesses between the copies are invisible to a trace"},
+				Status:     planner.StatusCandidate,
+				Strategies: []string{"managed", "mapped", "system", "pinned"},
+				Evidence:   []string{"needs validation: host accesses between the copies are invisible to a trace"},
 			},
 			{
 				ID: "p2", Direction: "output", Bytes: mib4,

@@ -131,6 +131,11 @@ func (p *Pair) Merges() bool {
 	return slices.ContainsFunc(MergeStrategies, p.Allows)
 }
 
+// Refuse refuses the pair: no strategy may serve it, for reason.
+func (p *Pair) Refuse(reason string) {
+	p.Status, p.Reason, p.Strategies, p.MergeRefused = StatusRefused, reason, nil, ""
+}
+
 // OnlyPinned narrows the pair to the pinned strategy, saying why it cannot be merged.
 func (p *Pair) OnlyPinned(why string) {
 	p.Strategies = []string{StrategyPinned}

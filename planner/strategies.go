@@ -60,7 +60,7 @@ func judge(pair *Pair, merge, pin string) {
 		pair.Evidence = append(pair.Evidence, "pinned only: it keeps every copy, and needs the host side's allocation site, "+
 			"which validate finds where the trace has none")
 	default:
-		pair.Status, pair.Reason = StatusRefused, merge
+		pair.Refuse(merge)
 		if pin != merge {
 			pair.Evidence = append(pair.Evidence, "not pinned either: "+pin)
 		}

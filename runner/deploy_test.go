@@ -16,10 +16,11 @@ import (
 // delay widens every race window, so a merge that lost an ordering computes something else.
 const delay = "CUDA_EMU_KERNEL_DELAY_US=2000"
 
+// candidates are the pairs a merge may serve.
 func candidates(p *planner.Plan) []planner.Pair {
 	var out []planner.Pair
 	for _, pair := range p.Pairs {
-		if pair.Status == planner.StatusCandidate {
+		if pair.Status == planner.StatusCandidate && pair.Merges() {
 			out = append(out, pair)
 		}
 	}
@@ -309,7 +310,7 @@ func TestRunThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	res, tracePath := testenv.Trace(t, append([]string{"--", link}, args...)...)
+	res, tracePath := testenv.Trace(t, append([]string{"--host-allocs", "--", link}, args...)...)
 	if res.ExitCode != 0 {
 		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
 	}

@@ -92,6 +92,7 @@ type ResolvedSide struct {
 	Ordinal     int    `json:"ordinal"`
 	Allocations int    `json:"allocations"` // distinct allocations linked: more than one is a fresh buffer each time
 	OtherSites  bool   `json:"other_sites"` // buffers from another site were linked too
+	Threads     bool   `json:"threads"`     // more than one thread allocated at the site
 	Unmatched   int    `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
 }
 

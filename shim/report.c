@@ -77,9 +77,9 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	json_string(f, path);
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
-	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"other_sites\":%s,\"unmatched\":%lu}",
+	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"other_sites\":%s,\"threads\":%s,\"unmatched\":%lu}",
 		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations, r->other_sites ? "true" : "false",
-		r->unmatched);
+		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 }
 
 /* What the run saw of a pair. Validate mode: whether both sides were allocated and linked, and

@@ -11,10 +11,50 @@
  * or stack memory).
  */
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "shim.h"
 
 #define MAX_LIVE 256
+#define MAX_SITES 64
+
+/* The sites of allocations of planned sizes, and whether more than one thread allocated
+ * there: then which call is which depends on how the threads interleave, and an ordinal
+ * names no buffer. */
+static struct {
+	struct site site; /* ordinal unused */
+	pid_t tid;
+	bool several;
+} sites[MAX_SITES];
+static int nsites;
+
+/* Caller holds the lock. */
+static void note_thread(const struct site *s)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	for (int i = 0; i < nsites; i++)
+		if (shim_site_equal(&sites[i].site, s)) {
+			sites[i].several |= sites[i].tid != tid;
+			return;
+		}
+	if (nsites < MAX_SITES) {
+		sites[nsites].site = *s;
+		sites[nsites].tid = tid;
+		sites[nsites++].several = false;
+	}
+}
+
+bool shim_resolve_threads(const struct site *s)
+{
+	bool several = false;
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < nsites; i++)
+		if (shim_site_equal(&sites[i].site, s))
+			several = sites[i].several;
+	pthread_mutex_unlock(&shim_lock);
+	return several;
+}
 
 /* The live allocations of planned sizes. */
 static struct live {
@@ -49,6 +89,7 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 	l->host = host_side;
 	shim_site_of(ret, call, bytes, &l->site);
 	l->site.ordinal = shim_next_ordinal(&l->site);
+	note_thread(&l->site);
 	l->serial = ++serials;
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();

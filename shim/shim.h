@@ -228,6 +228,7 @@ void shim_validate_sync(void);
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);
 void shim_resolve_free(void *ptr);
 void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n);
+bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 
 /* pinned.c: host buffers from per-site pools of page-locked memory */
 void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes); /* NULL: allocate as written */

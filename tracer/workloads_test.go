@@ -33,7 +33,7 @@ func TestTraceStream(t *testing.T) {
 		name := c.workload
 		t.Run(c.name, func(t *testing.T) {
 			const iters, size = 6, 1 << 20
-			args := append(c.flags, "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
+			args := append(append(c.flags, "--host-allocs"), "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
 			res, path := testenv.Trace(t, args...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
@@ -123,7 +123,7 @@ func TestTraceWorkloads(t *testing.T) {
 	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, path := testenv.Trace(t, append([]string{"--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
+			res, path := testenv.Trace(t, append([]string{"--host-allocs", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 			}
@@ -140,7 +140,7 @@ func TestTraceWorkloads(t *testing.T) {
 // operator new[] calls malloc inside libstdc++: the allocation is recorded once, as new[].
 func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
 	testenv.RequireRoot(t)
-	res, path := testenv.Trace(t, "--", testenv.Built(t, "workloads/stream"), "--host", "new",
+	res, path := testenv.Trace(t, "--host-allocs", "--", testenv.Built(t, "workloads/stream"), "--host", "new",
 		"--size", "1M", "--iters", "2", "--warmup", "0")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
@@ -201,8 +201,9 @@ func TestTraceSitesSurviveDataMappings(t *testing.T) {
 	}
 }
 
-// The host-allocation filter is applied in the kernel: below --min-host-bytes nothing is
-// recorded, and --no-host-allocs records no host allocation at all.
+// The host-allocation filter is applied in the kernel: with --host-allocs, below
+// --min-host-bytes nothing is recorded; by default (and with the old --no-host-allocs) no
+// host allocation is recorded at all, and the header says so.
 func TestTraceHostAllocFilter(t *testing.T) {
 	testenv.RequireRoot(t)
 	stream := testenv.Built(t, "workloads/stream")
@@ -213,19 +214,21 @@ func TestTraceHostAllocFilter(t *testing.T) {
 		}
 		return readTrace(t, path)
 	}
-	if n := len(run().allocated(trace.EventMalloc, 32<<10)); n != 0 {
+	if n := len(run("--host-allocs").allocated(trace.EventMalloc, 32<<10)); n != 0 {
 		t.Errorf("default 64K filter: %d mallocs of 32 KiB recorded, want 0", n)
 	}
-	if n := len(run("--min-host-bytes", "16K").allocated(trace.EventMalloc, 32<<10)); n != 2 {
+	if n := len(run("--host-allocs", "--min-host-bytes", "16K").allocated(trace.EventMalloc, 32<<10)); n != 2 {
 		t.Errorf("--min-host-bytes 16K: %d mallocs of 32 KiB recorded, want 2", n)
 	}
-	none := run("--no-host-allocs", "--min-host-bytes", "1")
-	for _, e := range none.events {
-		if e.Type.IsHostAlloc() || e.Type == trace.EventFree || e.Type == trace.EventDeleteArray {
-			t.Fatalf("--no-host-allocs recorded %v", e.Type)
+	for _, flags := range [][]string{{"--min-host-bytes", "1"}, {"--no-host-allocs", "--min-host-bytes", "1"}} {
+		none := run(flags...)
+		for _, e := range none.events {
+			if e.Type.IsHostAlloc() || e.Type == trace.EventFree || e.Type == trace.EventDeleteArray {
+				t.Fatalf("%v recorded %v", flags, e.Type)
+			}
 		}
-	}
-	if none.count(trace.EventCUDAMemcpy) != 4 {
-		t.Errorf("--no-host-allocs lost the copies: %d", none.count(trace.EventCUDAMemcpy))
+		if none.count(trace.EventCUDAMemcpy) != 4 || !none.header.NoHostAllocs {
+			t.Errorf("%v: %d copies, header no_host_allocs %v; want 4, true", flags, none.count(trace.EventCUDAMemcpy), none.header.NoHostAllocs)
+		}
 	}
 }

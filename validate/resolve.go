@@ -113,6 +113,9 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 			"one merged buffer cannot stand for them", side, where, r.Allocations))
 	case r.OtherSites:
 		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
+	case r.Threads:
+		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on "+
+			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
 	}
 	if side == "host" && b.Kind != "pageable" {
 		drop(pair, []string{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
@@ -133,8 +136,7 @@ func drop(pair *planner.Pair, strategies []string, why string) {
 }
 
 func refuse(pair *planner.Pair, why string) {
-	pair.Status, pair.Reason = planner.StatusRefused, "resolve: "+why
-	pair.Strategies, pair.MergeRefused = nil, ""
+	pair.Refuse("resolve: " + why)
 }
 
 // site is the planner's site for what the shim reported: its module is a build-id, or

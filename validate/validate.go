@@ -93,9 +93,7 @@ func Apply(p *planner.Plan, report runner.Report) {
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s for pinned only: a merge would change what the "+
 				"program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
-			pair.Status = planner.StatusRefused
-			pair.Reason = "validation: " + r.Reason + at(p, r)
-			pair.Strategies, pair.MergeRefused = nil, ""
+			pair.Refuse("validation: " + r.Reason + at(p, r))
 		case r.Seen && r.Copies > 0:
 			pair.Status = planner.StatusValidated
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+

@@ -196,7 +196,7 @@ func writeExportPlan(t *testing.T, exe trace.Module) string {
 			Copies: []planner.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
 				Count: 1, PerIteration: 1, MS: 0.3}},
 			BytesPerIteration: 4 << 20, CopyMSPerIteration: 0.3, FCopy: 0.3, PredictedSpeedup: 1 / 0.7,
-			Status: planner.StatusCandidate, Evidence: []string{"needs validation"},
+			Status: planner.StatusCandidate, Strategies: planner.MergeStrategies, Evidence: []string{"needs validation"},
 		}},
 		FCopy: 0.3, PredictedSpeedup: 1 / 0.7,
 	}

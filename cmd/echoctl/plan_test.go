@@ -29,12 +29,12 @@ func streamPlan() *planner.Plan {
 			Copies: []planner.Copy{{Site: site(off+0x20, "cudaMemcpy", bytes), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: copyMS}},
 			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
-			Status: planner.StatusCandidate, Evidence: []string{"needs validation: host reads and writes between " +
+			Status: planner.StatusCandidate, Strategies: planner.MergeStrategies, Evidence: []string{"needs validation: host reads and writes between " +
 				"the copies, and kernels writing an input in place, are invisible to a trace"},
 		}
 	}
 	small := pair("p3", "input", "h2d", 4096, 0x1300, 0.01, 0.001)
-	small.Status, small.Evidence = planner.StatusRefused, nil
+	small.Status, small.Evidence, small.Strategies = planner.StatusRefused, nil, nil
 	small.Reason = "too small to pay: 4 KiB per copy (threshold 64 KiB, --min-bytes)"
 	out := pair("p2", "output", "d2h", mib4, 0x1200, 1, 0.1)
 	out.Estimated, out.Copies[0].Estimated = true, true

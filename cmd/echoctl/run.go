@@ -100,8 +100,14 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		return err
 	}
 	if o.verbose > 0 || !run.Report.Active && !run.Signaled {
-		fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
-			run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
+		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
+			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
+				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
+				formatBytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
+		} else {
+			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
+				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
+		}
 	}
 	return statusError(run.ExitCode)
 }

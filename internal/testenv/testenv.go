@@ -172,10 +172,12 @@ func Plan(t testing.TB, workload string, args ...string) (*planner.Plan, string)
 // PlanProgram is Plan for any program under build/.
 func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, string) {
 	t.Helper()
-	return PlanTraced(t, nil, rel, args...)
+	return PlanTraced(t, []string{"--host-allocs"}, rel, args...)
 }
 
-// PlanTraced is PlanProgram with flags for echoctl trace (--host-allocs: the full picture).
+// PlanTraced is PlanProgram with flags for echoctl trace. Plan and PlanProgram trace with
+// --host-allocs, so that a plan names every site and deploys without a validate run; the
+// default trace, whose host sides validate resolves, is validate's to test.
 func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (*planner.Plan, string) {
 	t.Helper()
 	res, path := Trace(t, append(append(traceFlags, "--", Built(t, rel)), args...)...)

@@ -1,0 +1,58 @@
+/*
+ * What pageable memory promises and pinned memory does not. Each iteration a fresh host
+ * buffer from malloc is filled, copied to the device with cudaMemcpyAsync on a created
+ * stream and at once overwritten; the device copy comes back with cudaMemcpyAsync into
+ * another fresh buffer, which is read at once. Neither copy is followed by a
+ * synchronization: from pageable memory an asynchronous copy has read its source when it
+ * returns, and to pageable memory it has written its destination. The pinned strategy
+ * serves both buffers from page-locked memory, where the same calls return at once, so it
+ * must wait for them (shim/pinned.c): without that wait this program prints another
+ * checksum on the emulator, whose streams run on worker threads (CUDA_EMU_COPY_DELAY_US
+ * widens the window).
+ * Usage: pageable_async [ITERATIONS] [BYTES]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_runtime_api.h"
+
+#define CHECK(call)                                                                   \
+	do {                                                                          \
+		if ((call) != cudaSuccess) {                                          \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
+			exit(1);                                                      \
+		}                                                                     \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	int iters = argc > 1 ? atoi(argv[1]) : 10;
+	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	size_t n = bytes / sizeof(uint32_t);
+	uint32_t *dev;
+	cudaStream_t stream;
+	CHECK(cudaMalloc((void **)&dev, bytes));
+	CHECK(cudaStreamCreate(&stream));
+	uint64_t sum = 1469598103934665603ull;
+	for (int it = 0; it < iters; it++) {
+		uint32_t *in = malloc(bytes), *out = malloc(bytes);
+		if (!in || !out)
+			return 1;
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		CHECK(cudaMemcpyAsync(dev, in, bytes, cudaMemcpyHostToDevice, stream));
+		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
+		CHECK(cudaMemcpyAsync(out, dev, bytes, cudaMemcpyDeviceToHost, stream));
+		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
+			sum = (sum ^ out[i]) * 1099511628211ull;
+		free(in);
+		free(out);
+	}
+	CHECK(cudaStreamSynchronize(stream));
+	printf("checksum=%016llx\n", (unsigned long long)sum);
+	CHECK(cudaStreamDestroy(stream));
+	CHECK(cudaFree(dev));
+	return 0;
+}

@@ -1,0 +1,82 @@
+package validate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
+)
+
+// The default trace does not probe the host allocators: the plan knows a host buffer by the
+// pointer and size its copies name, and validate finds, in-process, where it was allocated:
+// the very site (module, offset, call, ordinal) a trace of the allocators names.
+func TestValidateResolvesHostSites(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	full, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/stream", args...)
+	p, planPath := testenv.PlanTraced(t, nil, "workloads/stream", args...)
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusCandidate || !pair.Host.Unresolved || pair.Device.Unresolved {
+			t.Fatalf("%s before validate: %s, host unresolved %v, device unresolved %v; want a candidate known by its copies on the host side",
+				pair.ID, pair.Status, pair.Host.Unresolved, pair.Device.Unresolved)
+		}
+	}
+	res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	if res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	got, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Pairs) != len(full.Pairs) {
+		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
+	}
+	for i, pair := range got.Pairs {
+		want := full.Pairs[i].Host
+		if pair.Status != planner.StatusValidated || pair.Host.Unresolved || pair.Host.Site != want.Site ||
+			pair.Host.Kind != want.Kind || pair.Host.Allocations != 1 || !pair.Merges() {
+			t.Errorf("%s after validate: %s, host %+v; want validated for a merge, host %+v allocated once",
+				pair.ID, pair.Status, pair.Host, want)
+		}
+	}
+}
+
+// A fresh host buffer every iteration, copied asynchronously and used at once: merging
+// cannot serve it (one buffer for many), pinned can, from a pool, and the deployed program
+// computes what it computed as written, because every copy on a pooled buffer still returns
+// only once its host side is read or written.
+func TestPinnedKeepsPageableCompletion(t *testing.T) {
+	testenv.RequireRoot(t)
+	prog := testenv.Built(t, "tests/pageable_async")
+	args := []string{"12", "1048576"}
+	slow := []string{"CUDA_EMU_COPY_DELAY_US=3000"} // a copy still in flight when the call returns is seen
+	_, planPath := testenv.PlanTraced(t, nil, "tests/pageable_async", args...)
+	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]int{}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusValidated || pair.Merges() || !pair.Allows(planner.StrategyPinned) || pair.Host.Allocations < 2 {
+			t.Errorf("%s: %s, strategies %v, host %+v; want validated for pinned alone, its fresh allocations counted",
+				pair.ID, pair.Status, pair.Strategies, pair.Host)
+		}
+		dirs[pair.Direction]++
+	}
+	if dirs["input"] == 0 || dirs["output"] == 0 {
+		t.Fatalf("pairs %v; want the input and the output", dirs)
+	}
+	want := testenv.Run(t, prog, slow, args...).Checksum()
+	res := testenv.Echoctl(t, slow, append([]string{"-v", "run", "--force", "--strategy", "pinned", planPath, "--", prog}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want {
+		t.Fatalf("pinned: exit %d, checksum %s, want %s: %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "(pinned): 2 page-locked buffers (2M), 22 reuses, 24 asynchronous copies waited for, 0 fallbacks") {
+		t.Errorf("the pools did not serve every buffer: %s", res.Stderr)
+	}
+}
