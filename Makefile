@@ -22,7 +22,7 @@ WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 
 # Workloads with a hand-merged reference (<name>-manual) and unsafe cases with a naive
 # merge (<name>-naive) whose output must differ.
-WORKLOADS := stream compute pipeline multistream
+WORKLOADS := stream compute pipeline multistream framework
 UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace
 
 EMU_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
@@ -95,6 +95,9 @@ $(BUILD)/workloads/%-manual: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 $(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) -DECHO_NAIVE $< -o $@ $(WL_LINK)
+
+# framework's --driver loop allocates and copies through the driver API, as CuPy does.
+$(BUILD)/workloads/framework $(BUILD)/workloads/framework-manual: WL_LINK += -lcuda
 
 # The runtime linked into the executable, as `nvcc -cudart static` does.
 $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a

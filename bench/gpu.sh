@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The workload corpus on a real GPU: builds every .cu workload with nvcc against the real
 # CUDA runtime (-cudart shared, and one -cudart static build), checks that baseline and
-# hand-merged checksums agree and that each unsafe case's naive merge does not, then times
-# `stream` baseline against the manual mapped and managed variants at 4, 64 and 256 MiB.
+# hand-merged checksums agree (framework: also its --pool and --driver loops) and that each
+# unsafe case's naive merge does not, then times `stream` baseline against the manual mapped
+# and managed variants at 4, 64 and 256 MiB.
 # Run on the GPU host from the repository root: bench/gpu.sh [ROUNDS] (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,9 @@ for w in stream compute pipeline multistream; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-manual" -cudart shared -DECHO_MANUAL
 done
+# framework's --driver loop calls the driver API (CuPy's way), so it links libcuda too.
+nvcc_build testdata/workloads/framework.cu "$out/framework" -cudart shared -lcuda
+nvcc_build testdata/workloads/framework.cu "$out/framework-manual" -cudart shared -lcuda -DECHO_MANUAL
 for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-naive" -cudart shared -DECHO_NAIVE
@@ -56,6 +60,7 @@ for w in stream compute pipeline multistream; do
 	for s in mapped managed; do check same "$w:" "$w-manual:--strategy $s"; done
 done
 check same "stream:" "stream-static:"
+for v in "framework:--pool" "framework:--driver" "framework-manual:"; do check same "framework:" "$v"; done
 for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace; do
 	check differs "$w:" "$w-naive:--strategy mapped" --iters 3
 done

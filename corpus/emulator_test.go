@@ -109,7 +109,8 @@ var driverAPI = []string{
 	"cuDevicePrimaryCtxRelease_v2", "cuCtxSetCurrent", "cuCtxSynchronize", "cuGetErrorName",
 	"cuMemAlloc_v2", "cuMemAllocHost_v2", "cuMemHostAlloc", "cuMemAllocManaged", "cuMemFree_v2",
 	"cuMemFreeHost", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemcpyHtoDAsync_v2",
-	"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuStreamSynchronize",
+	"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuStreamCreate", "cuStreamDestroy_v2",
+	"cuStreamSynchronize",
 }
 
 var runtimeAPI = []string{

@@ -14,6 +14,7 @@ var workloadArgs = map[string][]string{
 	"compute":     {"--size", "64K", "--iters", "4", "--warmup", "1"},
 	"pipeline":    {"--size", "512K", "--iters", "6", "--warmup", "1"},
 	"multistream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"framework":   {"--size", "1M", "--iters", "6", "--warmup", "1"},
 }
 
 var unsafeCases = []string{
@@ -43,6 +44,22 @@ func TestManualMatchesBaseline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// framework moves its tensors as PyTorch and CuPy do; its host allocators (fresh every
+// iteration, a pool, pinned by hand) and its two APIs (runtime, driver) must all compute the
+// baseline's bytes, also with the race windows widened.
+func TestFrameworkVariants(t *testing.T) {
+	args := workloadArgs["framework"]
+	want := testenv.RunWorkload(t, "framework", nil, args...).Checksum()
+	for _, variant := range [][]string{{"--pool"}, {"--driver"}, {"--driver", "--pool"}, {"--driver", "--manual"}} {
+		for _, env := range [][]string{nil, delay} {
+			got := testenv.RunWorkload(t, "framework", env, append(args, variant...)...).Checksum()
+			if got != want {
+				t.Errorf("framework %v (env %v): checksum %s, baseline %s", variant, env, got, want)
+			}
+		}
 	}
 }
 

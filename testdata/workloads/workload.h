@@ -28,6 +28,11 @@
 #define WORKLOAD_HAS_MANUAL false
 #endif
 
+/* A workload's own flags for the usage line; it takes them out of argv before parse_options. */
+#ifndef WORKLOAD_FLAGS
+#define WORKLOAD_FLAGS ""
+#endif
+
 #if defined(ECHO_NAIVE)
 #define VARIANT "naive"
 #else
@@ -58,10 +63,10 @@ static inline void usage(const char *prog, const struct options *d)
 {
 	fprintf(stderr,
 		"usage: %s [--size BYTES[K|M|G]] [--iters N] [--warmup N] [--work N]\n"
-		"          [--host malloc|new|pinned|hostalloc] [--strategy managed|mapped|system]%s\n"
+		"          [--host malloc|new|pinned|hostalloc] [--strategy managed|mapped|system]%s%s\n"
 		"defaults: --size %zu --iters %d --warmup %d --work %d --host %s --strategy %s%s\n"
 		"--strategy applies to the hand-merged reference and the naive builds only.\n",
-		prog, WORKLOAD_HAS_MANUAL ? " [--manual]" : "", d->size, d->iters, d->warmup, d->work,
+		prog, WORKLOAD_HAS_MANUAL ? " [--manual]" : "", WORKLOAD_FLAGS, d->size, d->iters, d->warmup, d->work,
 		d->host, d->strategy, d->manual ? " --manual" : "");
 }
 

@@ -245,6 +245,24 @@ CU_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t by
 	return copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToDevice, stream, true);
 }
 
+/* The runtime's cudaStream_t is the driver's CUstream (struct CUstream_st *), so a stream
+ * made here serves cudaLaunchKernel and cudaMemcpyAsync too, as on a real machine. */
+CU_API CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
+{
+	CUresult r = in_context();
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!stream || flags & ~(unsigned)CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	return from_runtime(emu_drv_stream_create(stream, flags));
+}
+
+CU_API CUresult cuStreamDestroy_v2(CUstream stream)
+{
+	CUresult r = in_context();
+	return r != CUDA_SUCCESS ? r : from_runtime(emu_drv_stream_destroy(stream));
+}
+
 CU_API CUresult cuStreamSynchronize(CUstream stream)
 {
 	CUresult r = in_context();

@@ -42,6 +42,11 @@ typedef struct CUstream_st *CUstream;
 #define CU_MEM_ATTACH_GLOBAL 0x1
 #define CU_MEM_ATTACH_HOST 0x2
 
+typedef enum CUstream_flags_enum {
+	CU_STREAM_DEFAULT = 0x0,
+	CU_STREAM_NON_BLOCKING = 0x1,
+} CUstream_flags;
+
 #define cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2
 #define cuMemAlloc cuMemAlloc_v2
 #define cuMemAllocHost cuMemAllocHost_v2
@@ -52,6 +57,7 @@ typedef struct CUstream_st *CUstream;
 #define cuMemcpyHtoDAsync cuMemcpyHtoDAsync_v2
 #define cuMemcpyDtoHAsync cuMemcpyDtoHAsync_v2
 #define cuMemcpyDtoDAsync cuMemcpyDtoDAsync_v2
+#define cuStreamDestroy cuStreamDestroy_v2
 
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
@@ -76,6 +82,8 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
+CUresult cuStreamDestroy_v2(CUstream stream);
 CUresult cuStreamSynchronize(CUstream stream);
 
 #ifdef __cplusplus

@@ -140,6 +140,9 @@ void emu_device_sync(void);
 /* cudaDeviceSynchronize and cudaStreamSynchronize as the runtime does them itself. */
 cudaError_t emu_device_synchronize(void);
 cudaError_t emu_stream_sync(cudaStream_t stream);
+/* cudaStreamCreateWithFlags and cudaStreamDestroy as the runtime does them itself. */
+cudaError_t emu_stream_create(cudaStream_t *pStream, unsigned int flags);
+cudaError_t emu_stream_destroy(cudaStream_t stream);
 struct emu_op *emu_op_new(enum emu_op_kind kind);
 
 /* event.c; called with emu_sched_lock held */

@@ -54,3 +54,13 @@ EMU_PRIVATE cudaError_t emu_drv_stream_sync(cudaStream_t stream)
 {
 	return emu_stream_sync(stream);
 }
+
+EMU_PRIVATE cudaError_t emu_drv_stream_create(cudaStream_t *stream, unsigned int flags)
+{
+	return emu_stream_create(stream, flags);
+}
+
+EMU_PRIVATE cudaError_t emu_drv_stream_destroy(cudaStream_t stream)
+{
+	return emu_stream_destroy(stream);
+}

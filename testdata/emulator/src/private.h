@@ -30,6 +30,9 @@ cudaError_t emu_drv_copy(void *dst, const void *src, size_t bytes, enum cudaMemc
 			 cudaStream_t stream, int async);
 cudaError_t emu_drv_device_sync(void);
 cudaError_t emu_drv_stream_sync(cudaStream_t stream);
+/* A stream the driver creates is one of the runtime's: flags are cudaStreamNonBlocking or 0. */
+cudaError_t emu_drv_stream_create(cudaStream_t *stream, unsigned int flags);
+cudaError_t emu_drv_stream_destroy(cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -224,8 +224,9 @@ struct emu_stream *emu_stream_resolve(cudaStream_t handle)
 }
 
 /* Public entry points never call each other, so a probe or preload hook on one sees only
- * the program's own calls, as with the real runtime. */
-static cudaError_t create_stream(cudaStream_t *pStream, unsigned int flags)
+ * the program's own calls, as with the real runtime; the driver's cuStreamCreate and
+ * cuStreamDestroy come here too (private.c). */
+cudaError_t emu_stream_create(cudaStream_t *pStream, unsigned int flags)
 {
 	cudaError_t err = emu_ok();
 	if (err)
@@ -242,17 +243,22 @@ static cudaError_t create_stream(cudaStream_t *pStream, unsigned int flags)
 
 EMU_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-	return create_stream(pStream, flags);
+	return emu_stream_create(pStream, flags);
 }
 
 EMU_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-	return create_stream(pStream, cudaStreamDefault);
+	return emu_stream_create(pStream, cudaStreamDefault);
 }
 
 /* Like the real runtime, destroying a stream returns at once: its queued work still runs,
  * and the worker exits once it has drained. */
 EMU_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	return emu_stream_destroy(stream);
+}
+
+cudaError_t emu_stream_destroy(cudaStream_t stream)
 {
 	cudaError_t err = emu_ok();
 	if (err)
