@@ -106,10 +106,11 @@ $(BUILD)/workloads/stream-nobuildid: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -Wl$(comma)--build-id=sha1,$(WL_FLAGS)) -Wl,--build-id=none $< -o $@ $(WL_LINK)
 
+# Links the driver too: a case checks that driver-API copies are staged like runtime ones.
 $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
-		$(WL_LINK) -lpthread
+		$(WL_LINK) -lcuda -lpthread
 
 # Loads the runtime with dlopen after start; it links no CUDA library itself.
 $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)

@@ -54,3 +54,8 @@ EMU_PRIVATE cudaError_t emu_drv_stream_sync(cudaStream_t stream)
 {
 	return emu_stream_sync(stream);
 }
+
+EMU_PRIVATE void emu_drv_copy_stats(struct emu_drv_copy_stats *out)
+{
+	emu_stage_stats(out);
+}
