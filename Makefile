@@ -38,7 +38,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps \
-             $(BUILD)/bench/shimcost
+             $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
 all: build
@@ -131,6 +131,11 @@ $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
 $(BUILD)/tests/driver_api: bench/driver_api.cu $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) $< -o $@ -L$(BUILD)/lib -lcuda -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Pageable against pinned copies, runtime and driver API (the GPU host builds it with nvcc -lcuda).
+$(BUILD)/bench/pageable_copy: bench/pageable_copy.cu $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -o $@ $(WL_LINK) -lcuda
 
 $(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
 	@mkdir -p $(@D)
