@@ -38,7 +38,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
-             $(BUILD)/bench/shimcost
+             $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
 all: build
@@ -109,10 +109,11 @@ $(BUILD)/workloads/stream-nobuildid: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -Wl$(comma)--build-id=sha1,$(WL_FLAGS)) -Wl,--build-id=none $< -o $@ $(WL_LINK)
 
+# Links the driver too: a case checks that driver-API copies are staged like runtime ones.
 $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
-		$(WL_LINK) -lpthread
+		$(WL_LINK) -lcuda -lpthread
 
 # Loads the runtime with dlopen after start; it links no CUDA library itself.
 $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
@@ -138,6 +139,11 @@ $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
 $(BUILD)/tests/driver_api: bench/driver_api.cu $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) $< -o $@ -L$(BUILD)/lib -lcuda -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Pageable against pinned copies, runtime and driver API (the GPU host builds it with nvcc -lcuda).
+$(BUILD)/bench/pageable_copy: bench/pageable_copy.cu $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $< -o $@ $(WL_LINK) -lcuda
 
 $(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
 	@mkdir -p $(@D)

@@ -67,6 +67,15 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // mergeRefusal is why no merge may serve the pair: its refusal, or why pinned alone may; ""
 // when a merge may.
 func mergeRefusal(p planner.Pair) string {
@@ -99,7 +108,9 @@ func TestOptimizeThenRun(t *testing.T) {
 		{"unsafe_live_value", map[string]string{"p1": "(S1)"}},
 		{"unsafe_sync_wait", nil},
 		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}},
-		{"unsafe_lifetime", map[string]string{"p1": "allocated afresh"}},
+		// a fresh staging buffer each iteration: at one address (resolved as fresh allocations)
+		// or at several (pairs of one device buffer), as the allocator hands them out
+		{"unsafe_lifetime", map[string]string{"p1": "allocated afresh|linked to"}},
 		{"unsafe_inplace", map[string]string{"p1": "linked to 2 host buffers", "p2": "linked to 2 host buffers"}},
 		// four threads allocating and copying through shared call sites
 		{"mt_stream", map[string]string{"p1": "several threads", "p2": "several threads", "p5": "several threads"}},
@@ -124,7 +135,7 @@ func TestOptimizeThenRun(t *testing.T) {
 						continue
 					}
 					found = true
-					if why := mergeRefusal(pair); !strings.Contains(why, reason) ||
+					if why := mergeRefusal(pair); !containsAny(why, strings.Split(reason, "|")) ||
 						(pair.Status == planner.StatusEnabled && p.Context.Strategy != planner.StrategyPinned) {
 						t.Errorf("%s: %s with %q, merges refused for %q; want them refused for %q", id, pair.Status, p.Context.Strategy, why, reason)
 					}

@@ -26,7 +26,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda.h"
 #include "cuda_runtime.h"
+#include "src/private.h" /* emu_drv_copy_stats: whether a copy went through the staging buffer */
 
 #define N 1024
 #define BYTES (N * sizeof(int))
@@ -869,6 +871,186 @@ static enum result case_memset_async_pinned_does_not_block(void)
 	return PASS;
 }
 
+/* ---- cases: pageable copies ---- */
+
+#define GUARD 0xEE /* bytes just past a copy must keep it */
+
+/* A byte pattern with no period that divides the staging chunk, so a chunk landing at the
+ * wrong offset shows. */
+static unsigned char pattern(size_t i, unsigned seed)
+{
+	return (unsigned char)(((uint32_t)i * 2654435761u + seed * 40503u) >> 24);
+}
+
+static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = pattern(i, seed);
+}
+
+/* p[0, n) holds the pattern and p[n] is still GUARD. */
+static enum result expect_pattern(int line, const char *what, size_t n, const unsigned char *p,
+				  unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != pattern(i, seed))
+			return report(FAIL, line, "%s of %zu bytes: byte %zu is 0x%02x, want 0x%02x",
+				      what, n, i, p[i], pattern(i, seed));
+	if (p[n] != GUARD)
+		return report(FAIL, line, "%s of %zu bytes wrote past its end (0x%02x)", what, n, p[n]);
+	return PASS;
+}
+#define EXPECT_PATTERN(what, n, p, seed) TRY(expect_pattern(__LINE__, what, n, p, seed))
+
+static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+			bool async, cudaStream_t s)
+{
+	return async ? cudaMemcpyAsync(dst, src, n, kind, s) : cudaMemcpy(dst, src, n, kind);
+}
+
+/* Staged (pageable) and direct (pinned) copies give the same bytes, in both directions,
+ * synchronous and async, for sizes around and between multiples of the staging chunk. */
+static enum result case_pageable_copies_match_pinned(void)
+{
+	struct emu_drv_copy_stats st;
+	emu_drv_copy_stats(&st);
+	size_t chunk = st.chunk_bytes, max = 2 * chunk + 4099;
+	const size_t sizes[] = {1, 4097, chunk - 1, chunk, chunk + 1, max};
+	unsigned char *pageable = malloc(max + 1), *pinned, *from_pageable, *from_pinned;
+	cudaStream_t s;
+	EXPECT(pageable, "malloc failed");
+	CHECK(cudaMallocHost((void **)&pinned, max + 1));
+	CHECK(cudaMalloc((void **)&from_pageable, max + 1));
+	CHECK(cudaMalloc((void **)&from_pinned, max + 1));
+	CHECK(cudaStreamCreate(&s));
+	unsigned seed = 1;
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		for (int async = 0; async < 2; async++, seed += 2) {
+			size_t n = sizes[i];
+			fill_pattern(pageable, n, seed);
+			fill_pattern(pinned, n, seed);
+			CHECK(cudaMemset(from_pageable, GUARD, max + 1));
+			CHECK(cudaMemset(from_pinned, GUARD, max + 1));
+			CHECK(copy(from_pageable, pageable, n, cudaMemcpyHostToDevice, async, s));
+			CHECK(copy(from_pinned, pinned, n, cudaMemcpyHostToDevice, async, s));
+			CHECK(cudaDeviceSynchronize());
+			EXPECT_PATTERN(async ? "async H2D from pageable" : "H2D from pageable", n,
+				       from_pageable, seed);
+			EXPECT_PATTERN(async ? "async H2D from pinned" : "H2D from pinned", n,
+				       from_pinned, seed);
+
+			fill_pattern(from_pageable, n, seed + 1); /* host code may write device memory here */
+			memset(pageable, GUARD, max + 1);
+			memset(pinned, GUARD, max + 1);
+			CHECK(copy(pageable, from_pageable, n, cudaMemcpyDeviceToHost, async, s));
+			CHECK(copy(pinned, from_pageable, n, cudaMemcpyDeviceToHost, async, s));
+			CHECK(cudaDeviceSynchronize());
+			EXPECT_PATTERN(async ? "async D2H to pageable" : "D2H to pageable", n, pageable,
+				       seed + 1);
+			EXPECT_PATTERN(async ? "async D2H to pinned" : "D2H to pinned", n, pinned,
+				       seed + 1);
+		}
+	CHECK(cudaStreamDestroy(s));
+	CHECK(cudaFree(from_pinned));
+	CHECK(cudaFree(from_pageable));
+	CHECK(cudaFreeHost(pinned));
+	free(pageable);
+	return PASS;
+}
+
+/* Exactly the copies with a pageable host side go through the staging buffer, one chunk at a
+ * time, whether the runtime or the driver API issued them; a pinned, registered or managed
+ * host side, device to device and host to host are copied directly. Checked through the
+ * emulator's counter, not the clock. */
+static enum result expect_staged(int line, const char *what, struct emu_drv_copy_stats before,
+				 bool staged, size_t n)
+{
+	struct emu_drv_copy_stats after;
+	emu_drv_copy_stats(&after);
+	unsigned long long copies = after.staged_copies - before.staged_copies,
+			   chunks = after.staged_chunks - before.staged_chunks,
+			   bytes = after.staged_bytes - before.staged_bytes,
+			   want_chunks = staged ? (n + after.chunk_bytes - 1) / after.chunk_bytes : 0;
+	if (copies != (staged ? 1u : 0u) || chunks != want_chunks || bytes != (staged ? n : 0))
+		return report(FAIL, line, "%s: %llu staged copies, %llu chunks, %llu bytes; want %d, "
+			      "%llu, %zu", what, copies, chunks, bytes, staged, want_chunks,
+			      staged ? n : 0);
+	return PASS;
+}
+
+static enum result case_pageable_copies_are_staged(void)
+{
+	struct emu_drv_copy_stats st;
+	emu_drv_copy_stats(&st);
+	size_t n = 2 * st.chunk_bytes + 3; /* three chunks, the last one of 3 bytes */
+	unsigned char *pageable = malloc(n), *other = malloc(n), *registered = malloc(n);
+	unsigned char *pinned, *dev, *dev2, *managed;
+	cudaStream_t s;
+	EXPECT(pageable && other && registered, "malloc failed");
+	memset(pageable, 1, n);
+	CHECK(cudaMallocHost((void **)&pinned, n));
+	CHECK(cudaMalloc((void **)&dev, n));
+	CHECK(cudaMalloc((void **)&dev2, n));
+	CHECK(cudaMallocManaged((void **)&managed, n, cudaMemAttachGlobal));
+	CHECK(cudaHostRegister(registered, n, cudaHostRegisterDefault));
+	CHECK(cudaStreamCreate(&s));
+	const struct {
+		const char *what;
+		void *dst;
+		const void *src;
+		enum cudaMemcpyKind kind;
+		bool async, staged;
+	} copies[] = {
+		{"H2D from pageable", dev, pageable, cudaMemcpyHostToDevice, false, true},
+		{"D2H to pageable", pageable, dev, cudaMemcpyDeviceToHost, false, true},
+		{"async H2D from pageable", dev, pageable, cudaMemcpyHostToDevice, true, true},
+		{"async D2H to pageable", pageable, dev, cudaMemcpyDeviceToHost, true, true},
+		{"cudaMemcpyDefault from pageable", dev, pageable, cudaMemcpyDefault, false, true},
+		{"H2D from pinned", dev, pinned, cudaMemcpyHostToDevice, false, false},
+		{"async D2H to pinned", pinned, dev, cudaMemcpyDeviceToHost, true, false},
+		{"H2D from registered", dev, registered, cudaMemcpyHostToDevice, false, false},
+		{"D2H to registered", registered, dev, cudaMemcpyDeviceToHost, false, false},
+		{"H2D from managed", dev, managed, cudaMemcpyHostToDevice, false, false},
+		{"D2H to managed", managed, dev, cudaMemcpyDeviceToHost, true, false},
+		{"device to device", dev2, dev, cudaMemcpyDeviceToDevice, false, false},
+		{"host to host, pageable", other, pageable, cudaMemcpyHostToHost, false, false},
+	};
+	for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+		emu_drv_copy_stats(&st);
+		CHECK(copy(copies[i].dst, copies[i].src, n, copies[i].kind, copies[i].async, s));
+		CHECK(cudaDeviceSynchronize());
+		TRY(expect_staged(__LINE__, copies[i].what, st, copies[i].staged, n));
+	}
+
+	/* The driver API (CuPy's path) reaches the same copy: async from pageable is staged. */
+	CUcontext ctx;
+	CUdeviceptr d = (CUdeviceptr)(uintptr_t)dev;
+	EXPECT(cuInit(0) == CUDA_SUCCESS && cuDevicePrimaryCtxRetain(&ctx, 0) == CUDA_SUCCESS &&
+	       cuCtxSetCurrent(ctx) == CUDA_SUCCESS, "the driver did not initialise");
+	emu_drv_copy_stats(&st);
+	EXPECT(cuMemcpyHtoDAsync_v2(d, pageable, n, (CUstream)s) == CUDA_SUCCESS, "cuMemcpyHtoDAsync failed");
+	EXPECT(cuStreamSynchronize((CUstream)s) == CUDA_SUCCESS, "cuStreamSynchronize failed");
+	TRY(expect_staged(__LINE__, "cuMemcpyHtoDAsync from pageable", st, true, n));
+	emu_drv_copy_stats(&st);
+	EXPECT(cuMemcpyDtoHAsync_v2(pageable, d, n, (CUstream)s) == CUDA_SUCCESS, "cuMemcpyDtoHAsync failed");
+	EXPECT(cuStreamSynchronize((CUstream)s) == CUDA_SUCCESS, "cuStreamSynchronize failed");
+	TRY(expect_staged(__LINE__, "cuMemcpyDtoHAsync to pageable", st, true, n));
+	emu_drv_copy_stats(&st);
+	EXPECT(cuMemcpyHtoD_v2(d, pinned, n) == CUDA_SUCCESS, "cuMemcpyHtoD failed");
+	TRY(expect_staged(__LINE__, "cuMemcpyHtoD from pinned", st, false, n));
+
+	CHECK(cudaStreamDestroy(s));
+	CHECK(cudaHostUnregister(registered));
+	CHECK(cudaFree(managed));
+	CHECK(cudaFree(dev2));
+	CHECK(cudaFree(dev));
+	CHECK(cudaFreeHost(pinned));
+	free(registered);
+	free(other);
+	free(pageable);
+	return PASS;
+}
+
 /* ---- the table and the runner ---- */
 
 static const struct test_case {
@@ -904,6 +1086,8 @@ static const struct test_case {
 	{"per_thread_stream_and_threads", DELAY(20000), case_per_thread_stream_and_threads},
 	{"stream_destroy_drains", DELAY(30000), case_stream_destroy_drains},
 	{"memset_async_pinned_does_not_block", DELAY(50000), case_memset_async_pinned_does_not_block},
+	{"pageable_copies_match_pinned", "", case_pageable_copies_match_pinned},
+	{"pageable_copies_are_staged", "", case_pageable_copies_are_staged},
 };
 
 /* A case's assertions assume its knobs, so running it without them must say so rather than

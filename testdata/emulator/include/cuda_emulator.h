@@ -28,6 +28,15 @@
  * never block; cudaFree and cudaFreeHost wait for the device. A program that forgets an
  * ordering therefore reads stale data (widen the window with CUDA_EMU_KERNEL_DELAY_US).
  *
+ * Copies. Like the real runtime, which cannot DMA from pageable memory, a host-to-device or
+ * device-to-host copy whose host side is pageable (plain malloc or stack memory, not
+ * cudaMallocHost, cudaHostAlloc, cudaHostRegister or managed memory) goes through a pinned
+ * bounce buffer of 2 MiB, one per stream, chunk by chunk: host chunk to buffer, then buffer
+ * to device (the other way round for device to host). A pageable copy thus moves every byte
+ * twice where a pinned one, a single memcpy, moves it once, so the pinned strategy pays here
+ * as on a discrete GPU. Runtime and driver API copies (cuMemcpyHtoD and kin) are priced
+ * alike; 2D copies are not staged.
+ *
  * Memory. Allocations come from mmap, never from malloc, so host-allocator probes only see
  * the program's own calls. Freed runtime memory is filled with 0xA5 bytes and kept for reuse
  * by the next allocation of the same size, so a use after free reads poison rather than the
@@ -38,7 +47,8 @@
  *   CUDA_EMU_KERNEL_DELAY_US     sleep this long before each kernel runs (default 0)
  *   CUDA_EMU_COPY_DELAY_US       sleep this long in each host-to-device and device-to-host
  *                                copy, like a slow link: copies then dominate an iteration
- *                                by a margin no loaded machine hides (default 0)
+ *                                by a margin no loaded machine hides; once per copy, staged
+ *                                or not (default 0)
  *   CUDA_EMU_MANAGED_SLOWDOWN    a kernel with a managed-memory argument takes F times as
  *                                long, like the paper's Thor case (default 1)
  *   CUDA_EMU_HOST_SLOWDOWN       likewise for pinned, mapped or registered host memory, like

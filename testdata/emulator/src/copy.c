@@ -88,6 +88,10 @@ cudaError_t emu_copy(void *dst, size_t dpitch, const void *src, size_t spitch, s
 		op->u.copy.src = src;
 		op->u.copy.count = width;
 		op->u.copy.link = resolved == cudaMemcpyHostToDevice || resolved == cudaMemcpyDeviceToHost;
+		/* The real runtime stages a pageable host side through pinned memory (stage.c);
+		 * pinned, registered and managed host sides are copied directly. */
+		op->u.copy.staged = (resolved == cudaMemcpyHostToDevice && sr.kind == EMU_MEM_PAGEABLE) ||
+				    (resolved == cudaMemcpyDeviceToHost && dr.kind == EMU_MEM_PAGEABLE);
 	}
 	uint64_t target = emu_enqueue(s, op);
 	if (blocks_host(async, resolved, dr, sr))

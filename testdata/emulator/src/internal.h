@@ -91,6 +91,7 @@ struct emu_op {
 			const void *src;
 			size_t count;
 			bool link; /* host to device or device to host: CUDA_EMU_COPY_DELAY_US applies */
+			bool staged; /* and its host side is pageable: stage.c copies it in chunks */
 		} copy;
 		struct {
 			void *dst;
@@ -147,6 +148,16 @@ struct emu_op *emu_op_new(enum emu_op_kind kind);
 
 /* event.c; called with emu_sched_lock held */
 void emu_event_fire(struct emu_event *e, uint64_t generation);
+
+/* stage.c: runs an OP_COPY, a staged one through the worker's bounce buffer (allocated on
+ * first use, owned by that worker alone). */
+struct emu_bounce {
+	void *buf;
+};
+struct emu_drv_copy_stats;
+void emu_copy_run(struct emu_op *op, struct emu_bounce *b);
+void emu_bounce_free(struct emu_bounce *b);
+void emu_stage_stats(struct emu_drv_copy_stats *out);
 
 /* kernel.c */
 void emu_kernel_run(struct emu_op *op);

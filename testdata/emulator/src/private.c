@@ -64,3 +64,8 @@ EMU_PRIVATE cudaError_t emu_drv_stream_destroy(cudaStream_t stream)
 {
 	return emu_stream_destroy(stream);
 }
+
+EMU_PRIVATE void emu_drv_copy_stats(struct emu_drv_copy_stats *out)
+{
+	emu_stage_stats(out);
+}

@@ -3,7 +3,9 @@
  * own operations, entered below its public API. The driver must not call the public entry
  * points (a tracer would see runtime calls inside driver calls, which never happens with
  * the real libraries), and when the runtime routes a call through the driver
- * (CUDA_EMU_DRIVER=1) the driver's way back in must not route again.
+ * (CUDA_EMU_DRIVER=1) the driver's way back in must not route again. One more entry,
+ * emu_drv_copy_stats, is for the emulator's selftest: it shares the prefix so the export
+ * list keeps one private name space.
  */
 #ifndef ECHO_EMU_PRIVATE_H
 #define ECHO_EMU_PRIVATE_H
@@ -33,6 +35,16 @@ cudaError_t emu_drv_stream_sync(cudaStream_t stream);
 /* A stream the driver creates is one of the runtime's: flags are cudaStreamNonBlocking or 0. */
 cudaError_t emu_drv_stream_create(cudaStream_t *stream, unsigned int flags);
 cudaError_t emu_drv_stream_destroy(cudaStream_t stream);
+
+/* Copies staged through a bounce buffer because their host side is pageable (src/stage.c),
+ * counted since the process started, whichever API (runtime or driver) issued them. */
+struct emu_drv_copy_stats {
+	unsigned long long staged_copies;
+	unsigned long long staged_chunks; /* bounce-buffer round trips */
+	unsigned long long staged_bytes;
+	unsigned long long chunk_bytes; /* the bounce buffer's size */
+};
+void emu_drv_copy_stats(struct emu_drv_copy_stats *out);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@ struct emu_stream {
 	pthread_cond_t work;
 	struct emu_op *head, *tail;
 	uint64_t enq, done;
+	struct emu_bounce bounce; /* the worker's alone: pageable copies are staged through it */
 	struct emu_stream *next;
 };
 
@@ -36,13 +37,11 @@ struct emu_op *emu_op_new(enum emu_op_kind kind)
 	return op;
 }
 
-static void run_op(struct emu_op *op)
+static void run_op(struct emu_stream *s, struct emu_op *op)
 {
 	switch (op->kind) {
 	case OP_COPY:
-		if (op->u.copy.link && emu_knobs()->copy_delay_us)
-			emu_sleep_us(emu_knobs()->copy_delay_us);
-		memcpy(op->u.copy.dst, op->u.copy.src, op->u.copy.count);
+		emu_copy_run(op, &s->bounce);
 		break;
 	case OP_COPY2D:
 		for (size_t row = 0; row < op->u.copy2d.height; row++)
@@ -82,7 +81,7 @@ static void *worker(void *arg)
 			emu_event_fire(op->u.record.event, op->u.record.generation);
 		} else {
 			pthread_mutex_unlock(&emu_sched_lock);
-			run_op(op);
+			run_op(s, op);
 			pthread_mutex_lock(&emu_sched_lock);
 		}
 		s->done++;
@@ -98,6 +97,7 @@ static void *worker(void *arg)
 		}
 	pthread_cond_broadcast(&emu_progress);
 	pthread_mutex_unlock(&emu_sched_lock);
+	emu_bounce_free(&s->bounce);
 	return NULL;
 }
 
