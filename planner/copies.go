@@ -182,10 +182,14 @@ func (cs copySites) add(k copyKey, e *trace.Event, waited bool) {
 	c.record(e, waited)
 }
 
-// implied finds or makes the buffer a copy in an attached trace implies: the allocation
-// happened before the attach, so the copy is all there is to know about it.
+// implied finds or makes the buffer a copy implies where the trace did not see it allocated
+// (an attached trace, or host allocators not traced): the copy is all there is to know about
+// it. Its free goes unseen too, so a copy that does not fit the buffer an earlier copy
+// implied there is a new buffer in its place: memory freed and handed out again (a
+// framework's parameters, then its inputs). A copy into part of an allocation thus looks
+// whole here; validate finds no allocation of its size at its pointer and refuses it.
 func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind string) *buffer {
-	if b != nil {
+	if b != nil && (!b.unresolved || b.start == addr && b.size == bytes) {
 		return b
 	}
 	return a.bufs.add(&buffer{pid: pid, start: addr, size: bytes, kind: kind, unresolved: true,

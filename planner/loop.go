@@ -1,16 +1,18 @@
 package planner
 
 // loop finds the program's main loop as the period of its linking copies: the number of
-// iterations is the copy count most linking-copy sites share (a site copied twice per
-// iteration counts twice as often; a site counts its copies over every pair it links, so a
-// fresh host buffer each iteration still makes a period), and an iteration lasts the span between the second and
+// iterations is the copy count that the linking-copy sites sharing it move the most bytes
+// at, a byte per copy a vote (a site copied twice per iteration counts twice as often; a
+// site counts its copies over every pair it links, so a fresh host buffer each iteration
+// still makes a period; a framework's set-up, copying small parameters one by one at one
+// site, does not outvote its loop), and an iteration lasts the span between the second and
 // the last copy at the earliest such site, over two less than that count: the first
 // iteration runs cold and is left out, unless that leaves fewer than two.
 func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyAcc) {
-	votes := map[int]int{}
+	votes := map[int]uint64{}
 	for _, c := range a.copySites {
 		if c.count >= 2 {
-			votes[c.count]++
+			votes[c.count] += c.bytesEachCopy
 		}
 	}
 	for n, v := range votes {

@@ -28,9 +28,15 @@ const (
 )
 
 func newSynth(t testing.TB, attached bool) *synth {
+	return newSynthWith(t, func(h *trace.Header) { h.Attached = attached })
+}
+
+// newSynthWith is newSynth with the header as edit leaves it.
+func newSynthWith(t testing.TB, edit func(*trace.Header)) *synth {
 	s := &synth{t: t, now: 1_000_000, next: 0x7f0000000000}
-	h := trace.Header{Command: []string{exePath, "--size", "1M"}, PID: pid, Attached: attached, Start: time.Unix(1700000000, 0),
+	h := trace.Header{Command: []string{exePath, "--size", "1M"}, PID: pid, Start: time.Unix(1700000000, 0),
 		Modules: []trace.Module{{Path: exePath, BuildID: "ab12cd", Start: exeBase, End: exeBase + 0x100000, Base: exeBase, Size: 1 << 20, PID: pid}}}
+	edit(&h)
 	w, err := trace.NewWriter(&s.buf, h)
 	if err != nil {
 		t.Fatal(err)
