@@ -65,6 +65,7 @@ for p in "${programs[@]}"; do
 		timed "$out/$p.e$r" "$E" run "$out/$p.plan" -- "${written[@]}"
 		timed "$out/$p.t$r" "$E" trace -o "$out/$p.trace" -- "${written[@]}"
 	done
+	"$E" stats "$out/$p.trace" | sed -n '/^API/,/^$/p' | head -12
 	med() { for ((r = 0; r < rounds; r++)); do field "$2" <"$out/$p.$1$r"; done | median; }
 	sums=$(for v in w m e t; do for ((r = 0; r < rounds; r++)); do field checksum <"$out/$p.$v$r"; done; done | sort -u | wc -l)
 	same=$([ "$sums" = 1 ] && echo same || echo "DIFFER($sums)")

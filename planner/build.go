@@ -33,6 +33,7 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	if marker != nil {
 		site := marker.site
 		p.Loop.Marker = &site
+		p.Loop.MarkerEvery = a.markerEvery(marker, iterations)
 	}
 	sharing := map[int][]*pairAcc{} // device id, or -1-host id, to the pairs using it
 	for _, pa := range a.order {

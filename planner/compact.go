@@ -62,7 +62,11 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 		if m == nil {
 			return "", fmt.Errorf("the plan found no loop to time")
 		}
-		fmt.Fprintf(&b, "marker %s %x %s %d\n", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
+		fmt.Fprintf(&b, "marker %s %x %s %d", siteModule(*m), m.Offset, shimCall(m.Call), m.Bytes)
+		if p.Loop.MarkerEvery > 1 {
+			fmt.Fprintf(&b, " %d", p.Loop.MarkerEvery)
+		}
+		b.WriteString("\n")
 	}
 	lines, err := pairLines(pairs, strategy)
 	if mode == ModeResolve {

@@ -34,3 +34,19 @@ func (a *analysis) loop() (iterations int, msPerIteration float64, marker *copyA
 	}
 	return iterations, float64(marker.lastNS-start) / float64(spans) / 1e6, marker
 }
+
+// markerEvery is how many calls the shim sees at the marker's site and size per iteration,
+// when more than one: the shim knows no direction or stream, so a helper that copies both
+// ways through one call is one site to it, and it must time every this-many'th call.
+func (a *analysis) markerEvery(marker *copyAcc, iterations int) int {
+	calls := 0
+	for k, c := range a.copySites {
+		if k.site == marker.site {
+			calls += c.count
+		}
+	}
+	if every := calls / iterations; every > 1 && calls%iterations == 0 {
+		return every
+	}
+	return 0
+}

@@ -154,10 +154,13 @@ type Rejection struct {
 
 // Loop is the program's main loop as the period of its linking copies.
 type Loop struct {
-	Iterations int     `json:"iterations"`            // 0: no loop found
-	MS         float64 `json:"ms_per_iteration"`      // wall time of one iteration
-	Marker     *Site   `json:"marker,omitempty"`      // the copy site whose period defines it
-	CopyMS     float64 `json:"copy_ms_per_iteration"` // removable copy time, all candidate pairs
+	Iterations int     `json:"iterations"`       // 0: no loop found
+	MS         float64 `json:"ms_per_iteration"` // wall time of one iteration
+	Marker     *Site   `json:"marker,omitempty"` // the copy site whose period defines it
+	// MarkerEvery: calls at the marker's site and size per iteration, when more than one (a
+	// helper that copies both ways): the shim, which sees no direction, times every n-th.
+	MarkerEvery int     `json:"marker_every,omitempty"`
+	CopyMS      float64 `json:"copy_ms_per_iteration"` // removable copy time, all candidate pairs
 }
 
 // Module names a file the plan depends on.

@@ -163,6 +163,9 @@ func (l *Loop) check(ps *problems) {
 		}
 		checkSite(ps, "loop.marker", *l.Marker, true)
 	}
+	if l.MarkerEvery < 0 || l.MarkerEvery == 1 || (l.MarkerEvery > 0 && l.Marker == nil) {
+		ps.addf("loop", "marker_every %d: more than one call per iteration at a marker, or absent", l.MarkerEvery)
+	}
 }
 
 func (p *Pair) check(ps *problems, where string, loop *Loop) {

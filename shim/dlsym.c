@@ -44,11 +44,34 @@ static const struct {
 	{"cudaStreamSynchronize", (void *)cudaStreamSynchronize},
 };
 
+/* The driver's, for programs that take them from libcuda themselves (hooks_driver.c). */
+static const struct {
+	const char *name;
+	void *hook;
+} driver_hooks[] = {
+	{"cuMemAlloc_v2", (void *)cuMemAlloc_v2},
+	{"cuMemFree_v2", (void *)cuMemFree_v2},
+	{"cuMemcpyHtoD_v2", (void *)cuMemcpyHtoD_v2},
+	{"cuMemcpyDtoH_v2", (void *)cuMemcpyDtoH_v2},
+	{"cuMemcpyHtoDAsync_v2", (void *)cuMemcpyHtoDAsync_v2},
+	{"cuMemcpyDtoHAsync_v2", (void *)cuMemcpyDtoHAsync_v2},
+	{"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2},
+	{"cuGetProcAddress", (void *)cuGetProcAddress},
+};
+
 SHIM_API void *dlsym(void *handle, const char *name)
 {
 	void *sym = shim_real_dlsym(handle, name);
-	if (!sym || strncmp(name, "cuda", 4) || handle == RTLD_DEFAULT || handle == RTLD_NEXT)
+	if (!sym || strncmp(name, "cu", 2) || handle == RTLD_DEFAULT || handle == RTLD_NEXT)
 		return sym;
+	if (strncmp(name, "cuda", 4) != 0) {
+		for (size_t i = 0; i < sizeof driver_hooks / sizeof driver_hooks[0]; i++)
+			if (!strcmp(name, driver_hooks[i].name)) {
+				shim_adopt_driver(handle);
+				return driver_hooks[i].hook;
+			}
+		return sym;
+	}
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
 		if (!strcmp(name, hooks[i].name)) {
 			shim_adopt_runtime(handle);

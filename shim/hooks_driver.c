@@ -4,6 +4,9 @@
  * keeps an asynchronous copy's completion where its host side is a pool buffer. The runtime
  * reaches the driver through its own table of entry points, never through these.
  */
+#include <dlfcn.h>
+#include <string.h>
+
 #include "shim.h"
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
@@ -77,4 +80,78 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	if (!real_driver.cuMemcpyDtoHAsync_v2)
 		return MISSING;
 	return completes(real_driver.cuMemcpyDtoHAsync_v2(dst, src, n, stream), dst, stream);
+}
+
+/*
+ * Programs that take the driver's entry points from cuGetProcAddress (CuPy through
+ * cuda-bindings, Numba) call them through pointers no preload interposes. Asked for a copy or
+ * allocation the shim hooks, it hands out its hook instead, but only where the driver's
+ * answer is the very function the hook forwards to (the default-stream _v2 variant: a
+ * per-thread-stream variant is left alone), and never to the runtime or the driver
+ * themselves, whose internal calls are not the program's.
+ */
+static const struct {
+	const char *name;
+	void *hook;
+	void **real;
+} proc_hooks[] = {
+	{"cuMemAlloc", (void *)cuMemAlloc_v2, (void **)&real_driver.cuMemAlloc_v2},
+	{"cuMemFree", (void *)cuMemFree_v2, (void **)&real_driver.cuMemFree_v2},
+	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, (void **)&real_driver.cuMemcpyHtoD_v2},
+	{"cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2, (void **)&real_driver.cuMemcpyDtoH_v2},
+	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void **)&real_driver.cuMemcpyHtoDAsync_v2},
+	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&real_driver.cuMemcpyDtoHAsync_v2},
+};
+
+/* Whether the call came from the CUDA runtime or driver library. */
+static bool from_cuda(const void *ret)
+{
+	Dl_info info;
+	if (!dladdr(ret, &info) || !info.dli_fname)
+		return false;
+	const char *slash = strrchr(info.dli_fname, '/');
+	const char *base = slash ? slash + 1 : info.dli_fname;
+	return !strncmp(base, "libcudart", 9) || !strncmp(base, "libcuda.so", 10);
+}
+
+static void *hooked(const char *symbol, void *pfn, const void *ret)
+{
+	if (!symbol || !pfn)
+		return pfn;
+	for (size_t i = 0; i < sizeof proc_hooks / sizeof proc_hooks[0]; i++) {
+		if (strcmp(symbol, proc_hooks[i].name) != 0)
+			continue;
+		shim_resolve_driver();
+		return pfn == *proc_hooks[i].real && !from_cuda(ret) ? proc_hooks[i].hook : pfn;
+	}
+	return pfn;
+}
+
+typedef CUresult (*get_proc_v2_fn)(const char *, void **, int, uint64_t, void *);
+typedef CUresult (*get_proc_fn)(const char *, void **, int, uint64_t);
+
+SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, void *status)
+{
+	static get_proc_v2_fn next;
+	if (!next)
+		next = (get_proc_v2_fn)shim_real_driver_dlsym("cuGetProcAddress_v2");
+	if (!next)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult r = next(symbol, pfn, version, flags, status);
+	if (r == CUDA_SUCCESS && pfn)
+		*pfn = hooked(symbol, *pfn, RET);
+	return r;
+}
+
+SHIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags)
+{
+	static get_proc_fn next;
+	if (!next)
+		next = (get_proc_fn)shim_real_driver_dlsym("cuGetProcAddress");
+	if (!next)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult r = next(symbol, pfn, version, flags);
+	if (r == CUDA_SUCCESS && pfn)
+		*pfn = hooked(symbol, *pfn, RET);
+	return r;
 }

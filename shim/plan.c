@@ -9,7 +9,7 @@
  *   gpu NAME...            cc MAJOR.MINOR      driver N      runtime N      (each optional)
  *   strategy mapped|managed|system|pinned
  *   mode deploy|measure|validate|resolve
- *   marker MODULE OFFSET CALL BYTES                                         (optional)
+ *   marker MODULE OFFSET CALL BYTES [EVERY]   time every EVERY-th call there (optional)
  *   digest HEX             SHA-256 of the pair, host and device lines below  (optional)
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL
@@ -146,9 +146,12 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				return fail(why, whylen, lineno, "a digest is 64 lowercase hex digits");
 			memcpy(p->digest, rest, 65);
 		} else if (!strcmp(key, "marker")) {
-			if (parse_site(rest, &p->marker, false) != 0)
-				return fail(why, whylen, lineno, "marker needs MODULE OFFSET CALL BYTES");
+			int every = 1;
+			if (parse_site(rest, &p->marker, false) != 0 ||
+			    (sscanf(rest, "%*s %*s %*s %*s %d", &every) == 1 && every < 1))
+				return fail(why, whylen, lineno, "marker needs MODULE OFFSET CALL BYTES [EVERY]");
 			p->has_marker = true;
+			p->marker_every = every;
 		} else if (!strcmp(key, "pair")) {
 			if (cur && !pair_complete(p, cur))
 				return fail(why, whylen, lineno, "the previous pair lacks the lines its mode and strategy need");

@@ -136,6 +136,27 @@ static void resolve_driver(void)
 	}
 }
 
+/* A driver function past the shim: the next definition, or the loaded driver's. */
+void *shim_real_driver_dlsym(const char *name)
+{
+	void *f = shim_real_dlsym(RTLD_NEXT, name);
+	if (!f) {
+		void *h = loaded("libcuda.so");
+		f = h ? shim_real_dlsym(h, name) : NULL;
+	}
+	return f;
+}
+
+/* The program took a driver function from handle with dlsym: the hooks forward to handle's. */
+void shim_adopt_driver(void *handle)
+{
+	shim_resolve_driver();
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	driver_from(handle);
+	pthread_mutex_unlock(&lock);
+}
+
 /* Called by the driver hooks: by then the program has loaded the driver. */
 void shim_resolve_driver(void)
 {

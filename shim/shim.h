@@ -111,6 +111,7 @@ struct plan {
 	struct pair pairs[MAX_PAIRS];
 	struct site marker; /* measure mode: the loop's first linking copy */
 	bool has_marker;
+	int marker_every; /* calls at the marker's site per iteration (a helper copying both ways) */
 };
 
 /* sha256.c */
@@ -183,6 +184,10 @@ struct real_driver {
 };
 extern struct real_driver real_driver;
 void shim_resolve_driver(void);
+void *shim_real_driver_dlsym(const char *name);
+void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, void *status);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags);
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
 bool shim_runtime_loaded(void);       /* the runtime's allocator is at hand (found now if it was opened late) */

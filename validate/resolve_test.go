@@ -80,3 +80,39 @@ func TestPinnedKeepsPageableCompletion(t *testing.T) {
 		t.Errorf("the pools did not serve every buffer: %s", res.Stderr)
 	}
 }
+
+// The corpus's framework workload, as PyTorch and CuPy move data: device blocks of a caching
+// allocator's segments, host tensors from posix_memalign each iteration (or a pool, or the
+// driver API's copies), async copies on a created stream. No merge can serve it; optimize
+// chooses pinned, and the deployed program prints what it printed as written.
+func TestOptimizeFrameworkPins(t *testing.T) {
+	testenv.RequireRoot(t)
+	prog := testenv.Built(t, "workloads/framework")
+	for _, variant := range [][]string{nil, {"--pool"}, {"--driver"}} {
+		t.Run(strings.Join(append([]string{"framework"}, variant...), " "), func(t *testing.T) {
+			args := append([]string{"--size", "2M", "--iters", "8", "--warmup", "1"}, variant...)
+			planPath := t.TempDir() + "/framework.plan"
+			res := testenv.Echoctl(t, nil, append([]string{"optimize", "--rounds", "3", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
+			if res.ExitCode != 0 {
+				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			p, err := planner.ReadFile(planPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Context.Strategy != planner.StrategyPinned {
+				t.Fatalf("strategy %q, want pinned:\n%s", p.Context.Strategy, res.Stdout+res.Stderr)
+			}
+			for _, pair := range p.Pairs {
+				if pair.Status == planner.StatusEnabled && pair.Merges() {
+					t.Errorf("%s enabled with merges %v: device blocks cannot merge", pair.ID, pair.Strategies)
+				}
+			}
+			want := testenv.Run(t, prog, nil, args...).Checksum()
+			run := testenv.Echoctl(t, nil, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
+			if run.ExitCode != 0 || run.Checksum() != want || !strings.Contains(run.Stderr, "page-locked buffers") {
+				t.Errorf("run: exit %d, checksum %s, want %s: %s", run.ExitCode, run.Checksum(), want, run.Stderr)
+			}
+		})
+	}
+}
