@@ -14,12 +14,17 @@
 /* The result of a driver call that could not be made: the driver is not loaded. */
 #define MISSING CUDA_ERROR_NOT_INITIALIZED
 
+/* The entry points cuGetProcAddress gave for the functions whose hooks it handed out in
+ * their place: what those hooks call. The exported symbols otherwise. */
+static struct real_driver via_proc;
+#define D(name) (__atomic_load_n(&via_proc.name, __ATOMIC_ACQUIRE) ? via_proc.name : real_driver.name)
+
 SHIM_API CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t n)
 {
 	shim_resolve_driver();
-	if (!real_driver.cuMemAlloc_v2)
+	if (!D(cuMemAlloc_v2))
 		return MISSING;
-	CUresult r = real_driver.cuMemAlloc_v2(out, n);
+	CUresult r = D(cuMemAlloc_v2)(out, n);
 	if (__builtin_expect(shim_resolving(), 0) && r == CUDA_SUCCESS)
 		shim_resolve_alloc(false, RET, "cuMemAlloc_v2", n, (void *)(uintptr_t)*out);
 	return r;
@@ -30,7 +35,7 @@ SHIM_API CUresult cuMemFree_v2(CUdeviceptr p)
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free((void *)(uintptr_t)p);
-	return real_driver.cuMemFree_v2 ? real_driver.cuMemFree_v2(p) : MISSING;
+	return D(cuMemFree_v2) ? D(cuMemFree_v2)(p) : MISSING;
 }
 
 SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
@@ -39,7 +44,7 @@ SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_copy(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n);
-	return real_driver.cuMemcpyHtoD_v2 ? real_driver.cuMemcpyHtoD_v2(dst, src, n) : MISSING;
+	return D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING;
 }
 
 SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
@@ -48,7 +53,7 @@ SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_copy(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n);
-	return real_driver.cuMemcpyDtoH_v2 ? real_driver.cuMemcpyDtoH_v2(dst, src, n) : MISSING;
+	return D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING;
 }
 
 /* err, or once a copy whose host side is a pool buffer is done, the wait's result. */
@@ -57,7 +62,7 @@ static CUresult completes(CUresult err, const void *host, CUstream stream)
 	if (__builtin_expect(err != CUDA_SUCCESS || !shim_pinned_holds(host), 1))
 		return err;
 	__atomic_add_fetch(&shim_pinned_count.syncs, 1, __ATOMIC_RELAXED);
-	return real_driver.cuStreamSynchronize ? real_driver.cuStreamSynchronize(stream) : MISSING;
+	return D(cuStreamSynchronize) ? D(cuStreamSynchronize)(stream) : MISSING;
 }
 
 SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
@@ -66,9 +71,9 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_copy(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n);
-	if (!real_driver.cuMemcpyHtoDAsync_v2)
+	if (!D(cuMemcpyHtoDAsync_v2))
 		return MISSING;
-	return completes(real_driver.cuMemcpyHtoDAsync_v2(dst, src, n, stream), src, stream);
+	return completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream);
 }
 
 SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream)
@@ -77,9 +82,9 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_copy(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
-	if (!real_driver.cuMemcpyDtoHAsync_v2)
+	if (!D(cuMemcpyDtoHAsync_v2))
 		return MISSING;
-	return completes(real_driver.cuMemcpyDtoHAsync_v2(dst, src, n, stream), dst, stream);
+	return completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream);
 }
 
 /*
@@ -93,15 +98,19 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 static const struct {
 	const char *name;
 	void *hook;
-	void **real;
+	void **forward; /* the slot in via_proc the hook calls */
 } proc_hooks[] = {
-	{"cuMemAlloc", (void *)cuMemAlloc_v2, (void **)&real_driver.cuMemAlloc_v2},
-	{"cuMemFree", (void *)cuMemFree_v2, (void **)&real_driver.cuMemFree_v2},
-	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, (void **)&real_driver.cuMemcpyHtoD_v2},
-	{"cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2, (void **)&real_driver.cuMemcpyDtoH_v2},
-	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void **)&real_driver.cuMemcpyHtoDAsync_v2},
-	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&real_driver.cuMemcpyDtoHAsync_v2},
+	{"cuMemAlloc", (void *)cuMemAlloc_v2, (void **)&via_proc.cuMemAlloc_v2},
+	{"cuMemFree", (void *)cuMemFree_v2, (void **)&via_proc.cuMemFree_v2},
+	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, (void **)&via_proc.cuMemcpyHtoD_v2},
+	{"cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2, (void **)&via_proc.cuMemcpyDtoH_v2},
+	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void **)&via_proc.cuMemcpyHtoDAsync_v2},
+	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&via_proc.cuMemcpyDtoHAsync_v2},
+	{"cuStreamSynchronize", NULL, (void **)&via_proc.cuStreamSynchronize},
 };
+
+/* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz/_ptds variants, left alone. */
+#define PER_THREAD_STREAM (1u << 1)
 
 /* Whether the call came from the CUDA runtime or driver library. */
 static bool from_cuda(const void *ret)
@@ -114,15 +123,24 @@ static bool from_cuda(const void *ret)
 	return !strncmp(base, "libcudart", 9) || !strncmp(base, "libcuda.so", 10);
 }
 
-static void *hooked(const char *symbol, void *pfn, const void *ret)
+/* The hook to hand out for symbol instead of pfn, or pfn. A hook forwards to the first
+ * entry point it stood in for; asked again with another (a caller that wants other
+ * semantics), the shim hands out the driver's own. */
+static void *hooked(const char *symbol, void *pfn, uint64_t flags, const void *ret)
 {
-	if (!symbol || !pfn)
+	if (!symbol || !pfn || (flags & PER_THREAD_STREAM))
 		return pfn;
 	for (size_t i = 0; i < sizeof proc_hooks / sizeof proc_hooks[0]; i++) {
 		if (strcmp(symbol, proc_hooks[i].name) != 0)
 			continue;
+		if (from_cuda(ret))
+			return pfn;
+		void *expected = NULL;
+		if (!__atomic_compare_exchange_n(proc_hooks[i].forward, &expected, pfn, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE) && expected != pfn)
+			return pfn;
 		shim_resolve_driver();
-		return pfn == *proc_hooks[i].real && !from_cuda(ret) ? proc_hooks[i].hook : pfn;
+		return proc_hooks[i].hook ? proc_hooks[i].hook : pfn;
 	}
 	return pfn;
 }
@@ -139,7 +157,7 @@ SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
 		return CUDA_ERROR_NOT_INITIALIZED;
 	CUresult r = next(symbol, pfn, version, flags, status);
 	if (r == CUDA_SUCCESS && pfn)
-		*pfn = hooked(symbol, *pfn, RET);
+		*pfn = hooked(symbol, *pfn, flags, RET);
 	return r;
 }
 
@@ -152,6 +170,6 @@ SHIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
 		return CUDA_ERROR_NOT_INITIALIZED;
 	CUresult r = next(symbol, pfn, version, flags);
 	if (r == CUDA_SUCCESS && pfn)
-		*pfn = hooked(symbol, *pfn, RET);
+		*pfn = hooked(symbol, *pfn, flags, RET);
 	return r;
 }

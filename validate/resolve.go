@@ -62,6 +62,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report) {
 			seen[r.ID] = r
 		}
 	}
+	traced := siteCounts(p)
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		r, ok := seen[pair.ID]
@@ -70,6 +71,12 @@ func ApplyResolved(p *planner.Plan, report runner.Report) {
 		}
 		if r.Copies == 0 {
 			pair.Evidence = append(pair.Evidence, "not resolved: the run never made this pair's linking copies")
+			continue
+		}
+		if want := traced.of(pair); 10*r.Copies < 9*want {
+			// Copies the shim does not see, it can neither elide nor wait for.
+			pair.Refuse(fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
+				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
 		if pair.Host.Unresolved {
@@ -85,6 +92,32 @@ func ApplyResolved(p *planner.Plan, report runner.Report) {
 		}
 	}
 	p.Recount()
+}
+
+// copyCounts are the copies the trace saw at each copy site, over every pair.
+type copyCounts map[planner.Site]int
+
+func siteCounts(p *planner.Plan) copyCounts {
+	counts := copyCounts{}
+	for _, pair := range p.Pairs {
+		for _, c := range pair.Copies {
+			counts[c.Site] += c.Count
+		}
+	}
+	return counts
+}
+
+// of is how many copies the trace saw at the pair's sites (the shim, which sees no
+// direction, counts a pair's copies at every one of its sites).
+func (cs copyCounts) of(pair *planner.Pair) int {
+	n, seen := 0, map[planner.Site]bool{}
+	for _, c := range pair.Copies {
+		if !seen[c.Site] {
+			seen[c.Site] = true
+			n += cs[c.Site]
+		}
+	}
+	return n
 }
 
 // resolveSide fills in one side from what the run saw of it.
