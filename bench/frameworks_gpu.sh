@@ -62,8 +62,11 @@ for p in "${programs[@]}"; do
 	for ((r = 0; r < rounds; r++)); do
 		timed "$out/$p.w$r" "${written[@]}"
 		timed "$out/$p.m$r" "${manual[@]}"
-		# a plan that enables nothing is deployed as the program as written (run says so)
-		timed "$out/$p.e$r" "$E" run $(grep -q '"strategy"' "$out/$p.plan" || echo --force) "$out/$p.plan" -- "${written[@]}"
+		if grep -q '"strategy"' "$out/$p.plan"; then
+			timed "$out/$p.e$r" "$E" run "$out/$p.plan" -- "${written[@]}"
+		else # optimize enabled nothing: Echo runs the program as written
+			timed "$out/$p.e$r" "${written[@]}"
+		fi
 		timed "$out/$p.t$r" "$E" trace -o "$out/$p.trace" -- "${written[@]}"
 	done
 	"$E" stats "$out/$p.trace" | sed -n '/^API/,/^$/p' | head -12
