@@ -27,10 +27,16 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PLAN -- CMD [ARGS...]",
 		Short: "Run a program with its plan's buffer pairs merged",
-		Long: `run launches CMD with Echo's preload library, which merges every enabled pair of PLAN
-into one buffer at the next allocation and turns the copies between its halves into the
-waits they also were. The library first checks that the plan was made for this executable
-(and, once calibrated, this GPU, driver and runtime); on any mismatch, unreadable plan or
+		Long: `run launches CMD with Echo's preload library, which serves every enabled pair of PLAN
+with the plan's strategy: a merge (mapped, managed, system) makes the pair one buffer at the
+next allocation and turns the copies between its halves into the waits they also were;
+pinned keeps the copies but serves the host allocations at the pair's site from a pool of
+page-locked memory (capped at ECHO_PINNED_CAP bytes, default 2 GiB; past it, allocations are
+made as written), and every asynchronous copy on a pooled buffer still returns only once its
+host side is read or written, as from pageable memory.
+
+The library first checks that the plan was made for this executable (and, once
+calibrated, this GPU, driver and runtime); on any mismatch, unreadable plan or
 failed allocation the program runs untouched and one line on stderr says why (set
 ECHO_QUIET to silence it). echoctl exits with the program's status.
 

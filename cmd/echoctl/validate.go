@@ -20,12 +20,21 @@ func newValidateCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate PLAN -- CMD [ARGS...]",
 		Short: "Run the program once more and refuse the pairs whose merge would change what it reads",
-		Long: `validate runs CMD as written, with separate buffers, while the preload library watches
+		Long: `Where the trace did not see a buffer allocated (host allocators are not traced by
+default; an attached trace misses what came before), validate first runs CMD once with the
+preload library noting, in-process, which allocation each linking copy's pointers start:
+the pair gets that site, or is narrowed to the pinned strategy (a fresh buffer every
+iteration, a block of a larger allocation), or refused (no allocation of its own). A pair
+only pinned may serve is then validated: pinned keeps every copy and changes nothing the
+program reads.
+
+For the pairs a merge may serve, validate runs CMD as written, with separate buffers, while the preload library watches
 each candidate pair's host buffer with page protection in the windows where merging would
 change what the program reads or writes: a host write to an input while its device copy may
 still be read (S1), a kernel updating an input's device copy in place, a host access to an
 output between a kernel launch and the copy that brings its results, a host write to an
-output after it was read. A pair with such an access is refused, naming the instruction; a
+output after it was read. A pair with such an access is refused for merging, naming the
+instruction (pinned may still serve it); a
 pair whose linking copies were all watched without one becomes validated. The plan is
 updated in place (or written to -o). Comparisons of the two pointers (S3) cannot be seen;
 calibration's output comparison is the check left for them.`,
