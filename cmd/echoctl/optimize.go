@@ -134,7 +134,14 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		return finishOptimize(cmd, p, planPath, nil, "no pair can be merged: the program stays as written")
 	}
 
-	step(3, "validating %d candidate pairs on one run", len(candidates))
+	runs := "one run"
+	for _, pair := range candidates {
+		if pair.Host.Unresolved || pair.Device.Unresolved {
+			runs = "a run that finds their allocations, then one that watches them"
+			break
+		}
+	}
+	step(3, "validating %d candidate pairs: %s", len(candidates), runs)
 	res, err := validate.Run(ctx, p, argv, quiet)
 	if err := stopped(ctx); err != nil {
 		return err
