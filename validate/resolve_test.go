@@ -46,13 +46,21 @@ func TestValidateResolvesHostSites(t *testing.T) {
 // A fresh host buffer every iteration, copied asynchronously and used at once: merging
 // cannot serve it (one buffer for many), pinned can, from a pool, and the deployed program
 // computes what it computed as written, because every copy on a pooled buffer still returns
-// only once its host side is read or written.
+// only once its host side is read or written. Through the runtime, and through the driver
+// API opened with dlopen (ctypes' way), whose copies the shim sees only by handing out its
+// hooks from dlsym.
 func TestPinnedKeepsPageableCompletion(t *testing.T) {
 	testenv.RequireRoot(t)
-	prog := testenv.Built(t, "tests/pageable_async")
+	for _, name := range []string{"pageable_async", "dlopen_driver"} {
+		t.Run(name, func(t *testing.T) { pinnedKeepsCompletion(t, "tests/"+name) })
+	}
+}
+
+func pinnedKeepsCompletion(t *testing.T, rel string) {
+	prog := testenv.Built(t, rel)
 	args := []string{"12", "1048576"}
 	slow := []string{"CUDA_EMU_COPY_DELAY_US=3000"} // a copy still in flight when the call returns is seen
-	_, planPath := testenv.PlanTraced(t, nil, "tests/pageable_async", args...)
+	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}

@@ -1,0 +1,89 @@
+/*
+ * The driver API as Python's ctypes and cuda-python reach it: libcuda opened with dlopen, its
+ * functions taken with dlsym and called through pointers, which no preloaded symbol
+ * interposes. Each iteration a fresh malloc'd host buffer is copied to the device with
+ * cuMemcpyHtoDAsync on a created stream and at once overwritten, and the data comes back
+ * with cuMemcpyDtoHAsync into another fresh buffer that is read at once, as pageable memory
+ * allows. The shim must see these copies (its dlsym hands out its hooks) to resolve the
+ * buffers, and must wait for them once it pins the buffers (pageable_async.c is the same
+ * through the runtime).
+ * Usage: dlopen_driver [ITERATIONS] [BYTES]
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda.h"
+
+#define CHECK(call)                                                               \
+	do {                                                                      \
+		CUresult r_ = (call);                                             \
+		if (r_ != CUDA_SUCCESS) {                                         \
+			fprintf(stderr, "%s failed: %d\n", #call, (int)r_);       \
+			exit(1);                                                  \
+		}                                                                 \
+	} while (0)
+
+static void *need(void *lib, const char *name)
+{
+	void *f = dlsym(lib, name);
+	if (!f) {
+		fprintf(stderr, "libcuda has no %s\n", name);
+		exit(1);
+	}
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	int iters = argc > 1 ? atoi(argv[1]) : 10;
+	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "dlopen libcuda.so.1: %s\n", dlerror());
+		return 1;
+	}
+	CUresult (*init)(unsigned) = need(lib, "cuInit");
+	CUresult (*device_get)(CUdevice *, int) = need(lib, "cuDeviceGet");
+	CUresult (*retain)(CUcontext *, CUdevice) = need(lib, "cuDevicePrimaryCtxRetain");
+	CUresult (*set_current)(CUcontext) = need(lib, "cuCtxSetCurrent");
+	CUresult (*stream_create)(CUstream *, unsigned) = need(lib, "cuStreamCreate");
+	CUresult (*stream_sync)(CUstream) = need(lib, "cuStreamSynchronize");
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t) = need(lib, "cuMemAlloc_v2");
+	CUresult (*mem_free)(CUdeviceptr) = need(lib, "cuMemFree_v2");
+	CUresult (*htod)(CUdeviceptr, const void *, size_t, CUstream) = need(lib, "cuMemcpyHtoDAsync_v2");
+	CUresult (*dtoh)(void *, CUdeviceptr, size_t, CUstream) = need(lib, "cuMemcpyDtoHAsync_v2");
+
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream stream;
+	CUdeviceptr d;
+	CHECK(init(0));
+	CHECK(device_get(&dev, 0));
+	CHECK(retain(&ctx, dev));
+	CHECK(set_current(ctx));
+	CHECK(stream_create(&stream, 0));
+	CHECK(mem_alloc(&d, bytes));
+	size_t n = bytes / sizeof(uint32_t);
+	uint64_t sum = 1469598103934665603ull;
+	for (int it = 0; it < iters; it++) {
+		uint32_t *in = malloc(bytes), *out = malloc(bytes);
+		if (!in || !out)
+			return 1;
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		CHECK(htod(d, in, bytes, stream));
+		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
+		CHECK(dtoh(out, d, bytes, stream));
+		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
+			sum = (sum ^ out[i]) * 1099511628211ull;
+		free(in);
+		free(out);
+	}
+	CHECK(stream_sync(stream));
+	printf("checksum=%016llx\n", (unsigned long long)sum);
+	CHECK(mem_free(d));
+	return 0;
+}
