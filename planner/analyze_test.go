@@ -186,6 +186,13 @@ func TestAnalyzeRules(t *testing.T) {
 			}
 		}, rejected: "no allocation the trace saw"},
 
+		{name: "driver API: pinned serves it, no merge", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUMemAlloc, 0x20, mib)
+			for i := 0; i < 6; i++ {
+				s.copy(trace.EventCUMemcpyHtoD, 0x100, d, h, mib, trace.KindHostToDevice, 0, 100_000)
+			}
+		}, pairs: []wantPair{{"input", pinnedOnly, "allocated with the driver API (cuMemAlloc_v2)"}}},
+
 		{name: "device side is managed memory", program: func(s *synth) {
 			h, d := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventCUDAMallocManaged, 0x20, mib)
 			for i := 0; i < 6; i++ {

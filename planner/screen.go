@@ -16,6 +16,8 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	switch {
 	case p.partial != "":
 		return "partial copy: " + p.partial
+	case driverAPI(d.call.String()):
+		return fmt.Sprintf("the device side is allocated with the driver API (%s): the shim merges runtime allocations only", d.call)
 	case len(p.blocks) > 0:
 		return fmt.Sprintf("the device side is a block inside a %s allocation (a caching allocator's segment or a pool): "+
 			"a merge replaces whole allocations", human(d.size))
@@ -25,6 +27,11 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 		return "the device side is already managed memory"
 	case d.deviceWrite != "":
 		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see", d.deviceWrite)
+	}
+	for _, c := range p.order {
+		if driverAPI(c.site.Call) {
+			return fmt.Sprintf("copied with the driver API (%s at %s): the shim elides runtime copies only", c.site.Call, siteName(c.site))
+		}
 	}
 	if streams := p.streams(); len(streams) > 1 {
 		return "copied on more than one stream (" + strings.Join(streams, ", ") + "): multi-stream pairs are out of scope for now"
@@ -107,4 +114,10 @@ func streamName(s uint64) string {
 		return "per-thread"
 	}
 	return fmt.Sprintf("%#x", s)
+}
+
+// driverAPI reports whether a call is the driver's (cuMemAlloc_v2, cuMemcpyHtoDAsync_v2, ...)
+// rather than the runtime's (cudaMalloc, ...).
+func driverAPI(call string) bool {
+	return strings.HasPrefix(call, "cu") && !strings.HasPrefix(call, "cuda")
 }
