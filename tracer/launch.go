@@ -35,6 +35,9 @@ func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return Result{}, err
 	}
+	if err := notScript(exe); err != nil {
+		return Result{}, err
+	}
 	if len(r.opts.Launcher) == 0 {
 		return Result{}, errors.New("no launcher to start the command with")
 	}
@@ -167,4 +170,26 @@ func RunLauncher(exe string, argv []string) error {
 		return fmt.Errorf("running %s: %w", exe, err)
 	}
 	return nil
+}
+
+// notScript fails for a #! script (a pyenv shim, a wrapper): the process ends up running
+// another file, which the trace could not name as the plan's executable, so echoctl asks for
+// that file instead of tracing the wrong one.
+func notScript(exe string) error {
+	f, err := os.Open(exe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	line, isScript := strings.CutPrefix(string(head[:n]), "#!")
+	if !isScript {
+		return nil
+	}
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return fmt.Errorf("%s is a script (#!%s), which runs another program: trace that program itself "+
+		"(for a pyenv shim: echoctl trace -- \"$(pyenv which python3)\" ...)", exe, strings.TrimSpace(line))
 }

@@ -232,3 +232,17 @@ func TestTraceHostAllocFilter(t *testing.T) {
 		}
 	}
 }
+
+// A #! script runs another program, which a trace could not name as the plan's executable:
+// trace refuses it and says which program to trace instead, rather than failing on its ELF.
+func TestTraceRefusesScript(t *testing.T) {
+	testenv.RequireRoot(t)
+	script := filepath.Join(t.TempDir(), "wrapper")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+testenv.Built(t, "workloads/stream")+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := testenv.Trace(t, "--", script, "--iters", "1")
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "is a script (#!/bin/sh), which runs another program: trace that program itself") {
+		t.Errorf("exit %d, stderr %q; want the script refused, saying why", res.ExitCode, res.Stderr)
+	}
+}
