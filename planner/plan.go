@@ -126,6 +126,12 @@ func PairsFor(pairs []Pair, strategy string) []Pair {
 	return out
 }
 
+// Sited reports whether the pair's sites that strategy needs are known: the host side's for
+// pinned, both for a merge (a trace that did not see them leaves that to validate).
+func (p *Pair) Sited(strategy string) bool {
+	return !p.Host.Unresolved && (strategy == StrategyPinned || !p.Device.Unresolved)
+}
+
 // Merges reports whether any merge strategy may serve the pair.
 func (p *Pair) Merges() bool {
 	return slices.ContainsFunc(MergeStrategies, p.Allows)

@@ -22,6 +22,12 @@ func TestValidateResolvesHostSites(t *testing.T) {
 				pair.ID, pair.Status, pair.Host.Unresolved, pair.Device.Unresolved)
 		}
 	}
+	// Deployed before validate, with --force, the pairs stay as written and the run says why.
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	forced := testenv.Echoctl(t, nil, append([]string{"run", "--force", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	if forced.ExitCode != 0 || forced.Checksum() != want || !strings.Contains(forced.Stderr, "2 pairs left as written: the trace did not see where they were allocated") {
+		t.Errorf("run --force before validate: exit %d, checksum %s (want %s), stderr %q", forced.ExitCode, forced.Checksum(), want, forced.Stderr)
+	}
 	res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
 	if res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)

@@ -174,9 +174,25 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 	fmt.Fprintln(stderr, "echoctl: warning: deploying pairs that were not calibrated (--force): "+
 		"the merged program may be slower, and pairs never validated may even compute differently")
 	if strategy == "" {
-		strategy = "mapped"
+		strategy = planner.StrategyMapped
 	}
-	return deploy{pairs: planner.PairsFor(append(enabled, unproven...), strategy), strategy: strategy}, nil
+	var pairs []planner.Pair
+	unsited := 0
+	for _, pair := range planner.PairsFor(append(enabled, unproven...), strategy) {
+		if pair.Sited(strategy) {
+			pairs = append(pairs, pair)
+		} else {
+			unsited++
+		}
+	}
+	if unsited > 0 {
+		fmt.Fprintf(stderr, "echoctl: %d pairs left as written: the trace did not see where they were allocated, "+
+			"and echoctl validate finds that\n", unsited)
+	}
+	if len(pairs) == 0 {
+		return deploy{strategy: strategy, untouched: "no pair of the plan can be served with " + strategy + " as it stands"}, nil
+	}
+	return deploy{pairs: pairs, strategy: strategy}, nil
 }
 
 // printDryRun says what run would do, and where this command differs from the traced one:
