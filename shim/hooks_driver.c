@@ -1,8 +1,9 @@
 /*
  * The driver's allocations and copies, for programs that call the driver API themselves
- * (CuPy, Numba, JAX): resolve mode notes them like the runtime's, and the pinned strategy
- * keeps an asynchronous copy's completion where its host side is a pool buffer. The runtime
- * reaches the driver through its own table of entry points, never through these.
+ * (CuPy, Numba, JAX, ctypes): resolve mode notes them like the runtime's, and the pinned
+ * strategy keeps an asynchronous copy's completion where its host side is a pool buffer.
+ * The shared runtime reaches the driver through its own table of entry points, never
+ * through these; a runtime linked statically into a program's module is the program's.
  */
 #include <dlfcn.h>
 #include <string.h>
@@ -88,12 +89,12 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 }
 
 /*
- * Programs that take the driver's entry points from cuGetProcAddress (CuPy through
- * cuda-bindings, Numba) call them through pointers no preload interposes. Asked for a copy or
- * allocation the shim hooks, it hands out its hook instead, but only where the driver's
- * answer is the very function the hook forwards to (the default-stream _v2 variant: a
- * per-thread-stream variant is left alone), and never to the runtime or the driver
- * themselves, whose internal calls are not the program's.
+ * Programs that take the driver's entry points from cuGetProcAddress (cuda-bindings, a
+ * statically linked runtime) call them through pointers no preload interposes. Asked for a
+ * copy or allocation the shim hooks, it hands out its hook instead, which forwards to the
+ * entry point the driver gave; never for a per-thread-stream variant, never to the shared
+ * runtime or the driver themselves, whose internal calls are not the program's, and never
+ * for a second, different entry point under one name (one hook forwards to one).
  */
 static const struct {
 	const char *name;
