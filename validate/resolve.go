@@ -47,15 +47,24 @@ func resolve(ctx context.Context, p *planner.Plan, argv []string, stdio runner.I
 	if !res.Report.Active {
 		return res, fmt.Errorf("resolving buffers did not run: %s", res.Report.Reason)
 	}
-	ApplyResolved(p, res.Report)
+	ApplyResolved(p, res.Report, sameRun(p, argv))
 	return res, nil
+}
+
+// sameRun reports whether argv runs the program as it was traced from its start: then the
+// copies the trace saw are the copies the resolve run makes.
+func sameRun(p *planner.Plan, argv []string) bool {
+	cmd := p.Trace.Command
+	return !p.Trace.Attached && len(cmd) == len(argv) && filepath.Base(cmd[0]) == filepath.Base(argv[0]) &&
+		slices.Equal(cmd[1:], argv[1:])
 }
 
 // ApplyResolved gives each unresolved side the allocation site its copies pointed at, and
 // narrows the pair's strategies by what the run saw: a fresh buffer each iteration, or a
 // block of a larger allocation, is for pinned alone; a host buffer that is no allocation of
-// its own is for none.
-func ApplyResolved(p *planner.Plan, report runner.Report) {
+// its own is for none. When the run was the traced one (same, the same arguments from the
+// start), a pair whose copies the shim saw fewer of than the trace did is refused.
+func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 	seen := map[string]runner.PairReport{}
 	for _, r := range report.Pairs {
 		if len(r.Resolved) == 2 {
@@ -73,7 +82,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report) {
 			pair.Evidence = append(pair.Evidence, "not resolved: the run never made this pair's linking copies")
 			continue
 		}
-		if want := traced.of(pair); 10*r.Copies < 9*want {
+		if want := traced.of(pair); same && 10*r.Copies < 9*want {
 			// Copies the shim does not see, it can neither elide nor wait for.
 			pair.Refuse(fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
 				"the others go through an entry point it does not hook", r.Copies, want))

@@ -1,6 +1,7 @@
 package validate_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +46,45 @@ func TestValidateResolvesHostSites(t *testing.T) {
 			pair.Host.Kind != want.Kind || pair.Host.Allocations != 1 || !pair.Merges() {
 			t.Errorf("%s after validate: %s, host %+v; want validated for a merge, host %+v allocated once",
 				pair.ID, pair.Status, pair.Host, want)
+		}
+	}
+}
+
+// An attached trace saw neither side allocated: validate, run with other arguments (the
+// program from its start, for a few iterations), finds both sites, the same a full trace
+// names, and validates the pairs.
+func TestValidateResolvesAttachedTrace(t *testing.T) {
+	testenv.RequireRoot(t)
+	stream := testenv.LongStream(t, "1M")
+	res, tracePath := testenv.Trace(t, "-p", strconv.Itoa(stream.Process.Pid), "--duration", "1s")
+	if res.ExitCode != 0 {
+		t.Fatalf("trace -p: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	planPath := tracePath + ".plan"
+	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
+		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...); res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	got, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/stream", args...)
+	if len(got.Pairs) != len(full.Pairs) {
+		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
+	}
+	byDirection := map[string]planner.Pair{} // the attach may have begun at either copy
+	for _, pair := range full.Pairs {
+		byDirection[pair.Direction] = pair
+	}
+	for _, pair := range got.Pairs {
+		want := byDirection[pair.Direction]
+		if pair.Status != planner.StatusValidated || pair.Host.Site != want.Host.Site || pair.Device.Site != want.Device.Site {
+			t.Errorf("%s after validate: %s %q, host %+v, device %+v; want validated, the full trace's sites %+v, %+v",
+				pair.ID, pair.Status, pair.Reason, pair.Host.Site, pair.Device.Site, want.Host.Site, want.Device.Site)
 		}
 	}
 }
