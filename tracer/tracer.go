@@ -77,6 +77,13 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	if cfg.RingBytes != 0 {
 		spec.Maps["events"].MaxEntries = cfg.RingBytes
 	}
+	if !cfg.HostAllocs {
+		// Only the allocator probes use these; hash maps are allocated whole when created,
+		// which each launch would wait for.
+		for _, m := range []string{"host_live", "pending_host"} {
+			spec.Maps[m].MaxEntries = 1
+		}
+	}
 	multi := !cfg.OnePerFunction && haveUprobeMulti() == nil
 	keepPrograms(spec, multi)
 	coll, err := ebpf.NewCollection(spec)
