@@ -13,7 +13,7 @@ out=build-gpu/frameworks
 mkdir -p "$out"
 for prog in torch_loop cupy_loop; do
 	echo "== $prog ($(readlink -f "$(command -v python3)"))"
-	build/bin/echoctl trace --no-host-allocs -o "$out/$prog.trace" -- python3 "bench/frameworks/$prog.py" "$iters" 64 \
+	build/bin/echoctl trace -o "$out/$prog.trace" -- python3 "bench/frameworks/$prog.py" "$iters" 64 \
 		2>"$out/$prog.err" | grep -E '^(checksum|iter_ms)=' || { cat "$out/$prog.err"; exit 1; }
 	build/bin/echoctl stats --json "$out/$prog.trace" >"$out/$prog.stats.json"
 	build/bin/echoctl plan --json -o "$out/$prog.plan" "$out/$prog.trace" >/dev/null

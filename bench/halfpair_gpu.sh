@@ -14,7 +14,7 @@ out=build-gpu/halfpair
 mkdir -p "$out"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 args=(--size 64M --iters 20 --warmup 3)
-build/bin/echoctl trace -o "$out/h.trace" -- "$out/stream" "${args[@]}" >/dev/null 2>&1
+build/bin/echoctl trace --host-allocs -o "$out/h.trace" -- "$out/stream" "${args[@]}" >/dev/null 2>&1
 build/bin/echoctl plan -o "$out/h.plan" "$out/h.trace" >/dev/null
 variants=(base echo planned)
 [ -n "${PREV_SHIM:-}" ] && variants+=(prev)

@@ -40,7 +40,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "shim_cost: skipping the elided copy (tracing needs root)"
 	exit 0
 fi
-build/bin/echoctl trace -o "$tmp/copies.trace" -- "$prog" copies 20 >/dev/null 2>&1
+build/bin/echoctl trace --host-allocs -o "$tmp/copies.trace" -- "$prog" copies 20 >/dev/null 2>&1
 build/bin/echoctl plan -o "$tmp/copies.plan" "$tmp/copies.trace" >/dev/null
 for ((r = 0; r < rounds; r++)); do
 	ECHO_QUIET=1 build/bin/echoctl run --force --strategy mapped "$tmp/copies.plan" -- "$prog" copies 2000000 \
