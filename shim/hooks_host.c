@@ -93,7 +93,9 @@ static bool released(void *p)
 {
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
-	return shim_pinned_free(p) || shim_release(true, p);
+	if (__builtin_expect(__atomic_load_n(&shim_pinned_buffers, __ATOMIC_RELAXED) != 0, 0) && shim_pinned_free(p))
+		return true;
+	return shim_release(true, p);
 }
 
 SHIM_API void free(void *p)

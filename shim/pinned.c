@@ -32,6 +32,7 @@ static struct pinbuf {
 	bool busy; /* handed to the program; guarded by shim_lock */
 } bufs[MAX_PINNED];
 static atomic_int nbufs; /* bufs[0..nbufs) are published: ptr, bytes and pair never change */
+int shim_pinned_buffers;  /* nbufs, for the free hook's first glance */
 static uint64_t reserved; /* bytes pinned or being pinned, under the cap */
 struct pinned_counters shim_pinned_count;
 
@@ -116,6 +117,7 @@ void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 	int i = atomic_load(&nbufs);
 	bufs[i] = (struct pinbuf){buf, bytes, p, true};
 	atomic_store_explicit(&nbufs, i + 1, memory_order_release);
+	__atomic_store_n(&shim_pinned_buffers, i + 1, __ATOMIC_RELEASE);
 	shim_pinned_count.buffers++;
 	shim_pinned_count.bytes += bytes;
 	__atomic_add_fetch(&p->pinned, 1, __ATOMIC_RELAXED);

@@ -132,8 +132,12 @@ extern struct plan shim_plan;
 extern pthread_mutex_t shim_lock;
 bool shim_active(void);
 bool shim_validating(void);
-bool shim_resolving(void);
 bool shim_pinning(void);
+/* Resolve mode: inline, since every malloc and free asks. */
+static inline bool shim_resolving(void)
+{
+	return __builtin_expect(shim_plan.mode == MODE_RESOLVE, 0) && shim_active();
+}
 void shim_activate(void);
 extern char shim_why[256]; /* why the shim passes through, once it does */
 void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -238,6 +242,7 @@ bool shim_resolve_threads(const struct site *s); /* more than one thread allocat
 /* pinned.c: host buffers from per-site pools of page-locked memory */
 void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes); /* NULL: allocate as written */
 bool shim_pinned_free(void *p);            /* p was the pool's: it is back in it */
+extern int shim_pinned_buffers;            /* pool buffers so far (atomic): 0 spares the free hook a call */
 size_t shim_pinned_size(const void *p);    /* the size of the pool buffer at p, 0 if p is none */
 bool shim_pinned_holds(const void *p);     /* p points into a pool buffer */
 struct pinned_counters {

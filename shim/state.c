@@ -24,11 +24,6 @@ bool shim_validating(void)
 	return shim_plan.mode == MODE_VALIDATE && shim_active();
 }
 
-bool shim_resolving(void)
-{
-	return shim_plan.mode == MODE_RESOLVE && shim_active();
-}
-
 /* Deploy mode with the pinned strategy: host allocations at planned sites come from pools. */
 bool shim_pinning(void)
 {
