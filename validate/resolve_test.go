@@ -169,6 +169,12 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 					t.Errorf("%s enabled with merges %v: device blocks cannot merge", pair.ID, pair.Strategies)
 				}
 			}
+			if p.Context.Strategy == planner.StrategyPinned {
+				dry := testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", planPath, "--", prog}, args...)...)
+				if !strings.Contains(dry.Stdout, "would pin the host allocations at ") || !strings.Contains(dry.Stdout, "posix_memalign of 2.0 MiB at framework+0x") {
+					t.Errorf("run --dry-run: %s%s", dry.Stdout, dry.Stderr)
+				}
+			}
 			want := testenv.Run(t, prog, nil, args...).Checksum()
 			run := testenv.Echoctl(t, nil, append([]string{"-v", "run", planPath, "--", prog}, args...)...)
 			if run.ExitCode != 0 || run.Checksum() != want || (p.Context.Strategy != "" && !strings.Contains(run.Stderr, "page-locked buffers")) {

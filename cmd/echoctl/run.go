@@ -203,12 +203,16 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) e
 		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.untouched)
 		return nil
 	}
-	fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
-	for _, pair := range d.pairs {
-		fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
-			humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
-			pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
-			pair.Device.Site.Ordinal)
+	if d.strategy == planner.StrategyPinned {
+		printPinned(out, p, d.pairs)
+	} else {
+		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
+		for _, pair := range d.pairs {
+			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
+				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
+				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
+				pair.Device.Site.Ordinal)
+		}
 	}
 	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
@@ -223,6 +227,38 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("give the plan, then -- and the command")
 	}
 	return nil
+}
+
+// printPinned says what the pinned strategy would do: serve every host allocation of the
+// planned size at each planned site (whatever its ordinal) from page-locked memory, for the
+// pairs whose host buffers come from there.
+func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
+	type key struct {
+		module string
+		offset uint64
+		call   string
+		bytes  uint64
+	}
+	var order []key
+	ids := map[key][]string{}
+	for _, pair := range pairs {
+		s := pair.Host.Site
+		k := key{s.Module, s.Offset, s.Call, s.Bytes}
+		if ids[k] == nil {
+			order = append(order, k)
+		}
+		ids[k] = append(ids[k], pair.ID)
+	}
+	sites := "sites"
+	if len(order) == 1 {
+		sites = "site"
+	}
+	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
+		len(order), sites, p.Context.Executable.Path)
+	for _, k := range order {
+		fmt.Fprintf(out, "  %s of %s at %s+%#x, for %s\n", k.call, humanBytes(k.bytes), filepath.Base(k.module), k.offset,
+			strings.Join(ids[k], " "))
+	}
 }
 
 // argsDiffer names how argv's arguments differ from those of the traced command, or "": the
