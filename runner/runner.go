@@ -105,6 +105,8 @@ type PairReport struct {
 	Reason   string `json:"reason"`
 	AtModule string `json:"at_module"` // the instruction that made the access: module id
 	AtOffset uint64 `json:"at_offset"` // and offset
+	AtNS     uint64 `json:"at_ns"`     // when, since the run started
+	AtCopy   int    `json:"at_copy"`   // the pair's linking copies seen by then
 	// Deploy: the pair was served (merged: a copy between its halves was elided; pinned: its
 	// host side came from the pool), how, and why it was not when it was not.
 	Merged bool   `json:"merged"`

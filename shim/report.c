@@ -25,6 +25,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+uint64_t shim_uptime_ns(void)
+{
+	return now_ns() - start_ns;
+}
+
 void shim_report_init(void)
 {
 	start_ns = now_ns();
@@ -99,7 +104,8 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 		shim_site_of((const void *)p->verdict.pc, "", 0, &at);
 		pthread_mutex_unlock(&shim_lock);
 	}
-	fprintf(f, ",\"at_module\":");
+	fprintf(f, ",\"at_ns\":%llu,\"at_copy\":%lu,\"at_module\":", (unsigned long long)p->verdict.ns,
+		p->verdict.copies);
 	json_string(f, at.module);
 	unsigned long elided = __atomic_load_n(&p->elided, __ATOMIC_RELAXED);
 	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);

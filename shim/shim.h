@@ -41,7 +41,9 @@ enum mode { MODE_DEPLOY, MODE_MEASURE, MODE_VALIDATE, MODE_RESOLVE };
 struct verdict {
 	bool refused;
 	char reason[200];
-	uintptr_t pc; /* the instruction that made the access, if one did */
+	uintptr_t pc;           /* the instruction that made the access, if one did */
+	uint64_t ns;            /* when, since the shim started */
+	unsigned long copies;   /* the pair's linking copies seen by then */
 };
 
 /* What a run saw at one planned allocation site: where the site is in this process (0 while
@@ -267,5 +269,6 @@ bool shim_query_device(void); /* once; the runtime must be loaded */
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);
 void shim_report_init(void);
+uint64_t shim_uptime_ns(void); /* since the shim started; async-signal-safe */
 
 #endif

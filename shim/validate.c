@@ -38,6 +38,8 @@ static void refuse(struct pair *p, const char *reason, uintptr_t pc)
 		return;
 	p->verdict.refused = true;
 	p->verdict.pc = pc;
+	p->verdict.ns = shim_uptime_ns();
+	p->verdict.copies = p->copies;
 	strncpy(p->verdict.reason, reason, sizeof p->verdict.reason - 1);
 }
 

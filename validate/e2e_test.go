@@ -50,8 +50,9 @@ func TestValidate(t *testing.T) {
 				reason, refuse := c.refused[pair.ID]
 				why := mergeRefusal(pair)
 				switch {
-				case refuse && (!strings.Contains(why, reason) || !strings.Contains(why, "(at "+c.workload+"+0x")):
-					t.Errorf("%s: %s %q; want no merge, for %q, naming the instruction", pair.ID, pair.Status, why, reason)
+				case refuse && (!strings.Contains(why, reason) || !strings.Contains(why, "(at "+c.workload+"+0x") ||
+					!strings.Contains(why, " ms into the run, after ")):
+					t.Errorf("%s: %s %q; want no merge, for %q, naming the instruction and when", pair.ID, pair.Status, why, reason)
 				case !refuse && why != "" && pair.Status != planner.StatusRefused:
 					t.Errorf("%s: merges refused for %q; want them validated", pair.ID, why)
 				}

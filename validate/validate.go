@@ -106,16 +106,19 @@ func Apply(p *planner.Plan, report runner.Report) {
 	p.Recount()
 }
 
-// at names the instruction that made the access, as module+offset.
+// at names the instruction that made the access, as module+offset, and when: how far into
+// the run, after how many of the pair's linking copies (a conflict in the first iteration
+// reads differently from one in the last).
 func at(p *planner.Plan, r runner.PairReport) string {
 	if r.AtModule == "" {
 		return ""
 	}
+	when := fmt.Sprintf(", %.1f ms into the run, after %d of its linking copies", float64(r.AtNS)/1e6, r.AtCopy)
 	name := r.AtModule
 	if exe := p.Context.Executable; exe.BuildID != "" && exe.BuildID == r.AtModule {
 		name = filepath.Base(exe.Path)
 	} else if len(name) > 12 && !strings.Contains(name, ":") {
 		name = name[:12] + "…"
 	}
-	return fmt.Sprintf(" (at %s+%#x)", name, r.AtOffset)
+	return fmt.Sprintf(" (at %s+%#x%s)", name, r.AtOffset, when)
 }

@@ -73,8 +73,11 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	stderr := cmd.ErrOrStderr()
 	for _, pair := range p.Pairs {
 		verdict := string(pair.Status)
-		if pair.Reason != "" {
+		switch {
+		case pair.Reason != "":
 			verdict += ": " + pair.Reason
+		case pair.MergeRefused != "":
+			verdict += " for pinned alone, no merge: " + pair.MergeRefused
 		}
 		fmt.Fprintf(stderr, "validate: %s %-6s %s\n", pair.ID, pair.Direction, verdict)
 	}
