@@ -37,6 +37,8 @@ static const struct {
 	{"cudaHostAlloc", (void *)cudaHostAlloc},
 	{"cudaFree", (void *)cudaFree},
 	{"cudaFreeHost", (void *)cudaFreeHost},
+	{"cudaHostRegister", (void *)cudaHostRegister},
+	{"cudaHostUnregister", (void *)cudaHostUnregister},
 	{"cudaMemcpy", (void *)cudaMemcpy},
 	{"cudaMemcpyAsync", (void *)cudaMemcpyAsync},
 	{"cudaLaunchKernel", (void *)cudaLaunchKernel},

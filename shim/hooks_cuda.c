@@ -89,6 +89,25 @@ SHIM_API cudaError_t cudaFreeHost(void *p)
 	return real.cudaFreeHost ? real.cudaFreeHost(p) : cudaErrorInitializationError;
 }
 
+/* The program page-locks a buffer the pinned strategy already serves from page-locked memory
+ * (a registration the trace never saw): it is, so the call succeeds, as it would have on the
+ * pageable buffer, and unregistering it leaves it in its pool. */
+SHIM_API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
+{
+	shim_resolve();
+	if (__builtin_expect(shim_pinned_holds(p), 0))
+		return cudaSuccess;
+	return real.cudaHostRegister ? real.cudaHostRegister(p, n, flags) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaHostUnregister(void *p)
+{
+	shim_resolve();
+	if (__builtin_expect(shim_pinned_holds(p), 0))
+		return cudaSuccess;
+	return real.cudaHostUnregister ? real.cudaHostUnregister(p) : cudaErrorInitializationError;
+}
+
 /* An asynchronous copy from or to a buffer the pinned strategy serves: it returns, as the
  * copy from pageable memory did, once its host side is read or written (pinned.c). */
 cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *src, cudaStream_t stream)

@@ -25,6 +25,8 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaMallocManaged, "cudaMallocManaged");
 	RESOLVE(cudaFree, "cudaFree");
 	RESOLVE(cudaFreeHost, "cudaFreeHost");
+	RESOLVE(cudaHostRegister, "cudaHostRegister");
+	RESOLVE(cudaHostUnregister, "cudaHostUnregister");
 	RESOLVE(cudaMemcpy, "cudaMemcpy");
 	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");

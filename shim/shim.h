@@ -162,6 +162,8 @@ struct real {
 	cudaError_t (*cudaMallocManaged)(void **, size_t, unsigned int);
 	cudaError_t (*cudaFree)(void *);
 	cudaError_t (*cudaFreeHost)(void *);
+	cudaError_t (*cudaHostRegister)(void *, size_t, unsigned int);
+	cudaError_t (*cudaHostUnregister)(void *);
 	cudaError_t (*cudaMemcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
 	cudaError_t (*cudaMemcpyAsync)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
 	cudaError_t (*cudaDeviceSynchronize)(void);

@@ -133,6 +133,17 @@ func pinnedKeepsCompletion(t *testing.T, rel string) {
 	if !strings.Contains(res.Stderr, "(pinned): 2 page-locked buffers (2M), 22 reuses, 24 asynchronous copies waited for, 0 fallbacks") {
 		t.Errorf("the pools did not serve every buffer: %s", res.Stderr)
 	}
+	if rel != "tests/pageable_async" {
+		return
+	}
+	// A registration the trace never saw, of a buffer the pool serves: it must succeed (the
+	// runtime refuses to register page-locked memory twice).
+	reg := append(args, "register")
+	want = testenv.Run(t, prog, slow, reg...).Checksum()
+	res = testenv.Echoctl(t, slow, append([]string{"-v", "run", "--force", "--strategy", "pinned", planPath, "--", prog}, reg...)...)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 page-locked buffers") {
+		t.Errorf("pinned, the program registering its buffers: exit %d, checksum %s, want %s: %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
 }
 
 // The corpus's framework workload, as PyTorch and CuPy move data: device blocks of a caching

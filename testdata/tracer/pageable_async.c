@@ -9,8 +9,11 @@
  * must wait for them (shim/pinned.c): without that wait this program prints another
  * checksum on the emulator, whose streams run on worker threads (CUDA_EMU_COPY_DELAY_US
  * widens the window).
- * Usage: pageable_async [ITERATIONS] [BYTES]
+ * With "register", each input buffer is also page-locked with cudaHostRegister while it is
+ * copied (a program that pins some buffers itself): the pinned strategy must let that succeed.
+ * Usage: pageable_async [ITERATIONS] [BYTES] [register]
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@ int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 10;
 	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	bool reg = argc > 3 && !strcmp(argv[3], "register");
 	size_t n = bytes / sizeof(uint32_t);
 	uint32_t *dev;
 	cudaStream_t stream;
@@ -42,7 +46,13 @@ int main(int argc, char **argv)
 			return 1;
 		for (size_t i = 0; i < n; i++)
 			in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		if (reg)
+			CHECK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
 		CHECK(cudaMemcpyAsync(dev, in, bytes, cudaMemcpyHostToDevice, stream));
+		if (reg) {
+			CHECK(cudaStreamSynchronize(stream)); /* registered: the copy may still read it */
+			CHECK(cudaHostUnregister(in));
+		}
 		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
 		CHECK(cudaMemcpyAsync(out, dev, bytes, cudaMemcpyDeviceToHost, stream));
 		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
