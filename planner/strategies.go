@@ -22,7 +22,7 @@ func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
 	case h.kind != kindPageable:
 		return fmt.Sprintf("the host side is already %s memory", h.kind)
 	case h.copied2D:
-		return "also copied with cudaMemcpy2D, whose completion the shim does not keep for pinned memory yet"
+		return "also copied with cudaMemcpy2D: pitched copies are not planned for pinned yet"
 	}
 	if bytes := p.order[0].bytesEachCopy; bytes < a.opts.MinBytes {
 		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))

@@ -41,6 +41,7 @@ static const struct {
 	{"cudaHostUnregister", (void *)cudaHostUnregister},
 	{"cudaMemcpy", (void *)cudaMemcpy},
 	{"cudaMemcpyAsync", (void *)cudaMemcpyAsync},
+	{"cudaMemcpy2DAsync", (void *)cudaMemcpy2DAsync},
 	{"cudaLaunchKernel", (void *)cudaLaunchKernel},
 	{"cudaDeviceSynchronize", (void *)cudaDeviceSynchronize},
 	{"cudaStreamSynchronize", (void *)cudaStreamSynchronize},

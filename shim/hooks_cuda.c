@@ -173,6 +173,18 @@ SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum 
 	return cudaSuccess;
 }
 
+/* A pitched copy is never a linking copy, but one on a pooled buffer must return as it did
+ * from pageable memory too. */
+SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+				       size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	shim_resolve();
+	if (!real.cudaMemcpy2DAsync)
+		return cudaErrorInitializationError;
+	return shim_pinned_completes(real.cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream), dst,
+				     src, stream);
+}
+
 /* Launches and synchronizations open and close validate mode's windows. */
 SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
 				      cudaStream_t stream)

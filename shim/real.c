@@ -29,6 +29,7 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaHostUnregister, "cudaHostUnregister");
 	RESOLVE(cudaMemcpy, "cudaMemcpy");
 	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
+	RESOLVE(cudaMemcpy2DAsync, "cudaMemcpy2DAsync");
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
 	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
