@@ -136,13 +136,16 @@ func pinnedKeepsCompletion(t *testing.T, rel string) {
 	if rel != "tests/pageable_async" {
 		return
 	}
-	// A registration the trace never saw, of a buffer the pool serves: it must succeed (the
-	// runtime refuses to register page-locked memory twice).
-	reg := append(args, "register")
-	want = testenv.Run(t, prog, slow, reg...).Checksum()
-	res = testenv.Echoctl(t, slow, append([]string{"-v", "run", "--force", "--strategy", "pinned", planPath, "--", prog}, reg...)...)
-	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 page-locked buffers") {
-		t.Errorf("pinned, the program registering its buffers: exit %d, checksum %s, want %s: %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+	// Calls the trace never saw on buffers the pool serves: a registration must succeed (the
+	// runtime refuses to register page-locked memory twice), and a pitched asynchronous copy
+	// must return done, as on pageable memory.
+	for _, mode := range []string{"register", "2d"} {
+		more := append(append([]string{}, args...), mode)
+		want = testenv.Run(t, prog, slow, more...).Checksum()
+		res = testenv.Echoctl(t, slow, append([]string{"-v", "run", "--force", "--strategy", "pinned", planPath, "--", prog}, more...)...)
+		if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 page-locked buffers") {
+			t.Errorf("pinned, %s: exit %d, checksum %s, want %s: %s", mode, res.ExitCode, res.Checksum(), want, res.Stderr)
+		}
 	}
 }
 

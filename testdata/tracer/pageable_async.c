@@ -11,7 +11,9 @@
  * widens the window).
  * With "register", each input buffer is also page-locked with cudaHostRegister while it is
  * copied (a program that pins some buffers itself): the pinned strategy must let that succeed.
- * Usage: pageable_async [ITERATIONS] [BYTES] [register]
+ * With "2d", the device data also comes back into the input buffer with cudaMemcpy2DAsync,
+ * read at once (a pitched copy on a buffer the pinned strategy serves must wait too).
+ * Usage: pageable_async [ITERATIONS] [BYTES] [register|2d]
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +36,7 @@ int main(int argc, char **argv)
 	int iters = argc > 1 ? atoi(argv[1]) : 10;
 	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
 	bool reg = argc > 3 && !strcmp(argv[3], "register");
+	bool pitched = argc > 3 && !strcmp(argv[3], "2d");
 	size_t n = bytes / sizeof(uint32_t);
 	uint32_t *dev;
 	cudaStream_t stream;
@@ -54,6 +57,11 @@ int main(int argc, char **argv)
 			CHECK(cudaHostUnregister(in));
 		}
 		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
+		if (pitched) {
+			CHECK(cudaMemcpy2DAsync(in, bytes, dev, bytes, bytes, 1, cudaMemcpyDeviceToHost, stream));
+			for (size_t i = 0; i < n; i += 89) /* pageable: written already */
+				sum = (sum ^ in[i]) * 1099511628211ull;
+		}
 		CHECK(cudaMemcpyAsync(out, dev, bytes, cudaMemcpyDeviceToHost, stream));
 		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
 			sum = (sum ^ out[i]) * 1099511628211ull;
