@@ -176,10 +176,14 @@ type copySites map[copyKey]*copyAcc
 func (cs copySites) add(k copyKey, e *trace.Event, waited bool) {
 	c := cs[k]
 	if c == nil {
-		c = &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
+		c = newCopyAcc(k, e)
 		cs[k] = c
 	}
 	c.record(e, waited)
+}
+
+func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {
+	return &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
 }
 
 // implied finds or makes the buffer a copy implies where the trace did not see it allocated
@@ -212,7 +216,7 @@ func (p *pairAcc) id() string { return fmt.Sprintf("p%d", p.num) }
 func (p *pairAcc) add(k copyKey, e *trace.Event, waited bool) {
 	c := p.copies[k]
 	if c == nil {
-		c = &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
+		c = newCopyAcc(k, e)
 		p.copies[k] = c
 		p.order = append(p.order, c)
 	}

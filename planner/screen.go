@@ -56,20 +56,27 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 		return fmt.Sprintf("the host buffer is linked to %d device buffers (%s): one memory cannot stand for them all",
 			len(sharing[-1-h.id]), idsOf(sharing[-1-h.id]))
 	}
+	return a.recurrence(p, iterations, func(c *copyAcc) int { return c.count }, true)
+}
+
+// recurrence is why a pair's copies, counted by count, do not pay once per iteration of the
+// loop: too small, too rare, or (with stable) not a whole number of times per iteration.
+func (a *analysis) recurrence(p *pairAcc, iterations int, count func(*copyAcc) int, stable bool) string {
 	bytes := p.order[0].bytesEachCopy
 	if bytes < a.opts.MinBytes {
 		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
 	}
 	for _, c := range p.order {
-		count := c.count
-		if a.header.Attached && iterations > 0 && count+1 == iterations {
-			count = iterations // the attach or the detach cut the first or last iteration short
+		seen := count(c)
+		n := seen
+		if a.header.Attached && iterations > 0 && n+1 == iterations {
+			n = iterations // the attach or the detach cut the first or last iteration short
 		}
 		switch {
-		case iterations == 0 || count < iterations:
-			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
-		case count%iterations != 0:
-			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, siteName(c.site), times(c.count), iterations)
+		case iterations == 0 || n < iterations:
+			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(seen), iterations)
+		case stable && n%iterations != 0:
+			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, siteName(c.site), times(seen), iterations)
 		}
 	}
 	if iterations < a.opts.MinIterations {

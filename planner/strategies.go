@@ -24,24 +24,9 @@ func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
 	case h.copied2D:
 		return "also copied with cudaMemcpy2D: pitched copies are not planned for pinned yet"
 	}
-	if bytes := p.order[0].bytesEachCopy; bytes < a.opts.MinBytes {
-		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
-	}
-	for _, c := range p.order {
-		// Pinned serves an allocation site, not one buffer: what must recur is the copy
-		// site, over all the host buffers it copies.
-		count := a.copySites[c.copyKey].count
-		if a.header.Attached && iterations > 0 && count+1 == iterations {
-			count = iterations
-		}
-		if iterations == 0 || count < iterations {
-			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(count), iterations)
-		}
-	}
-	if iterations < a.opts.MinIterations {
-		return fmt.Sprintf("too rare: the loop ran %d iterations, fewer than --min-iterations %d", iterations, a.opts.MinIterations)
-	}
-	return ""
+	// Pinned serves an allocation site, not one buffer: what must recur is the copy site, over
+	// all the host buffers it copies, and in any number per iteration.
+	return a.recurrence(p, iterations, func(c *copyAcc) int { return a.copySites[c.copyKey].count }, false)
 }
 
 // judge sets the pair's strategies and status from the two judgements.
