@@ -66,16 +66,11 @@ func servedAs(pair *planner.Pair, strategy string, pairs []planner.Pair) string 
 		return pair.ID
 	}
 	for _, other := range pairs {
-		if other.Allows(strategy) && sameSite(other.Host.Site, pair.Host.Site) {
+		if other.Allows(strategy) && other.Host.Site.AnyOrdinal() == pair.Host.Site.AnyOrdinal() {
 			return other.ID
 		}
 	}
 	return pair.ID
-}
-
-func sameSite(a, b planner.Site) bool {
-	a.Ordinal, b.Ordinal = 0, 0
-	return a == b
 }
 
 // mergedPairs says, for each pair the chosen strategy's last run reported, "" when it was

@@ -94,7 +94,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		in, out = in || c.dir == "h2d", out || c.dir == "d2h"
 		if c.waited > 0 && c.dir == "d2h" {
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s is also the program's wait for the GPU: "+
-				"a merge must keep that wait (DESIGN.md S2)", c.site.Call, siteName(c.site)))
+				"a merge must keep that wait (DESIGN.md S2)", c.site.Call, c.site.Name()))
 		}
 	}
 	if len(pa.order) == 0 { // only partial copies: the direction they went

@@ -98,8 +98,7 @@ func pairLines(pairs []Pair, strategy string) (string, error) {
 			buf  Buffer
 		}{{"host", pair.Host}, {"device", pair.Device}}
 		if strategy == StrategyPinned {
-			k := pair.Host.Site
-			k.Ordinal = 0
+			k := pair.Host.Site.AnyOrdinal()
 			if pinned[k] {
 				continue
 			}

@@ -39,7 +39,7 @@ func (a *analysis) failedCopy(e *trace.Event) {
 	dst, src := a.bufs.find(e.PID, e.Addr), a.bufs.find(e.PID, e.Src)
 	dir := a.direction(e, dst, src)
 	site := a.sites.of(e, e.Bytes, false)
-	what := fmt.Sprintf("%s at %s: %s", e.Type, siteName(site), trace.ErrorName(e.Type, e.Ret))
+	what := fmt.Sprintf("%s at %s: %s", e.Type, site.Name(), trace.ErrorName(e.Type, e.Ret))
 	for _, b := range []*buffer{dst, src} {
 		if b == nil {
 			continue

@@ -22,7 +22,9 @@ func human(n uint64) string {
 func msDuration(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
 // siteName is a site as a user reads it: module+offset.
-func siteName(s Site) string {
+// Name is how a site reads to a person: module+offset (the raw address where no module
+// maps it).
+func (s Site) Name() string {
 	if s.Module == "" {
 		return fmt.Sprintf("%#x", s.Offset)
 	}

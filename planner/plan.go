@@ -43,6 +43,13 @@ type Site struct {
 	Ordinal    int    `json:"ordinal"` // earlier calls at the same module, offset, call and size
 }
 
+// AnyOrdinal is the site with its ordinal cleared: where the pinned strategy serves every
+// allocation, whichever call it is.
+func (s Site) AnyOrdinal() Site {
+	s.Ordinal = 0
+	return s
+}
+
 // Buffer is one side of a pair.
 type Buffer struct {
 	Site Site   `json:"site"`

@@ -30,7 +30,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	}
 	for _, c := range p.order {
 		if driverAPI(c.site.Call) {
-			return fmt.Sprintf("copied with the driver API (%s at %s): the shim elides runtime copies only", c.site.Call, siteName(c.site))
+			return fmt.Sprintf("copied with the driver API (%s at %s): the shim elides runtime copies only", c.site.Call, c.site.Name())
 		}
 	}
 	if streams := p.streams(); len(streams) > 1 {
@@ -45,7 +45,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	for _, b := range []*buffer{h, d} {
 		if !b.unresolved && a.sites.shared(b.pid, b.site, b.call) {
 			return fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on how "+
-				"the threads interleave, so the site cannot name one buffer", b.site.Call, siteName(b.site))
+				"the threads interleave, so the site cannot name one buffer", b.site.Call, b.site.Name())
 		}
 	}
 	if len(sharing[d.id]) > 1 {
@@ -74,9 +74,9 @@ func (a *analysis) recurrence(p *pairAcc, iterations int, count func(*copyAcc) i
 		}
 		switch {
 		case iterations == 0 || n < iterations:
-			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, siteName(c.site), times(seen), iterations)
+			return fmt.Sprintf("too rare: %s at %s ran %s, in fewer than the loop's %d iterations", c.site.Call, c.site.Name(), times(seen), iterations)
 		case stable && n%iterations != 0:
-			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, siteName(c.site), times(seen), iterations)
+			return fmt.Sprintf("unstable: %s at %s ran %s in %d iterations", c.site.Call, c.site.Name(), times(seen), iterations)
 		}
 	}
 	if iterations < a.opts.MinIterations {

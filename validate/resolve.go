@@ -29,10 +29,9 @@ func unresolved(p *planner.Plan) []planner.Pair {
 	return out[:min(len(out), maxResolved)]
 }
 
-// resolve runs the program once with the shim noting where the buffers of the unresolved
-// candidates were allocated (shim/resolve.c), and folds that into the plan.
-func resolve(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
-	pairs := unresolved(p)
+// resolve runs the program once with the shim noting where the buffers of pairs (unresolved
+// candidates) were allocated (shim/resolve.c), and folds that into the plan.
+func resolve(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, stdio runner.IO) (runner.Result, error) {
 	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
 	if err != nil {
 		return runner.Result{}, err
@@ -97,7 +96,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Status = planner.StatusValidated
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned "+
-				"keeps every copy and changes nothing the program reads, so no watch run is needed", siteName(pair.Host.Site)))
+				"keeps every copy and changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
 	p.Recount()
@@ -146,7 +145,7 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 	b.Unresolved = false
 	b.Allocations = r.Allocations
 	b.Kind = kindOf(r.Call, side)
-	where := siteName(b.Site)
+	where := b.Site.Name()
 	switch {
 	case r.Allocations > 1:
 		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the %s side is a fresh allocation at %s each time (%d linked in one run)",
@@ -206,8 +205,4 @@ func kindOf(call, side string) string {
 		return "device"
 	}
 	return "pageable"
-}
-
-func siteName(s planner.Site) string {
-	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
 }

@@ -36,9 +36,9 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
 	}
 	var res runner.Result
-	if len(unresolved(p)) > 0 {
+	if pending := unresolved(p); len(pending) > 0 {
 		var err error
-		if res, err = resolve(ctx, p, argv, stdio); err != nil {
+		if res, err = resolve(ctx, p, pending, argv, stdio); err != nil {
 			return res, err
 		}
 		res.Report.Pairs = nil

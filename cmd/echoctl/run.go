@@ -233,17 +233,10 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 // planned size at each planned site (whatever its ordinal) from page-locked memory, for the
 // pairs whose host buffers come from there.
 func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
-	type key struct {
-		module string
-		offset uint64
-		call   string
-		bytes  uint64
-	}
-	var order []key
-	ids := map[key][]string{}
+	var order []planner.Site
+	ids := map[planner.Site][]string{}
 	for _, pair := range pairs {
-		s := pair.Host.Site
-		k := key{s.Module, s.Offset, s.Call, s.Bytes}
+		k := pair.Host.Site.AnyOrdinal()
 		if ids[k] == nil {
 			order = append(order, k)
 		}
@@ -256,8 +249,7 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
 		len(order), sites, p.Context.Executable.Path)
 	for _, k := range order {
-		fmt.Fprintf(out, "  %s of %s at %s+%#x, for %s\n", k.call, humanBytes(k.bytes), filepath.Base(k.module), k.offset,
-			strings.Join(ids[k], " "))
+		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, humanBytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
 	}
 }
 
