@@ -60,10 +60,11 @@ $(BUILD)/lib/libcudart.so.12: $(EMU_OBJS) $(EMU_DIR)/libcudart.map
 		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread -ldl
 
 # The emulated driver, built on the runtime's private entry points (src/private.h).
-$(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/libcuda.map $(EMU_HDRS) \
-		$(BUILD)/lib/libcudart.so.12
+$(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/proc.c $(EMU_DIR)/driver/libcuda.map \
+		$(EMU_HDRS) $(BUILD)/lib/libcudart.so.12
 	$(CC) $(EMU_CFLAGS) -I$(EMU_DIR)/src -shared -Wl,-soname,libcuda.so.1 \
-		-Wl,--version-script=$(EMU_DIR)/driver/libcuda.map -Wl,--build-id=sha1 -o $@ $< \
+		-Wl,--version-script=$(EMU_DIR)/driver/libcuda.map -Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ \
+		$(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/proc.c \
 		-L$(BUILD)/lib -l:libcudart.so.12 -Wl,-rpath,'$$ORIGIN'
 
 $(BUILD)/lib/libcuda.so: $(BUILD)/lib/libcuda.so.1

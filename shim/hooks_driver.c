@@ -124,6 +124,18 @@ static bool from_cuda(const void *ret)
 	return !strncmp(base, "libcudart", 9) || !strncmp(base, "libcuda.so", 10);
 }
 
+/* A statically linked runtime (CuPy's) takes cuGetProcAddress_v2 from dlsym, asks it for
+ * "cuGetProcAddress" and looks every other entry point up through the answer: the shim's
+ * own hook for whichever of the two the driver gave (their arguments differ). */
+static void *proc_address_hook(void *pfn)
+{
+	if (pfn == shim_real_driver_dlsym("cuGetProcAddress_v2"))
+		return (void *)cuGetProcAddress_v2;
+	if (pfn == shim_real_driver_dlsym("cuGetProcAddress"))
+		return (void *)cuGetProcAddress;
+	return pfn;
+}
+
 /* The hook to hand out for symbol instead of pfn, or pfn. A hook forwards to the first
  * entry point it stood in for; asked again with another (a caller that wants other
  * semantics), the shim hands out the driver's own. */
@@ -131,10 +143,12 @@ static void *hooked(const char *symbol, void *pfn, uint64_t flags, const void *r
 {
 	if (!symbol || !pfn || (flags & PER_THREAD_STREAM))
 		return pfn;
+	if (!strcmp(symbol, "cuGetProcAddress"))
+		return from_cuda(ret) ? pfn : proc_address_hook(pfn);
 	for (size_t i = 0; i < sizeof proc_hooks / sizeof proc_hooks[0]; i++) {
 		if (strcmp(symbol, proc_hooks[i].name) != 0)
 			continue;
-		if (from_cuda(ret))
+		if (from_cuda(ret) || pfn == proc_hooks[i].hook) /* a hook forwarding to itself would never return */
 			return pfn;
 		void *expected = NULL;
 		if (!__atomic_compare_exchange_n(proc_hooks[i].forward, &expected, pfn, false, __ATOMIC_ACQ_REL,
@@ -146,10 +160,11 @@ static void *hooked(const char *symbol, void *pfn, uint64_t flags, const void *r
 	return pfn;
 }
 
-typedef CUresult (*get_proc_v2_fn)(const char *, void **, int, uint64_t, void *);
-typedef CUresult (*get_proc_fn)(const char *, void **, int, uint64_t);
+typedef CUresult (*get_proc_v2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t);
 
-SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, void *status)
+SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+				      CUdriverProcAddressQueryResult *status)
 {
 	static get_proc_v2_fn next;
 	if (!next)
@@ -162,7 +177,7 @@ SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
 	return r;
 }
 
-SHIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags)
+SHIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
 {
 	static get_proc_fn next;
 	if (!next)

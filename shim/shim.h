@@ -196,8 +196,6 @@ extern struct real_driver real_driver;
 void shim_resolve_driver(void);
 void *shim_real_driver_dlsym(const char *name);
 void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
-CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags, void *status);
-CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags);
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
 bool shim_runtime_loaded(void);       /* the runtime's allocator is at hand (found now if it was opened late) */
@@ -268,7 +266,7 @@ struct device_info {
 	int driver, runtime, pageable;
 };
 extern struct device_info shim_device;
-bool shim_query_device(void); /* once; the runtime must be loaded */
+bool shim_query_device(void); /* once; CUDA must be loaded */
 
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);

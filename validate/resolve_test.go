@@ -94,17 +94,21 @@ func TestValidateResolvesAttachedTrace(t *testing.T) {
 // computes what it computed as written, because every copy on a pooled buffer still returns
 // only once its host side is read or written. Through the runtime, and through the driver
 // API opened with dlopen (ctypes' way), whose copies the shim sees only by handing out its
-// hooks from dlsym.
+// hooks from dlsym, or from the driver's cuGetProcAddress (a statically linked runtime's way,
+// CuPy's).
 func TestPinnedKeepsPageableCompletion(t *testing.T) {
 	testenv.RequireRoot(t)
-	for _, name := range []string{"pageable_async", "dlopen_driver"} {
-		t.Run(name, func(t *testing.T) { pinnedKeepsCompletion(t, "tests/"+name) })
+	for _, c := range []struct{ name, mode string }{{"pageable_async", ""}, {"dlopen_driver", ""}, {"dlopen_driver", "proc"}} {
+		t.Run(strings.TrimSpace(c.name+" "+c.mode), func(t *testing.T) { pinnedKeepsCompletion(t, "tests/"+c.name, c.mode) })
 	}
 }
 
-func pinnedKeepsCompletion(t *testing.T, rel string) {
+func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	prog := testenv.Built(t, rel)
 	args := []string{"12", "1048576"}
+	if mode != "" {
+		args = append(args, mode)
+	}
 	slow := []string{"CUDA_EMU_COPY_DELAY_US=3000"} // a copy still in flight when the call returns is seen
 	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {

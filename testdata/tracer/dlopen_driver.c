@@ -6,8 +6,10 @@
  * with cuMemcpyDtoHAsync into another fresh buffer that is read at once, as pageable memory
  * allows. The shim must see these copies (its dlsym hands out its hooks) to resolve the
  * buffers, and must wait for them once it pins the buffers (pageable_async.c is the same
- * through the runtime).
- * Usage: dlopen_driver [ITERATIONS] [BYTES]
+ * through the runtime). With "proc" it takes every function but cuGetProcAddress_v2 from
+ * the driver's cuGetProcAddress, asked for through cuGetProcAddress_v2 itself, as a
+ * statically linked runtime does (CuPy's).
+ * Usage: dlopen_driver [ITERATIONS] [BYTES] [proc]
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -26,14 +28,44 @@
 		}                                                                 \
 	} while (0)
 
+typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+
+/* Set in proc mode: the lookup the driver's cuGetProcAddress gave. */
+static get_proc_fn get_proc;
+
+/* A driver function by its symbol (cuMemAlloc_v2): from dlsym, or in proc mode from
+ * cuGetProcAddress by its plain name (cuMemAlloc). */
 static void *need(void *lib, const char *name)
 {
-	void *f = dlsym(lib, name);
+	void *f = NULL;
+	if (get_proc) {
+		char plain[64];
+		snprintf(plain, sizeof plain, "%s", name);
+		char *v2 = strstr(plain, "_v2");
+		if (v2)
+			*v2 = 0;
+		if (get_proc(plain, &f, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, NULL) != CUDA_SUCCESS)
+			f = NULL;
+	} else {
+		f = dlsym(lib, name);
+	}
 	if (!f) {
 		fprintf(stderr, "libcuda has no %s\n", name);
 		exit(1);
 	}
 	return f;
+}
+
+/* A static runtime's start: cuGetProcAddress_v2 from dlsym, then the driver's own lookup. */
+static void use_get_proc(void *lib)
+{
+	get_proc_fn first = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
+	void *f = NULL;
+	if (!first || first("cuGetProcAddress", &f, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, NULL) != CUDA_SUCCESS || !f) {
+		fprintf(stderr, "libcuda has no cuGetProcAddress\n");
+		exit(1);
+	}
+	get_proc = (get_proc_fn)f;
 }
 
 int main(int argc, char **argv)
@@ -45,6 +77,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dlopen libcuda.so.1: %s\n", dlerror());
 		return 1;
 	}
+	if (argc > 3 && !strcmp(argv[3], "proc"))
+		use_get_proc(lib);
 	CUresult (*init)(unsigned) = need(lib, "cuInit");
 	CUresult (*device_get)(CUdevice *, int) = need(lib, "cuDeviceGet");
 	CUresult (*retain)(CUcontext *, CUdevice) = need(lib, "cuDevicePrimaryCtxRetain");

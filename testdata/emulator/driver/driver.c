@@ -156,6 +156,7 @@ CU_API CUresult cuGetErrorName(CUresult error, const char **name)
 	case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
 	case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; break;
 	case CUDA_ERROR_INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
+	case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
 	case CUDA_ERROR_NOT_READY: *name = "CUDA_ERROR_NOT_READY"; break;
 	case CUDA_ERROR_UNKNOWN: *name = "CUDA_ERROR_UNKNOWN"; break;
 	default: *name = NULL; return CUDA_ERROR_INVALID_VALUE;

@@ -11,6 +11,7 @@
 #define ECHO_EMU_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CUDA_VERSION 12080
 
@@ -27,6 +28,7 @@ typedef enum cudaError_enum {
 	CUDA_ERROR_INVALID_DEVICE = 101,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
 	CUDA_ERROR_INVALID_HANDLE = 400,
+	CUDA_ERROR_NOT_FOUND = 500,
 	CUDA_ERROR_NOT_READY = 600,
 	CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
@@ -41,6 +43,24 @@ typedef struct CUstream_st *CUstream;
 #define CU_MEMHOSTALLOC_WRITECOMBINED 0x04
 #define CU_MEM_ATTACH_GLOBAL 0x1
 #define CU_MEM_ATTACH_HOST 0x2
+
+typedef uint64_t cuuint64_t;
+
+typedef enum CUdriverProcAddressQueryResult_enum {
+	CU_GET_PROC_ADDRESS_SUCCESS = 0,
+	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+} CUdriverProcAddressQueryResult;
+
+#define CU_GET_PROC_ADDRESS_DEFAULT 0x0
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM 0x1
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 0x2
+
+typedef enum CUdevice_attribute_enum {
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+	CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
+} CUdevice_attribute;
 
 typedef enum CUstream_flags_enum {
 	CU_STREAM_DEFAULT = 0x0,
@@ -68,6 +88,11 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
 CUresult cuGetErrorName(CUresult error, const char **name);
+/* Entry points by their plain name (cuMemAlloc gives cuMemAlloc_v2); cuGetProcAddress is
+ * the CUDA 11 form, without the status. The emulator has no per-thread-stream variants. */
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags,
+			     CUdriverProcAddressQueryResult *status);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuuint64_t flags);
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
 CUresult cuMemAllocHost_v2(void **pp, size_t bytes);
