@@ -1,7 +1,8 @@
 /*
  * The context check: a plan applies only to the program, GPU, driver and runtime it was
  * made and calibrated on. The executable is checked when the shim starts; the device, on
- * the first merge, through the runtime (by then the program is about to use it anyway).
+ * the first merge, through the runtime (by then the program is about to use it anyway), or
+ * the driver where the program has no shared runtime.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,10 +14,36 @@ static atomic_int checked; /* 0 not yet, 1 fine, -1 mismatch */
 
 struct device_info shim_device;
 
+/* The same through the driver, for a program with no shared runtime (CuPy links it
+ * statically): the runtime version is then 0, unknown. */
+static void query_driver(void)
+{
+	CUresult (*get_device)(CUdevice *) = shim_real_driver_dlsym("cuCtxGetDevice");
+	CUresult (*get_name)(char *, int, CUdevice) = shim_real_driver_dlsym("cuDeviceGetName");
+	CUresult (*attribute)(int *, int, CUdevice) = shim_real_driver_dlsym("cuDeviceGetAttribute");
+	CUresult (*driver_version)(int *) = shim_real_driver_dlsym("cuDriverGetVersion");
+	CUdevice device;
+	int major = 0, minor = 0;
+	if (!get_device || !get_name || !attribute || !driver_version || get_device(&device) != CUDA_SUCCESS ||
+	    get_name(shim_device.name, sizeof shim_device.name, device) != CUDA_SUCCESS ||
+	    attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+	    attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS ||
+	    driver_version(&shim_device.driver) != CUDA_SUCCESS) {
+		shim_device.name[0] = 0;
+		return;
+	}
+	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
+	attribute(&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
+	shim_device.known = true;
+}
+
 /* What the device is, for the context check and the run report. */
 static void query(void)
 {
-	shim_resolve();
+	if (!shim_runtime_loaded()) {
+		query_driver();
+		return;
+	}
 	int device = 0, major = 0, minor = 0;
 	/* cudaDeviceProp's layout changes between CUDA versions: only the name, its first field,
 	 * is read from it, into room enough for any version; the rest comes from attributes. */
@@ -49,7 +76,7 @@ bool shim_query_device(void)
 static bool device_matches(void)
 {
 	if (!shim_query_device()) {
-		shim_passthrough("the device could not be queried through the CUDA runtime");
+		shim_passthrough("the device could not be queried through the CUDA runtime or driver");
 		return false;
 	}
 	const struct device_info *d = &shim_device;

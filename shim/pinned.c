@@ -7,8 +7,9 @@
  * milliseconds; a loop allocates in microseconds).
  *
  * The pools together stay under a cap (ECHO_PINNED_CAP bytes, default 2 GiB: page-locked
- * memory is memory the kernel cannot reclaim); past it, or when the runtime is not loaded
- * yet or says no, the allocation is made as written.
+ * memory is memory the kernel cannot reclaim); past it, or when CUDA is not loaded or
+ * initialised yet or says no, the allocation is made as written. The runtime pins where the
+ * program has it loaded, the driver otherwise (a runtime linked statically).
  *
  * What the program may observe stays as it was: the memory is ordinary read-write memory,
  * page-aligned (any alignment it asked for up to a page), and every asynchronous copy whose
@@ -83,6 +84,22 @@ static void fall_back(struct pair *p, const char *why)
 	pthread_mutex_unlock(&shim_lock);
 }
 
+/* Page-locked memory from the runtime, or from the driver where the program has no shared
+ * runtime (CuPy links it statically): NULL, or why not. */
+static const char *pin(void **buf, size_t bytes)
+{
+	if (shim_runtime_loaded())
+		return real.cudaHostAlloc(buf, bytes, cudaHostAllocPortable) == cudaSuccess ? NULL
+											: "cudaHostAlloc failed: as written";
+	CUresult (*host_alloc)(void **, size_t, unsigned) = shim_real_driver_dlsym("cuMemHostAlloc");
+	if (!host_alloc)
+		return "allocated before CUDA was loaded: as written";
+	CUresult r = host_alloc(buf, bytes, CU_MEMHOSTALLOC_PORTABLE);
+	if (r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
+		return "allocated before CUDA was initialised on its thread: as written";
+	return r == CUDA_SUCCESS ? NULL : "cuMemHostAlloc failed: as written";
+}
+
 void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 {
 	pthread_mutex_lock(&shim_lock);
@@ -102,16 +119,13 @@ void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 		fall_back(p, "the pinned pools reached their cap (ECHO_PINNED_CAP): later buffers are pageable");
 		return NULL;
 	}
-	/* Pinning calls the runtime: outside the lock, like the merged allocations. */
-	cudaError_t err = cudaErrorInitializationError;
-	if (shim_runtime_loaded())
-		err = real.cudaHostAlloc(&buf, bytes, cudaHostAllocPortable);
+	/* Pinning calls CUDA: outside the lock, like the merged allocations. */
+	const char *why = pin(&buf, bytes);
 	pthread_mutex_lock(&shim_lock);
-	if (err != cudaSuccess) {
+	if (why) {
 		reserved -= bytes;
 		pthread_mutex_unlock(&shim_lock);
-		fall_back(p, err == cudaErrorInitializationError ? "allocated before the CUDA runtime was loaded: as written"
-								  : "cudaHostAlloc failed: as written");
+		fall_back(p, why);
 		return NULL;
 	}
 	int i = atomic_load(&nbufs);

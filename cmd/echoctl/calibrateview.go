@@ -27,7 +27,11 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 	}
 	switch {
 	case r.Chosen != "" && p.Context.Strategy != "":
-		fmt.Fprintf(w, "\nenabled with the %s strategy on %s\n", r.Chosen, p.Context.GPU)
+		on := ""
+		if p.Context.GPU != "" {
+			on = " on " + p.Context.GPU
+		}
+		fmt.Fprintf(w, "\nenabled with the %s strategy%s\n", r.Chosen, on)
 	default:
 		for _, pair := range p.Pairs {
 			if pair.Status == planner.StatusRefused && pair.Reason != "" {
