@@ -142,10 +142,11 @@ $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,--build-id=sha1 -Wl,-rpath,'$$ORIGIN/../lib'
 
-# A driver-API program (the GPU host builds the same source with nvcc -lcuda).
+# A driver-API program (the GPU host builds the same source with nvcc -lcuda); the runtime
+# only registers its kernel with the emulator.
 $(BUILD)/tests/driver_api: bench/driver_api.cu $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CXX) $(WL_FLAGS) $< -o $@ -L$(BUILD)/lib -lcuda -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CXX) $(WL_FLAGS) $< -o $@ -L$(BUILD)/lib -lcuda -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Pageable against pinned copies, runtime and driver API (the GPU host builds it with nvcc -lcuda).
 $(BUILD)/bench/pageable_copy: bench/pageable_copy.cu $(EMU_HDRS) $(LIBS)

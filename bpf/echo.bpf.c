@@ -95,9 +95,19 @@ struct {
 	__type(value, struct pending);
 } scratch SEC(".maps");
 
+/* The reader is woken for a batch, not for every event: by default each event a caught-up
+ * reader has not seen wakes it, which costs the traced thread an interrupt and the reader a
+ * context switch per event at the rates real loops call CUDA. The reader also looks every
+ * idle wait (tracer/reader.go); the loader's notice, which a stopped process waits on, wakes
+ * it at once. */
+#define WAKE_BYTES (256 << 10)
+
 static __always_inline void emit(struct echo_event *ev)
 {
-	if (bpf_ringbuf_output(&events, ev, sizeof *ev, 0) != 0) {
+	__u64 wake = ev->type == ECHO_DLOPEN || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_BYTES
+			     ? BPF_RB_FORCE_WAKEUP
+			     : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, ev, sizeof *ev, wake) != 0) {
 		__u32 zero = 0;
 		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
 		if (n)
@@ -368,6 +378,17 @@ static __always_inline int runtime_enter(__u32 cookie, struct echo_regs *r)
 
 /* ---- CUDA driver ---- */
 
+/* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sharedMem, stream, params, extra) */
+static __always_inline void launch_args(struct echo_event *ev, struct echo_regs *r)
+{
+	ev->addr = arg(r, 0);
+	ev->arg[0] = (__u32)arg(r, 1) | (__u64)(__u32)arg(r, 2) << 32;
+	ev->arg[1] = (__u32)arg(r, 3);
+	ev->arg[2] = (__u32)arg(r, 4) | (__u64)(__u32)arg(r, 5) << 32;
+	ev->arg[3] = (__u32)arg(r, 6);
+	ev->stream = arg(r, 8);
+}
+
 static __always_inline void driver_args(__u32 type, struct pending *s, struct echo_regs *r)
 {
 	struct echo_event *ev = &s->ev;
@@ -401,15 +422,6 @@ static __always_inline void driver_args(__u32 type, struct pending *s, struct ec
 		if (type >= ECHO_CU_MEMCPY_HTOD_ASYNC)
 			ev->stream = arg(r, 3);
 		break;
-	/* cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sharedMem, stream, params, extra) */
-	case ECHO_CU_LAUNCH_KERNEL:
-		ev->addr = arg(r, 0);
-		ev->arg[0] = (__u32)arg(r, 1) | (__u64)(__u32)arg(r, 2) << 32;
-		ev->arg[1] = (__u32)arg(r, 3);
-		ev->arg[2] = (__u32)arg(r, 4) | (__u64)(__u32)arg(r, 5) << 32;
-		ev->arg[3] = (__u32)arg(r, 6);
-		ev->stream = arg(r, 8);
-		break;
 	case ECHO_CU_STREAM_SYNCHRONIZE:
 		ev->addr = ev->stream = arg(r, 0);
 		break;
@@ -423,6 +435,30 @@ static __always_inline int driver_enter(__u32 type, struct echo_regs *r)
 		return 0;
 	driver_args(type, s, r);
 	commit(&pending_drv, s);
+	return 0;
+}
+
+/*
+ * cuLaunchKernel is recorded at its entry, with no return probe: its return (an error code;
+ * a launch returns before its kernel runs) adds nothing a plan uses, and a return probe
+ * costs as much again. It is the call real programs make most (a hundred or more per
+ * iteration of an inference loop, most from cuDNN's and cuBLAS's own runtimes), and under
+ * every cudaLaunchKernel the runtime's own. Its event has exit_ns = enter_ns and ret 0.
+ */
+static __always_inline int driver_launch(struct echo_regs *r)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	if (!traced(tgid) || bpf_map_lookup_elem(&pending_rt, &tid))
+		return 0;
+	struct pending *p = bpf_map_lookup_elem(&pending_drv, &tid);
+	if (p && nested(p, SP(r)))
+		return 0; /* no depth to count: no return will come to uncount it */
+	struct echo_event ev = {.type = ECHO_CU_LAUNCH_KERNEL, .pid = tgid, .tid = tid};
+	ev.enter_ns = ev.exit_ns = bpf_ktime_get_ns();
+	ev.caller = caller(r);
+	launch_args(&ev, r);
+	emit(&ev);
 	return 0;
 }
 
@@ -482,7 +518,7 @@ DRIVER(cuMemcpyDtoD, ECHO_CU_MEMCPY_DTOD)
 DRIVER(cuMemcpyHtoDAsync, ECHO_CU_MEMCPY_HTOD_ASYNC)
 DRIVER(cuMemcpyDtoHAsync, ECHO_CU_MEMCPY_DTOH_ASYNC)
 DRIVER(cuMemcpyDtoDAsync, ECHO_CU_MEMCPY_DTOD_ASYNC)
-DRIVER(cuLaunchKernel, ECHO_CU_LAUNCH_KERNEL)
+SEC("uprobe/cuLaunchKernel") int cuLaunchKernel_enter(struct echo_regs *r) { return driver_launch(r); }
 DRIVER(cuStreamSynchronize, ECHO_CU_STREAM_SYNCHRONIZE)
 DRIVER(cuCtxSynchronize, ECHO_CU_CTX_SYNCHRONIZE)
 
@@ -507,6 +543,10 @@ SEC("uprobe.multi") int runtime_enter_multi(struct echo_regs *r)
 SEC("uprobe.multi") int driver_enter_multi(struct echo_regs *r)
 {
 	return driver_enter((__u32)bpf_get_attach_cookie(r), r);
+}
+SEC("uprobe.multi") int driver_launch_multi(struct echo_regs *r)
+{
+	return driver_launch(r);
 }
 SEC("uretprobe.multi") int host_leave_multi(struct echo_regs *r) { return leave(&pending_host, r); }
 SEC("uretprobe.multi") int runtime_leave_multi(struct echo_regs *r) { return leave(&pending_rt, r); }

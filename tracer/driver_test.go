@@ -18,7 +18,8 @@ var driverEvents = []trace.EventType{
 }
 
 // A program written against the driver API (the emulator's libcuda.so.1): its calls are
-// recorded as driver events, with their sizes, pointers and directions.
+// recorded as driver events, with their sizes, pointers and directions; its launch at entry
+// (no return probe), with its grid and block.
 func TestTraceDriverAPI(t *testing.T) {
 	testenv.RequireRoot(t)
 	const copies, size = 5, 1 << 20
@@ -29,7 +30,7 @@ func TestTraceDriverAPI(t *testing.T) {
 	tr := readTrace(t, path)
 	want := map[trace.EventType]int{
 		trace.EventCUMemAlloc: 1, trace.EventCUMemcpyHtoD: copies, trace.EventCUMemcpyDtoH: 1,
-		trace.EventCUCtxSynchronize: 1, trace.EventCUMemFree: 1,
+		trace.EventCUCtxSynchronize: 1, trace.EventCUMemFree: 1, trace.EventCULaunchKernel: 1,
 	}
 	for _, typ := range driverEvents {
 		if got := tr.count(typ); got != want[typ] {
@@ -57,14 +58,24 @@ func TestTraceDriverAPI(t *testing.T) {
 	if !dev[out[0].Src] {
 		t.Errorf("cuMemcpyDtoH from %#x, want the cuMemAlloc'd buffer", out[0].Src)
 	}
+	if launch := tr.of(trace.EventCULaunchKernel); len(launch) == 1 {
+		e := launch[0]
+		if e.Addr == 0 || e.Arg[0] != size/256|1<<32 || e.Arg[1] != 1 || e.Arg[2] != 256|1<<32 || e.Arg[3] != 1 ||
+			e.ExitNS != e.EnterNS || e.Ret != 0 {
+			t.Errorf("cuLaunchKernel: function %#x, args %v, enter %d exit %d, ret %d; want a function, grid 4096x1x1, "+
+				"block 256x1x1, recorded at entry", e.Addr, e.Arg, e.EnterNS, e.ExitNS, e.Ret)
+		}
+		tr.siteIn(t, e, "driver_api")
+	}
 	if free := tr.of(trace.EventCUMemFree); len(free) == 1 && !dev[free[0].Addr] {
 		t.Errorf("cuMemFree of %#x, want the cuMemAlloc'd buffer", free[0].Addr)
 	}
 }
 
 // A runtime that calls the driver (the emulator with CUDA_EMU_DRIVER=1 dlopens libcuda.so.1
-// and makes cudaMalloc, cudaFree, cudaMemcpy and cudaDeviceSynchronize through it, as the
-// real runtime does): the driver is probed, yet only the runtime calls are recorded.
+// and makes cudaMalloc, cudaFree, cudaMemcpy, cudaDeviceSynchronize and cudaLaunchKernel
+// through it, as the real runtime does): the driver is probed, yet only the runtime calls are
+// recorded, cuLaunchKernel's entry-only probe included.
 func TestTraceRuntimeOverDriver(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_DRIVER", "1")
@@ -86,6 +97,9 @@ func TestTraceRuntimeOverDriver(t *testing.T) {
 	}
 	if n := tr.count(trace.EventCUDAMalloc); n != 2 {
 		t.Errorf("%d cudaMalloc, want 2", n)
+	}
+	if n := tr.count(trace.EventCUDALaunchKernel); n != iters {
+		t.Errorf("%d cudaLaunchKernel, want %d", n, iters)
 	}
 	for _, typ := range driverEvents {
 		if n := tr.count(typ); n != 0 {

@@ -94,6 +94,7 @@ const (
 	echoProgCudaStreamWaitEventEnter       = "cudaStreamWaitEvent_enter"
 	echoProgDeleteArrayEnter               = "delete_array_enter"
 	echoProgDriverEnterMulti               = "driver_enter_multi"
+	echoProgDriverLaunchMulti              = "driver_launch_multi"
 	echoProgDriverLeave                    = "driver_leave"
 	echoProgDriverLeaveMulti               = "driver_leave_multi"
 	echoProgFreeEnter                      = "free_enter"
@@ -202,6 +203,7 @@ type echoProgramSpecs struct {
 	CudaStreamWaitEventEnter       *ebpf.ProgramSpec `ebpf:"cudaStreamWaitEvent_enter"`
 	DeleteArrayEnter               *ebpf.ProgramSpec `ebpf:"delete_array_enter"`
 	DriverEnterMulti               *ebpf.ProgramSpec `ebpf:"driver_enter_multi"`
+	DriverLaunchMulti              *ebpf.ProgramSpec `ebpf:"driver_launch_multi"`
 	DriverLeave                    *ebpf.ProgramSpec `ebpf:"driver_leave"`
 	DriverLeaveMulti               *ebpf.ProgramSpec `ebpf:"driver_leave_multi"`
 	FreeEnter                      *ebpf.ProgramSpec `ebpf:"free_enter"`
@@ -346,6 +348,7 @@ type echoPrograms struct {
 	CudaStreamWaitEventEnter       *ebpf.Program `ebpf:"cudaStreamWaitEvent_enter"`
 	DeleteArrayEnter               *ebpf.Program `ebpf:"delete_array_enter"`
 	DriverEnterMulti               *ebpf.Program `ebpf:"driver_enter_multi"`
+	DriverLaunchMulti              *ebpf.Program `ebpf:"driver_launch_multi"`
 	DriverLeave                    *ebpf.Program `ebpf:"driver_leave"`
 	DriverLeaveMulti               *ebpf.Program `ebpf:"driver_leave_multi"`
 	FreeEnter                      *ebpf.Program `ebpf:"free_enter"`
@@ -409,6 +412,7 @@ func (p *echoPrograms) Close() error {
 		p.CudaStreamWaitEventEnter,
 		p.DeleteArrayEnter,
 		p.DriverEnterMulti,
+		p.DriverLaunchMulti,
 		p.DriverLeave,
 		p.DriverLeaveMulti,
 		p.FreeEnter,

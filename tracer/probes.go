@@ -14,7 +14,9 @@ var (
 	hostFrees  = family{enterMulti: "free_enter_multi"}
 	runtime    = family{"runtime_enter_multi", "runtime_leave_multi", "runtime_leave"}
 	driver     = family{"driver_enter_multi", "driver_leave_multi", "driver_leave"}
-	loader     = family{enterMulti: "loader_state_multi"}
+	// cuLaunchKernel, recorded at entry: its return adds nothing a plan uses (echo.bpf.c).
+	driverLaunch = family{enterMulti: "driver_launch_multi"}
+	loader       = family{enterMulti: "loader_state_multi"}
 )
 
 // withFlags marks the variant of a call that takes one more (flags) argument (ECHO_WITH_FLAGS).
@@ -88,7 +90,8 @@ var probes = map[kind][]probe{
 		drv("cuMemcpyHtoDAsync", trace.EventCUMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz"),
 		drv("cuMemcpyDtoHAsync", trace.EventCUMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync_v2_ptsz"),
 		drv("cuMemcpyDtoDAsync", trace.EventCUMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz"),
-		drv("cuLaunchKernel", trace.EventCULaunchKernel, "cuLaunchKernel", "cuLaunchKernel_ptsz"),
+		{symbols: []string{"cuLaunchKernel", "cuLaunchKernel_ptsz"}, cookie: uint64(trace.EventCULaunchKernel),
+			enter: "cuLaunchKernel_enter", fam: driverLaunch},
 		drv("cuStreamSynchronize", trace.EventCUStreamSynchronize, "cuStreamSynchronize", "cuStreamSynchronize_ptsz"),
 		drv("cuCtxSynchronize", trace.EventCUCtxSynchronize, "cuCtxSynchronize"),
 	},

@@ -30,7 +30,10 @@ static CUresult from_runtime(cudaError_t err)
 	case cudaErrorInvalidValue:
 	case cudaErrorInvalidDevicePointer:
 	case cudaErrorInvalidMemcpyDirection:
+	case cudaErrorInvalidConfiguration:
 		return CUDA_ERROR_INVALID_VALUE;
+	case cudaErrorInvalidDeviceFunction:
+		return CUDA_ERROR_INVALID_HANDLE;
 	case cudaErrorMemoryAllocation:
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	case cudaErrorNoDevice:
@@ -268,4 +271,18 @@ CU_API CUresult cuStreamSynchronize(CUstream stream)
 {
 	CUresult r = in_context();
 	return r != CUDA_SUCCESS ? r : from_runtime(emu_drv_stream_sync(stream));
+}
+
+/* extra (packed arguments) is not emulated: kernelParams only. */
+CU_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+			       unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
+			       void **extra)
+{
+	(void)shared;
+	CUresult r = in_context();
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!f || extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	return from_runtime(emu_drv_launch((const void *)f, (dim3){gx, gy, gz}, (dim3){bx, by, bz}, params, stream));
 }

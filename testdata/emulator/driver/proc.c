@@ -39,6 +39,7 @@ static const struct {
 	{"cuStreamCreate", (void *)cuStreamCreate},
 	{"cuStreamDestroy", (void *)cuStreamDestroy_v2},
 	{"cuStreamSynchronize", (void *)cuStreamSynchronize},
+	{"cuLaunchKernel", (void *)cuLaunchKernel},
 };
 
 /* CUDA 12 gave cuGetProcAddress its status argument: asked for itself, the driver answers

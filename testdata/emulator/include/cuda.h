@@ -37,6 +37,9 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
+/* In the emulator a function is the kernel's host function, registered with
+ * emuRegisterKernel (cuda_emulator.h): cast its pointer. */
+typedef struct CUfunc_st *CUfunction;
 
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
@@ -110,6 +113,9 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CU
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
 CUresult cuStreamDestroy_v2(CUstream stream);
 CUresult cuStreamSynchronize(CUstream stream);
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+			unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+			unsigned int sharedMemBytes, CUstream stream, void **kernelParams, void **extra);
 
 #ifdef __cplusplus
 }

@@ -65,8 +65,12 @@ void emu_mem_info(size_t *free, size_t *total);
 cudaError_t emu_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 		     size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, bool async, bool two_d);
 
-/* route.c: with CUDA_EMU_DRIVER=1 the shared runtime makes its allocations, frees, copies
- * and device syncs through the emulated driver, as the real runtime does; NULL otherwise. */
+/* kernel.c: a launch, for cudaLaunchKernel and the driver's cuLaunchKernel */
+cudaError_t emu_launch(const void *func, dim3 grid, dim3 block, void **args, cudaStream_t stream);
+
+/* route.c: with CUDA_EMU_DRIVER=1 the shared runtime makes its allocations, frees, copies,
+ * device syncs and launches through the emulated driver, as the real runtime does; NULL
+ * otherwise. */
 struct emu_driver {
 	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
 	CUresult (*mem_free)(CUdeviceptr);
@@ -74,6 +78,8 @@ struct emu_driver {
 	CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
 	CUresult (*memcpy_dtod)(CUdeviceptr, CUdeviceptr, size_t);
 	CUresult (*ctx_synchronize)(void);
+	CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				  CUstream, void **, void **);
 };
 const struct emu_driver *emu_driver(void);
 /* A driver result as the runtime reports it (failures recorded for cudaGetLastError). */

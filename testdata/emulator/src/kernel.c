@@ -82,10 +82,21 @@ static double slowdown_for(const struct kernel *k, void *const *argv)
 	return factor;
 }
 
+/* A launch through the runtime goes through the driver's cuLaunchKernel when the runtime
+ * routes through it (CUDA_EMU_DRIVER=1), as the real runtime's does. */
 EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
 				     size_t sharedMem, cudaStream_t stream)
 {
-	(void)sharedMem;
+	const struct emu_driver *drv = emu_driver();
+	if (drv)
+		return emu_from_driver(drv->launch_kernel((CUfunction)(uintptr_t)func, gridDim.x, gridDim.y, gridDim.z,
+							   blockDim.x, blockDim.y, blockDim.z, (unsigned)sharedMem,
+							   (CUstream)stream, args, NULL));
+	return emu_launch(func, gridDim, blockDim, args, stream);
+}
+
+cudaError_t emu_launch(const void *func, dim3 gridDim, dim3 blockDim, void **args, cudaStream_t stream)
+{
 	cudaError_t err = emu_ok();
 	if (err)
 		return err;

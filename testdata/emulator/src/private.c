@@ -69,3 +69,8 @@ EMU_PRIVATE void emu_drv_copy_stats(struct emu_drv_copy_stats *out)
 {
 	emu_stage_stats(out);
 }
+
+EMU_PRIVATE cudaError_t emu_drv_launch(const void *func, dim3 grid, dim3 block, void **args, cudaStream_t stream)
+{
+	return emu_launch(func, grid, block, args, stream);
+}

@@ -35,6 +35,8 @@ cudaError_t emu_drv_stream_sync(cudaStream_t stream);
 /* A stream the driver creates is one of the runtime's: flags are cudaStreamNonBlocking or 0. */
 cudaError_t emu_drv_stream_create(cudaStream_t *stream, unsigned int flags);
 cudaError_t emu_drv_stream_destroy(cudaStream_t stream);
+/* A launch of the registered kernel func (cuLaunchKernel's CUfunction is that pointer). */
+cudaError_t emu_drv_launch(const void *func, dim3 grid, dim3 block, void **args, cudaStream_t stream);
 
 /* Copies staged through a bounce buffer because their host side is pageable (src/stage.c),
  * counted since the process started, whichever API (runtime or driver) issued them. */

@@ -60,8 +60,9 @@ static bool route(void)
 	driver.memcpy_dtoh = (CUresult(*)(void *, CUdeviceptr, size_t))dlsym(h, "cuMemcpyDtoH_v2");
 	driver.memcpy_dtod = (CUresult(*)(CUdeviceptr, CUdeviceptr, size_t))dlsym(h, "cuMemcpyDtoD_v2");
 	driver.ctx_synchronize = (CUresult(*)(void))dlsym(h, "cuCtxSynchronize");
+	driver.launch_kernel = (__typeof__(driver.launch_kernel))dlsym(h, "cuLaunchKernel");
 	if (!init || !retain || !set_current || !driver.mem_alloc || !driver.mem_free || !driver.memcpy_htod ||
-	    !driver.memcpy_dtoh || !driver.memcpy_dtod || !driver.ctx_synchronize) {
+	    !driver.memcpy_dtoh || !driver.memcpy_dtod || !driver.ctx_synchronize || !driver.launch_kernel) {
 		warn("libcuda.so.1 lacks a driver function");
 		return false;
 	}
