@@ -22,44 +22,64 @@ import (
 // interruptGrace is how long a launched command gets to exit after an interrupt.
 const interruptGrace = 10 * time.Second
 
-// launch starts the command stopped behind the launcher, puts the first probes in place
-// (the dynamic loader's hook, and anything linked into the executable), then lets it exec.
-// The loader hook stops the process again once its libraries are mapped, before any of their
-// code runs; the loop probes them and resumes it.
-func (r *recorder) launch(ctx context.Context, out io.Writer) (Result, error) {
-	argv := r.opts.Command
+// launcher is the command's process before it is the command: echoctl's launcher, waiting
+// for one byte on its gate before it execs the command.
+type launcher struct {
+	cmd     *exec.Cmd
+	release *os.File // the gate's write end: a byte lets the command run, closing it cancels
+	exe     string   // the command's executable, absolute
+}
+
+// startLauncher starts the command's process stopped behind the launcher. It starts before
+// the BPF programs load, so that its own start-up (a Go program's) overlaps theirs.
+func startLauncher(opts Options) (*launcher, error) {
+	argv := opts.Command
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
-		return Result{}, fmt.Errorf("finding %s: %w", argv[0], err)
+		return nil, fmt.Errorf("finding %s: %w", argv[0], err)
 	}
 	if exe, err = filepath.Abs(exe); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := notScript(exe); err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	if len(r.opts.Launcher) == 0 {
-		return Result{}, errors.New("no launcher to start the command with")
+	if len(opts.Launcher) == 0 {
+		return nil, errors.New("no launcher to start the command with")
 	}
 	gate, release, err := os.Pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	cmd := exec.Command(r.opts.Launcher[0], append(append(r.opts.Launcher[1:], exe), argv...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.opts.Stdin, r.opts.Stdout, r.opts.Stderr
+	cmd := exec.Command(opts.Launcher[0], append(append(opts.Launcher[1:], exe), argv...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
 	cmd.ExtraFiles = []*os.File{gate}
 	// If echoctl dies, the command must not stay stopped at a probe forever.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		release.Close()
 		gate.Close()
-		return Result{}, fmt.Errorf("starting %s: %w", argv[0], err)
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	gate.Close()
+	return &launcher{cmd: cmd, release: release, exe: exe}, nil
+}
+
+// cancel ends the launcher without running the command.
+func (l *launcher) cancel() {
+	l.release.Close()
+	l.cmd.Wait()
+}
+
+// launch puts the first probes in place for the launcher's process (the dynamic loader's
+// hook, and anything linked into the executable), then lets it exec. The loader hook stops
+// the process again once its libraries are mapped, before any of their code runs; the loop
+// probes them and resumes it.
+func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Result, error) {
+	argv, exe, cmd, release := r.opts.Command, l.exe, l.cmd, l.release
 	pid := cmd.Process.Pid
 	abort := func(err error) (Result, error) {
-		release.Close() // the launcher exits without exec'ing
-		cmd.Wait()
+		l.cancel() // the launcher exits without exec'ing
 		return Result{}, err
 	}
 	if err := r.t.AddTarget(pid); err != nil {

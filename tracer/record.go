@@ -25,10 +25,15 @@ type Options struct {
 	// execs its arguments (echoctl's hidden __launch command): the command starts only
 	// once every probe is in place.
 	Launcher []string
-	Stdin    io.Reader
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Log      *slog.Logger
+	// Holder is the argv of a program that exits at once (echoctl's hidden __hold command):
+	// once a launched command has exited, it inherits the probes, so that their removal does
+	// not hold up the end of the trace. Without one, the probes are removed before Record
+	// returns.
+	Holder []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Log    *slog.Logger
 	// Progress, when set, is told about libraries as they are found.
 	Progress func(format string, args ...any)
 	// Lost, when set, is told in attach mode every 100 ms how many events were lost so far.
@@ -73,16 +78,31 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 		opts.Progress = func(string, ...any) {}
 	}
 	opts.StopForMaps = len(opts.Command) > 0
+	var l *launcher
+	if len(opts.Command) > 0 {
+		if err := checkPrivileges(); err != nil {
+			return Result{}, err // before a process is started for nothing
+		}
+		var err error
+		if l, err = startLauncher(opts); err != nil {
+			return Result{}, err
+		}
+	}
 	t, err := New(opts.Config, opts.Log)
 	if err != nil {
+		if l != nil {
+			l.cancel()
+		}
 		return Result{}, err
 	}
-	defer t.Close()
 	r := &recorder{opts: opts, t: t, out: out, mods: newModules(), written: map[trace.Module]bool{},
 		cudaLibs: map[string]bool{}, searched: map[string]bool{}, log: opts.Log}
-	if len(opts.Command) > 0 {
-		return r.launch(ctx, out)
+	if l != nil {
+		res, err := r.launch(ctx, out, l)
+		t.CloseAside(opts.Holder) // the command has exited
+		return res, err
 	}
+	defer t.Close() // the process runs on: untraced when Record returns
 	return r.attach(ctx, out)
 }
 

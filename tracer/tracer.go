@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -264,6 +265,60 @@ func (t *Tracer) Lost() ([]uint64, error) {
 func (t *Tracer) Close() {
 	t.detach()
 	t.coll.Close()
+}
+
+// CloseAside frees the BPF objects once the traced processes are gone, and leaves the
+// probes' removal to a short-lived holder process (argv: a program that exits at once, with
+// no output): removing uprobes waits for a kernel grace period, tens of milliseconds that
+// nothing needs to wait for once the traced process has exited. The holder inherits the
+// links, this process drops its references, and the kernel removes the probes as the holder
+// exits. Links that cannot be handed over, or a holder that does not start, are detached
+// here.
+func (t *Tracer) CloseAside(holder []string) {
+	if len(holder) > 0 {
+		t.links = t.handOver(holder)
+	}
+	t.Close()
+}
+
+// handOver starts the holder with the links' descriptors and closes this process's own; it
+// returns the links it could not hand over.
+func (t *Tracer) handOver(holder []string) []link.Link {
+	var files []*os.File
+	var kept, given []link.Link
+	for _, l := range t.links {
+		withFD, ok := l.(interface{ FD() int })
+		if !ok {
+			kept = append(kept, l)
+			continue
+		}
+		fd, err := unix.FcntlInt(uintptr(withFD.FD()), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			kept = append(kept, l)
+			continue
+		}
+		files = append(files, os.NewFile(uintptr(fd), "probe link"))
+		given = append(given, l)
+	}
+	if len(files) == 0 {
+		return kept
+	}
+	cmd := exec.Command(holder[0], holder[1:]...)
+	cmd.ExtraFiles = files // no stdin, stdout or stderr: nobody waits on its output
+	err := cmd.Start()
+	for _, f := range files {
+		f.Close()
+	}
+	if err != nil {
+		t.log.Debug("no holder for the probes: detaching here", "err", err)
+		return t.links
+	}
+	go cmd.Wait() // reaped if this process outlives it
+	for _, l := range given {
+		l.Close() // the holder's references keep the probes until it exits
+	}
+	t.log.Debug("probes handed to a holder", "links", len(given), "pid", cmd.Process.Pid)
+	return kept
 }
 
 // detach removes every probe; the ring buffer and the counters stay readable. Each uprobe's

@@ -12,6 +12,11 @@ import (
 // it waits until the probes are in place, then execs the program in its own process.
 const launchCmdName = "__launch"
 
+// holdCmdName is the hidden command a finished trace hands its probes to: it exits at once,
+// and the kernel removes the probes (a wait for a grace period) as it does, after echoctl
+// has given its answer (tracer.Tracer.CloseAside).
+const holdCmdName = "__hold"
+
 // The launcher must exec from the process's main thread. A uprobe bound to a process keeps
 // the task it was opened on; when another thread of a Go program execs, the kernel makes that
 // thread the new leader and the old task (and with it every such probe) is gone. Pinning the
@@ -27,5 +32,14 @@ func newLaunchCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return tracer.RunLauncher(args[0], args[1:])
 		},
+	}
+}
+
+func newHoldCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                holdCmdName,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE:               func(*cobra.Command, []string) error { return nil },
 	}
 }

@@ -34,7 +34,7 @@ Pipeline: trace → plan → validate → calibrate → run, or all at once with
 	}
 	cmd.PersistentFlags().CountVarP(&opts.verbose, "verbose", "v", "log more (-v info, -vv debug)")
 	cmd.PersistentFlags().BoolVar(&opts.json, "json", false, "print JSON instead of tables, where the command supports it")
-	cmd.AddCommand(newTraceCmd(opts), newLaunchCmd())
+	cmd.AddCommand(newTraceCmd(opts), newLaunchCmd(), newHoldCmd())
 	cmd.AddCommand(newStatsCmd(opts))
 	cmd.AddCommand(newValidateCmd(opts), newCalibrateCmd(opts), newRunCmd(opts), newOptimizeCmd(opts))
 	cmd.AddCommand(newPlanCmd(opts))

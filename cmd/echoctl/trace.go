@@ -172,7 +172,7 @@ func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.R
 			}
 		}
 	}
-	opts.Launcher, opts.Version = []string{self, launchCmdName}, version
+	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
 	out, err := outfile.Create(path, cmd.OutOrStdout())
 	if err != nil {
 		return tracer.Result{}, err
