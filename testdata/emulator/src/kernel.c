@@ -82,12 +82,25 @@ static double slowdown_for(const struct kernel *k, void *const *argv)
 	return factor;
 }
 
+static bool registered(const void *func)
+{
+	pthread_mutex_lock(&lock);
+	bool found = find(func) != NULL;
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
 /* A launch through the runtime goes through the driver's cuLaunchKernel when the runtime
- * routes through it (CUDA_EMU_DRIVER=1), as the real runtime's does. */
+ * routes through it (CUDA_EMU_DRIVER=1), as the real runtime's does, once the runtime has
+ * checked what it alone knows (its kernels, and the errors it names for them). */
 EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
 				     size_t sharedMem, cudaStream_t stream)
 {
 	const struct emu_driver *drv = emu_driver();
+	if (drv && !valid_config(gridDim, blockDim))
+		return emu_fail(cudaErrorInvalidConfiguration);
+	if (drv && !registered(func))
+		return emu_fail(cudaErrorInvalidDeviceFunction);
 	if (drv)
 		return emu_from_driver(drv->launch_kernel((CUfunction)(uintptr_t)func, gridDim.x, gridDim.y, gridDim.z,
 							   blockDim.x, blockDim.y, blockDim.z, (unsigned)sharedMem,
