@@ -6,6 +6,10 @@
  *                                  the entry probe on free
  *       cudaStreamSynchronize      entry+return probes that record one event (idle stream)
  *       cudaGetDevice              not probed: the runtime's own cost, for reference
+ *       cudaLaunchKernel           an empty kernel, timed in batches of 256 launches with a
+ *                                  wait between batches (untimed), so the queue never fills:
+ *                                  the runtime's and driver's probes (the runtime launches
+ *                                  through cuLaunchKernel)
  *   callcost rate CALLS THREADS  every thread calls cudaStreamSynchronize CALLS times on a
  *                                stream of its own, to load the tracer; prints calls/s
  *   callcost sync CALLS          ns per wait on an idle device, for bench/optimize_gpu.sh: the
@@ -36,6 +40,23 @@ static double now_ns(void)
 	} while (0)
 
 static long calls;
+
+__global__ void empty(void) {}
+
+/* ns per launch of an empty kernel, the waits for the device between batches not counted. */
+static void launch_cost(long n)
+{
+	const long batch = 256;
+	double timed = 0;
+	for (long done = 0; done < n; done += batch) {
+		double t0 = now_ns();
+		for (long i = 0; i < batch; i++)
+			empty<<<1, 1>>>();
+		timed += now_ns() - t0;
+		cudaDeviceSynchronize();
+	}
+	printf("%-28s %10.1f\n", "cudaLaunchKernel", timed / (double)((n + batch - 1) / batch * batch));
+}
 
 static void *hammer(void *arg)
 {
@@ -84,6 +105,7 @@ int main(int argc, char **argv)
 	MEASURE("malloc(64)+free", calls, { sink = malloc(64); free(sink); });
 	MEASURE("cudaStreamSynchronize", calls, cudaStreamSynchronize(s));
 	MEASURE("cudaGetDevice", calls, cudaGetDevice(&dev));
+	launch_cost(calls / 4);
 	cudaStreamDestroy(s);
 	return 0;
 }

@@ -19,7 +19,7 @@ programs=("${@:-fcn resnet50 cupy framework launch}")
 read -r -a programs <<<"${programs[*]}"
 out=build-gpu/frameworks
 mkdir -p "$out"
-E=build/bin/echoctl
+E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
 
 # cmd NAME [--manual]: the command line of a program.
@@ -84,13 +84,7 @@ done
 
 if [[ " ${programs[*]} " == *" launch "* ]]; then
 	gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
-	for ((r = 0; r < 7; r++)); do
-		timed "$out/l.w$r" "$out/stream" --size 4M --iters 3 --warmup 0
-		timed "$out/l.t$r" "$E" trace -o "$out/l.trace" -- "$out/stream" --size 4M --iters 3 --warmup 0
-	done
-	lw=$(for ((r = 0; r < 7; r++)); do field wall_s <"$out/l.w$r"; done | median)
-	lt=$(for ((r = 0; r < 7; r++)); do field wall_s <"$out/l.t$r"; done | median)
-	launch=$(awk -v a="$lw" -v b="$lt" 'BEGIN { printf "launch: stream 4M x3 as written %.3f s, traced %.3f s: +%.0f ms per launch (median of 7)", a, b, 1000 * (b - a) }')
+	launch=$(launch_cost "$E" "$out/stream" 7)
 fi
 echo
 echo "$table"

@@ -73,3 +73,22 @@ shuffled() {
 	done
 	printf '%s\n' "${w[@]}"
 }
+
+# launch_cost ECHOCTL STREAM ROUNDS: what a trace adds to one launch of a small C program,
+# `STREAM --size 4M --iters 3` (an nvcc-built stream) run ROUNDS times as written and under
+# `ECHOCTL trace`, alternating; prints the medians of the wall times and their difference.
+launch_cost() {
+	local echoctl=$1 stream=$2 rounds=$3 tmp t0 r
+	tmp=$(mktemp -d)
+	for ((r = 0; r < rounds; r++)); do
+		t0=$(date +%s%N)
+		"$stream" --size 4M --iters 3 --warmup 0 >/dev/null 2>&1
+		echo $(($(date +%s%N) - t0)) >>"$tmp/plain"
+		t0=$(date +%s%N)
+		"$echoctl" trace -o "$tmp/trace" -- "$stream" --size 4M --iters 3 --warmup 0 >/dev/null 2>&1
+		echo $(($(date +%s%N) - t0)) >>"$tmp/traced"
+	done
+	awk -v a="$(median <"$tmp/plain")" -v b="$(median <"$tmp/traced")" -v n="$rounds" 'BEGIN {
+		printf "launch: stream 4M x3 as written %.3f s, traced %.3f s: +%.0f ms per launch (median of %d)\n", a / 1e9, b / 1e9, (b - a) / 1e6, n }'
+	rm -rf "$tmp"
+}

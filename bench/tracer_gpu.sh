@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Tracer overhead on the GPU host, with the real CUDA runtime: cost per probed call, the
-# overhead of a full trace on `stream` at 4 MiB, and the event rate sustained without loss.
-# Needs root and build/bin/echoctl (built on the x86-64 dev machine and carried over).
+# overhead of a full trace on `stream` at 4 MiB and on a dGPU-style PyTorch resnet50 loop at
+# batch 1 (traced and attached), the event rate sustained without loss, and what a trace adds
+# to one launch. Needs root and build/bin/echoctl (built on the x86-64 dev machine and
+# carried over); ECHOCTL=PATH measures another build (an older one, side by side).
 # Usage: bench/tracer_gpu.sh [ROUNDS]  (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +11,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-5}
 out=build-gpu/tracer
 mkdir -p "$out"
-echoctl=build/bin/echoctl
+echoctl=${ECHOCTL:-build/bin/echoctl}
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 gpu_build bench/callcost.cu "$out/callcost" -cudart shared
 gpu_build testdata/workloads/stream.cu "$out/stream-static" -cudart static
@@ -36,7 +38,7 @@ for ((r = 0; r < rounds; r++)); do
 	"$echoctl" trace --host-allocs -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
 done
 printf '%-28s %10s %10s %10s\n' call plain_ns traced_ns probe_ns
-for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice; do
+for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice cudaLaunchKernel; do
 	p=$(grep -F "$call " "$out/plain.txt" | awk '{ print $NF }' | median)
 	t=$(grep -F "$call " "$out/traced.txt" | awk '{ print $NF }' | median)
 	printf '%-28s %10.1f %10.1f %10.1f\n' "$call" "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print a - b }')"
@@ -65,4 +67,29 @@ p=$(median <"$out/stream_plain.txt")
 t=$(median <"$out/stream_traced.txt")
 printf 'plain %.4f ms  traced %.4f ms  overhead %.2f%%\n' "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print (a / b - 1) * 100 }')"
 "$echoctl" stats "$trace" | sed -n 1,20p
-rm -f "$trace"
+
+if python3 -c 'import torch, torchvision' 2>/dev/null; then
+	echo
+	echo "== PyTorch resnet50, batch 1, 224x224, dGPU style, 300 iterations: median iter_ms over $rounds alternating rounds"
+	loop=(python3 bench/frameworks/vision_loop.py resnet50 1 224 300)
+	rm -f "$out"/rn_*.txt
+	for ((r = 0; r < rounds; r++)); do
+		"${loop[@]}" 2>/dev/null | field iter_ms >>"$out/rn_plain.txt"
+		"$echoctl" trace -o "$trace" -- "${loop[@]}" 2>/dev/null | field iter_ms >>"$out/rn_traced.txt"
+		# attached: trace -p from the program's start (it imports torch for seconds first)
+		"${loop[@]}" >"$out/rn.out" 2>/dev/null &
+		"$echoctl" trace -p $! -o "$trace.p" >/dev/null 2>&1 || true
+		wait
+		field iter_ms <"$out/rn.out" >>"$out/rn_attached.txt"
+	done
+	p=$(median <"$out/rn_plain.txt")
+	for mode in traced attached; do
+		t=$(median <"$out/rn_$mode.txt")
+		printf 'resnet50 b1: plain %.4f ms  %s %.4f ms  overhead %.2f%%\n' "$p" "$mode" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print (a / b - 1) * 100 }')"
+	done
+	"$echoctl" stats "$trace" | sed -n '/^API/,/^$/p' | head -8
+fi
+
+echo
+launch_cost "$echoctl" "$out/stream" 9
+rm -f "$trace" "$trace.p"
