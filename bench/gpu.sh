@@ -27,14 +27,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "${NVCC:-nvcc}" --version | tail -n 1
 echo
 echo "== build (nvcc)"
-for w in stream compute pipeline multistream; do
+for w in stream compute pipeline multistream memset; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-manual" -cudart shared -DECHO_MANUAL
 done
 # framework's --driver loop calls the driver API (CuPy's way), so it links libcuda too.
 nvcc_build testdata/workloads/framework.cu "$out/framework" -cudart shared -lcuda
 nvcc_build testdata/workloads/framework.cu "$out/framework-manual" -cudart shared -lcuda -DECHO_MANUAL
-for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace; do
+for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-naive" -cudart shared -DECHO_NAIVE
 done
@@ -56,12 +56,12 @@ check() { # WANT(same|differs) A B ARGS...
 	printf '%-10s %-22s %-40s %s %s\n' "$([ "$got" = "$want" ] && echo ok || echo FAIL)" "${a%%:*}" "${b/:/ }" "$sa" "$sb"
 	[ "$got" = "$want" ] || fail=1
 }
-for w in stream compute pipeline multistream; do
+for w in stream compute pipeline multistream memset; do
 	for s in mapped managed; do check same "$w:" "$w-manual:--strategy $s"; done
 done
 check same "stream:" "stream-static:"
 for v in "framework:--pool" "framework:--driver" "framework-manual:"; do check same "framework:" "$v"; done
-for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace; do
+for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read; do
 	check differs "$w:" "$w-naive:--strategy mapped" --iters 3
 done
 

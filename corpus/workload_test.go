@@ -15,10 +15,12 @@ var workloadArgs = map[string][]string{
 	"pipeline":    {"--size", "512K", "--iters", "6", "--warmup", "1"},
 	"multistream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"framework":   {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"memset":      {"--size", "1M", "--iters", "6", "--warmup", "1"},
 }
 
 var unsafeCases = []string{
 	"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime", "unsafe_inplace",
+	"unsafe_memset_read",
 }
 
 // delay widens every race window: a program that is not correctly ordered gives another answer.

@@ -122,13 +122,14 @@ func memKind(t trace.EventType) string {
 	return kindPageable
 }
 
-// memset marks the device buffer it writes: the host side of a pair never sees that write.
+// memset marks the device buffer it writes: as written, the host side of a pair never sees
+// that write.
 func (a *analysis) memset(e *trace.Event) {
 	a.gpuBusy = true
 	if b := a.bufs.find(e.PID, e.Addr); b != nil {
 		b.lastUseNS = e.ExitNS
-		if b.deviceSide() && b.deviceWrite == "" {
-			b.deviceWrite = e.Type.String()
+		if b.deviceSide() && b.deviceMemset == "" {
+			b.deviceMemset = e.Type.String()
 		}
 	}
 }

@@ -28,6 +28,10 @@ type buffer struct {
 	freedNS     uint64 // 0 while live
 	lastUseNS   uint64 // last copy or memset touching it
 	deviceWrite string // a write on the device side the host side would not see, if any
+	// deviceMemset is the memset call that also writes the device side, if any: an output's
+	// host side merged with it holds the memset's values until the copy, which validation
+	// watches; an input's would lose the host's data.
+	deviceMemset string
 	copied2D    bool
 	// failedCopies counts the copies naming this buffer that returned an error; failedCopy
 	// describes the first.

@@ -108,6 +108,11 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	if pair.Estimated {
 		pair.Evidence = append(pair.Evidence, "copy time partly estimated from bytes and the bandwidth of copies that waited for nothing")
 	}
+	if m := pa.device.deviceMemset; m != "" && !in {
+		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the device buffer is also set with %s: merged, the host "+
+			"buffer holds the memset's values from then until the copy, so validation keeps the host out from the "+
+			"memset on", m))
+	}
 	return pair
 }
 

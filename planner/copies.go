@@ -20,6 +20,16 @@ type pairAcc struct {
 	async        bool
 }
 
+// copiedIn is whether the host buffer is copied to the device: the pair is an input.
+func (p *pairAcc) copiedIn() bool {
+	for _, c := range p.order {
+		if c.dir == "h2d" {
+			return true
+		}
+	}
+	return p.partialDirs[0]
+}
+
 type copyKey struct {
 	site   Site
 	dir    string

@@ -27,6 +27,9 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 		return "the device side is already managed memory"
 	case d.deviceWrite != "":
 		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see", d.deviceWrite)
+	case d.deviceMemset != "" && p.copiedIn():
+		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see: "+
+			"merged, the host's input would be overwritten", d.deviceMemset)
 	}
 	for _, c := range p.order {
 		if driverAPI(c.site.Call) {

@@ -45,6 +45,13 @@ func TestPlanWorkloads(t *testing.T) {
 			{"input", planner.StatusRefused, "out of scope"}, {"input", planner.StatusRefused, "out of scope"},
 			{"output", planner.StatusRefused, "out of scope"}, {"output", planner.StatusRefused, "out of scope"},
 		}, nil},
+		// An output zeroed on the device before the kernel adds into it: a merge candidate, whose
+		// evidence says validation watches from the memset on.
+		{"memset", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+			if !strings.Contains(strings.Join(p.Pairs[1].Evidence, " "), "set with cudaMemset") {
+				t.Errorf("the output pair's evidence %v does not name the memset", p.Pairs[1].Evidence)
+			}
+		}},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
@@ -53,6 +60,7 @@ func TestPlanWorkloads(t *testing.T) {
 			}
 		}},
 		{"unsafe_ptr_identity", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_memset_read", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_inplace", nil, []verdict{
 			{"input", pinnedOnly, "linked to 2 host buffers"}, {"output", pinnedOnly, "linked to 2 host buffers"},
 		}, nil},

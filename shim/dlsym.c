@@ -42,6 +42,8 @@ static const struct {
 	{"cudaMemcpy", (void *)cudaMemcpy},
 	{"cudaMemcpyAsync", (void *)cudaMemcpyAsync},
 	{"cudaMemcpy2DAsync", (void *)cudaMemcpy2DAsync},
+	{"cudaMemset", (void *)cudaMemset},
+	{"cudaMemsetAsync", (void *)cudaMemsetAsync},
 	{"cudaLaunchKernel", (void *)cudaLaunchKernel},
 	{"cudaDeviceSynchronize", (void *)cudaDeviceSynchronize},
 	{"cudaStreamSynchronize", (void *)cudaStreamSynchronize},

@@ -185,16 +185,37 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 				     src, stream);
 }
 
-/* Launches and synchronizations open and close validate mode's windows. */
-SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
-				      cudaStream_t stream)
+/* Launches, device memsets and synchronizations open and close validate mode's windows. */
+static void device_work(void)
 {
-	shim_resolve();
 	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
 		shim_validate_launch();
 		shim_leave();
 	}
+}
+
+SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+				      cudaStream_t stream)
+{
+	shim_resolve();
+	device_work();
 	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
+}
+
+/* A memset writes device memory as a kernel does: merged, an output's host buffer holds its
+ * values until the copy that brought the results, so the host must keep out from here. */
+SHIM_API cudaError_t cudaMemset(void *dst, int value, size_t n)
+{
+	shim_resolve();
+	device_work();
+	return real.cudaMemset ? real.cudaMemset(dst, value, n) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream)
+{
+	shim_resolve();
+	device_work();
+	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
 }
 
 static cudaError_t synchronized(cudaError_t err)

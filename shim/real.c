@@ -30,6 +30,8 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaMemcpy, "cudaMemcpy");
 	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
 	RESOLVE(cudaMemcpy2DAsync, "cudaMemcpy2DAsync");
+	RESOLVE(cudaMemset, "cudaMemset");
+	RESOLVE(cudaMemsetAsync, "cudaMemsetAsync");
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
 	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");

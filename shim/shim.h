@@ -168,6 +168,8 @@ struct real {
 	cudaError_t (*cudaMemcpyAsync)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
 	cudaError_t (*cudaMemcpy2DAsync)(void *, size_t, const void *, size_t, size_t, size_t, enum cudaMemcpyKind,
 					 cudaStream_t);
+	cudaError_t (*cudaMemset)(void *, int, size_t);
+	cudaError_t (*cudaMemsetAsync)(void *, int, size_t, cudaStream_t);
 	cudaError_t (*cudaDeviceSynchronize)(void);
 	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
 	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);

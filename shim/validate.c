@@ -7,8 +7,9 @@
  *               device copy may still be read by GPU work: a host write there would reach it
  *               once merged (S1); at that synchronization the device copy must still equal
  *               the host buffer, or a kernel updated the input in place;
- *   output pair from a kernel launch until the D2H copy, the host must not touch the buffer
- *               (merged, it would see results early); after the copy it may read them, but
+ *   output pair from a kernel launch (or a device memset) until the D2H copy, the host must
+ *               not touch the buffer (merged, it would see results, or the memset's values,
+ *               early); after the copy it may read them, but
  *               a write would reach the device's copy (a pair copied both ways may be
  *               rewritten then, before its next H2D copy).
  *
@@ -85,8 +86,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		bool write;
 		uintptr_t pc = fault_pc(uc, &write);
 		if (p->window == PROT_NONE)
-			refuse(p, "the host touches the output buffer between a kernel launch and the copy that brings "
-				  "the results: merged, it would see them early", pc);
+			refuse(p, "the host touches the output buffer between a kernel launch or memset and the copy that "
+				  "brings the results: merged, it would see them early", pc);
 		else if (p->input && !p->output)
 			refuse(p, "the host writes the input buffer while its device copy may still be read by later "
 				  "GPU work (S1): merged, the GPU would see the new data", pc);
@@ -158,8 +159,8 @@ void shim_validate_before_copy(void *dst, size_t n)
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* Every launch may read any input and write any output: from now until its D2H copy the
- * host keeps out of the outputs. */
+/* Every launch (and memset) may read any input and write any output: from now until its
+ * D2H copy the host keeps out of the outputs. */
 void shim_validate_launch(void)
 {
 	pthread_mutex_lock(&shim_lock);

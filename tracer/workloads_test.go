@@ -120,7 +120,10 @@ func TestTraceWorkloads(t *testing.T) {
 	for _, name := range []string{"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime"} {
 		cases = append(cases, workload{name, nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 2}})
 	}
-	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}})
+	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}},
+		workload{"unsafe_memset_read", nil, map[trace.EventType]int{
+			trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 2, trace.EventCUDAMemset: n, trace.EventCUDADeviceSynchronize: n,
+		}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, path := testenv.Trace(t, append([]string{"--host-allocs", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)

@@ -25,6 +25,8 @@ func TestValidate(t *testing.T) {
 		{"unsafe_sync_wait", nil},
 		{"unsafe_ptr_identity", nil},
 		{"unsafe_live_value", map[string]string{"p1": "(S1)"}},
+		{"memset", nil},
+		{"unsafe_memset_read", map[string]string{"p2": "between a kernel launch or memset and the copy"}},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
@@ -113,6 +115,8 @@ func TestOptimizeThenRun(t *testing.T) {
 		// or at several (pairs of one device buffer), as the allocator hands them out
 		{"unsafe_lifetime", map[string]string{"p1": "allocated afresh|linked to"}},
 		{"unsafe_inplace", map[string]string{"p1": "linked to 2 host buffers", "p2": "linked to 2 host buffers"}},
+		{"memset", nil},
+		{"unsafe_memset_read", map[string]string{"p2": "or memset"}},
 		// four threads allocating and copying through shared call sites
 		{"mt_stream", map[string]string{"p1": "several threads", "p2": "several threads", "p5": "several threads"}},
 	}

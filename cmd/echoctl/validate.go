@@ -32,7 +32,7 @@ For the pairs a merge may serve, validate runs CMD as written, with separate buf
 each candidate pair's host buffer with page protection in the windows where merging would
 change what the program reads or writes: a host write to an input while its device copy may
 still be read (S1), a kernel updating an input's device copy in place, a host access to an
-output between a kernel launch and the copy that brings its results, a host write to an
+output between a kernel launch or device memset and the copy that brings its results, a host write to an
 output after it was read. A pair with such an access is refused for merging, naming the
 instruction (pinned may still serve it); a
 pair whose linking copies were all watched without one becomes validated. The plan is
