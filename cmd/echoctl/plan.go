@@ -25,7 +25,7 @@ func newPlanCmd(global *globalOptions) *cobra.Command {
 	defaults := planner.DefaultOptions()
 	opts := &planOptions{global: global, minIterations: defaults.MinIterations, minBytes: byteSize(defaults.MinBytes)}
 	cmd := &cobra.Command{
-		Use:   "plan TRACE",
+		Use:   "plan TRACE | PLAN",
 		Short: "Find the host/device buffer pairs a trace shows can be merged, and write the plan",
 		Long: `plan reads a trace written by 'echoctl trace' and finds the host and device buffers
 linked by whole-buffer copies that recur every iteration of the program's loop. For each
@@ -35,7 +35,10 @@ refused. The plan is written to TRACE.plan (or -o) for 'echoctl validate'; the p
 format is described in planner/PLAN.md.
 
 A candidate pair is not yet known to be safe to merge: what the trace cannot see (host
-accesses between the copies, kernels writing an input in place) is checked by validate.`,
+accesses between the copies, kernels writing an input in place) is checked by validate.
+
+Given a plan file instead of a trace, plan shows it as it stands (after validate or
+calibrate too: each refusal with its instruction and when it happened) and writes nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
@@ -60,6 +63,9 @@ func hasCommand(root *cobra.Command) func(name string) bool {
 func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
 	if opts.minIterations < 1 {
 		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
+	}
+	if isPlanFile(tracePath) {
+		return showPlan(out, tracePath, opts, available)
 	}
 	planPath := opts.output
 	if planPath == "" {
@@ -103,4 +109,31 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	}
 	_, err = fmt.Fprintf(out, "wrote %s\n", planPath)
 	return err
+}
+
+// isPlanFile tells a plan (JSON) from a trace (binary, with its magic) by the first byte.
+func isPlanFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [1]byte
+	n, _ := f.Read(b[:])
+	return n == 1 && b[0] == '{'
+}
+
+// showPlan prints a plan file as it stands.
+func showPlan(out io.Writer, path string, opts *planOptions, available func(name string) bool) error {
+	if opts.output != "" {
+		return fmt.Errorf("%s is a plan: plan writes a plan from a trace, so -o has nothing to write", path)
+	}
+	p, err := planner.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if opts.global.json {
+		return p.Write(out)
+	}
+	return renderPlan(out, p, path, available)
 }

@@ -345,6 +345,44 @@ func TestPlanCommandJSON(t *testing.T) {
 	}
 }
 
+// Given a plan file, plan shows it as it stands and writes nothing: a pair validation
+// refused for merging says why, where and when, and that pinned may still serve it.
+func TestPlanShowsPlanFile(t *testing.T) {
+	path := streamTrace(t)
+	if out, err := execute(t, "plan", path); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	planPath := path + ".plan"
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const why = "validation: the host writes the input buffer while its device copy may still be read by later " +
+		"GPU work (S1) (at stream+0x1234, 3.2 ms into the run, after 2 of its linking copies)"
+	p.Pairs[0].OnlyPinned(why)
+	p.Pairs[0].Status = planner.StatusValidated
+	if err := planner.WriteFile(planPath, p); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(planPath)
+	out, err := execute(t, "plan", planPath)
+	if err != nil {
+		t.Fatalf("plan PLAN: %v\n%s", err, out)
+	}
+	for _, w := range []string{"merges refused", "(S1) (at stream+0x1234, 3.2 ms into the run, after 2 of its", "validated"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if after, _ := os.ReadFile(planPath); string(after) != string(before) || strings.Contains(out, "wrote ") {
+		t.Errorf("showing a plan changed or wrote it:\n%s", out)
+	}
+	if _, err := execute(t, "plan", "-o", filepath.Join(t.TempDir(), "x.plan"), planPath); err == nil ||
+		!strings.Contains(err.Error(), "is a plan") {
+		t.Errorf("plan -o PLAN: error %v, want one saying it is a plan", err)
+	}
+}
+
 func TestPlanCommandErrors(t *testing.T) {
 	good := streamTrace(t)
 	tests := []struct {

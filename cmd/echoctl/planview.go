@@ -140,10 +140,14 @@ func pairGist(pair planner.Pair) string {
 	return strings.Join(parts, "; ")
 }
 
-// pairTexts are a refused pair's reason, or another pair's evidence.
+// pairTexts are a refused pair's reason, or another pair's evidence, after why merges were
+// refused where only pinned may serve it.
 func pairTexts(pair planner.Pair) []string {
 	if pair.Status == planner.StatusRefused {
 		return []string{pair.Reason}
+	}
+	if pair.MergeRefused != "" {
+		return append([]string{"merges refused: " + pair.MergeRefused}, pair.Evidence...)
 	}
 	return pair.Evidence
 }
