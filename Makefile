@@ -24,7 +24,7 @@ WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 # merge (<name>-naive) whose output must differ.
 WORKLOADS := stream compute pipeline multistream framework memset
 UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace \
-             unsafe_memset_read
+             unsafe_memset_read unsafe_stream_refill
 
 EMU_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
               -I$(EMU_DIR)/include

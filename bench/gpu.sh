@@ -34,7 +34,7 @@ done
 # framework's --driver loop calls the driver API (CuPy's way), so it links libcuda too.
 nvcc_build testdata/workloads/framework.cu "$out/framework" -cudart shared -lcuda
 nvcc_build testdata/workloads/framework.cu "$out/framework-manual" -cudart shared -lcuda -DECHO_MANUAL
-for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read; do
+for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read unsafe_stream_refill; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-naive" -cudart shared -DECHO_NAIVE
 done
@@ -61,7 +61,7 @@ for w in stream compute pipeline multistream memset; do
 done
 check same "stream:" "stream-static:"
 for v in "framework:--pool" "framework:--driver" "framework-manual:"; do check same "framework:" "$v"; done
-for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read; do
+for w in unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace unsafe_memset_read unsafe_stream_refill; do
 	check differs "$w:" "$w-naive:--strategy mapped" --iters 3
 done
 

@@ -21,8 +21,6 @@ type analysis struct {
 	rejected  map[rejectKey]*Rejection
 	bw        bandwidth
 	gpuBusy   bool // GPU work may be pending: a synchronous copy now also waits for it
-	streams   map[uint64]bool
-	events    int // cudaEventRecord / cudaStreamWaitEvent calls
 	pids      map[uint32]bool
 	failures  failures
 }
@@ -41,7 +39,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
-		streams: map[uint64]bool{}, pids: map[uint32]bool{}, failures: newFailures(),
+		pids: map[uint32]bool{}, failures: newFailures(),
 	}
 	for {
 		rec, err := r.Next()
@@ -83,9 +81,6 @@ func (a *analysis) event(e *trace.Event) {
 		a.memset(e)
 	case t == trace.EventCUDALaunchKernel || t == trace.EventCULaunchKernel:
 		a.gpuBusy = true
-		a.streams[e.Stream] = true
-	case t == trace.EventCUDAEventRecord || t == trace.EventCUDAStreamWaitEvent:
-		a.events++
 	case t == trace.EventCUDADeviceSynchronize || t == trace.EventCUCtxSynchronize ||
 		t == trace.EventCUDAStreamSynchronize || t == trace.EventCUStreamSynchronize ||
 		t == trace.EventCUDAEventSynchronize:

@@ -32,7 +32,7 @@ type buffer struct {
 	// host side merged with it holds the memset's values until the copy, which validation
 	// watches; an input's would lose the host's data.
 	deviceMemset string
-	copied2D    bool
+	copied2D     bool
 	// failedCopies counts the copies naming this buffer that returned an error; failedCopy
 	// describes the first.
 	failedCopies int

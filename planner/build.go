@@ -108,6 +108,10 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	if pair.Estimated {
 		pair.Evidence = append(pair.Evidence, "copy time partly estimated from bytes and the bandwidth of copies that waited for nothing")
 	}
+	if pa.async {
+		pair.Evidence = append(pair.Evidence, "copied asynchronously: validation watches the host buffer in stream time, "+
+			"until every stream that launched work since the copy has been waited for")
+	}
 	if m := pa.device.deviceMemset; m != "" && !in {
 		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the device buffer is also set with %s: merged, the host "+
 			"buffer holds the memset's values from then until the copy, so validation keeps the host out from the "+

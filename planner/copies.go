@@ -99,7 +99,6 @@ func (a *analysis) copy(e *trace.Event) {
 	waited := !async && dir != "d2d" && a.gpuBusy
 	if async || dir == "d2d" {
 		a.gpuBusy = true
-		a.streams[e.Stream] = true
 	} else {
 		a.gpuBusy = false
 	}

@@ -39,9 +39,6 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	if streams := p.streams(); len(streams) > 1 {
 		return "copied on more than one stream (" + strings.Join(streams, ", ") + "): multi-stream pairs are out of scope for now"
 	}
-	if p.async && (a.events > 0 || len(a.streams) > 1) {
-		return "asynchronous copies in a program that orders streams with events or runs several streams: out of scope for now"
-	}
 	if r := lifetime(h, d); r != "" {
 		return r
 	}

@@ -41,10 +41,15 @@ func TestPlanWorkloads(t *testing.T) {
 				t.Errorf("compute f_copy %.3f: kernel-bound, want a small gain", p.FCopy)
 			}
 		}},
+		// Two streams joined by an event, each pair on one stream: candidates, which validation
+		// watches in stream time.
 		{"multistream", []string{"--size", "1M"}, []verdict{
-			{"input", planner.StatusRefused, "out of scope"}, {"input", planner.StatusRefused, "out of scope"},
-			{"output", planner.StatusRefused, "out of scope"}, {"output", planner.StatusRefused, "out of scope"},
-		}, nil},
+			candidate("input"), candidate("input"), candidate("output"), candidate("output"),
+		}, func(t *testing.T, p *planner.Plan) {
+			if !strings.Contains(strings.Join(p.Pairs[0].Evidence, " "), "in stream time") {
+				t.Errorf("the pairs' evidence %v does not say validation watches in stream time", p.Pairs[0].Evidence)
+			}
+		}},
 		// An output zeroed on the device before the kernel adds into it: a merge candidate, whose
 		// evidence says validation watches from the memset on.
 		{"memset", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
@@ -61,6 +66,7 @@ func TestPlanWorkloads(t *testing.T) {
 		}},
 		{"unsafe_ptr_identity", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_memset_read", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_stream_refill", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_inplace", nil, []verdict{
 			{"input", pinnedOnly, "linked to 2 host buffers"}, {"output", pinnedOnly, "linked to 2 host buffers"},
 		}, nil},

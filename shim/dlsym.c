@@ -47,6 +47,10 @@ static const struct {
 	{"cudaLaunchKernel", (void *)cudaLaunchKernel},
 	{"cudaDeviceSynchronize", (void *)cudaDeviceSynchronize},
 	{"cudaStreamSynchronize", (void *)cudaStreamSynchronize},
+	{"cudaStreamQuery", (void *)cudaStreamQuery},
+	{"cudaEventRecord", (void *)cudaEventRecord},
+	{"cudaEventSynchronize", (void *)cudaEventSynchronize},
+	{"cudaEventQuery", (void *)cudaEventQuery},
 };
 
 /* The driver's, for programs that take them from libcuda themselves (hooks_driver.c). */

@@ -134,11 +134,27 @@ static cudaError_t watched_copy(void *dst, const void *src, size_t n, enum cudaM
 	if (!shim_enter())
 		return real.cudaMemcpy(dst, src, n, kind);
 	if (kind == cudaMemcpyDeviceToDevice)
-		shim_validate_launch(); /* device work, like a kernel: it reads inputs, writes outputs */
+		shim_validate_launch(NULL); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
 	cudaError_t err = real.cudaMemcpy(dst, src, n, kind);
 	if (err == cudaSuccess)
 		shim_validate_copy_done(dst, src, n, kind != cudaMemcpyDeviceToDevice);
+	shim_leave();
+	return err;
+}
+
+/* The same for an asynchronous copy on stream (validate.c says when its windows close). */
+static cudaError_t watched_async_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+				      cudaStream_t stream)
+{
+	if (!shim_enter())
+		return real.cudaMemcpyAsync(dst, src, n, kind, stream);
+	if (kind == cudaMemcpyDeviceToDevice)
+		shim_validate_launch(stream);
+	shim_validate_before_copy(dst, n);
+	cudaError_t err = real.cudaMemcpyAsync(dst, src, n, kind, stream);
+	if (err == cudaSuccess)
+		shim_validate_async_copy(dst, src, n, stream);
 	shim_leave();
 	return err;
 }
@@ -166,6 +182,8 @@ SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum 
 	shim_resolve();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_copy(RET, "cudaMemcpyAsync", dst, src, n);
+	if (__builtin_expect(shim_validating(), 0))
+		return watched_async_copy(dst, src, n, kind, stream);
 	if (__builtin_expect(!elided(dst, src, n), 1))
 		return shim_pinned_completes(real.cudaMemcpyAsync(dst, src, n, kind, stream), dst, src, stream);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered. */
@@ -186,10 +204,10 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 }
 
 /* Launches, device memsets and synchronizations open and close validate mode's windows. */
-static void device_work(void)
+static void device_work(cudaStream_t stream)
 {
 	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
-		shim_validate_launch();
+		shim_validate_launch(stream);
 		shim_leave();
 	}
 }
@@ -198,7 +216,7 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 				      cudaStream_t stream)
 {
 	shim_resolve();
-	device_work();
+	device_work(stream);
 	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
 }
 
@@ -207,21 +225,27 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 SHIM_API cudaError_t cudaMemset(void *dst, int value, size_t n)
 {
 	shim_resolve();
-	device_work();
+	device_work(NULL);
 	return real.cudaMemset ? real.cudaMemset(dst, value, n) : cudaErrorInitializationError;
 }
 
 SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream)
 {
 	shim_resolve();
-	device_work();
+	device_work(stream);
 	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
 }
 
-static cudaError_t synchronized(cudaError_t err)
+/* A wait that returned: on the device (no stream, no event), a stream or an event. */
+static cudaError_t synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
 {
 	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && shim_enter()) {
-		shim_validate_sync();
+		if (device)
+			shim_validate_sync();
+		else if (event)
+			shim_validate_event_sync(event);
+		else
+			shim_validate_stream_sync(stream);
 		shim_leave();
 	}
 	return err;
@@ -230,11 +254,44 @@ static cudaError_t synchronized(cudaError_t err)
 SHIM_API cudaError_t cudaDeviceSynchronize(void)
 {
 	shim_resolve();
-	return synchronized(real.cudaDeviceSynchronize());
+	return synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
 }
 
 SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	shim_resolve();
-	return synchronized(real.cudaStreamSynchronize(stream));
+	return synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
+}
+
+/* A query that says done waited for nothing, but tells as much as a wait that returned. */
+SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+	shim_resolve();
+	return synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
+			    NULL, false);
+}
+
+/* Events tell validate mode which launches a later wait on them covers. */
+SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+	shim_resolve();
+	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
+		shim_validate_event_record(event, stream);
+		shim_leave();
+	}
+	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+	shim_resolve();
+	return synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
+			    NULL, event, false);
+}
+
+SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+	shim_resolve();
+	return synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
+			    false);
 }

@@ -34,6 +34,10 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaMemsetAsync, "cudaMemsetAsync");
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
 	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
+	RESOLVE(cudaStreamQuery, "cudaStreamQuery");
+	RESOLVE(cudaEventRecord, "cudaEventRecord");
+	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
+	RESOLVE(cudaEventQuery, "cudaEventQuery");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
 	RESOLVE(cudaGetDevice, "cudaGetDevice");
 	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */

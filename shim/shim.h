@@ -95,6 +95,10 @@ struct pair {
 	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
 	unsigned long copies;   /* linking copies seen */
 	bool launched;          /* a kernel was launched since the input's H2D copy */
+	uint64_t pending;       /* and the streams it was launched on, not waited for since (streams.c) */
+	bool inflight;          /* an asynchronous D2H copy into host_ptr may still be writing it */
+	uint64_t inflight_on;   /* its stream's bit */
+	bool launched_inflight; /* and a kernel was launched since: the output is due again */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
 };
@@ -172,6 +176,10 @@ struct real {
 	cudaError_t (*cudaMemsetAsync)(void *, int, size_t, cudaStream_t);
 	cudaError_t (*cudaDeviceSynchronize)(void);
 	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
+	cudaError_t (*cudaStreamQuery)(cudaStream_t);
+	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
+	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
+	cudaError_t (*cudaEventQuery)(cudaEvent_t);
 	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 	cudaError_t (*cudaGetDevice)(int *);
 	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
@@ -236,8 +244,19 @@ bool shim_validate_free(void *p);
 bool shim_validate_watched(const void *p);
 void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes);
 void shim_validate_before_copy(void *dst, size_t n);
-void shim_validate_launch(void);
-void shim_validate_sync(void);
+void shim_validate_launch(cudaStream_t stream);
+void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream);
+void shim_validate_sync(void);               /* the device */
+void shim_validate_stream_sync(cudaStream_t stream);
+void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream);
+void shim_validate_event_sync(cudaEvent_t event);
+
+/* streams.c: validate mode's stream time; caller holds shim_lock */
+uint64_t shim_stream_bit(cudaStream_t s);    /* the stream's slot, the overflow slot's included */
+uint64_t shim_stream_launch(cudaStream_t s);
+uint64_t shim_stream_synced(cudaStream_t s);
+void shim_event_record(cudaEvent_t e, cudaStream_t s);
+uint64_t shim_event_synced(cudaEvent_t e);
 
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);

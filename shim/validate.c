@@ -3,15 +3,19 @@
  * the shim watches each candidate pair's host buffer with page protection in the windows
  * where merging would change what the program reads or writes:
  *
- *   input pair  from the H2D copy until a synchronization that follows a kernel launch, the
- *               device copy may still be read by GPU work: a host write there would reach it
- *               once merged (S1); at that synchronization the device copy must still equal
- *               the host buffer, or a kernel updated the input in place;
+ *   input pair  from the H2D copy until every stream a kernel was launched on since has been
+ *               waited for (streams.c), the device copy may still be read by GPU work: a
+ *               host write there would reach it once merged (S1); then the device copy must
+ *               still equal the host buffer, or a kernel updated the input in place;
  *   output pair from a kernel launch (or a device memset) until the D2H copy, the host must
  *               not touch the buffer (merged, it would see results, or the memset's values,
  *               early); after the copy it may read them, but
  *               a write would reach the device's copy (a pair copied both ways may be
  *               rewritten then, before its next H2D copy).
+ *
+ * An asynchronous D2H copy writes the host buffer until its stream is waited for: the buffer
+ * stays open until then, and closes for reading, or for everything if a kernel was launched
+ * meanwhile (the output is due again).
  *
  * A fault in a window refuses the pair, records the instruction, unprotects the buffer and
  * lets the program go on; a fault anywhere else goes to the program's own handler.
@@ -159,28 +163,40 @@ void shim_validate_before_copy(void *dst, size_t n)
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* Every launch (and memset) may read any input and write any output: from now until its
- * D2H copy the host keeps out of the outputs. */
-void shim_validate_launch(void)
+/* Every launch (and memset) on stream may read any input and write any output: the open
+ * input windows wait for stream too, and from now until its D2H copy the host keeps out of
+ * the outputs. */
+void shim_validate_launch(cudaStream_t stream)
 {
 	pthread_mutex_lock(&shim_lock);
+	uint64_t bit = shim_stream_launch(stream);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->input && p->window == PROT_READ)
+		if (p->input && p->window == PROT_READ) {
 			p->launched = true;
-		if (p->output && p->dev_ptr)
+			p->pending |= bit;
+		}
+		if (p->output && p->inflight)
+			p->launched_inflight = true;
+		else if (p->output && p->dev_ptr)
 			protect(p, PROT_NONE);
 	}
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* The device is synchronized: the input windows that saw a launch close. Caller holds the
- * lock; the pairs whose device copy must now be compared are marked for check_inputs. */
-static void sync_locked(void)
+/* The streams in covered were waited for: the D2H copies on them are done, and the input
+ * windows whose launches they all covered close. Caller holds the lock; the pairs whose
+ * device copy must now be compared are marked for check_inputs. */
+static void sync_locked(uint64_t covered)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->verdict.refused)
+		p->pending &= ~covered;
+		if (p->inflight && (p->inflight_on & covered)) {
+			p->inflight = false;
+			protect(p, p->launched_inflight ? PROT_NONE : p->input ? -1 : PROT_READ);
+		}
+		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->pending || p->verdict.refused)
 			continue;
 		protect(p, -1);
 		p->check = true;
@@ -208,12 +224,40 @@ static void check_inputs(void)
 	}
 }
 
-void shim_validate_sync(void)
+static void synced(uint64_t covered)
 {
 	pthread_mutex_lock(&shim_lock);
-	sync_locked();
+	sync_locked(covered);
 	pthread_mutex_unlock(&shim_lock);
 	check_inputs();
+}
+
+void shim_validate_sync(void)
+{
+	synced(~0ull);
+}
+
+void shim_validate_stream_sync(cudaStream_t stream)
+{
+	pthread_mutex_lock(&shim_lock);
+	uint64_t covered = shim_stream_synced(stream);
+	pthread_mutex_unlock(&shim_lock);
+	synced(covered);
+}
+
+void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
+{
+	pthread_mutex_lock(&shim_lock);
+	shim_event_record(event, stream);
+	pthread_mutex_unlock(&shim_lock);
+}
+
+void shim_validate_event_sync(cudaEvent_t event)
+{
+	pthread_mutex_lock(&shim_lock);
+	uint64_t covered = shim_event_synced(event);
+	pthread_mutex_unlock(&shim_lock);
+	synced(covered);
 }
 
 /* Whether p is a host buffer validate mode watches. Lock-free: every free asks. */
@@ -225,13 +269,14 @@ bool shim_validate_watched(const void *p)
 	return false;
 }
 
-/* A synchronous copy returned: unless device to device, it synchronized the device; a
- * linking copy opens the window of its pair. */
+/* A synchronous copy returned: unless device to device, it waited for the legacy stream
+ * (the blocking streams' earlier work too, which is not counted: their windows stay open, the
+ * safe side); a linking copy opens the window of its pair. */
 void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes)
 {
 	pthread_mutex_lock(&shim_lock);
 	if (synchronizes)
-		sync_locked();
+		sync_locked(shim_stream_synced(NULL));
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
@@ -247,4 +292,29 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchron
 	}
 	pthread_mutex_unlock(&shim_lock);
 	check_inputs();
+}
+
+/* An asynchronous copy was issued on stream: an H2D linking copy opens its input's window at
+ * once (the copy only reads the host buffer); a D2H one writes the host buffer until stream
+ * is waited for (sync_locked). */
+void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream)
+{
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
+			continue;
+		if (dst == p->dev_ptr && src == p->host_ptr) {
+			p->copies++;
+			p->launched = false;
+			p->pending = 0;
+			protect(p, PROT_READ);
+		} else if (dst == p->host_ptr && src == p->dev_ptr) {
+			p->copies++;
+			p->inflight = true;
+			p->inflight_on = shim_stream_bit(stream);
+			p->launched_inflight = false;
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
 }

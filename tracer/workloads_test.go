@@ -123,6 +123,11 @@ func TestTraceWorkloads(t *testing.T) {
 	cases = append(cases, workload{"unsafe_inplace", nil, map[trace.EventType]int{trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 1}},
 		workload{"unsafe_memset_read", nil, map[trace.EventType]int{
 			trace.EventCUDAMemcpy: 2 * n, trace.EventCUDAMalloc: 2, trace.EventCUDAMemset: n, trace.EventCUDADeviceSynchronize: n,
+		}},
+		workload{"unsafe_stream_refill", nil, map[trace.EventType]int{
+			trace.EventCUDAMemcpyAsync: 2 * n, trace.EventCUDAMalloc: 2, trace.EventCUDAEventRecord: n,
+			trace.EventCUDAStreamWaitEvent: n, trace.EventCUDAEventSynchronize: n, trace.EventCUDAStreamSynchronize: n,
+			trace.EventCUDAStreamCreate: 2, trace.EventCUDAHostAlloc: 2,
 		}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

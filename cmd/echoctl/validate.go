@@ -30,7 +30,9 @@ program reads.
 
 For the pairs a merge may serve, validate runs CMD as written, with separate buffers, while the preload library watches
 each candidate pair's host buffer with page protection in the windows where merging would
-change what the program reads or writes: a host write to an input while its device copy may
+change what the program reads or writes, in stream time (a window that work on some streams
+keeps open closes once each of them was waited for: a stream or device synchronize, or an
+event recorded after that work): a host write to an input while its device copy may
 still be read (S1), a kernel updating an input's device copy in place, a host access to an
 output between a kernel launch or device memset and the copy that brings its results, a host write to an
 output after it was read. A pair with such an access is refused for merging, naming the
