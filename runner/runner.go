@@ -53,9 +53,12 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
-	Mode         string       `json:"mode"`
-	Active       bool         `json:"active"`
-	Reason       string       `json:"reason"` // why it ran the program untouched, if it did
+	Mode   string `json:"mode"`
+	Active bool   `json:"active"`
+	Reason string `json:"reason"` // why it ran the program untouched, if it did
+	// PerThread is the first per-thread default stream entry point (cudaMemcpy_ptds, …) the
+	// program called, which the shim passes on without following: "" when none.
+	PerThread    string       `json:"per_thread"`
 	GPU          string       `json:"gpu"`
 	CC           string       `json:"cc"`
 	Driver       int          `json:"driver"`

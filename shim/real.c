@@ -145,6 +145,13 @@ static void resolve_driver(void)
 	}
 }
 
+/* A runtime function past the shim, from the loaded runtime (one opened RTLD_LOCAL too). */
+void *shim_runtime_symbol(const char *name)
+{
+	void *h = loaded("libcudart.so");
+	return h ? shim_real_dlsym(h, name) : NULL;
+}
+
 /* A driver function past the shim: the next definition, or the loaded driver's. */
 void *shim_real_driver_dlsym(const char *name)
 {

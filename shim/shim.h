@@ -205,6 +205,22 @@ struct real_driver {
 extern struct real_driver real_driver;
 void shim_resolve_driver(void);
 void *shim_real_driver_dlsym(const char *name);
+void *shim_runtime_symbol(const char *name);
+
+/* hooks_ptds.c: the per-thread default stream's entry points, noted and passed on */
+extern const char *shim_per_thread; /* the first one the program called, or NULL */
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+			      enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+				   enum cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t cudaMemset_ptds(void *dst, int value, size_t n);
+cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t s);
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s);
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s);
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s);
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags);
 void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */

@@ -201,3 +201,35 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 		})
 	}
 }
+
+// A program built with --default-stream per-thread calls cudaMemcpy_ptds and
+// cudaLaunchKernel_ptsz, which the shim passes on without following: with host sites to
+// resolve (a default trace) or without (--host-allocs), validation refuses every pair, and
+// the program runs as written.
+func TestPerThreadDefaultStreamRefused(t *testing.T) {
+	testenv.RequireRoot(t)
+	const rel = "workloads/stream-ptds"
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	for _, flags := range [][]string{nil, {"--host-allocs"}} {
+		t.Run(strings.Join(append([]string{"trace"}, flags...), " "), func(t *testing.T) {
+			planned, planPath := testenv.PlanTraced(t, flags, rel, args...)
+			if len(planned.Pairs) != 2 {
+				t.Fatalf("%d pairs planned, want the input and the output", len(planned.Pairs))
+			}
+			res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...)
+			if want := testenv.Run(t, testenv.Built(t, rel), nil, args...).Checksum(); res.ExitCode != 0 || res.Checksum() != want {
+				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+			}
+			p, err := planner.ReadFile(planPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pair := range p.Pairs {
+				if pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, "calls cudaMemcpy_ptds") &&
+					!strings.Contains(pair.Reason, "calls cudaLaunchKernel_ptsz") {
+					t.Errorf("%s: %s %q; want refused, naming the per-thread entry point", pair.ID, pair.Status, pair.Reason)
+				}
+			}
+		})
+	}
+}

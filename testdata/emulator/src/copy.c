@@ -117,6 +117,13 @@ EMU_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 	return emu_copy(dst, count, src, count, count, 1, kind, stream, true, false);
 }
 
+/* What a program built with --default-stream per-thread calls for cudaMemcpy: the copy on
+ * the calling thread's default stream. */
+EMU_API cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+	return emu_copy(dst, count, src, count, count, 1, kind, cudaStreamPerThread, false, false);
+}
+
 EMU_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
 				 size_t width, size_t height, enum cudaMemcpyKind kind)
 {

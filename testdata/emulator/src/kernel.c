@@ -108,6 +108,14 @@ EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockD
 	return emu_launch(func, gridDim, blockDim, args, stream);
 }
 
+/* --default-stream per-thread's: stream 0 is the calling thread's default stream. */
+EMU_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+					  size_t sharedMem, cudaStream_t stream)
+{
+	(void)sharedMem;
+	return emu_launch(func, gridDim, blockDim, args, stream ? stream : cudaStreamPerThread);
+}
+
 cudaError_t emu_launch(const void *func, dim3 gridDim, dim3 blockDim, void **args, cudaStream_t stream)
 {
 	cudaError_t err = emu_ok();
