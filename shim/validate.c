@@ -269,6 +269,16 @@ bool shim_validate_watched(const void *p)
 	return false;
 }
 
+/* An H2D linking copy (either kind) opens its input's window: from now, until the streams
+ * launched on since are waited for, a host write is S1. */
+static void input_copied(struct pair *p)
+{
+	p->copies++;
+	p->launched = false;
+	p->pending = 0;
+	protect(p, PROT_READ);
+}
+
 /* A synchronous copy returned: unless device to device, it waited for the legacy stream
  * (the blocking streams' earlier work too, which is not counted: their windows stay open, the
  * safe side); a linking copy opens the window of its pair. */
@@ -282,9 +292,7 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchron
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
 			continue;
 		if (dst == p->dev_ptr && src == p->host_ptr) {
-			p->copies++;
-			p->launched = false;
-			protect(p, PROT_READ);
+			input_copied(p);
 		} else if (dst == p->host_ptr && src == p->dev_ptr) {
 			p->copies++;
 			protect(p, p->input ? -1 : PROT_READ);
@@ -305,10 +313,7 @@ void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
 			continue;
 		if (dst == p->dev_ptr && src == p->host_ptr) {
-			p->copies++;
-			p->launched = false;
-			p->pending = 0;
-			protect(p, PROT_READ);
+			input_copied(p);
 		} else if (dst == p->host_ptr && src == p->dev_ptr) {
 			p->copies++;
 			p->inflight = true;
