@@ -27,7 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 "${NVCC:-nvcc}" --version | tail -n 1
 echo
 echo "== build (nvcc)"
-for w in stream compute pipeline multistream memset; do
+for w in stream compute pipeline multistream memset async_stream; do
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 	nvcc_build "testdata/workloads/$w.cu" "$out/$w-manual" -cudart shared -DECHO_MANUAL
 done
@@ -56,7 +56,7 @@ check() { # WANT(same|differs) A B ARGS...
 	printf '%-10s %-22s %-40s %s %s\n' "$([ "$got" = "$want" ] && echo ok || echo FAIL)" "${a%%:*}" "${b/:/ }" "$sa" "$sb"
 	[ "$got" = "$want" ] || fail=1
 }
-for w in stream compute pipeline multistream memset; do
+for w in stream compute pipeline multistream memset async_stream; do
 	for s in mapped managed; do check same "$w:" "$w-manual:--strategy $s"; done
 done
 check same "stream:" "stream-static:"

@@ -10,12 +10,13 @@ import (
 
 // Small sizes keep the suite quick on two cores; the logic is the same at any size.
 var workloadArgs = map[string][]string{
-	"stream":      {"--size", "1M", "--iters", "6", "--warmup", "1"},
-	"compute":     {"--size", "64K", "--iters", "4", "--warmup", "1"},
-	"pipeline":    {"--size", "512K", "--iters", "6", "--warmup", "1"},
-	"multistream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
-	"framework":   {"--size", "1M", "--iters", "6", "--warmup", "1"},
-	"memset":      {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"stream":       {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"compute":      {"--size", "64K", "--iters", "4", "--warmup", "1"},
+	"pipeline":     {"--size", "512K", "--iters", "6", "--warmup", "1"},
+	"multistream":  {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"framework":    {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"memset":       {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"async_stream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
 }
 
 var unsafeCases = []string{

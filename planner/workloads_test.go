@@ -57,6 +57,7 @@ func TestPlanWorkloads(t *testing.T) {
 				t.Errorf("the output pair's evidence %v does not name the memset", p.Pairs[1].Evidence)
 			}
 		}},
+		{"async_stream", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, nil},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {

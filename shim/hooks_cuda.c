@@ -3,6 +3,8 @@
  * linking copies, which between the two halves of one merged buffer move no data but keep
  * their ordering effect.
  */
+#include <string.h>
+
 #include "shim.h"
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
@@ -118,14 +120,35 @@ cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *
 	return real.cudaStreamSynchronize(stream);
 }
 
-/* A whole-buffer copy from one half of a merged buffer to the other: counted for its pair. */
-static bool elided(void *dst, const void *src, size_t n)
+/* A whole-buffer copy from one half of a merged buffer to the other: counted for its pair,
+ * which it returns; NULL for any other copy. */
+static struct pair *elided(void *dst, const void *src, size_t n)
 {
 	struct pair *p;
 	if (dst != src || (p = shim_merged_pair(dst)) == NULL || n != p->bytes)
-		return false;
+		return NULL;
 	__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
-	return true;
+	return p;
+}
+
+/* Whether the pair's host side was pageable as written: allocated by the C library, not by
+ * CUDA (a buffer the program registered itself counts as pageable here: the safe side). */
+static bool pageable_host(const struct pair *p)
+{
+	return strncmp(p->host.call, "cu", 2) != 0;
+}
+
+/* Whether ptr is pageable memory now, as the runtime sees it: the first field of
+ * cudaPointerAttributes, in room enough for any CUDA version's struct. */
+static bool pageable_now(const void *ptr)
+{
+	union {
+		struct cudaPointerAttributes attr;
+		char room[256];
+	} u;
+	memset(&u, 0, sizeof u);
+	return real.cudaPointerGetAttributes && real.cudaPointerGetAttributes(&u.attr, ptr) == cudaSuccess &&
+	       u.attr.type == cudaMemoryTypeUnregistered;
 }
 
 /* Validate mode: the copy runs as written, and opens or closes the windows it affects. */
@@ -151,10 +174,13 @@ static cudaError_t watched_async_copy(void *dst, const void *src, size_t n, enum
 		return real.cudaMemcpyAsync(dst, src, n, kind, stream);
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(stream);
+	/* To pageable memory an asynchronous copy returns only once done, which also waited
+	 * for its stream's earlier work: a synchronous copy on that stream. */
+	bool completes = kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && pageable_now(dst);
 	shim_validate_before_copy(dst, n);
 	cudaError_t err = real.cudaMemcpyAsync(dst, src, n, kind, stream);
 	if (err == cudaSuccess)
-		shim_validate_async_copy(dst, src, n, stream);
+		shim_validate_async_copy(dst, src, n, stream, completes);
 	shim_leave();
 	return err;
 }
@@ -184,10 +210,15 @@ SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum 
 		shim_resolve_copy(RET, "cudaMemcpyAsync", dst, src, n);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_async_copy(dst, src, n, kind, stream);
-	if (__builtin_expect(!elided(dst, src, n), 1))
+	struct pair *p = elided(dst, src, n);
+	if (__builtin_expect(!p, 1))
 		return shim_pinned_completes(real.cudaMemcpyAsync(dst, src, n, kind, stream), dst, src, stream);
-	/* In its stream the copy only stood between earlier and later work, which stay ordered. */
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
+	/* In its stream the copy only stood between earlier and later work, which stay ordered;
+	 * but to pageable memory it returned only once done, a wait for that work the host may
+	 * rely on: keep it, on the stream alone. */
+	if (kind != cudaMemcpyHostToDevice && pageable_host(p))
+		return real.cudaStreamSynchronize(stream);
 	return cudaSuccess;
 }
 

@@ -35,6 +35,7 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
 	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
 	RESOLVE(cudaStreamQuery, "cudaStreamQuery");
+	RESOLVE(cudaPointerGetAttributes, "cudaPointerGetAttributes");
 	RESOLVE(cudaEventRecord, "cudaEventRecord");
 	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
 	RESOLVE(cudaEventQuery, "cudaEventQuery");

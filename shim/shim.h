@@ -177,6 +177,7 @@ struct real {
 	cudaError_t (*cudaDeviceSynchronize)(void);
 	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
 	cudaError_t (*cudaStreamQuery)(cudaStream_t);
+	cudaError_t (*cudaPointerGetAttributes)(struct cudaPointerAttributes *, const void *);
 	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
 	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
 	cudaError_t (*cudaEventQuery)(cudaEvent_t);
@@ -261,7 +262,7 @@ bool shim_validate_watched(const void *p);
 void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes);
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(cudaStream_t stream);
-void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream);
+void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes);
 void shim_validate_sync(void);               /* the device */
 void shim_validate_stream_sync(cudaStream_t stream);
 void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream);

@@ -304,9 +304,15 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchron
 
 /* An asynchronous copy was issued on stream: an H2D linking copy opens its input's window at
  * once (the copy only reads the host buffer); a D2H one writes the host buffer until stream
- * is waited for (sync_locked). */
-void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream)
+ * is waited for (sync_locked), unless it completes (to pageable memory): then it is done,
+ * and waited for the stream's earlier work, as a synchronous copy on that stream. */
+void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes)
 {
+	if (completes) {
+		shim_validate_stream_sync(stream);
+		shim_validate_copy_done(dst, src, n, false);
+		return;
+	}
 	pthread_mutex_lock(&shim_lock);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];

@@ -30,6 +30,7 @@ func TestValidate(t *testing.T) {
 		// two streams joined by events: the input windows close in stream time
 		{"multistream", nil},
 		{"unsafe_stream_refill", map[string]string{"p1": "(S1)"}},
+		{"async_stream", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
@@ -114,6 +115,8 @@ func TestOptimizeThenRun(t *testing.T) {
 		{"compute", map[string]string{"p1": "too rare"}},
 		{"multistream", nil},
 		{"unsafe_stream_refill", map[string]string{"p1": "(S1)"}},
+		// asynchronous copies to pageable memory: the D2H's wait is kept, on its stream
+		{"async_stream", nil},
 		{"unsafe_live_value", map[string]string{"p1": "(S1)"}},
 		{"unsafe_sync_wait", nil},
 		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}},
@@ -153,6 +156,13 @@ func TestOptimizeThenRun(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("no pair %s in the plan, which should refuse it for %q", id, reason)
+				}
+			}
+			// A pair validation let through whose merge then changed the output is a hole in
+			// validation or deploy, even though calibration caught it.
+			for _, pair := range p.Pairs {
+				if _, expected := c.refused[pair.ID]; !expected && strings.Contains(pair.Reason+pair.MergeRefused, "output differs") {
+					t.Errorf("%s: %s %q: merged, the program's output changed", pair.ID, pair.Status, pair.Reason+pair.MergeRefused)
 				}
 			}
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
