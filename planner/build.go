@@ -87,7 +87,8 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 			perIter = float64(c.count) / float64(iterations)
 		}
 		pair.Copies = append(pair.Copies, Copy{Site: c.site, Direction: c.dir, Stream: streamName(c.stream),
-			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated})
+			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated,
+			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
 		pair.CopyMSPerIteration += perIter * ms
 		pair.Estimated = pair.Estimated || estimated

@@ -78,6 +78,38 @@ type Copy struct {
 	// Estimated: the call also waited for earlier GPU work, so MS comes from the bytes and
 	// the bandwidth seen on copies that did not wait, not from the call's own duration.
 	Estimated bool `json:"estimated,omitempty"`
+	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
+	// RepairStreamSync, RepairDeviceSync); "" for a copy no merge elides (driver API).
+	Repair string `json:"repair,omitempty"`
+}
+
+// What an elided copy keeps of its ordering.
+const (
+	// RepairNone: an asynchronous copy only stood between earlier and later work of its
+	// stream, which stay ordered.
+	RepairNone = "none"
+	// RepairStreamSync: an asynchronous copy to pageable host memory returned only once done,
+	// after its stream's earlier work: a synchronize of that stream.
+	RepairStreamSync = "stream_sync"
+	// RepairDeviceSync: a synchronous copy returned only once done, after earlier GPU work
+	// (S2): a device-wide synchronize, which orders at least as much.
+	RepairDeviceSync = "device_sync"
+)
+
+var repairs = []string{RepairNone, RepairStreamSync, RepairDeviceSync}
+
+// repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
+// dir whose host side is of kind hostKind.
+func repairOf(call, dir, hostKind string) string {
+	switch {
+	case call == "cudaMemcpy":
+		return RepairDeviceSync
+	case call != "cudaMemcpyAsync":
+		return ""
+	case dir == "d2h" && hostKind != kindPinned:
+		return RepairStreamSync
+	}
+	return RepairNone
 }
 
 // Pair is a host and a device buffer linked by linking copies.

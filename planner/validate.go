@@ -294,6 +294,9 @@ func (c *Copy) check(ps *problems, where string, counted bool) {
 	if c.Stream == "" {
 		ps.addf(where, "no stream")
 	}
+	if c.Repair != "" && !slices.Contains(repairs, c.Repair) {
+		ps.addf(where, "repair %q is not one of %s", c.Repair, list(repairs))
+	}
 	if c.Count < 1 {
 		ps.addf(where, "count %d", c.Count)
 	}

@@ -174,3 +174,30 @@ func TestPlanFailedCopies(t *testing.T) {
 		t.Errorf("stats does not say the copies failed:\n%s", res.Stdout)
 	}
 }
+
+// Each linking copy says what a merge keeps of its ordering, by the shim's rule: a
+// synchronous copy a device synchronize, an asynchronous one to pageable memory its stream's
+// synchronize, any other asynchronous one nothing.
+func TestPlanRepairs(t *testing.T) {
+	cases := []struct {
+		workload string
+		want     map[string]string // direction -> repair
+	}{
+		{"stream", map[string]string{"h2d": planner.RepairDeviceSync, "d2h": planner.RepairDeviceSync}},
+		{"async_stream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairStreamSync}},
+		{"multistream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairNone}}, // pinned host buffers
+	}
+	for _, c := range cases {
+		t.Run(c.workload, func(t *testing.T) {
+			p := planWorkload(t, c.workload, "--size", "1M", "--iters", "7", "--warmup", "1")
+			for _, pair := range p.Pairs {
+				for _, cp := range pair.Copies {
+					if cp.Repair != c.want[cp.Direction] {
+						t.Errorf("%s: %s %s copy at %s: repair %q, want %q", pair.ID, cp.Site.Call, cp.Direction,
+							cp.Site.Name(), cp.Repair, c.want[cp.Direction])
+					}
+				}
+			}
+		})
+	}
+}
