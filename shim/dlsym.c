@@ -61,6 +61,7 @@ static const struct {
 	{"cudaEventRecord", (void *)cudaEventRecord},
 	{"cudaEventSynchronize", (void *)cudaEventSynchronize},
 	{"cudaEventQuery", (void *)cudaEventQuery},
+	{"cudaEventDestroy", (void *)cudaEventDestroy},
 };
 
 /* The driver's, for programs that take them from libcuda themselves (hooks_driver.c). */

@@ -313,6 +313,17 @@ SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
 }
 
+/* A destroyed event's handle may name another event later: it covers nothing any more. */
+SHIM_API cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	shim_resolve();
+	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
+		shim_validate_event_destroyed(event);
+		shim_leave();
+	}
+	return real.cudaEventDestroy ? real.cudaEventDestroy(event) : cudaErrorInitializationError;
+}
+
 SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
 	shim_resolve();

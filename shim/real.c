@@ -39,6 +39,7 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaEventRecord, "cudaEventRecord");
 	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
 	RESOLVE(cudaEventQuery, "cudaEventQuery");
+	RESOLVE(cudaEventDestroy, "cudaEventDestroy");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
 	RESOLVE(cudaGetDevice, "cudaGetDevice");
 	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */

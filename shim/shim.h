@@ -181,6 +181,7 @@ struct real {
 	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
 	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
 	cudaError_t (*cudaEventQuery)(cudaEvent_t);
+	cudaError_t (*cudaEventDestroy)(cudaEvent_t);
 	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 	cudaError_t (*cudaGetDevice)(int *);
 	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
@@ -267,6 +268,7 @@ void shim_validate_sync(void);               /* the device */
 void shim_validate_stream_sync(cudaStream_t stream);
 void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream);
 void shim_validate_event_sync(cudaEvent_t event);
+void shim_validate_event_destroyed(cudaEvent_t event);
 
 /* streams.c: validate mode's stream time; caller holds shim_lock */
 uint64_t shim_stream_bit(cudaStream_t s);    /* the stream's slot, the overflow slot's included */
@@ -274,6 +276,7 @@ uint64_t shim_stream_launch(cudaStream_t s);
 uint64_t shim_stream_synced(cudaStream_t s);
 void shim_event_record(cudaEvent_t e, cudaStream_t s);
 uint64_t shim_event_synced(cudaEvent_t e);
+void shim_event_forget(cudaEvent_t e);
 
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);

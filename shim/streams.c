@@ -70,6 +70,14 @@ void shim_event_record(cudaEvent_t e, cudaStream_t s)
 	next_event = (next_event + 1) % MAX_EVENTS;
 }
 
+/* The event is destroyed: its handle may come back for another event. */
+void shim_event_forget(cudaEvent_t e)
+{
+	for (int i = 0; i < MAX_EVENTS; i++)
+		if (events[i].event == e)
+			events[i].event = NULL;
+}
+
 /* The event completed: it covers its stream when nothing was launched there since it was
  * recorded. An event the table no longer holds covers nothing. */
 uint64_t shim_event_synced(cudaEvent_t e)

@@ -252,6 +252,13 @@ void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
 	pthread_mutex_unlock(&shim_lock);
 }
 
+void shim_validate_event_destroyed(cudaEvent_t event)
+{
+	pthread_mutex_lock(&shim_lock);
+	shim_event_forget(event);
+	pthread_mutex_unlock(&shim_lock);
+}
+
 void shim_validate_event_sync(cudaEvent_t event)
 {
 	pthread_mutex_lock(&shim_lock);
