@@ -212,12 +212,23 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) e
 				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
 				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
 				pair.Device.Site.Ordinal)
+			for _, c := range pair.Copies {
+				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), repairWords[c.Repair])
+			}
 		}
 	}
 	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
 	}
 	return nil
+}
+
+// repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
+var repairWords = map[string]string{
+	planner.RepairNone:       "nothing: stream order covers it",
+	planner.RepairStreamSync: "its wait, as a synchronize of its stream",
+	planner.RepairDeviceSync: "its wait, as a device synchronize",
+	"":                       "what the plan does not say",
 }
 
 // planAndCommand checks the arguments of the commands that run a program on a plan:
