@@ -39,7 +39,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
-             $(BUILD)/tests/dlopen_driver \
+             $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
@@ -143,6 +143,12 @@ $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c $(EMU_HDRS) $(LI
 $(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+
+# The runtime's buffers and copies, a kernel launched through the driver as a library does.
+$(BUILD)/tests/library_launch: testdata/tracer/library_launch.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
+		-L$(BUILD)/lib -lcudart -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Maps a data file around its own executable before it dlopens the runtime.
 $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)

@@ -55,6 +55,9 @@ static const struct {
 	{"cudaMemset", (void *)cudaMemset},
 	{"cudaMemsetAsync", (void *)cudaMemsetAsync},
 	{"cudaLaunchKernel", (void *)cudaLaunchKernel},
+	{"cudaLaunchCooperativeKernel", (void *)cudaLaunchCooperativeKernel},
+	{"cudaGraphLaunch", (void *)cudaGraphLaunch},
+	{"cudaLaunchKernelExC", (void *)cudaLaunchKernelExC},
 	{"cudaMemcpy_ptds", (void *)cudaMemcpy_ptds},
 	{"cudaMemcpyAsync_ptsz", (void *)cudaMemcpyAsync_ptsz},
 	{"cudaMemcpy2D_ptds", (void *)cudaMemcpy2D_ptds},
@@ -85,6 +88,7 @@ static const struct {
 	{"cuMemcpyDtoH_v2", (void *)cuMemcpyDtoH_v2},
 	{"cuMemcpyHtoDAsync_v2", (void *)cuMemcpyHtoDAsync_v2},
 	{"cuMemcpyDtoHAsync_v2", (void *)cuMemcpyDtoHAsync_v2},
+	{"cuLaunchKernel", (void *)cuLaunchKernel},
 	{"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2},
 	{"cuGetProcAddress", (void *)cuGetProcAddress},
 };

@@ -234,8 +234,10 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 				     src, stream);
 }
 
-/* Launches, device memsets and synchronizations open and close validate mode's windows. */
-static void device_work(cudaStream_t stream)
+/* Launches, device memsets and synchronizations open and close validate mode's windows.
+ * Work on an unknown stream counts on SHIM_ANY_STREAM, which only a device synchronize
+ * covers. */
+void shim_device_work(cudaStream_t stream)
 {
 	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
 		shim_validate_launch(stream);
@@ -247,8 +249,34 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 				      cudaStream_t stream)
 {
 	shim_resolve();
-	device_work(stream);
+	shim_device_work(stream);
 	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
+}
+
+/* The launches the runtime makes by other entry points: a cooperative launch, a graph (its
+ * kernels and copies, as device work on its stream), and cudaLaunchKernelEx, whose stream
+ * sits in a configuration struct whose layout this file does not assume. */
+SHIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+						 cudaStream_t stream)
+{
+	shim_resolve();
+	shim_device_work(stream);
+	return real.cudaLaunchCooperativeKernel ? real.cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream)
+						: cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream)
+{
+	shim_resolve();
+	shim_device_work(stream);
+	return real.cudaGraphLaunch ? real.cudaGraphLaunch(graph_exec, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args)
+{
+	shim_resolve();
+	shim_device_work(SHIM_ANY_STREAM);
+	return real.cudaLaunchKernelExC ? real.cudaLaunchKernelExC(config, func, args) : cudaErrorInitializationError;
 }
 
 /* A memset writes device memory as a kernel does: merged, an output's host buffer holds its
@@ -256,14 +284,14 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 SHIM_API cudaError_t cudaMemset(void *dst, int value, size_t n)
 {
 	shim_resolve();
-	device_work(NULL);
+	shim_device_work(NULL);
 	return real.cudaMemset ? real.cudaMemset(dst, value, n) : cudaErrorInitializationError;
 }
 
 SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream)
 {
 	shim_resolve();
-	device_work(stream);
+	shim_device_work(stream);
 	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
 }
 

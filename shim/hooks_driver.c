@@ -88,6 +88,19 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	return completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream);
 }
 
+/* A launch through the driver (a library's own runtime, cuBLAS's or cuDNN's, or a
+ * driver-API program): device work for validate mode, as a runtime launch is. */
+SHIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+				 unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
+				 void **extra)
+{
+	shim_resolve_driver();
+	shim_device_work((cudaStream_t)stream);
+	if (!D(cuLaunchKernel))
+		return MISSING;
+	return D(cuLaunchKernel)(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+}
+
 /*
  * Programs that take the driver's entry points from cuGetProcAddress (cuda-bindings, a
  * statically linked runtime) call them through pointers no preload interposes. Asked for a
@@ -108,6 +121,7 @@ static const struct {
 	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void **)&via_proc.cuMemcpyHtoDAsync_v2},
 	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&via_proc.cuMemcpyDtoHAsync_v2},
 	{"cuStreamSynchronize", NULL, (void **)&via_proc.cuStreamSynchronize},
+	{"cuLaunchKernel", (void *)cuLaunchKernel, (void **)&via_proc.cuLaunchKernel},
 };
 
 /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz/_ptds variants, left alone. */

@@ -41,6 +41,9 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaEventQuery, "cudaEventQuery");
 	RESOLVE(cudaEventDestroy, "cudaEventDestroy");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
+	RESOLVE(cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel");
+	RESOLVE(cudaGraphLaunch, "cudaGraphLaunch");
+	RESOLVE(cudaLaunchKernelExC, "cudaLaunchKernelExC");
 	RESOLVE(cudaGetDevice, "cudaGetDevice");
 	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */
 	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties");    /* CUDA 13 dropped the suffix */
@@ -133,6 +136,7 @@ static void driver_from(void *handle)
 	RESOLVE(cuMemcpyHtoDAsync_v2);
 	RESOLVE(cuMemcpyDtoHAsync_v2);
 	RESOLVE(cuStreamSynchronize);
+	RESOLVE(cuLaunchKernel);
 #undef LOOKUP_DRIVER
 #undef RESOLVE
 }

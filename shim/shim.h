@@ -183,6 +183,9 @@ struct real {
 	cudaError_t (*cudaEventQuery)(cudaEvent_t);
 	cudaError_t (*cudaEventDestroy)(cudaEvent_t);
 	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+	cudaError_t (*cudaLaunchCooperativeKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
+	cudaError_t (*cudaGraphLaunch)(void *, cudaStream_t);
+	cudaError_t (*cudaLaunchKernelExC)(const void *, const void *, void **);
 	cudaError_t (*cudaGetDevice)(int *);
 	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
 	cudaError_t (*cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
@@ -203,6 +206,8 @@ struct real_driver {
 	CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr, const void *, size_t, CUstream);
 	CUresult (*cuMemcpyDtoHAsync_v2)(void *, CUdeviceptr, size_t, CUstream);
 	CUresult (*cuStreamSynchronize)(CUstream);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   CUstream, void **, void **);
 };
 extern struct real_driver real_driver;
 void shim_resolve_driver(void);
@@ -263,6 +268,15 @@ bool shim_validate_watched(const void *p);
 void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes);
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(cudaStream_t stream);
+void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
+#define SHIM_ANY_STREAM ((cudaStream_t)-1)  /* work on a stream the hook cannot tell */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+					cudaStream_t stream);
+cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream);
+cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args);
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+			unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
+			void **extra);
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes);
 void shim_validate_sync(void);               /* the device */
 void shim_validate_stream_sync(cudaStream_t stream);

@@ -29,6 +29,8 @@ static int slot_of(cudaStream_t s)
 {
 	if (s == NULL || s == cudaStreamLegacy)
 		return 0;
+	if (s == SHIM_ANY_STREAM)
+		return OVERFLOW_SLOT;
 	for (int i = 1; i < nstreams; i++)
 		if (streams[i] == s)
 			return i;

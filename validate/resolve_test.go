@@ -233,3 +233,35 @@ func TestPerThreadDefaultStreamRefused(t *testing.T) {
 		})
 	}
 }
+
+// A kernel launched through the driver, by a library's own runtime (cuBLAS's way: the entry
+// point from cuGetProcAddress), writes a runtime pair's output: validation sees that launch,
+// so a host read of the output before its copy refuses the merge, and a loop that reads it
+// only after the copy validates.
+func TestValidateSeesLibraryLaunches(t *testing.T) {
+	testenv.RequireRoot(t)
+	const rel = "tests/library_launch"
+	prog := testenv.Built(t, rel)
+	for _, mode := range []string{"after", "early"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"6", "1048576", mode}
+			_, planPath := testenv.PlanTraced(t, nil, rel, args...)
+			res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...)
+			if res.ExitCode != 0 {
+				t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			p, err := planner.ReadFile(planPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pair := range p.Pairs {
+				refused := strings.Contains(pair.MergeRefused, "between a kernel launch or memset and the copy")
+				want := mode == "early" && pair.Direction == "output"
+				if pair.Status != planner.StatusValidated || refused != want {
+					t.Errorf("%s %s: %s, merges refused for %q; want validated, merges refused: %v",
+						pair.ID, pair.Direction, pair.Status, pair.MergeRefused, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+/*
+ * A kernel launched through the driver, as a library with its own runtime does (cuBLAS and
+ * cuDNN link one statically, which takes cuLaunchKernel from cuGetProcAddress), while the
+ * program's buffers and copies are the runtime's: stream's loop, the kernel writing the
+ * output. With "early", the host reads the output between the launch and the copy that
+ * brings it (the previous iteration's results, as written): merged, it would read the new
+ * ones, so validation must see the driver's launch to refuse the output.
+ * Usage: library_launch [ITERATIONS] [BYTES] [early]
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda.h"
+#include "cuda_emulator.h"
+
+#define CHECK(call)                                                                       \
+	do {                                                                              \
+		if ((int)(call) != 0) {                                                   \
+			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
+			exit(1);                                                          \
+		}                                                                         \
+	} while (0)
+
+static void add_one(dim3 grid, dim3 block, void **args)
+{
+	(void)grid;
+	(void)block;
+	const uint32_t *in = *(const uint32_t **)args[0];
+	uint32_t *out = *(uint32_t **)args[1];
+	size_t n = *(size_t *)args[2];
+	for (size_t i = 0; i < n; i++)
+		out[i] = in[i] + 1;
+}
+
+typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      CUstream, void **, void **);
+
+/* The library's way to the driver: cuGetProcAddress_v2 from dlsym, then cuLaunchKernel. */
+static launch_fn driver_launch(void)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	get_proc_fn get_proc = lib ? (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
+	CUresult (*init)(unsigned) = lib ? (CUresult(*)(unsigned))dlsym(lib, "cuInit") : NULL;
+	CUresult (*retain)(CUcontext *, CUdevice) = lib ? (CUresult(*)(CUcontext *, CUdevice))dlsym(lib, "cuDevicePrimaryCtxRetain") : NULL;
+	CUresult (*set_current)(CUcontext) = lib ? (CUresult(*)(CUcontext))dlsym(lib, "cuCtxSetCurrent") : NULL;
+	void *f = NULL;
+	CUcontext ctx;
+	if (!get_proc || !init || !retain || !set_current || init(0) || retain(&ctx, 0) || set_current(ctx) ||
+	    get_proc("cuLaunchKernel", &f, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, NULL) || !f) {
+		fprintf(stderr, "no cuLaunchKernel from the driver\n");
+		exit(1);
+	}
+	return (launch_fn)f;
+}
+
+int main(int argc, char **argv)
+{
+	int iters = argc > 1 ? atoi(argv[1]) : 8;
+	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	int early = argc > 3 && !strcmp(argv[3], "early");
+	size_t n = bytes / sizeof(uint32_t);
+	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
+	CHECK(emuRegisterKernel((const void *)add_one, "add_one", 3, sizes));
+	launch_fn launch = driver_launch();
+	uint32_t *h_in = malloc(bytes), *h_out = malloc(bytes), *d_in, *d_out;
+	if (!h_in || !h_out)
+		return 1;
+	CHECK(cudaMalloc((void **)&d_in, bytes));
+	CHECK(cudaMalloc((void **)&d_out, bytes));
+	memset(h_out, 0, bytes);
+	uint64_t sum = 1469598103934665603ull;
+	for (int it = 0; it < iters; it++) {
+		for (size_t i = 0; i < n; i++)
+			h_in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+		void *params[] = {&d_in, &d_out, &n};
+		CHECK(launch((CUfunction)(void *)add_one, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+		if (early) /* the previous results: the new ones, once merged */
+			for (size_t i = 0; i < n; i += 97)
+				sum = (sum ^ h_out[i]) * 1099511628211ull;
+		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+		for (size_t i = 0; i < n; i += 89)
+			sum = (sum ^ h_out[i]) * 1099511628211ull;
+	}
+	printf("checksum=%016llx\n", (unsigned long long)sum);
+	CHECK(cudaFree(d_in));
+	CHECK(cudaFree(d_out));
+	free(h_in);
+	free(h_out);
+	return 0;
+}
