@@ -39,7 +39,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
-             $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch \
+             $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl generate check-generated cross test bench demo clean
@@ -143,6 +143,12 @@ $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c $(EMU_HDRS) $(LI
 $(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+
+# A kernel on a created blocking stream between synchronous legacy-stream copies.
+$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
+		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The runtime's buffers and copies, a kernel launched through the driver as a library does.
 $(BUILD)/tests/library_launch: testdata/tracer/library_launch.c $(EMU_HDRS) $(LIBS)

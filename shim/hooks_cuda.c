@@ -159,9 +159,11 @@ static cudaError_t watched_copy(void *dst, const void *src, size_t n, enum cudaM
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(NULL); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
+	unsigned long snap[SHIM_MAX_STREAMS];
+	shim_validate_copy_issue(snap);
 	cudaError_t err = real.cudaMemcpy(dst, src, n, kind);
 	if (err == cudaSuccess)
-		shim_validate_copy_done(dst, src, n, kind != cudaMemcpyDeviceToDevice);
+		shim_validate_copy_done(dst, src, n, kind != cudaMemcpyDeviceToDevice ? snap : NULL);
 	shim_leave();
 	return err;
 }
@@ -328,6 +330,38 @@ SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 	shim_resolve();
 	return synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
 			    NULL, false);
+}
+
+/* Streams created blocking are waited for by every legacy-stream operation (validate mode). */
+static cudaError_t created(cudaError_t err, cudaStream_t *stream, unsigned int flags)
+{
+	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && stream && shim_enter()) {
+		shim_validate_stream_created(*stream, !(flags & cudaStreamNonBlocking));
+		shim_leave();
+	}
+	return err;
+}
+
+SHIM_API cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreate ? real.cudaStreamCreate(stream) : cudaErrorInitializationError, stream, 0);
+}
+
+SHIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreateWithFlags ? real.cudaStreamCreateWithFlags(stream, flags)
+						      : cudaErrorInitializationError,
+		       stream, flags);
+}
+
+SHIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreateWithPriority ? real.cudaStreamCreateWithPriority(stream, flags, priority)
+							 : cudaErrorInitializationError,
+		       stream, flags);
 }
 
 /* Events tell validate mode which launches a later wait on them covers. */

@@ -35,6 +35,9 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
 	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
 	RESOLVE(cudaStreamQuery, "cudaStreamQuery");
+	RESOLVE(cudaStreamCreate, "cudaStreamCreate");
+	RESOLVE(cudaStreamCreateWithFlags, "cudaStreamCreateWithFlags");
+	RESOLVE(cudaStreamCreateWithPriority, "cudaStreamCreateWithPriority");
 	RESOLVE(cudaPointerGetAttributes, "cudaPointerGetAttributes");
 	RESOLVE(cudaEventRecord, "cudaEventRecord");
 	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");

@@ -177,6 +177,9 @@ struct real {
 	cudaError_t (*cudaDeviceSynchronize)(void);
 	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
 	cudaError_t (*cudaStreamQuery)(cudaStream_t);
+	cudaError_t (*cudaStreamCreate)(cudaStream_t *);
+	cudaError_t (*cudaStreamCreateWithFlags)(cudaStream_t *, unsigned int);
+	cudaError_t (*cudaStreamCreateWithPriority)(cudaStream_t *, unsigned int, int);
 	cudaError_t (*cudaPointerGetAttributes)(struct cudaPointerAttributes *, const void *);
 	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
 	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
@@ -265,7 +268,9 @@ void shim_validate_init(void);
 void *shim_validate_host_buffer(size_t bytes);
 bool shim_validate_free(void *p);
 bool shim_validate_watched(const void *p);
-void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes);
+#define SHIM_MAX_STREAMS 64 /* the streams validate mode tells apart (streams.c) */
+void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS]);
+void shim_validate_copy_done(void *dst, const void *src, size_t n, const unsigned long *snap);
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
@@ -273,6 +278,7 @@ void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for valid
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
 					cudaStream_t stream);
 cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
 cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
 			unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
@@ -283,6 +289,7 @@ void shim_validate_stream_sync(cudaStream_t stream);
 void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream);
 void shim_validate_event_sync(cudaEvent_t event);
 void shim_validate_event_destroyed(cudaEvent_t event);
+void shim_validate_stream_created(cudaStream_t stream, bool blocking);
 
 /* streams.c: validate mode's stream time; caller holds shim_lock */
 uint64_t shim_stream_bit(cudaStream_t s);    /* the stream's slot, the overflow slot's included */
@@ -291,6 +298,9 @@ uint64_t shim_stream_synced(cudaStream_t s);
 void shim_event_record(cudaEvent_t e, cudaStream_t s);
 uint64_t shim_event_synced(cudaEvent_t e);
 void shim_event_forget(cudaEvent_t e);
+void shim_stream_created(cudaStream_t s, bool is_blocking);
+void shim_legacy_snapshot(unsigned long snap[SHIM_MAX_STREAMS]);
+uint64_t shim_legacy_covers(const unsigned long snap[SHIM_MAX_STREAMS]);
 
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);

@@ -4,19 +4,24 @@
  * streams has been waited for (a stream synchronize, an event recorded after its launches
  * and waited for or found complete, a device synchronize). Streams get a slot of a bit each;
  * slot 0 is the legacy default stream, and the streams past the table share the last slot,
- * which only a device synchronize clears. Every function here runs under shim_lock.
+ * which only a device synchronize clears. A blocking stream (created without
+ * cudaStreamNonBlocking) is also covered by an operation on the legacy stream, which waits for
+ * its earlier work: a synchronous copy, when nothing was launched there meanwhile. Every
+ * function here runs under shim_lock.
  */
 #include <stdint.h>
 
 #include "shim.h"
 
-#define MAX_STREAMS 64
+#define MAX_STREAMS SHIM_MAX_STREAMS
+
 #define OVERFLOW_SLOT (MAX_STREAMS - 1)
 #define MAX_EVENTS 256
 
 static cudaStream_t streams[MAX_STREAMS]; /* slot -> stream; slot 0 is the legacy stream */
 static int nstreams = 1;
 static unsigned long launches[MAX_STREAMS]; /* launches seen per slot */
+static bool blocking[MAX_STREAMS];          /* created blocking; unknown streams are not */
 
 static struct {
 	cudaEvent_t event;
@@ -50,6 +55,31 @@ uint64_t shim_stream_launch(cudaStream_t s)
 	int slot = slot_of(s);
 	launches[slot]++;
 	return 1ull << slot;
+}
+
+void shim_stream_created(cudaStream_t s, bool is_blocking)
+{
+	int slot = slot_of(s);
+	if (slot != OVERFLOW_SLOT && slot != 0)
+		blocking[slot] = is_blocking;
+}
+
+/* The launch counts of the blocking streams, when a legacy-stream operation is issued. */
+void shim_legacy_snapshot(unsigned long snap[MAX_STREAMS])
+{
+	for (int i = 0; i < nstreams; i++)
+		snap[i] = launches[i];
+}
+
+/* What a legacy-stream operation issued at snap covers once done: the legacy stream, and the
+ * blocking streams nothing was launched on since. */
+uint64_t shim_legacy_covers(const unsigned long snap[MAX_STREAMS])
+{
+	uint64_t covered = 1;
+	for (int i = 1; i < nstreams && i < OVERFLOW_SLOT; i++)
+		if (blocking[i] && launches[i] == snap[i])
+			covered |= 1ull << i;
+	return covered;
 }
 
 /* What waiting for s covers: its own slot, nothing for a stream sharing the overflow slot. */

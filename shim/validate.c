@@ -252,6 +252,13 @@ void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
 	pthread_mutex_unlock(&shim_lock);
 }
 
+void shim_validate_stream_created(cudaStream_t stream, bool blocking)
+{
+	pthread_mutex_lock(&shim_lock);
+	shim_stream_created(stream, blocking);
+	pthread_mutex_unlock(&shim_lock);
+}
+
 void shim_validate_event_destroyed(cudaEvent_t event)
 {
 	pthread_mutex_lock(&shim_lock);
@@ -286,14 +293,22 @@ static void input_copied(struct pair *p)
 	protect(p, PROT_READ);
 }
 
-/* A synchronous copy returned: unless device to device, it waited for the legacy stream
- * (the blocking streams' earlier work too, which is not counted: their windows stay open, the
- * safe side); a linking copy opens the window of its pair. */
-void shim_validate_copy_done(void *dst, const void *src, size_t n, bool synchronizes)
+/* A synchronous copy is about to be issued on the legacy stream: what it will wait for. */
+void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS])
 {
 	pthread_mutex_lock(&shim_lock);
-	if (synchronizes)
-		sync_locked(shim_stream_synced(NULL));
+	shim_legacy_snapshot(snap);
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* A synchronous copy returned: unless device to device (snap NULL), it waited for the legacy
+ * stream and, through it, for the blocking streams' work issued before it (snap); a linking
+ * copy opens the window of its pair. */
+void shim_validate_copy_done(void *dst, const void *src, size_t n, const unsigned long *snap)
+{
+	pthread_mutex_lock(&shim_lock);
+	if (snap)
+		sync_locked(shim_legacy_covers(snap));
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
@@ -317,7 +332,7 @@ void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t
 {
 	if (completes) {
 		shim_validate_stream_sync(stream);
-		shim_validate_copy_done(dst, src, n, false);
+		shim_validate_copy_done(dst, src, n, NULL);
 		return;
 	}
 	pthread_mutex_lock(&shim_lock);

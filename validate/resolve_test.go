@@ -265,3 +265,25 @@ func TestValidateSeesLibraryLaunches(t *testing.T) {
 		})
 	}
 }
+
+// A kernel on a created blocking stream between synchronous copies on the legacy stream: the
+// D2H copy waited for the kernel (the legacy stream waits for the blocking streams' earlier
+// work), so the host's rewrite of its input after it is no conflict, and both pairs validate.
+func TestValidateCountsLegacyWaits(t *testing.T) {
+	testenv.RequireRoot(t)
+	const rel = "tests/blocking_stream"
+	args := []string{"6", "1048576"}
+	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
+	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusValidated || !pair.Merges() {
+			t.Errorf("%s %s: %s, merges refused for %q; want validated for merging", pair.ID, pair.Direction, pair.Status, pair.MergeRefused)
+		}
+	}
+}
