@@ -57,7 +57,7 @@ type Report struct {
 	Active bool   `json:"active"`
 	Reason string `json:"reason"` // why it ran the program untouched, if it did
 	// PerThread is the first per-thread default stream entry point (cudaMemcpy_ptds, …) the
-	// program called, which the shim passes on without following: "" when none.
+	// program called: "" when none.
 	PerThread    string       `json:"per_thread"`
 	GPU          string       `json:"gpu"`
 	CC           string       `json:"cc"`

@@ -151,77 +151,103 @@ static bool pageable_now(const void *ptr)
 	       u.attr.type == cudaMemoryTypeUnregistered;
 }
 
-/* Validate mode: the copy runs as written, and opens or closes the windows it affects. */
-static cudaError_t watched_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+/* Validate mode: the copy runs as written, and opens or closes the windows it affects. On
+ * the legacy stream it also waited for the blocking streams' earlier work; on the calling
+ * thread's default stream (per_thread), for that stream's. */
+static cudaError_t watched_copy(shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
+				enum cudaMemcpyKind kind)
 {
 	if (!shim_enter())
-		return real.cudaMemcpy(dst, src, n, kind);
+		return real_fn(dst, src, n, kind);
+	cudaStream_t on = per_thread ? cudaStreamPerThread : NULL;
 	if (kind == cudaMemcpyDeviceToDevice)
-		shim_validate_launch(NULL); /* device work, like a kernel: it reads inputs, writes outputs */
+		shim_validate_launch(on); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
 	unsigned long snap[SHIM_MAX_STREAMS];
 	shim_validate_copy_issue(snap);
-	cudaError_t err = real.cudaMemcpy(dst, src, n, kind);
+	cudaError_t err = real_fn(dst, src, n, kind);
 	if (err == cudaSuccess)
-		shim_validate_copy_done(dst, src, n, kind != cudaMemcpyDeviceToDevice ? snap : NULL);
+		shim_validate_copy_done(dst, src, n, kind == cudaMemcpyDeviceToDevice ? 0
+						     : per_thread ? shim_validate_stream_bits(on)
+								  : shim_validate_legacy_covered(snap));
 	shim_leave();
 	return err;
 }
 
-/* The same for an asynchronous copy on stream (validate.c says when its windows close). */
-static cudaError_t watched_async_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
-				      cudaStream_t stream)
+/* The same for an asynchronous copy: made with stream, on the stream it means (on). */
+static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, const void *src, size_t n,
+				      enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	if (!shim_enter())
-		return real.cudaMemcpyAsync(dst, src, n, kind, stream);
+		return real_fn(dst, src, n, kind, stream);
 	if (kind == cudaMemcpyDeviceToDevice)
-		shim_validate_launch(stream);
+		shim_validate_launch(on);
 	/* To pageable memory an asynchronous copy returns only once done, which also waited
 	 * for its stream's earlier work: a synchronous copy on that stream. */
 	bool completes = kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && pageable_now(dst);
 	shim_validate_before_copy(dst, n);
-	cudaError_t err = real.cudaMemcpyAsync(dst, src, n, kind, stream);
+	cudaError_t err = real_fn(dst, src, n, kind, stream);
 	if (err == cudaSuccess)
-		shim_validate_async_copy(dst, src, n, stream, completes);
+		shim_validate_async_copy(dst, src, n, on, completes);
 	shim_leave();
 	return err;
 }
 
-SHIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+/* A synchronous copy made by the program at ret, through real_fn (cudaMemcpy, or its
+ * per-thread default stream twin). */
+cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
+		      enum cudaMemcpyKind kind)
 {
-	shim_mark_copy(RET, "cudaMemcpy", n);
-	shim_resolve();
+	shim_mark_copy(ret, "cudaMemcpy", n);
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_resolve_copy(RET, "cudaMemcpy", dst, src, n);
+		shim_resolve_copy(ret, "cudaMemcpy", dst, src, n);
+	if (!real_fn)
+		return cudaErrorInitializationError;
 	if (__builtin_expect(shim_validating(), 0))
-		return watched_copy(dst, src, n, kind);
+		return watched_copy(real_fn, per_thread, dst, src, n, kind);
 	if (__builtin_expect(!elided(dst, src, n), 1))
-		return real.cudaMemcpy(dst, src, n, kind);
+		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* The synchronous copy was also a wait for earlier GPU work (S2): keep the wait, with a
 	 * device-wide synchronize, which orders at least as much. */
 	return real.cudaDeviceSynchronize();
 }
 
-SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
-				     cudaStream_t stream)
+/* An asynchronous copy made at ret with stream, which means on (the calling thread's
+ * default stream for a per-thread twin's 0). */
+cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src, size_t n,
+			    enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
-	shim_mark_copy(RET, "cudaMemcpyAsync", n);
-	shim_resolve();
+	shim_mark_copy(ret, "cudaMemcpyAsync", n);
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_resolve_copy(RET, "cudaMemcpyAsync", dst, src, n);
+		shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n);
+	if (!real_fn)
+		return cudaErrorInitializationError;
 	if (__builtin_expect(shim_validating(), 0))
-		return watched_async_copy(dst, src, n, kind, stream);
+		return watched_async_copy(real_fn, dst, src, n, kind, stream, on);
 	struct pair *p = elided(dst, src, n);
 	if (__builtin_expect(!p, 1))
-		return shim_pinned_completes(real.cudaMemcpyAsync(dst, src, n, kind, stream), dst, src, stream);
+		return shim_pinned_completes(real_fn(dst, src, n, kind, stream), dst, src, on);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered;
 	 * but to pageable memory it returned only once done, a wait for that work the host may
 	 * rely on: keep it, on the stream alone. */
 	if (kind != cudaMemcpyHostToDevice && pageable_host(p))
-		return real.cudaStreamSynchronize(stream);
+		return real.cudaStreamSynchronize(on);
 	return cudaSuccess;
+}
+
+SHIM_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	shim_resolve();
+	return shim_copy(RET, real.cudaMemcpy, false, dst, src, n, kind);
+}
+
+SHIM_API cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+				     cudaStream_t stream)
+{
+	shim_resolve();
+	return shim_async_copy(RET, real.cudaMemcpyAsync, dst, src, n, kind, stream, stream);
 }
 
 /* A pitched copy is never a linking copy, but one on a pooled buffer must return as it did

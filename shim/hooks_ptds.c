@@ -1,21 +1,23 @@
 /*
- * The per-thread default stream's entry points (a program built with --default-stream
- * per-thread calls cudaMemcpy_ptds, cudaLaunchKernel_ptsz and kin instead of the plain
- * ones). The shim does not follow that stream yet: it neither elides these copies nor sees
- * these launches and waits, so its validation could not watch such a program. These hooks
- * only note the first one called (the report's per_thread, which makes validate and
- * calibrate refuse every pair) and go on to the runtime's.
+ * The per-thread default stream's entry points: a program built with --default-stream
+ * per-thread calls cudaMemcpy_ptds, cudaLaunchKernel_ptsz and kin instead of the plain ones
+ * (the trace records them as the plain calls). Each does what the plain hook does, with its
+ * stream read as the runtime reads it there: 0 is the calling thread's default stream
+ * (cudaStreamPerThread), not the legacy one. The first one called is noted for the report.
  */
 #include <dlfcn.h>
 
 #include "shim.h"
 
+#define RET __builtin_extract_return_addr(__builtin_return_address(0))
+
 const char *shim_per_thread; /* the first per-thread entry point the program called, or NULL */
 
-static void *next(const char *name, void **slot)
+/* The runtime's entry point name, looked up once into *slot; notes that it was called. */
+static void *twin(const char *name, void **slot)
 {
-	__atomic_store_n(&shim_per_thread, __atomic_load_n(&shim_per_thread, __ATOMIC_RELAXED) ?: name,
-			 __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&shim_per_thread, __ATOMIC_RELAXED))
+		__atomic_store_n(&shim_per_thread, name, __ATOMIC_RELAXED);
 	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (!f) {
 		f = shim_real_dlsym(RTLD_NEXT, name);
@@ -26,30 +28,116 @@ static void *next(const char *name, void **slot)
 	return f;
 }
 
-/* FORWARD(name, parameters, arguments): a hook that notes name and calls the runtime's. */
-#define FORWARD(name, params, args)                                       \
-	SHIM_API cudaError_t name params                                  \
-	{                                                                 \
-		static void *real_fn;                                     \
-		cudaError_t(*f) params = next(#name, &real_fn);           \
-		return f ? f args : cudaErrorInitializationError;         \
-	}
+#define TWIN(name) ({                         \
+	static void *slot_;                   \
+	(__typeof__(&name))twin(#name, &slot_); \
+})
 
-FORWARD(cudaMemcpy_ptds, (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind), (dst, src, n, kind))
-FORWARD(cudaMemcpyAsync_ptsz, (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s),
-	(dst, src, n, kind, s))
-FORWARD(cudaMemcpy2D_ptds,
-	(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind kind),
-	(dst, dp, src, sp, w, h, kind))
-FORWARD(cudaMemcpy2DAsync_ptsz,
-	(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h, enum cudaMemcpyKind kind,
-	 cudaStream_t s),
-	(dst, dp, src, sp, w, h, kind, s))
-FORWARD(cudaMemset_ptds, (void *dst, int value, size_t n), (dst, value, n))
-FORWARD(cudaMemsetAsync_ptsz, (void *dst, int value, size_t n, cudaStream_t s), (dst, value, n, s))
-FORWARD(cudaLaunchKernel_ptsz,
-	(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s),
-	(func, grid, block, args, shmem, s))
-FORWARD(cudaStreamSynchronize_ptsz, (cudaStream_t s), (s))
-FORWARD(cudaEventRecord_ptsz, (cudaEvent_t e, cudaStream_t s), (e, s))
-FORWARD(cudaStreamWaitEvent_ptsz, (cudaStream_t s, cudaEvent_t e, unsigned int flags), (s, e, flags))
+/* What stream means to a per-thread twin. */
+static cudaStream_t per_thread(cudaStream_t stream)
+{
+	return stream ? stream : cudaStreamPerThread;
+}
+
+SHIM_API cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	shim_resolve();
+	return shim_copy(RET, TWIN(cudaMemcpy_ptds), true, dst, src, n, kind);
+}
+
+SHIM_API cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+					  cudaStream_t stream)
+{
+	shim_resolve();
+	return shim_async_copy(RET, TWIN(cudaMemcpyAsync_ptsz), dst, src, n, kind, stream, per_thread(stream));
+}
+
+/* Pitched copies are never linking copies; one on a pooled buffer must return as it did
+ * from pageable memory. */
+SHIM_API cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+				       enum cudaMemcpyKind kind)
+{
+	__typeof__(&cudaMemcpy2D_ptds) f = TWIN(cudaMemcpy2D_ptds);
+	return f ? f(dst, dp, src, sp, w, h, kind) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
+					    enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	shim_resolve();
+	__typeof__(&cudaMemcpy2DAsync_ptsz) f = TWIN(cudaMemcpy2DAsync_ptsz);
+	if (!f)
+		return cudaErrorInitializationError;
+	return shim_pinned_completes(f(dst, dp, src, sp, w, h, kind, stream), dst, src, per_thread(stream));
+}
+
+SHIM_API cudaError_t cudaMemset_ptds(void *dst, int value, size_t n)
+{
+	__typeof__(&cudaMemset_ptds) f = TWIN(cudaMemset_ptds);
+	shim_device_work(cudaStreamPerThread);
+	return f ? f(dst, value, n) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t stream)
+{
+	__typeof__(&cudaMemsetAsync_ptsz) f = TWIN(cudaMemsetAsync_ptsz);
+	shim_device_work(per_thread(stream));
+	return f ? f(dst, value, n, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+					   cudaStream_t stream)
+{
+	__typeof__(&cudaLaunchKernel_ptsz) f = TWIN(cudaLaunchKernel_ptsz);
+	shim_device_work(per_thread(stream));
+	return f ? f(func, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+						      size_t shmem, cudaStream_t stream)
+{
+	__typeof__(&cudaLaunchCooperativeKernel_ptsz) f = TWIN(cudaLaunchCooperativeKernel_ptsz);
+	shim_device_work(per_thread(stream));
+	return f ? f(func, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaGraphLaunch_ptsz(void *graph_exec, cudaStream_t stream)
+{
+	__typeof__(&cudaGraphLaunch_ptsz) f = TWIN(cudaGraphLaunch_ptsz);
+	shim_device_work(per_thread(stream));
+	return f ? f(graph_exec, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args)
+{
+	__typeof__(&cudaLaunchKernelExC_ptsz) f = TWIN(cudaLaunchKernelExC_ptsz);
+	shim_device_work(SHIM_ANY_STREAM);
+	return f ? f(config, func, args) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+	__typeof__(&cudaStreamSynchronize_ptsz) f = TWIN(cudaStreamSynchronize_ptsz);
+	cudaError_t err = f ? f(stream) : cudaErrorInitializationError;
+	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && shim_enter()) {
+		shim_validate_stream_sync(per_thread(stream));
+		shim_leave();
+	}
+	return err;
+}
+
+SHIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
+{
+	__typeof__(&cudaEventRecord_ptsz) f = TWIN(cudaEventRecord_ptsz);
+	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
+		shim_validate_event_record(event, per_thread(stream));
+		shim_leave();
+	}
+	return f ? f(event, stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+	__typeof__(&cudaStreamWaitEvent_ptsz) f = TWIN(cudaStreamWaitEvent_ptsz);
+	return f ? f(stream, event, flags) : cudaErrorInitializationError;
+}

@@ -217,7 +217,7 @@ void shim_resolve_driver(void);
 void *shim_real_driver_dlsym(const char *name);
 void *shim_runtime_symbol(const char *name);
 
-/* hooks_ptds.c: the per-thread default stream's entry points, noted and passed on */
+/* hooks_ptds.c: the per-thread default stream's entry points, followed like the plain ones */
 extern const char *shim_per_thread; /* the first one the program called, or NULL */
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s);
@@ -231,6 +231,10 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s);
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s);
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
+					     cudaStream_t s);
+cudaError_t cudaGraphLaunch_ptsz(void *graph_exec, cudaStream_t s);
+cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args);
 void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
@@ -270,7 +274,17 @@ bool shim_validate_free(void *p);
 bool shim_validate_watched(const void *p);
 #define SHIM_MAX_STREAMS 64 /* the streams validate mode tells apart (streams.c) */
 void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS]);
-void shim_validate_copy_done(void *dst, const void *src, size_t n, const unsigned long *snap);
+uint64_t shim_validate_legacy_covered(const unsigned long snap[SHIM_MAX_STREAMS]);
+uint64_t shim_validate_stream_bits(cudaStream_t stream);
+void shim_validate_copy_done(void *dst, const void *src, size_t n, uint64_t covered);
+
+/* hooks_cuda.c: the copies, shared by the plain entry points and their per-thread twins */
+typedef cudaError_t (*shim_copy_fn)(void *, const void *, size_t, enum cudaMemcpyKind);
+typedef cudaError_t (*shim_async_copy_fn)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
+cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
+		      enum cudaMemcpyKind kind);
+cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src, size_t n,
+			    enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on);
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */

@@ -301,14 +301,32 @@ void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS])
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* A synchronous copy returned: unless device to device (snap NULL), it waited for the legacy
- * stream and, through it, for the blocking streams' work issued before it (snap); a linking
- * copy opens the window of its pair. */
-void shim_validate_copy_done(void *dst, const void *src, size_t n, const unsigned long *snap)
+/* What a legacy-stream copy issued at snap waited for, now that it returned: the legacy
+ * stream and the blocking streams' work issued before it. */
+uint64_t shim_validate_legacy_covered(const unsigned long snap[SHIM_MAX_STREAMS])
 {
 	pthread_mutex_lock(&shim_lock);
-	if (snap)
-		sync_locked(shim_legacy_covers(snap));
+	uint64_t covered = shim_legacy_covers(snap);
+	pthread_mutex_unlock(&shim_lock);
+	return covered;
+}
+
+/* What a wait for stream covers. */
+uint64_t shim_validate_stream_bits(cudaStream_t stream)
+{
+	pthread_mutex_lock(&shim_lock);
+	uint64_t covered = shim_stream_synced(stream);
+	pthread_mutex_unlock(&shim_lock);
+	return covered;
+}
+
+/* A synchronous copy returned, having waited for the streams in covered (0 for a device to
+ * device copy, which waits for nothing); a linking copy opens the window of its pair. */
+void shim_validate_copy_done(void *dst, const void *src, size_t n, uint64_t covered)
+{
+	pthread_mutex_lock(&shim_lock);
+	if (covered)
+		sync_locked(covered);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
@@ -332,7 +350,7 @@ void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t
 {
 	if (completes) {
 		shim_validate_stream_sync(stream);
-		shim_validate_copy_done(dst, src, n, NULL);
+		shim_validate_copy_done(dst, src, n, 0);
 		return;
 	}
 	pthread_mutex_lock(&shim_lock);

@@ -64,9 +64,6 @@ func sameRun(p *planner.Plan, argv []string) bool {
 // its own is for none. When the run was the traced one (same, the same arguments from the
 // start), a pair whose copies the shim saw fewer of than the trace did is refused.
 func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
-	if refusePerThread(p, report) {
-		return
-	}
 	seen := map[string]runner.PairReport{}
 	for _, r := range report.Pairs {
 		if len(r.Resolved) == 2 {

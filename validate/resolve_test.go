@@ -203,34 +203,36 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 }
 
 // A program built with --default-stream per-thread calls cudaMemcpy_ptds and
-// cudaLaunchKernel_ptsz, which the shim passes on without following: with host sites to
-// resolve (a default trace) or without (--host-allocs), validation refuses every pair, and
-// the program runs as written.
-func TestPerThreadDefaultStreamRefused(t *testing.T) {
+// cudaLaunchKernel_ptsz, which the shim follows like the plain calls, on the calling thread's
+// default stream: from a default trace its pairs resolve and validate, and merged (their
+// copies elided, the synchronous copies' waits kept) it computes what it did as written,
+// with the race windows widened.
+func TestPerThreadDefaultStreamFollowed(t *testing.T) {
 	testenv.RequireRoot(t)
 	const rel = "workloads/stream-ptds"
+	prog := testenv.Built(t, rel)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	for _, flags := range [][]string{nil, {"--host-allocs"}} {
-		t.Run(strings.Join(append([]string{"trace"}, flags...), " "), func(t *testing.T) {
-			planned, planPath := testenv.PlanTraced(t, flags, rel, args...)
-			if len(planned.Pairs) != 2 {
-				t.Fatalf("%d pairs planned, want the input and the output", len(planned.Pairs))
-			}
-			res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...)
-			if want := testenv.Run(t, testenv.Built(t, rel), nil, args...).Checksum(); res.ExitCode != 0 || res.Checksum() != want {
-				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
-			}
-			p, err := planner.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, pair := range p.Pairs {
-				if pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, "calls cudaMemcpy_ptds") &&
-					!strings.Contains(pair.Reason, "calls cudaLaunchKernel_ptsz") {
-					t.Errorf("%s: %s %q; want refused, naming the per-thread entry point", pair.ID, pair.Status, pair.Reason)
-				}
-			}
-		})
+	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
+	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusValidated || !pair.Merges() {
+			t.Errorf("%s: %s %q, merges refused for %q; want validated for merging", pair.ID, pair.Status, pair.Reason, pair.MergeRefused)
+		}
+	}
+	slow := []string{"CUDA_EMU_KERNEL_DELAY_US=2000"}
+	want := testenv.Run(t, prog, slow, args...).Checksum()
+	res := testenv.Echoctl(t, slow, append([]string{"-v", "run", "--force", "--strategy", "mapped", planPath, "--", prog}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want {
+		t.Fatalf("run: exit %d, checksum %s, want %s: %s", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "2 of 2 pairs merged") {
+		t.Errorf("the pairs were not merged: %s", res.Stderr)
 	}
 }
 

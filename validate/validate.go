@@ -74,9 +74,6 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 // pair whose copies were all watched without one is validated, and one the run never
 // reached stays a candidate.
 func Apply(p *planner.Plan, report runner.Report) {
-	if refusePerThread(p, report) {
-		return
-	}
 	seen := map[string]runner.PairReport{}
 	for _, r := range report.Pairs {
 		seen[r.ID] = r
@@ -126,20 +123,3 @@ func at(p *planner.Plan, r runner.PairReport) string {
 	return fmt.Sprintf(" (at %s+%#x%s)", name, r.AtOffset, when)
 }
 
-// refusePerThread refuses every pair still in play when the run called the per-thread default
-// stream's entry points (a program built with --default-stream per-thread): the shim passes
-// those on without following them, so it could neither watch such a program's windows nor
-// elide or wait for its copies.
-func refusePerThread(p *planner.Plan, report runner.Report) bool {
-	if report.PerThread == "" {
-		return false
-	}
-	for i := range p.Pairs {
-		if pair := &p.Pairs[i]; pair.Status == planner.StatusCandidate || pair.Status == planner.StatusValidated {
-			pair.Refuse(fmt.Sprintf("the program calls %s: it runs on the per-thread default stream "+
-				"(--default-stream per-thread), which Echo does not follow yet", report.PerThread))
-		}
-	}
-	p.Recount()
-	return true
-}
