@@ -62,6 +62,9 @@ run stream --size 4M --iters 30 --warmup 3
 run stream --size 64M --iters 10 --warmup 2
 run pipeline --size 4M --iters 10 --warmup 2
 run compute --size 256K --iters 5 --warmup 1
+run multistream --size 4M --iters 20 --warmup 2
+run memset --size 4M --iters 20 --warmup 2
+run async_stream --size 4M --iters 20 --warmup 2
 printf '%s\n' "${rows[@]}" | python3 -c '
 import sys
 rows = []

@@ -95,9 +95,11 @@ func (a *analysis) copy(e *trace.Event) {
 	async := e.Type == trace.EventCUDAMemcpyAsync || e.Type == trace.EventCUDAMemcpy2DAsync ||
 		e.Type >= trace.EventCUMemcpyHtoDAsync && e.Type <= trace.EventCUMemcpyDtoDAsync
 	// A synchronous copy that is not device-to-device returns only once earlier GPU work is
-	// done: if any may be pending, its duration includes that wait.
-	waited := !async && dir != "d2d" && a.gpuBusy
-	if async || dir == "d2d" {
+	// done, and so does an asynchronous one to pageable host memory (an unseen host buffer
+	// is pageable): if any may be pending, its duration includes that wait.
+	completes := !async && dir != "d2d" || async && dir == "d2h" && (dst == nil || dst.kind == kindPageable)
+	waited := completes && a.gpuBusy
+	if !completes {
 		a.gpuBusy = true
 	} else {
 		a.gpuBusy = false
