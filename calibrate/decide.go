@@ -31,7 +31,7 @@ func (r *Result) decide() (unexplained bool) {
 			continue
 		}
 		if saved, bound := r.Baseline.MedianMS-v.MedianMS, gainSlack*r.CopyMS+margin; saved > bound {
-			v.Unexplained = fmt.Sprintf("saves %.3f ms per iteration, more than the %.3f ms of copies the trace saw can explain",
+			v.Unexplained = fmt.Sprintf("saves %.3f ms per iteration, more than the %.3f ms of copies the trace accounts for can explain",
 				saved, r.CopyMS)
 			unexplained = true
 			continue

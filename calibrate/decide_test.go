@@ -1,6 +1,11 @@
 package calibrate
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"github.com/echo-uma/echo/planner"
+)
 
 func TestDecide(t *testing.T) {
 	base := Variant{RoundMS: []float64{1.00, 1.02, 0.98, 2.90, 1.01}} // one round slowed by the machine
@@ -63,5 +68,24 @@ func TestDecideRefusesParticlefilter(t *testing.T) {
 	}
 	if !r.decide() || r.Chosen != "" || r.Variants[0].Unexplained == "" {
 		t.Errorf("chose %q (%q); want nothing chosen, the gain unexplained", r.Chosen, r.Variants[0].Unexplained)
+	}
+}
+
+// An asynchronous copy that returned without waiting was timed only as issued: the time a
+// merge may save counts its bytes moving at no more than asyncBytesPerMS, so a multi-stream
+// program's real gain is not taken for noise; a synchronous copy counts as the trace timed it.
+func TestExplainableMS(t *testing.T) {
+	const mib8 = 8 << 20
+	pair := func(repair string) planner.Pair {
+		return planner.Pair{CopyMSPerIteration: 0.002, Copies: []planner.Copy{{
+			Site: planner.Site{Bytes: mib8}, PerIteration: 2, MS: 0.001, Repair: repair}}}
+	}
+	if got, want := explainableMS(pair(planner.RepairNone)), 2*float64(mib8)/asyncBytesPerMS; math.Abs(got-want) > 1e-9 {
+		t.Errorf("asynchronous, unwaited: %v ms, want %v (its bytes at the slow link rate, twice)", got, want)
+	}
+	for _, repair := range []string{planner.RepairDeviceSync, planner.RepairStreamSync} {
+		if got := explainableMS(pair(repair)); got != 0.002 {
+			t.Errorf("%s: %v ms, want the traced 0.002", repair, got)
+		}
 	}
 }
