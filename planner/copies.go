@@ -95,11 +95,12 @@ func (a *analysis) copy(e *trace.Event) {
 	async := e.Type == trace.EventCUDAMemcpyAsync || e.Type == trace.EventCUDAMemcpy2DAsync ||
 		e.Type >= trace.EventCUMemcpyHtoDAsync && e.Type <= trace.EventCUMemcpyDtoDAsync
 	// A synchronous copy that is not device-to-device returns only once earlier GPU work is
-	// done, and so does an asynchronous one to pageable host memory (an unseen host buffer
-	// is pageable): if any may be pending, its duration includes that wait.
-	completes := !async && dir != "d2d" || async && dir == "d2h" && (dst == nil || dst.kind == kindPageable)
-	waited := completes && a.gpuBusy
-	if !completes {
+	// done: if any may be pending, its duration includes that wait. An asynchronous one to
+	// pageable memory waits too, but is timed whole: what it waited for may be the copies
+	// issued before it (whose own calls returned at once) as much as kernels, and counting
+	// too little copy time would refuse the pinned strategy's real gains as unexplained.
+	waited := !async && dir != "d2d" && a.gpuBusy
+	if async || dir == "d2d" {
 		a.gpuBusy = true
 	} else {
 		a.gpuBusy = false
