@@ -212,14 +212,7 @@ func TestPerThreadDefaultStreamFollowed(t *testing.T) {
 	const rel = "workloads/stream-ptds"
 	prog := testenv.Built(t, rel)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
-	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := planner.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, planPath := validatedPlan(t, rel, args...)
 	for _, pair := range p.Pairs {
 		if pair.Status != planner.StatusValidated || !pair.Merges() {
 			t.Errorf("%s: %s %q, merges refused for %q; want validated for merging", pair.ID, pair.Status, pair.Reason, pair.MergeRefused)
@@ -243,19 +236,9 @@ func TestPerThreadDefaultStreamFollowed(t *testing.T) {
 func TestValidateSeesLibraryLaunches(t *testing.T) {
 	testenv.RequireRoot(t)
 	const rel = "tests/library_launch"
-	prog := testenv.Built(t, rel)
 	for _, mode := range []string{"after", "early"} {
 		t.Run(mode, func(t *testing.T) {
-			args := []string{"6", "1048576", mode}
-			_, planPath := testenv.PlanTraced(t, nil, rel, args...)
-			res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...)
-			if res.ExitCode != 0 {
-				t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-			}
-			p, err := planner.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, _ := validatedPlan(t, rel, "6", "1048576", mode)
 			for _, pair := range p.Pairs {
 				refused := strings.Contains(pair.MergeRefused, "between a kernel launch or memset and the copy")
 				want := mode == "early" && pair.Direction == "output"
@@ -273,8 +256,18 @@ func TestValidateSeesLibraryLaunches(t *testing.T) {
 // work), so the host's rewrite of its input after it is no conflict, and both pairs validate.
 func TestValidateCountsLegacyWaits(t *testing.T) {
 	testenv.RequireRoot(t)
-	const rel = "tests/blocking_stream"
-	args := []string{"6", "1048576"}
+	p, _ := validatedPlan(t, "tests/blocking_stream", "6", "1048576")
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusValidated || !pair.Merges() {
+			t.Errorf("%s %s: %s, merges refused for %q; want validated for merging", pair.ID, pair.Direction, pair.Status, pair.MergeRefused)
+		}
+	}
+}
+
+// validatedPlan traces rel with args (a default trace), plans the trace, validates the plan
+// on the same command, and returns the plan read back and its path.
+func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, string) {
+	t.Helper()
 	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
@@ -283,9 +276,5 @@ func TestValidateCountsLegacyWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || !pair.Merges() {
-			t.Errorf("%s %s: %s, merges refused for %q; want validated for merging", pair.ID, pair.Direction, pair.Status, pair.MergeRefused)
-		}
-	}
+	return p, planPath
 }

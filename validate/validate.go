@@ -122,4 +122,3 @@ func at(p *planner.Plan, r runner.PairReport) string {
 	}
 	return fmt.Sprintf(" (at %s+%#x%s)", name, r.AtOffset, when)
 }
-
