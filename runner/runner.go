@@ -53,12 +53,9 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
-	Mode   string `json:"mode"`
-	Active bool   `json:"active"`
-	Reason string `json:"reason"` // why it ran the program untouched, if it did
-	// PerThread is the first per-thread default stream entry point (cudaMemcpy_ptds, …) the
-	// program called: "" when none.
-	PerThread    string       `json:"per_thread"`
+	Mode         string       `json:"mode"`
+	Active       bool         `json:"active"`
+	Reason       string       `json:"reason"` // why it ran the program untouched, if it did
 	GPU          string       `json:"gpu"`
 	CC           string       `json:"cc"`
 	Driver       int          `json:"driver"`

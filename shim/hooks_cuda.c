@@ -267,10 +267,7 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
  * covers. */
 void shim_device_work(cudaStream_t stream)
 {
-	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
-		shim_validate_launch(stream);
-		shim_leave();
-	}
+	SHIM_WATCH(shim_validate_launch(stream));
 }
 
 SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -323,48 +320,45 @@ SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_
 	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
 }
 
-/* A wait that returned: on the device (no stream, no event), a stream or an event. */
-static cudaError_t synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
+/* A wait that returned err: on the device (no stream, no event), a stream or an event. */
+cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
 {
-	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && shim_enter()) {
-		if (device)
-			shim_validate_sync();
-		else if (event)
-			shim_validate_event_sync(event);
-		else
-			shim_validate_stream_sync(stream);
-		shim_leave();
-	}
+	if (err != cudaSuccess)
+		return err;
+	if (device)
+		SHIM_WATCH(shim_validate_sync());
+	else if (event)
+		SHIM_WATCH(shim_validate_event_sync(event));
+	else
+		SHIM_WATCH(shim_validate_stream_sync(stream));
 	return err;
 }
 
 SHIM_API cudaError_t cudaDeviceSynchronize(void)
 {
 	shim_resolve();
-	return synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
+	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
 }
 
 SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	shim_resolve();
-	return synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
+	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
 }
 
 /* A query that says done waited for nothing, but tells as much as a wait that returned. */
 SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
 	shim_resolve();
-	return synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
+	return shim_synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
 			    NULL, false);
 }
 
 /* Streams created blocking are waited for by every legacy-stream operation (validate mode). */
 static cudaError_t created(cudaError_t err, cudaStream_t *stream, unsigned int flags)
 {
-	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && stream && shim_enter()) {
-		shim_validate_stream_created(*stream, !(flags & cudaStreamNonBlocking));
-		shim_leave();
-	}
+	if (err == cudaSuccess && stream)
+		SHIM_WATCH(shim_validate_stream_created(*stream, !(flags & cudaStreamNonBlocking)));
 	return err;
 }
 
@@ -394,10 +388,7 @@ SHIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned
 SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
 	shim_resolve();
-	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
-		shim_validate_event_record(event, stream);
-		shim_leave();
-	}
+	SHIM_WATCH(shim_validate_event_record(event, stream));
 	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
 }
 
@@ -405,23 +396,20 @@ SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 SHIM_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
 	shim_resolve();
-	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
-		shim_validate_event_destroyed(event);
-		shim_leave();
-	}
+	SHIM_WATCH(shim_validate_event_destroyed(event));
 	return real.cudaEventDestroy ? real.cudaEventDestroy(event) : cudaErrorInitializationError;
 }
 
 SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
 	shim_resolve();
-	return synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
+	return shim_synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
 			    NULL, event, false);
 }
 
 SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
 {
 	shim_resolve();
-	return synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
+	return shim_synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
 			    false);
 }

@@ -3,7 +3,7 @@
  * per-thread calls cudaMemcpy_ptds, cudaLaunchKernel_ptsz and kin instead of the plain ones
  * (the trace records them as the plain calls). Each does what the plain hook does, with its
  * stream read as the runtime reads it there: 0 is the calling thread's default stream
- * (cudaStreamPerThread), not the legacy one. The first one called is noted for the report.
+ * (cudaStreamPerThread), not the legacy one.
  */
 #include <dlfcn.h>
 
@@ -11,13 +11,9 @@
 
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
 
-const char *shim_per_thread; /* the first per-thread entry point the program called, or NULL */
-
-/* The runtime's entry point name, looked up once into *slot; notes that it was called. */
+/* The runtime's entry point name, looked up once into *slot. */
 static void *twin(const char *name, void **slot)
 {
-	if (!__atomic_load_n(&shim_per_thread, __ATOMIC_RELAXED))
-		__atomic_store_n(&shim_per_thread, name, __ATOMIC_RELAXED);
 	void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (!f) {
 		f = shim_real_dlsym(RTLD_NEXT, name);
@@ -118,21 +114,13 @@ SHIM_API cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *fu
 SHIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
 	__typeof__(&cudaStreamSynchronize_ptsz) f = TWIN(cudaStreamSynchronize_ptsz);
-	cudaError_t err = f ? f(stream) : cudaErrorInitializationError;
-	if (__builtin_expect(shim_validating(), 0) && err == cudaSuccess && shim_enter()) {
-		shim_validate_stream_sync(per_thread(stream));
-		shim_leave();
-	}
-	return err;
+	return shim_synchronized(f ? f(stream) : cudaErrorInitializationError, per_thread(stream), NULL, false);
 }
 
 SHIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
 	__typeof__(&cudaEventRecord_ptsz) f = TWIN(cudaEventRecord_ptsz);
-	if (__builtin_expect(shim_validating(), 0) && shim_enter()) {
-		shim_validate_event_record(event, per_thread(stream));
-		shim_leave();
-	}
+	SHIM_WATCH(shim_validate_event_record(event, per_thread(stream)));
 	return f ? f(event, stream) : cudaErrorInitializationError;
 }
 

@@ -135,8 +135,6 @@ __attribute__((destructor)) static void write_report(void)
 	unsigned mode = (unsigned)shim_plan.mode < 4 ? (unsigned)shim_plan.mode : 0;
 	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", modes[mode], shim_active() ? "true" : "false");
 	json_string(f, shim_why);
-	fprintf(f, ",\"per_thread\":");
-	json_string(f, shim_per_thread ? shim_per_thread : "");
 	fprintf(f, ",\"gpu\":");
 	json_string(f, shim_device.name);
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s", shim_device.cc,

@@ -96,8 +96,8 @@ struct pair {
 	unsigned long copies;   /* linking copies seen */
 	bool launched;          /* a kernel was launched since the input's H2D copy */
 	uint64_t pending;       /* and the streams it was launched on, not waited for since (streams.c) */
-	bool inflight;          /* an asynchronous D2H copy into host_ptr may still be writing it */
-	uint64_t inflight_on;   /* its stream's bit */
+	uint64_t inflight_on;   /* an asynchronous D2H copy into host_ptr may still be writing it: its
+				 * stream's bit (streams.c), 0 when none */
 	bool launched_inflight; /* and a kernel was launched since: the output is due again */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
@@ -157,6 +157,15 @@ extern struct shim_counters shim_count;
 /* guard.c: the recursion guard every hook takes */
 bool shim_enter(void);
 void shim_leave(void);
+
+/* In validate mode, runs stmt inside the reentrancy guard: what a hook tells validation. */
+#define SHIM_WATCH(stmt)                                                          \
+	do {                                                                      \
+		if (__builtin_expect(shim_validating(), 0) && shim_enter()) {     \
+			stmt;                                                     \
+			shim_leave();                                             \
+		}                                                                 \
+	} while (0)
 
 /* real.c: the real functions, resolved once */
 struct real {
@@ -218,7 +227,6 @@ void *shim_real_driver_dlsym(const char *name);
 void *shim_runtime_symbol(const char *name);
 
 /* hooks_ptds.c: the per-thread default stream's entry points, followed like the plain ones */
-extern const char *shim_per_thread; /* the first one the program called, or NULL */
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s);
 cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
@@ -288,6 +296,7 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 void shim_validate_before_copy(void *dst, size_t n);
 void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
+cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device);
 #define SHIM_ANY_STREAM ((cudaStream_t)-1)  /* work on a stream the hook cannot tell */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
 					cudaStream_t stream);

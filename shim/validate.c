@@ -176,7 +176,7 @@ void shim_validate_launch(cudaStream_t stream)
 			p->launched = true;
 			p->pending |= bit;
 		}
-		if (p->output && p->inflight)
+		if (p->output && p->inflight_on)
 			p->launched_inflight = true;
 		else if (p->output && p->dev_ptr)
 			protect(p, PROT_NONE);
@@ -192,8 +192,8 @@ static void sync_locked(uint64_t covered)
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		p->pending &= ~covered;
-		if (p->inflight && (p->inflight_on & covered)) {
-			p->inflight = false;
+		if (p->inflight_on & covered) {
+			p->inflight_on = 0;
 			protect(p, p->launched_inflight ? PROT_NONE : p->input ? -1 : PROT_READ);
 		}
 		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->pending || p->verdict.refused)
@@ -239,10 +239,7 @@ void shim_validate_sync(void)
 
 void shim_validate_stream_sync(cudaStream_t stream)
 {
-	pthread_mutex_lock(&shim_lock);
-	uint64_t covered = shim_stream_synced(stream);
-	pthread_mutex_unlock(&shim_lock);
-	synced(covered);
+	synced(shim_validate_stream_bits(stream));
 }
 
 void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
@@ -349,8 +346,7 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, uint64_t cove
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes)
 {
 	if (completes) {
-		shim_validate_stream_sync(stream);
-		shim_validate_copy_done(dst, src, n, 0);
+		shim_validate_copy_done(dst, src, n, shim_validate_stream_bits(stream));
 		return;
 	}
 	pthread_mutex_lock(&shim_lock);
@@ -362,7 +358,6 @@ void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t
 			input_copied(p);
 		} else if (dst == p->host_ptr && src == p->dev_ptr) {
 			p->copies++;
-			p->inflight = true;
 			p->inflight_on = shim_stream_bit(stream);
 			p->launched_inflight = false;
 		}
