@@ -17,11 +17,12 @@ var workloadArgs = map[string][]string{
 	"framework":    {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"memset":       {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"async_stream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"doublebuffer": {"--size", "1M", "--iters", "5", "--warmup", "1"},
 }
 
 var unsafeCases = []string{
 	"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime", "unsafe_inplace",
-	"unsafe_memset_read", "unsafe_stream_refill",
+	"unsafe_memset_read", "unsafe_stream_refill", "unsafe_doublebuffer",
 }
 
 // delay widens every race window: a program that is not correctly ordered gives another answer.

@@ -111,7 +111,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	}
 	if pa.async {
 		pair.Evidence = append(pair.Evidence, "copied asynchronously: validation watches the host buffer in stream time, "+
-			"until every stream that launched work since the copy has been waited for")
+			"until the host has waited for every launch that may follow the copy")
 	}
 	if m := pa.device.deviceMemset; m != "" && !in {
 		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the device buffer is also set with %s: merged, the host "+

@@ -58,6 +58,11 @@ func TestPlanWorkloads(t *testing.T) {
 			}
 		}},
 		{"async_stream", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, nil},
+		// Two sets of buffers on two streams, each copied every other frame: 16 frames, a
+		// loop of 8 iterations, the period of either set's copies.
+		{"doublebuffer", []string{"--size", "1M", "--iters", "15"}, []verdict{
+			candidate("input"), candidate("output"), candidate("input"), candidate("output"),
+		}, nil},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
@@ -68,13 +73,16 @@ func TestPlanWorkloads(t *testing.T) {
 		{"unsafe_ptr_identity", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_memset_read", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_stream_refill", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_doublebuffer", []string{"--iters", "15"}, []verdict{
+			candidate("input"), candidate("output"), candidate("input"), candidate("output"),
+		}, nil},
 		{"unsafe_inplace", nil, []verdict{
 			{"input", pinnedOnly, "linked to 2 host buffers"}, {"output", pinnedOnly, "linked to 2 host buffers"},
 		}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
-			p := planWorkload(t, c.workload, append(c.args, "--iters", "7", "--warmup", "1")...)
+			p := planWorkload(t, c.workload, append([]string{"--iters", "7", "--warmup", "1"}, c.args...)...) // a case's own flags come last, and win
 			if len(p.Pairs) != len(c.pairs) {
 				t.Fatalf("%d pairs, want %d: %+v", len(p.Pairs), len(c.pairs), p.Pairs)
 			}

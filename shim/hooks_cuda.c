@@ -12,11 +12,13 @@
 /*
  * A runtime allocation through fn (and its flags, for cudaHostAlloc): the merged buffer when
  * it is a planned side in deploy mode; otherwise the runtime allocates, and in validate mode
- * the pointer is noted for the pair.
+ * the pointer is noted for the pair. Allocations and frees may synchronize the device, which
+ * may order any later work after any earlier (validate mode's stream time).
  */
 static cudaError_t alloc(const void *ret, const char *call, bool host_side, void **out, size_t n,
 			 cudaError_t (*fn)(void **, size_t, unsigned int), unsigned int flags)
 {
+	SHIM_WATCH(shim_validate_barrier());
 	struct pair *p = NULL;
 	if (shim_active() && !shim_size_planned(n))
 		shim_sighted(host_side, ret, n);
@@ -73,6 +75,7 @@ SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 
 SHIM_API cudaError_t cudaFree(void *p)
 {
+	SHIM_WATCH(shim_validate_barrier());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
 	if (shim_release(false, p))
@@ -83,6 +86,7 @@ SHIM_API cudaError_t cudaFree(void *p)
 
 SHIM_API cudaError_t cudaFreeHost(void *p)
 {
+	SHIM_WATCH(shim_validate_barrier());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
 	if (shim_release(true, p))
@@ -151,9 +155,9 @@ static bool pageable_now(const void *ptr)
 	       u.attr.type == cudaMemoryTypeUnregistered;
 }
 
-/* Validate mode: the copy runs as written, and opens or closes the windows it affects. On
- * the legacy stream it also waited for the blocking streams' earlier work; on the calling
- * thread's default stream (per_thread), for that stream's. */
+/* Validate mode: the copy runs as written, and opens or closes the windows it affects. It is
+ * an operation on the legacy stream (streams.c adds its barrier), or on the calling thread's
+ * default stream (per_thread), that the host waits for. */
 static cudaError_t watched_copy(shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
 				enum cudaMemcpyKind kind)
 {
@@ -163,13 +167,11 @@ static cudaError_t watched_copy(shim_copy_fn real_fn, bool per_thread, void *dst
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(on); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
-	unsigned long snap[SHIM_MAX_STREAMS];
-	shim_validate_copy_issue(snap);
+	struct shim_clock done;
+	struct shim_stamp at = shim_validate_copy_issue(on, &done);
 	cudaError_t err = real_fn(dst, src, n, kind);
 	if (err == cudaSuccess)
-		shim_validate_copy_done(dst, src, n, kind == cudaMemcpyDeviceToDevice ? 0
-						     : per_thread ? shim_validate_stream_bits(on)
-								  : shim_validate_legacy_covered(snap));
+		shim_validate_copy_done(dst, src, n, at, kind == cudaMemcpyDeviceToDevice ? NULL : &done);
 	shim_leave();
 	return err;
 }
@@ -310,6 +312,7 @@ SHIM_API cudaError_t cudaMemset(void *dst, int value, size_t n)
 {
 	shim_resolve();
 	shim_device_work(NULL);
+	SHIM_WATCH(shim_validate_barrier());
 	return real.cudaMemset ? real.cudaMemset(dst, value, n) : cudaErrorInitializationError;
 }
 
@@ -318,98 +321,4 @@ SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_
 	shim_resolve();
 	shim_device_work(stream);
 	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
-}
-
-/* A wait that returned err: on the device (no stream, no event), a stream or an event. */
-cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
-{
-	if (err != cudaSuccess)
-		return err;
-	if (device)
-		SHIM_WATCH(shim_validate_sync());
-	else if (event)
-		SHIM_WATCH(shim_validate_event_sync(event));
-	else
-		SHIM_WATCH(shim_validate_stream_sync(stream));
-	return err;
-}
-
-SHIM_API cudaError_t cudaDeviceSynchronize(void)
-{
-	shim_resolve();
-	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
-}
-
-SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-	shim_resolve();
-	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
-}
-
-/* A query that says done waited for nothing, but tells as much as a wait that returned. */
-SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-	shim_resolve();
-	return shim_synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
-			    NULL, false);
-}
-
-/* Streams created blocking are waited for by every legacy-stream operation (validate mode). */
-static cudaError_t created(cudaError_t err, cudaStream_t *stream, unsigned int flags)
-{
-	if (err == cudaSuccess && stream)
-		SHIM_WATCH(shim_validate_stream_created(*stream, !(flags & cudaStreamNonBlocking)));
-	return err;
-}
-
-SHIM_API cudaError_t cudaStreamCreate(cudaStream_t *stream)
-{
-	shim_resolve();
-	return created(real.cudaStreamCreate ? real.cudaStreamCreate(stream) : cudaErrorInitializationError, stream, 0);
-}
-
-SHIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
-{
-	shim_resolve();
-	return created(real.cudaStreamCreateWithFlags ? real.cudaStreamCreateWithFlags(stream, flags)
-						      : cudaErrorInitializationError,
-		       stream, flags);
-}
-
-SHIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
-{
-	shim_resolve();
-	return created(real.cudaStreamCreateWithPriority ? real.cudaStreamCreateWithPriority(stream, flags, priority)
-							 : cudaErrorInitializationError,
-		       stream, flags);
-}
-
-/* Events tell validate mode which launches a later wait on them covers. */
-SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-	shim_resolve();
-	SHIM_WATCH(shim_validate_event_record(event, stream));
-	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
-}
-
-/* A destroyed event's handle may name another event later: it covers nothing any more. */
-SHIM_API cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-	shim_resolve();
-	SHIM_WATCH(shim_validate_event_destroyed(event));
-	return real.cudaEventDestroy ? real.cudaEventDestroy(event) : cudaErrorInitializationError;
-}
-
-SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-	shim_resolve();
-	return shim_synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
-			    NULL, event, false);
-}
-
-SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-	shim_resolve();
-	return shim_synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
-			    false);
 }

@@ -101,6 +101,30 @@ SHIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 	return D(cuLaunchKernel)(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
 }
 
+/* Orderings made through the driver that validate mode does not follow (an event wait, work
+ * on the host in stream order): from then on, every launch may follow every copy. */
+SHIM_API CUresult cuStreamWaitEvent(CUstream stream, void *event, unsigned int flags)
+{
+	shim_resolve_driver();
+	SHIM_WATCH(shim_validate_foreign());
+	return D(cuStreamWaitEvent) ? D(cuStreamWaitEvent)(stream, event, flags) : MISSING;
+}
+
+SHIM_API CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *data)
+{
+	shim_resolve_driver();
+	SHIM_WATCH(shim_validate_foreign());
+	return D(cuLaunchHostFunc) ? D(cuLaunchHostFunc)(stream, fn, data) : MISSING;
+}
+
+SHIM_API CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUresult, void *), void *data,
+				      unsigned int flags)
+{
+	shim_resolve_driver();
+	SHIM_WATCH(shim_validate_foreign());
+	return D(cuStreamAddCallback) ? D(cuStreamAddCallback)(stream, fn, data, flags) : MISSING;
+}
+
 /*
  * Programs that take the driver's entry points from cuGetProcAddress (cuda-bindings, a
  * statically linked runtime) call them through pointers no preload interposes. Asked for a
@@ -122,6 +146,9 @@ static const struct {
 	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&via_proc.cuMemcpyDtoHAsync_v2},
 	{"cuStreamSynchronize", NULL, (void **)&via_proc.cuStreamSynchronize},
 	{"cuLaunchKernel", (void *)cuLaunchKernel, (void **)&via_proc.cuLaunchKernel},
+	{"cuStreamWaitEvent", (void *)cuStreamWaitEvent, (void **)&via_proc.cuStreamWaitEvent},
+	{"cuLaunchHostFunc", (void *)cuLaunchHostFunc, (void **)&via_proc.cuLaunchHostFunc},
+	{"cuStreamAddCallback", (void *)cuStreamAddCallback, (void **)&via_proc.cuStreamAddCallback},
 };
 
 /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz/_ptds variants, left alone. */

@@ -127,5 +127,21 @@ SHIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream
 SHIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
 	__typeof__(&cudaStreamWaitEvent_ptsz) f = TWIN(cudaStreamWaitEvent_ptsz);
+	SHIM_WATCH(shim_validate_wait_event(per_thread(stream), event));
 	return f ? f(stream, event, flags) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *data)
+{
+	__typeof__(&cudaLaunchHostFunc_ptsz) f = TWIN(cudaLaunchHostFunc_ptsz);
+	SHIM_WATCH(shim_validate_foreign());
+	return f ? f(stream, fn, data) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t fn, void *data,
+						unsigned int flags)
+{
+	__typeof__(&cudaStreamAddCallback_ptsz) f = TWIN(cudaStreamAddCallback_ptsz);
+	SHIM_WATCH(shim_validate_foreign());
+	return f ? f(stream, fn, data, flags) : cudaErrorInitializationError;
 }

@@ -43,6 +43,11 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
 	RESOLVE(cudaEventQuery, "cudaEventQuery");
 	RESOLVE(cudaEventDestroy, "cudaEventDestroy");
+	RESOLVE(cudaEventRecordWithFlags, "cudaEventRecordWithFlags");
+	RESOLVE(cudaStreamWaitEvent, "cudaStreamWaitEvent");
+	RESOLVE(cudaStreamDestroy, "cudaStreamDestroy");
+	RESOLVE(cudaLaunchHostFunc, "cudaLaunchHostFunc");
+	RESOLVE(cudaStreamAddCallback, "cudaStreamAddCallback");
 	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
 	RESOLVE(cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel");
 	RESOLVE(cudaGraphLaunch, "cudaGraphLaunch");
@@ -140,6 +145,9 @@ static void driver_from(void *handle)
 	RESOLVE(cuMemcpyDtoHAsync_v2);
 	RESOLVE(cuStreamSynchronize);
 	RESOLVE(cuLaunchKernel);
+	RESOLVE(cuStreamWaitEvent);
+	RESOLVE(cuLaunchHostFunc);
+	RESOLVE(cuStreamAddCallback);
 #undef LOOKUP_DRIVER
 #undef RESOLVE
 }

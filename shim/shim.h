@@ -66,6 +66,16 @@ struct resolved {
 	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
 };
 
+/* streams.c: an operation's place in stream time, and what is done before a point of it */
+#define SHIM_MAX_STREAMS 64 /* the streams validate mode tells apart */
+struct shim_stamp {
+	int slot;          /* the stream's */
+	unsigned long seq; /* the operation's number on it, from 1; 0: none */
+};
+struct shim_clock {
+	unsigned long at[SHIM_MAX_STREAMS]; /* per slot, the operations up to this seq */
+};
+
 struct pair {
 	char id[16];
 	uint64_t bytes;
@@ -94,11 +104,11 @@ struct pair {
 	void *scratch;          /* to read the device copy back for the in-place check */
 	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
 	unsigned long copies;   /* linking copies seen */
-	bool launched;          /* a kernel was launched since the input's H2D copy */
-	uint64_t pending;       /* and the streams it was launched on, not waited for since (streams.c) */
-	uint64_t inflight_on;   /* an asynchronous D2H copy into host_ptr may still be writing it: its
-				 * stream's bit (streams.c), 0 when none */
-	bool launched_inflight; /* and a kernel was launched since: the output is due again */
+	struct shim_stamp in_copy, out_copy; /* the last H2D, D2H linking copy (streams.c) */
+	bool launched;          /* work that may read the input was launched since its H2D copy */
+	unsigned long pending[SHIM_MAX_STREAMS]; /* and its last such launch per stream */
+	struct shim_stamp inflight; /* an asynchronous D2H copy that may still be writing host_ptr */
+	bool launched_inflight; /* and work that may write the output was launched since: it is due again */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
 };
@@ -167,6 +177,10 @@ void shim_leave(void);
 		}                                                                 \
 	} while (0)
 
+/* The host callbacks' types, which the emulator's headers do not declare. */
+typedef void (*cudaHostFn_t)(void *);
+typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
+
 /* real.c: the real functions, resolved once */
 struct real {
 	cudaError_t (*cudaMalloc)(void **, size_t);
@@ -194,6 +208,11 @@ struct real {
 	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
 	cudaError_t (*cudaEventQuery)(cudaEvent_t);
 	cudaError_t (*cudaEventDestroy)(cudaEvent_t);
+	cudaError_t (*cudaEventRecordWithFlags)(cudaEvent_t, cudaStream_t, unsigned int);
+	cudaError_t (*cudaStreamWaitEvent)(cudaStream_t, cudaEvent_t, unsigned int);
+	cudaError_t (*cudaStreamDestroy)(cudaStream_t);
+	cudaError_t (*cudaLaunchHostFunc)(cudaStream_t, cudaHostFn_t, void *);
+	cudaError_t (*cudaStreamAddCallback)(cudaStream_t, cudaStreamCallback_t, void *, unsigned int);
 	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 	cudaError_t (*cudaLaunchCooperativeKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
 	cudaError_t (*cudaGraphLaunch)(void *, cudaStream_t);
@@ -220,6 +239,9 @@ struct real_driver {
 	CUresult (*cuStreamSynchronize)(CUstream);
 	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 				   CUstream, void **, void **);
+	CUresult (*cuStreamWaitEvent)(CUstream, void *, unsigned int);
+	CUresult (*cuLaunchHostFunc)(CUstream, void (*)(void *), void *);
+	CUresult (*cuStreamAddCallback)(CUstream, void (*)(CUstream, CUresult, void *), void *, unsigned int);
 };
 extern struct real_driver real_driver;
 void shim_resolve_driver(void);
@@ -243,6 +265,8 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 b
 					     cudaStream_t s);
 cudaError_t cudaGraphLaunch_ptsz(void *graph_exec, cudaStream_t s);
 cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args);
+cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *data);
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned int flags);
 void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
@@ -280,11 +304,9 @@ void shim_validate_init(void);
 void *shim_validate_host_buffer(size_t bytes);
 bool shim_validate_free(void *p);
 bool shim_validate_watched(const void *p);
-#define SHIM_MAX_STREAMS 64 /* the streams validate mode tells apart (streams.c) */
-void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS]);
-uint64_t shim_validate_legacy_covered(const unsigned long snap[SHIM_MAX_STREAMS]);
-uint64_t shim_validate_stream_bits(cudaStream_t stream);
-void shim_validate_copy_done(void *dst, const void *src, size_t n, uint64_t covered);
+struct shim_stamp shim_validate_copy_issue(cudaStream_t on, struct shim_clock *done);
+void shim_validate_copy_done(void *dst, const void *src, size_t n, struct shim_stamp at,
+			     const struct shim_clock *done);
 
 /* hooks_cuda.c: the copies, shared by the plain entry points and their per-thread twins */
 typedef cudaError_t (*shim_copy_fn)(void *, const void *, size_t, enum cudaMemcpyKind);
@@ -303,6 +325,12 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
 cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
 cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data, unsigned int flags);
+CUresult cuStreamWaitEvent(CUstream stream, void *event, unsigned int flags);
+CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *data);
+CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUresult, void *), void *data, unsigned int flags);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
 			unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
 			void **extra);
@@ -313,17 +341,28 @@ void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream);
 void shim_validate_event_sync(cudaEvent_t event);
 void shim_validate_event_destroyed(cudaEvent_t event);
 void shim_validate_stream_created(cudaStream_t stream, bool blocking);
+void shim_validate_stream_destroyed(cudaStream_t stream);
+void shim_validate_wait_event(cudaStream_t stream, cudaEvent_t event);
+void shim_validate_barrier(void); /* a call with implicit synchronization (an allocation, a free) */
+void shim_validate_foreign(void); /* a call that orders work in a way validation does not model */
 
 /* streams.c: validate mode's stream time; caller holds shim_lock */
-uint64_t shim_stream_bit(cudaStream_t s);    /* the stream's slot, the overflow slot's included */
-uint64_t shim_stream_launch(cudaStream_t s);
-uint64_t shim_stream_synced(cudaStream_t s);
-void shim_event_record(cudaEvent_t e, cudaStream_t s);
-uint64_t shim_event_synced(cudaEvent_t e);
-void shim_event_forget(cudaEvent_t e);
+struct shim_stamp shim_stream_op(cudaStream_t s);
+struct shim_stamp shim_stream_op_waited(cudaStream_t s, struct shim_clock *done);
+bool shim_stream_may_follow(struct shim_stamp c, struct shim_stamp later);
+bool shim_stream_done(struct shim_stamp c);
+bool shim_stream_all_done(const unsigned long upto[SHIM_MAX_STREAMS]);
 void shim_stream_created(cudaStream_t s, bool is_blocking);
-void shim_legacy_snapshot(unsigned long snap[SHIM_MAX_STREAMS]);
-uint64_t shim_legacy_covers(const unsigned long snap[SHIM_MAX_STREAMS]);
+void shim_stream_destroyed(cudaStream_t s);
+void shim_stream_wait_event(cudaStream_t s, cudaEvent_t e);
+void shim_stream_barrier(void);
+void shim_stream_foreign(void);
+void shim_host_waited_stream(cudaStream_t s);
+void shim_host_waited_op(struct shim_stamp at, const struct shim_clock *done);
+void shim_host_waited_device(void);
+void shim_host_waited_event(cudaEvent_t e);
+void shim_event_record(cudaEvent_t e, cudaStream_t s);
+void shim_event_forget(cudaEvent_t e);
 
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);

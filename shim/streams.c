@@ -1,34 +1,60 @@
 /*
- * Stream time, for validate mode: which stream a launch or a synchronization concerns, so a
- * window that GPU work on some streams keeps open closes only once every one of those
- * streams has been waited for (a stream synchronize, an event recorded after its launches
- * and waited for or found complete, a device synchronize). Streams get a slot of a bit each;
- * slot 0 is the legacy default stream, and the streams past the table share the last slot,
- * which only a device synchronize clears. A blocking stream (created without
- * cudaStreamNonBlocking) is also covered by an operation on the legacy stream, which waits for
- * its earlier work: a synchronous copy, when nothing was launched there meanwhile. Every
- * function here runs under shim_lock.
+ * Stream time, for validate mode: a happens-before model of the program's GPU work, so a
+ * window counts only the launches that could touch the pair's buffer and closes once the
+ * host has waited for exactly those.
+ *
+ * Every operation on a stream gets a stamp (the stream's slot and its number there). Each
+ * stream keeps two vector clocks over the slots: `must`, the operations certainly finished
+ * before its next one starts (its own, the events it waited for, the legacy stream's
+ * barrier for a stream created blocking, what the host had waited for when it issued), and
+ * `may`, the operations that might be (the same, plus every ordering this file cannot see
+ * exactly: an event the table lost, a stream the shim did not see created, the implicit
+ * synchronization of allocations and frees). The host keeps the same two clocks of what
+ * its waits told it. A launch may read a buffer an earlier copy wrote only if the copy is
+ * in the launch's `may`; a window closes only on what the host `must` know. Either error
+ * makes validation stricter, never looser.
+ *
+ * Slot 0 is the legacy default stream; the streams past the table share the last slot, whose
+ * work only a device synchronize is known to finish. Every function here runs under
+ * shim_lock.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "shim.h"
 
 #define MAX_STREAMS SHIM_MAX_STREAMS
-
 #define OVERFLOW_SLOT (MAX_STREAMS - 1)
 #define MAX_EVENTS 256
 
 static cudaStream_t streams[MAX_STREAMS]; /* slot -> stream; slot 0 is the legacy stream */
 static int nstreams = 1;
-static unsigned long launches[MAX_STREAMS]; /* launches seen per slot */
-static bool blocking[MAX_STREAMS];          /* created blocking; unknown streams are not */
+static bool known[MAX_STREAMS];    /* created through a hook: its orderings are all seen */
+static bool blocking[MAX_STREAMS]; /* created without cudaStreamNonBlocking */
+static unsigned long seq[MAX_STREAMS];
+static struct shim_clock must[MAX_STREAMS], may[MAX_STREAMS];
+static struct shim_clock host_must, host_may;
+static bool foreign; /* the program ordered work in a way this file does not model */
 
 static struct {
 	cudaEvent_t event;
-	int slot;
-	unsigned long launches; /* the slot's launches when the event was recorded */
+	struct shim_clock must, may; /* the recording stream's clocks at the record */
 } events[MAX_EVENTS];
 static int next_event;
+
+static void join(struct shim_clock *a, const struct shim_clock *b)
+{
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (b->at[i] > a->at[i])
+			a->at[i] = b->at[i];
+}
+
+static void join_all(struct shim_clock *a)
+{
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (seq[i] > a->at[i])
+			a->at[i] = seq[i];
+}
 
 static int slot_of(cudaStream_t s)
 {
@@ -45,79 +71,185 @@ static int slot_of(cudaStream_t s)
 	return nstreams++;
 }
 
-uint64_t shim_stream_bit(cudaStream_t s)
+/* Whether the legacy stream's implicit barrier orders slot i: certainly (created blocking),
+ * or possibly (not seen created). */
+static bool barrier_must(int i) { return known[i] && blocking[i]; }
+static bool barrier_may(int i) { return !known[i] || blocking[i]; }
+
+/* The host issues an operation on slot: it starts after what the host has waited for, and
+ * on the legacy stream after the blocking streams' earlier work (on a blocking stream, after
+ * the legacy stream's). */
+static struct shim_stamp issue(int slot)
 {
-	return 1ull << slot_of(s);
+	join(&must[slot], &host_must);
+	join(&may[slot], &host_may);
+	for (int i = 0; i < MAX_STREAMS; i++) {
+		if (i == slot || (slot != 0 && i != 0))
+			continue;
+		int other = slot == 0 ? i : slot; /* the non-legacy stream of the two */
+		if (barrier_must(other)) {
+			join(&must[slot], &must[i]);
+			if (seq[i] > must[slot].at[i])
+				must[slot].at[i] = seq[i];
+		}
+		if (barrier_may(other)) {
+			join(&may[slot], &may[i]);
+			if (seq[i] > may[slot].at[i])
+				may[slot].at[i] = seq[i];
+		}
+	}
+	seq[slot]++;
+	may[slot].at[slot] = seq[slot];
+	/* Streams sharing the overflow slot are not one FIFO: nothing there is known. */
+	if (slot != OVERFLOW_SLOT)
+		must[slot].at[slot] = seq[slot];
+	return (struct shim_stamp){.slot = slot, .seq = seq[slot]};
 }
 
-uint64_t shim_stream_launch(cudaStream_t s)
+struct shim_stamp shim_stream_op(cudaStream_t s)
 {
-	int slot = slot_of(s);
-	launches[slot]++;
-	return 1ull << slot;
+	return issue(slot_of(s));
+}
+
+/* An operation on s, and what is certainly done once it is: what a host that waits for it
+ * learns. */
+struct shim_stamp shim_stream_op_waited(cudaStream_t s, struct shim_clock *done)
+{
+	struct shim_stamp at = issue(slot_of(s));
+	*done = must[at.slot];
+	return at;
+}
+
+/* Whether the operation at `later` (just issued) may run after the one at c, so may see what
+ * it wrote. A zero stamp (no such operation yet) comes before everything. */
+bool shim_stream_may_follow(struct shim_stamp c, struct shim_stamp later)
+{
+	if (c.seq == 0 || foreign || later.slot == c.slot || !known[later.slot])
+		return true;
+	return may[later.slot].at[c.slot] >= c.seq;
+}
+
+/* Whether the host certainly knows the operation at c finished. */
+bool shim_stream_done(struct shim_stamp c)
+{
+	return c.seq == 0 || host_must.at[c.slot] >= c.seq;
+}
+
+/* Whether the host certainly knows every operation in upto (a seq per slot) finished. */
+bool shim_stream_all_done(const unsigned long upto[MAX_STREAMS])
+{
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (upto[i] > host_must.at[i])
+			return false;
+	return true;
 }
 
 void shim_stream_created(cudaStream_t s, bool is_blocking)
 {
 	int slot = slot_of(s);
-	if (slot != OVERFLOW_SLOT && slot != 0)
-		blocking[slot] = is_blocking;
+	if (slot == OVERFLOW_SLOT || slot == 0)
+		return;
+	known[slot] = true;
+	blocking[slot] = is_blocking;
 }
 
-/* The launch counts of the blocking streams, when a legacy-stream operation is issued. */
-void shim_legacy_snapshot(unsigned long snap[MAX_STREAMS])
+/* The stream is destroyed: its handle may come back for a new stream, which must not
+ * inherit this one's place in time. Its slot stays, under no handle. */
+void shim_stream_destroyed(cudaStream_t s)
 {
-	for (int i = 0; i < nstreams; i++)
-		snap[i] = launches[i];
-}
-
-/* What a legacy-stream operation issued at snap covers once done: the legacy stream, and the
- * blocking streams nothing was launched on since. */
-uint64_t shim_legacy_covers(const unsigned long snap[MAX_STREAMS])
-{
-	uint64_t covered = 1;
 	for (int i = 1; i < nstreams && i < OVERFLOW_SLOT; i++)
-		if (blocking[i] && launches[i] == snap[i])
-			covered |= 1ull << i;
-	return covered;
+		if (streams[i] == s)
+			streams[i] = SHIM_ANY_STREAM;
 }
 
-/* What waiting for s covers: its own slot, nothing for a stream sharing the overflow slot. */
-uint64_t shim_stream_synced(cudaStream_t s)
+/* The host waited for s (a stream synchronize, or a query that said done). */
+void shim_host_waited_stream(cudaStream_t s)
 {
 	int slot = slot_of(s);
-	return slot == OVERFLOW_SLOT ? 0 : 1ull << slot;
+	join(&host_may, &may[slot]);
+	if (slot != OVERFLOW_SLOT)
+		join(&host_must, &must[slot]);
+}
+
+/* The host waited for an operation whose done clock it kept (shim_stream_op_waited). */
+void shim_host_waited_op(struct shim_stamp at, const struct shim_clock *done)
+{
+	join(&host_may, &may[at.slot]);
+	join(&host_must, done);
+}
+
+void shim_host_waited_device(void)
+{
+	join_all(&host_must);
+	join_all(&host_may);
+}
+
+/* The host made a call that may order streams in ways not modeled here (an allocation, a
+ * free, a synchronous memset): later work may follow all earlier work. */
+void shim_stream_barrier(void)
+{
+	join_all(&host_may);
+}
+
+/* From now on, every launch may follow every copy: the program orders work by means this
+ * file does not model (host callbacks, the driver's own waits). */
+void shim_stream_foreign(void)
+{
+	foreign = true;
+}
+
+static int event_index(cudaEvent_t e)
+{
+	for (int i = 0; i < MAX_EVENTS; i++)
+		if (e != NULL && events[i].event == e)
+			return i;
+	return -1;
 }
 
 void shim_event_record(cudaEvent_t e, cudaStream_t s)
 {
-	int slot = slot_of(s);
-	for (int i = 0; i < MAX_EVENTS; i++)
-		if (events[i].event == e) {
-			events[i].slot = slot, events[i].launches = launches[slot];
-			return;
-		}
-	events[next_event].event = e;
-	events[next_event].slot = slot, events[next_event].launches = launches[slot];
-	next_event = (next_event + 1) % MAX_EVENTS;
+	struct shim_stamp at = shim_stream_op(s);
+	int i = event_index(e);
+	if (i < 0) {
+		i = next_event;
+		next_event = (next_event + 1) % MAX_EVENTS;
+		events[i].event = e;
+	}
+	events[i].must = must[at.slot];
+	events[i].may = may[at.slot];
 }
 
 /* The event is destroyed: its handle may come back for another event. */
 void shim_event_forget(cudaEvent_t e)
 {
-	for (int i = 0; i < MAX_EVENTS; i++)
-		if (events[i].event == e)
-			events[i].event = NULL;
+	int i = event_index(e);
+	if (i >= 0)
+		events[i].event = NULL;
 }
 
-/* The event completed: it covers its stream when nothing was launched there since it was
- * recorded. An event the table no longer holds covers nothing. */
-uint64_t shim_event_synced(cudaEvent_t e)
+/* The event completed (a synchronize, or a query that said done). An event the table does
+ * not hold tells the host nothing certain, and may have followed anything. */
+void shim_host_waited_event(cudaEvent_t e)
 {
-	for (int i = 0; i < MAX_EVENTS; i++)
-		if (events[i].event == e && e != NULL) {
-			int slot = events[i].slot;
-			return slot != OVERFLOW_SLOT && launches[slot] == events[i].launches ? 1ull << slot : 0;
-		}
-	return 0;
+	int i = event_index(e);
+	if (i < 0) {
+		join_all(&host_may);
+		return;
+	}
+	join(&host_must, &events[i].must);
+	join(&host_may, &events[i].may);
+}
+
+/* s waits for the event: its later work follows what the event recorded. */
+void shim_stream_wait_event(cudaStream_t s, cudaEvent_t e)
+{
+	struct shim_stamp at = shim_stream_op(s);
+	int i = event_index(e);
+	if (i < 0) {
+		join_all(&may[at.slot]);
+		return;
+	}
+	join(&may[at.slot], &events[i].may);
+	if (at.slot != OVERFLOW_SLOT)
+		join(&must[at.slot], &events[i].must);
 }

@@ -3,19 +3,25 @@
  * the shim watches each candidate pair's host buffer with page protection in the windows
  * where merging would change what the program reads or writes:
  *
- *   input pair  from the H2D copy until every stream a kernel was launched on since has been
- *               waited for (streams.c), the device copy may still be read by GPU work: a
- *               host write there would reach it once merged (S1); then the device copy must
- *               still equal the host buffer, or a kernel updated the input in place;
- *   output pair from a kernel launch (or a device memset) until the D2H copy, the host must
- *               not touch the buffer (merged, it would see results, or the memset's values,
- *               early); after the copy it may read them, but
+ *   input pair  from the H2D copy until the host has waited for every launch that may read
+ *               what it copied (streams.c: on its stream, or ordered after it by an event,
+ *               the legacy stream's barrier or a host wait), the device copy may still be
+ *               read by GPU work: a host write there would reach it once merged (S1); then
+ *               the device copy must still equal the host buffer, or a kernel updated the
+ *               input in place;
+ *   output pair from a launch (or a device memset) that may follow the last D2H copy until
+ *               the next D2H copy, the host must not touch the buffer (merged, it would see
+ *               results, or the memset's values, early); after the copy it may read them, but
  *               a write would reach the device's copy (a pair copied both ways may be
  *               rewritten then, before its next H2D copy).
  *
- * An asynchronous D2H copy writes the host buffer until its stream is waited for: the buffer
- * stays open until then, and closes for reading, or for everything if a kernel was launched
- * meanwhile (the output is due again).
+ * An asynchronous D2H copy writes the host buffer until the host has waited for it: the
+ * buffer stays open until then, and closes for reading, or for everything if work that may
+ * write the output was launched meanwhile (the output is due again).
+ *
+ * Launches that cannot follow a copy are left out because, in the program as written, such
+ * a launch touching the copy's device buffer would race with the copy: validation takes the
+ * program's own ordering to be free of such races.
  *
  * A fault in a window refuses the pair, records the instruction, unprotects the buffer and
  * lets the program go on; a fault anywhere else goes to the program's own handler.
@@ -163,40 +169,42 @@ void shim_validate_before_copy(void *dst, size_t n)
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* Every launch (and memset) on stream may read any input and write any output: the open
- * input windows wait for stream too, and from now until its D2H copy the host keeps out of
- * the outputs. */
+/* A launch (or memset, or device-to-device copy) on stream may read the inputs and write the
+ * outputs whose copies it may follow: the open input windows wait for it too, and from now
+ * until its D2H copy the host keeps out of such an output. */
 void shim_validate_launch(cudaStream_t stream)
 {
 	pthread_mutex_lock(&shim_lock);
-	uint64_t bit = shim_stream_launch(stream);
+	struct shim_stamp at = shim_stream_op(stream);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->input && p->window == PROT_READ) {
+		if (p->input && p->window == PROT_READ && shim_stream_may_follow(p->in_copy, at)) {
 			p->launched = true;
-			p->pending |= bit;
+			p->pending[at.slot] = at.seq;
 		}
-		if (p->output && p->inflight_on)
+		if (!p->output || !p->dev_ptr || !shim_stream_may_follow(p->out_copy, at))
+			continue;
+		if (p->inflight.seq)
 			p->launched_inflight = true;
-		else if (p->output && p->dev_ptr)
+		else
 			protect(p, PROT_NONE);
 	}
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* The streams in covered were waited for: the D2H copies on them are done, and the input
- * windows whose launches they all covered close. Caller holds the lock; the pairs whose
- * device copy must now be compared are marked for check_inputs. */
-static void sync_locked(uint64_t covered)
+/* The host waited for something (streams.c knows what): the D2H copies it finished are
+ * done, and the input windows whose launches it all finished close. Caller holds the lock;
+ * the pairs whose device copy must now be compared are marked for check_inputs. */
+static void sync_locked(void)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		p->pending &= ~covered;
-		if (p->inflight_on & covered) {
-			p->inflight_on = 0;
+		if (p->inflight.seq && shim_stream_done(p->inflight)) {
+			p->inflight.seq = 0;
 			protect(p, p->launched_inflight ? PROT_NONE : p->input ? -1 : PROT_READ);
 		}
-		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->pending || p->verdict.refused)
+		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->verdict.refused ||
+		    !shim_stream_all_done(p->pending))
 			continue;
 		protect(p, -1);
 		p->check = true;
@@ -224,51 +232,72 @@ static void check_inputs(void)
 	}
 }
 
-static void synced(uint64_t covered)
-{
-	pthread_mutex_lock(&shim_lock);
-	sync_locked(covered);
-	pthread_mutex_unlock(&shim_lock);
-	check_inputs();
-}
+/* The host waited, as wait tells streams.c under the lock; then the windows that closed. */
+#define SYNCED(wait)                             \
+	do {                                     \
+		pthread_mutex_lock(&shim_lock);  \
+		wait;                            \
+		sync_locked();                   \
+		pthread_mutex_unlock(&shim_lock); \
+		check_inputs();                  \
+	} while (0)
 
 void shim_validate_sync(void)
 {
-	synced(~0ull);
+	SYNCED(shim_host_waited_device());
 }
 
 void shim_validate_stream_sync(cudaStream_t stream)
 {
-	synced(shim_validate_stream_bits(stream));
-}
-
-void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
-{
-	pthread_mutex_lock(&shim_lock);
-	shim_event_record(event, stream);
-	pthread_mutex_unlock(&shim_lock);
-}
-
-void shim_validate_stream_created(cudaStream_t stream, bool blocking)
-{
-	pthread_mutex_lock(&shim_lock);
-	shim_stream_created(stream, blocking);
-	pthread_mutex_unlock(&shim_lock);
-}
-
-void shim_validate_event_destroyed(cudaEvent_t event)
-{
-	pthread_mutex_lock(&shim_lock);
-	shim_event_forget(event);
-	pthread_mutex_unlock(&shim_lock);
+	SYNCED(shim_host_waited_stream(stream));
 }
 
 void shim_validate_event_sync(cudaEvent_t event)
 {
-	pthread_mutex_lock(&shim_lock);
-	uint64_t covered = shim_event_synced(event);
-	pthread_mutex_unlock(&shim_lock);
-	synced(covered);
+	SYNCED(shim_host_waited_event(event));
+}
+
+/* What streams.c is told, under the lock. */
+#define LOCKED(stmt)                             \
+	do {                                     \
+		pthread_mutex_lock(&shim_lock);  \
+		stmt;                            \
+		pthread_mutex_unlock(&shim_lock); \
+	} while (0)
+
+void shim_validate_event_record(cudaEvent_t event, cudaStream_t stream)
+{
+	LOCKED(shim_event_record(event, stream));
+}
+
+void shim_validate_event_destroyed(cudaEvent_t event)
+{
+	LOCKED(shim_event_forget(event));
+}
+
+void shim_validate_stream_created(cudaStream_t stream, bool blocking)
+{
+	LOCKED(shim_stream_created(stream, blocking));
+}
+
+void shim_validate_stream_destroyed(cudaStream_t stream)
+{
+	LOCKED(shim_stream_destroyed(stream));
+}
+
+void shim_validate_wait_event(cudaStream_t stream, cudaEvent_t event)
+{
+	LOCKED(shim_stream_wait_event(stream, event));
+}
+
+void shim_validate_barrier(void)
+{
+	LOCKED(shim_stream_barrier());
+}
+
+void shim_validate_foreign(void)
+{
+	LOCKED(shim_stream_foreign());
 }
 
 /* Whether p is a host buffer validate mode watches. Lock-free: every free asks. */
@@ -280,87 +309,81 @@ bool shim_validate_watched(const void *p)
 	return false;
 }
 
-/* An H2D linking copy (either kind) opens its input's window: from now, until the streams
- * launched on since are waited for, a host write is S1. */
-static void input_copied(struct pair *p)
+/* An H2D linking copy (either kind), issued at `at`, opens its input's window: from now,
+ * until the host has waited for the launches that may follow it, a host write is S1. */
+static void input_copied(struct pair *p, struct shim_stamp at)
 {
 	p->copies++;
+	p->in_copy = at;
 	p->launched = false;
-	p->pending = 0;
+	memset(p->pending, 0, sizeof p->pending);
 	protect(p, PROT_READ);
 }
 
-/* A synchronous copy is about to be issued on the legacy stream: what it will wait for. */
-void shim_validate_copy_issue(unsigned long snap[SHIM_MAX_STREAMS])
+/* A synchronous copy is about to be issued on `on` (the legacy stream, or a per-thread default
+ * stream): its place in stream time, and in done what its return will tell the host. */
+struct shim_stamp shim_validate_copy_issue(cudaStream_t on, struct shim_clock *done)
 {
 	pthread_mutex_lock(&shim_lock);
-	shim_legacy_snapshot(snap);
+	struct shim_stamp at = shim_stream_op_waited(on, done);
 	pthread_mutex_unlock(&shim_lock);
+	return at;
 }
 
-/* What a legacy-stream copy issued at snap waited for, now that it returned: the legacy
- * stream and the blocking streams' work issued before it. */
-uint64_t shim_validate_legacy_covered(const unsigned long snap[SHIM_MAX_STREAMS])
+/* Caller holds the lock: a linking copy issued at `at` opens the window of its pair. A D2H
+ * copy still in flight (an asynchronous one to page-locked memory) writes the host buffer
+ * until the host has waited for it (sync_locked): it stays open until then. */
+static void copied(void *dst, const void *src, size_t n, struct shim_stamp at, bool in_flight)
 {
-	pthread_mutex_lock(&shim_lock);
-	uint64_t covered = shim_legacy_covers(snap);
-	pthread_mutex_unlock(&shim_lock);
-	return covered;
-}
-
-/* What a wait for stream covers. */
-uint64_t shim_validate_stream_bits(cudaStream_t stream)
-{
-	pthread_mutex_lock(&shim_lock);
-	uint64_t covered = shim_stream_synced(stream);
-	pthread_mutex_unlock(&shim_lock);
-	return covered;
-}
-
-/* A synchronous copy returned, having waited for the streams in covered (0 for a device to
- * device copy, which waits for nothing); a linking copy opens the window of its pair. */
-void shim_validate_copy_done(void *dst, const void *src, size_t n, uint64_t covered)
-{
-	pthread_mutex_lock(&shim_lock);
-	if (covered)
-		sync_locked(covered);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
 			continue;
 		if (dst == p->dev_ptr && src == p->host_ptr) {
-			input_copied(p);
+			input_copied(p, at);
 		} else if (dst == p->host_ptr && src == p->dev_ptr) {
 			p->copies++;
-			protect(p, p->input ? -1 : PROT_READ);
+			p->out_copy = at;
+			if (in_flight) {
+				p->inflight = at;
+				p->launched_inflight = false;
+			} else {
+				protect(p, p->input ? -1 : PROT_READ);
+			}
 		}
 	}
+}
+
+/* A synchronous copy issued at `at` returned, having waited for done (NULL for a device to
+ * device copy, which waits for nothing). */
+void shim_validate_copy_done(void *dst, const void *src, size_t n, struct shim_stamp at,
+			     const struct shim_clock *done)
+{
+	pthread_mutex_lock(&shim_lock);
+	if (done) {
+		shim_host_waited_op(at, done);
+		sync_locked();
+	}
+	copied(dst, src, n, at, false);
 	pthread_mutex_unlock(&shim_lock);
 	check_inputs();
 }
 
 /* An asynchronous copy was issued on stream: an H2D linking copy opens its input's window at
- * once (the copy only reads the host buffer); a D2H one writes the host buffer until stream
- * is waited for (sync_locked), unless it completes (to pageable memory): then it is done,
- * and waited for the stream's earlier work, as a synchronous copy on that stream. */
+ * once (the copy only reads the host buffer); a D2H one is in flight, unless it completes
+ * (to pageable memory): then it is done, and waited for the stream's earlier work, as a
+ * synchronous copy on that stream. */
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes)
 {
-	if (completes) {
-		shim_validate_copy_done(dst, src, n, shim_validate_stream_bits(stream));
-		return;
-	}
 	pthread_mutex_lock(&shim_lock);
-	for (int i = 0; i < shim_plan.npairs; i++) {
-		struct pair *p = &shim_plan.pairs[i];
-		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
-			continue;
-		if (dst == p->dev_ptr && src == p->host_ptr) {
-			input_copied(p);
-		} else if (dst == p->host_ptr && src == p->dev_ptr) {
-			p->copies++;
-			p->inflight_on = shim_stream_bit(stream);
-			p->launched_inflight = false;
-		}
+	struct shim_clock done;
+	struct shim_stamp at = shim_stream_op_waited(stream, &done);
+	if (completes) {
+		shim_host_waited_op(at, &done);
+		sync_locked();
 	}
+	copied(dst, src, n, at, !completes);
 	pthread_mutex_unlock(&shim_lock);
+	if (completes)
+		check_inputs();
 }

@@ -1,8 +1,7 @@
 /*
  * multistream: two halves processed on two non-blocking streams with cudaMemcpyAsync from
- * pinned memory, joined by an event: stream 1 folds stream 0's result into its own. Pairs
- * used from several streams and ordered by events are out of Echo's scope until it handles
- * them; the planner must refuse them, never merge them blindly.
+ * pinned memory, joined by an event: stream 1 folds stream 0's result into its own. Each
+ * pair is copied on one stream; validation follows the event in stream time.
  */
 #define WORKLOAD_MANUAL
 #include "workload.h"

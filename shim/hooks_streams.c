@@ -1,0 +1,142 @@
+/*
+ * The runtime's streams, events and waits: validate mode follows them in stream time
+ * (streams.c), so a window counts only the launches that may follow its copy and closes on
+ * the waits that finished them. Calls that order work in ways it does not model (host
+ * callbacks) make every launch count from then on; calls with implicit synchronization
+ * (allocations, frees) may order any later work after any earlier.
+ */
+#include "shim.h"
+
+/* A wait that returned err: on the device (no stream, no event), a stream or an event. */
+cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
+{
+	if (err != cudaSuccess)
+		return err;
+	if (device)
+		SHIM_WATCH(shim_validate_sync());
+	else if (event)
+		SHIM_WATCH(shim_validate_event_sync(event));
+	else
+		SHIM_WATCH(shim_validate_stream_sync(stream));
+	return err;
+}
+
+SHIM_API cudaError_t cudaDeviceSynchronize(void)
+{
+	shim_resolve();
+	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
+}
+
+SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	shim_resolve();
+	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
+}
+
+/* A query that says done waited for nothing, but tells as much as a wait that returned. */
+SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+	shim_resolve();
+	return shim_synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
+			    NULL, false);
+}
+
+/* Streams created blocking are waited for by every legacy-stream operation (validate mode). */
+static cudaError_t created(cudaError_t err, cudaStream_t *stream, unsigned int flags)
+{
+	if (err == cudaSuccess && stream)
+		SHIM_WATCH(shim_validate_stream_created(*stream, !(flags & cudaStreamNonBlocking)));
+	return err;
+}
+
+SHIM_API cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreate ? real.cudaStreamCreate(stream) : cudaErrorInitializationError, stream, 0);
+}
+
+SHIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreateWithFlags ? real.cudaStreamCreateWithFlags(stream, flags)
+						      : cudaErrorInitializationError,
+		       stream, flags);
+}
+
+SHIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
+{
+	shim_resolve();
+	return created(real.cudaStreamCreateWithPriority ? real.cudaStreamCreateWithPriority(stream, flags, priority)
+							 : cudaErrorInitializationError,
+		       stream, flags);
+}
+
+/* Events tell validate mode which launches a later wait on them covers. */
+SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_event_record(event, stream));
+	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
+}
+
+/* A destroyed event's handle may name another event later: it covers nothing any more. */
+SHIM_API cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_event_destroyed(event));
+	return real.cudaEventDestroy ? real.cudaEventDestroy(event) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+	shim_resolve();
+	return shim_synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
+			    NULL, event, false);
+}
+
+SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+	shim_resolve();
+	return shim_synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
+			    false);
+}
+
+SHIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_stream_destroyed(stream));
+	return real.cudaStreamDestroy ? real.cudaStreamDestroy(stream) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_event_record(event, stream));
+	return real.cudaEventRecordWithFlags ? real.cudaEventRecordWithFlags(event, stream, flags)
+					     : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_wait_event(stream, event));
+	return real.cudaStreamWaitEvent ? real.cudaStreamWaitEvent(stream, event, flags) : cudaErrorInitializationError;
+}
+
+/* A host function run in stream order can tell the host (or another stream's work, through
+ * the host) that the stream got there: an ordering validate mode does not follow. */
+SHIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_foreign());
+	return real.cudaLaunchHostFunc ? real.cudaLaunchHostFunc(stream, fn, data) : cudaErrorInitializationError;
+}
+
+SHIM_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data,
+					   unsigned int flags)
+{
+	shim_resolve();
+	SHIM_WATCH(shim_validate_foreign());
+	return real.cudaStreamAddCallback ? real.cudaStreamAddCallback(stream, fn, data, flags)
+					  : cudaErrorInitializationError;
+}
