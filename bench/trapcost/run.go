@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
@@ -44,9 +45,9 @@ func run(ctx context.Context, opts options, w io.Writer) error {
 			ns[i] = append(ns[i], v)
 		}
 	}
-	host, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	fmt.Fprintf(w, "probed %s in %s, %d calls, median of %d rounds, kernel %s", opts.sym, opts.target,
-		opts.calls, opts.rounds, host)
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	fmt.Fprintf(w, "probed %s in %s, %d calls, median of %d rounds, kernel %s\n", opts.sym, opts.target,
+		opts.calls, opts.rounds, strings.TrimSpace(string(kernel)))
 	if multiErr != nil {
 		fmt.Fprintf(w, "uprobe_multi modes skipped: %v\n", multiErr)
 	}
