@@ -5,6 +5,7 @@
 #   make demo      the main job on the built-in demo workload
 #   make generate  regenerate generated code (the BPF objects, with clang)
 #   make cross     echoctl for linux/arm64 (Jetson, Grace Hopper)
+#   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
 
 BUILD    := build
 comma    := ,
@@ -42,7 +43,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl generate check-generated cross test bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross test bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
@@ -176,6 +177,11 @@ $(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
 		-Wl,--build-id=sha1 $(WL_LINK)
+
+# Not part of build: only bench/trapcost.sh uses it, on hosts without Go from a copy.
+trapcost:
+	@mkdir -p $(BUILD)/bin
+	$(GO) build -o $(BUILD)/bin/trapcost ./bench/trapcost
 
 generate:
 	$(GO) generate ./...
