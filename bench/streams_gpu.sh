@@ -7,7 +7,7 @@
 # medians, the share of the hand-merged gain Echo recovers, and whether every checksum of
 # the program as written, deployed and hand-merged agreed. Needs root and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
-# Usage: [SIZE=64M] bench/streams_gpu.sh [ROUNDS] (5)
+# Usage: [SIZE=64M] [SAFE="w ..."] [UNSAFE="w ..."] bench/streams_gpu.sh [ROUNDS] (5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -15,8 +15,8 @@ rounds=${1:-5}
 size=${SIZE:-64M}
 out=build-gpu/streams
 mkdir -p "$out"
-safe=(multistream memset async_stream doublebuffer)
-unsafe=(unsafe_stream_refill unsafe_memset_read unsafe_doublebuffer)
+read -ra safe <<<"${SAFE:-multistream memset async_stream doublebuffer chunked}"
+read -ra unsafe <<<"${UNSAFE:-unsafe_stream_refill unsafe_memset_read unsafe_doublebuffer unsafe_chunked}"
 for w in "${safe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 for w in "${unsafe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 wait

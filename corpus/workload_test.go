@@ -18,11 +18,13 @@ var workloadArgs = map[string][]string{
 	"memset":       {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"async_stream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"doublebuffer": {"--size", "1M", "--iters", "5", "--warmup", "1"},
+	"chunked":      {"--size", "1M", "--iters", "6", "--warmup", "1"},
 }
 
 var unsafeCases = []string{
 	"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime", "unsafe_inplace",
 	"unsafe_memset_read", "unsafe_stream_refill", "unsafe_doublebuffer",
+	"unsafe_chunked",
 }
 
 // delay widens every race window: a program that is not correctly ordered gives another answer.

@@ -122,13 +122,36 @@ func TestAnalyzeRules(t *testing.T) {
 			}
 		}, pairs: []wantPair{{"input", StatusRefused, "cudaMemcpy2D"}}, rejected: "2D copy"},
 
+		// validation follows each copy in stream time, whichever stream it is on
 		{name: "one pair copied on two streams", program: func(s *synth) {
 			h, d := s.alloc(trace.EventCUDAHostAlloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)
 			for i := 0; i < 6; i++ {
 				s.copy(trace.EventCUDAMemcpyAsync, 0x100, d, h, mib, trace.KindHostToDevice, 0x5000, 20_000)
 				s.copy(trace.EventCUDAMemcpyAsync, 0x108, d, h, mib, trace.KindHostToDevice, 0x6000, 20_000)
 			}
-		}, pairs: []wantPair{{"input", StatusRefused, "more than one stream"}}},
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+
+		// simpleStreams: one buffer copied in four chunks, each on its own stream, that cover it
+		{name: "chunks over four streams", program: func(s *synth) {
+			h, d := s.alloc(trace.EventCUDAHostAlloc, 0x10, 4*mib), s.alloc(trace.EventCUDAMalloc, 0x20, 4*mib)
+			for i := 0; i < 6; i++ {
+				for k := uint64(0); k < 4; k++ {
+					s.copy(trace.EventCUDAMemcpyAsync, 0x100, d+k*mib, h+k*mib, mib, trace.KindHostToDevice, 0x5000+k, 20_000)
+				}
+			}
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+
+		// three chunks of four: the pieces do not link the pair, its whole copies still do
+		{name: "chunks that leave a gap", program: func(s *synth) {
+			h, d := s.alloc(trace.EventMalloc, 0x10, 4*mib), s.alloc(trace.EventCUDAMalloc, 0x20, 4*mib)
+			for i := 0; i < 6; i++ {
+				s.memcpy(0x108, d, h, 4*mib, trace.KindHostToDevice, 100_000)
+				for k := uint64(0); k < 3; k++ {
+					s.copy(trace.EventCUDAMemcpyAsync, 0x100, d+k*mib, h+k*mib, mib, trace.KindHostToDevice, 0x5000+k, 20_000)
+				}
+			}
+		}, pairs: []wantPair{{"input", pinnedOnly, "partial copy: h2d chunks (3 pieces) cover 3145728 of 4194304 bytes"}},
+			rejected: "partial copy"},
 
 		{name: "async copies ordered by events", program: func(s *synth) {
 			h, d := s.alloc(trace.EventCUDAHostAlloc, 0x10, mib), s.alloc(trace.EventCUDAMalloc, 0x20, mib)

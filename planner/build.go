@@ -20,6 +20,7 @@ const needsValidation = "needs validation: host reads and writes between the cop
 
 // plan assembles the plan from what the pass gathered.
 func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
+	a.settleChunks()
 	iterations, msPerIter, marker := a.loop()
 	p := &Plan{
 		Version: Version, Created: time.Now().UTC(), Tool: tool,
@@ -86,7 +87,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		if iterations > 0 {
 			perIter = float64(c.count) / float64(iterations)
 		}
-		pair.Copies = append(pair.Copies, Copy{Site: c.site, Direction: c.dir, Stream: streamName(c.stream),
+		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: c.dir, Stream: streamName(c.stream),
 			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated,
 			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))

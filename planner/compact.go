@@ -113,6 +113,9 @@ func pairLines(pairs []Pair, strategy string) (string, error) {
 			s := side.buf.Site
 			fmt.Fprintf(&b, "%s %s %x %s %d %d\n", side.name, siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, s.Ordinal)
 		}
+		if strategy != StrategyPinned {
+			b.WriteString(chunkLines(pair))
+		}
 	}
 	return b.String(), nil
 }
@@ -148,3 +151,19 @@ func siteModule(s Site) string { return moduleID(s.Module, s.BuildID, s.ModuleSi
 
 // shimCall is the call's name without spaces (the shim names operator new[] so too).
 func shimCall(call string) string { return strings.ReplaceAll(call, " ", "") }
+
+// chunkLines are the pieces a merged pair's chunked copies move, one line each, so the shim
+// elides them (and validate mode watches them) as it does a whole-buffer copy.
+func chunkLines(pair Pair) string {
+	var b strings.Builder
+	seen := map[[2]uint64]bool{}
+	for _, c := range pair.Copies {
+		k := [2]uint64{c.Offset, c.Site.Bytes}
+		if c.Site.Bytes == pair.Bytes || seen[k] {
+			continue
+		}
+		seen[k] = true
+		fmt.Fprintf(&b, "chunk %d %d\n", c.Offset, c.Site.Bytes)
+	}
+	return b.String()
+}

@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/echo-uma/echo/trace"
 )
@@ -34,6 +36,7 @@ type copyKey struct {
 	site   Site
 	dir    string
 	stream uint64
+	offset uint64 // of a chunk, into both buffers; 0 for a whole-buffer copy
 }
 
 // minWarmCopies is how many copies after the first a site needs before its times leave the
@@ -161,6 +164,13 @@ func (a *analysis) copy(e *trace.Event) {
 		return
 	}
 	p := a.pair(host, dev)
+	k := copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream, hostAddr - host.start}
+	if (hostAddr != host.start || e.Bytes != host.size) && chunkOf(host, dev, hostAddr, devAddr, e.Bytes) {
+		p.async = p.async || async
+		p.add(k, e, waited)
+		a.copySites.add(k, e, waited)
+		return
+	}
 	if hostAddr != host.start || e.Bytes != host.size {
 		if p.partial == "" {
 			p.partial = fmt.Sprintf("%s copies %d bytes at offset %d of a %d-byte host buffer and offset %d of a %d-byte device buffer",
@@ -176,9 +186,18 @@ func (a *analysis) copy(e *trace.Event) {
 		p.blocks[devAddr-dev.start] = true
 	}
 	p.async = p.async || async
-	k := copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream}
 	p.add(k, e, waited)
 	a.copySites.add(k, e, waited)
+}
+
+// chunkOf is whether a copy of part of a buffer is a chunk of a pair: the same offset into
+// a host and a device buffer of one size, both seen allocated (chunks cut from one buffer,
+// as code overlapping copies with compute over several streams copies it). Whether the
+// chunks cover the buffer is judged over the whole trace (pairAcc.chunkGaps).
+func chunkOf(host, dev *buffer, hostAddr, devAddr, bytes uint64) bool {
+	off := hostAddr - host.start
+	return !host.unresolved && !dev.unresolved && host.size == dev.size && devAddr-dev.start == off &&
+		off+bytes <= host.size
 }
 
 // copySites totals each linking-copy site over the pairs it links: a site that copies a
@@ -251,4 +270,68 @@ func (c *copyAcc) record(e *trace.Event, waited bool) {
 		c.clean++
 		c.cleanNS += e.Duration()
 	}
+}
+
+// settleChunks turns the chunks of a pair that do not cover it into partial copies, as
+// they would have been copy by copy: rejected, and no linking copies of the pair, whose
+// whole-buffer copies still link it (merges then refuse it as partial; pinned may serve it).
+func (a *analysis) settleChunks() {
+	for _, p := range a.order {
+		gaps := p.chunkGaps()
+		if gaps == "" {
+			continue
+		}
+		kept := p.order[:0]
+		for _, c := range p.order {
+			if c.bytesEachCopy == p.host.size {
+				kept = append(kept, c)
+				continue
+			}
+			delete(p.copies, c.copyKey)
+			if s := a.copySites[c.copyKey]; s != nil {
+				if s.count -= c.count; s.count <= 0 {
+					delete(a.copySites, c.copyKey)
+				}
+			}
+			k := rejectKey{c.site, c.dir, "a partial copy: not the whole of the host buffer"}
+			if a.rejected[k] == nil {
+				a.rejected[k] = &Rejection{Site: k.site, Direction: c.dir, Reason: k.reason}
+			}
+			a.rejected[k].Count += c.count
+			p.partialDirs[dirIndex(c.dir)] = true
+		}
+		p.order = kept
+		p.partial = gaps
+	}
+}
+
+// chunkGaps is why the pair's chunks do not cover it, "" when they do or it has none: in each
+// direction with chunks, the pieces copied must cover the buffer exactly, none overlapping
+// (a whole-buffer copy links the pair by itself, beside them).
+func (p *pairAcc) chunkGaps() string {
+	for _, dir := range []string{"h2d", "d2h"} {
+		var pieces [][2]uint64
+		for _, c := range p.order {
+			if c.dir == dir && c.bytesEachCopy != p.host.size {
+				pieces = append(pieces, [2]uint64{c.offset, c.bytesEachCopy})
+			}
+		}
+		if len(pieces) == 0 {
+			continue
+		}
+		slices.SortFunc(pieces, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+		pieces = slices.Compact(pieces)
+		next := uint64(0)
+		for _, pc := range pieces {
+			if pc[0] != next {
+				return fmt.Sprintf("%s chunks (%d pieces) leave or overlap bytes at offset %d of a %d-byte buffer",
+					dir, len(pieces), min(pc[0], next), p.host.size)
+			}
+			next = pc[0] + pc[1]
+		}
+		if next != p.host.size {
+			return fmt.Sprintf("%s chunks (%d pieces) cover %d of %d bytes", dir, len(pieces), next, p.host.size)
+		}
+	}
+	return ""
 }

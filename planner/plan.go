@@ -69,7 +69,10 @@ type Buffer struct {
 
 // Copy is one linking-copy site of a pair.
 type Copy struct {
-	Site         Site    `json:"site"`
+	Site Site `json:"site"`
+	// Offset: a chunk's, into both buffers, for a copy of part of the pair (Site.Bytes of
+	// them); the chunks of a direction cover the pair exactly.
+	Offset       uint64  `json:"offset,omitempty"`
 	Direction    string  `json:"direction"`     // h2d, d2h
 	Stream       string  `json:"stream"`        // "legacy", or the handle of a created stream
 	Count        int     `json:"count"`         // copies at this site in the trace

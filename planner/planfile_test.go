@@ -329,7 +329,7 @@ func TestValidate(t *testing.T) {
 		{"no copies", func(p *Plan) { p.Pairs[1].Copies = nil }, "plan: pairs[1] (p2): no copies"},
 		{"refused without linking copies", func(p *Plan) { p.Pairs[2].Copies = nil }, ""},
 		{"partial copy", func(p *Plan) { p.Pairs[1].Copies[0].Site.Bytes = 1024 },
-			"plan: pairs[1] (p2).copies[0]: copies 1024 bytes of a 4194304-byte pair"},
+			"plan: pairs[1] (p2): the d2h copies do not cover the 4194304-byte pair from offset 1024"},
 		{"copy direction", func(p *Plan) { p.Pairs[1].Copies[0].Direction = "d2d" },
 			`plan: pairs[1] (p2).copies[0]: direction "d2d" is not one of h2d, d2h`},
 		{"copy against pair", func(p *Plan) { p.Pairs[1].Copies[0].Direction = "h2d" },

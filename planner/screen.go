@@ -36,9 +36,6 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 			return fmt.Sprintf("copied with the driver API (%s at %s): the shim elides runtime copies only", c.site.Call, c.site.Name())
 		}
 	}
-	if streams := p.streams(); len(streams) > 1 {
-		return "copied on more than one stream (" + strings.Join(streams, ", ") + "): multi-stream pairs are out of scope for now"
-	}
 	if r := lifetime(h, d); r != "" {
 		return r
 	}
@@ -97,18 +94,6 @@ func lifetime(h, d *buffer) string {
 			msDuration(h.lastUseNS-d.freedNS))
 	}
 	return ""
-}
-
-func (p *pairAcc) streams() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range p.order {
-		if s := streamName(c.stream); !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // streamName: 0 and cudaStreamLegacy (1) are the legacy default stream, 2 is

@@ -224,12 +224,17 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 		c.check(ps, at, counted)
 		directions[c.Direction] = true
 		estimated = estimated || c.Estimated
-		if counted && c.Site.Bytes != p.Bytes {
-			ps.addf(at, "copies %d bytes of a %d-byte pair: a linking copy copies the whole buffer", c.Site.Bytes, p.Bytes)
+		if c.Offset+c.Site.Bytes > p.Bytes {
+			ps.addf(at, "copies %d bytes at offset %d of a %d-byte pair", c.Site.Bytes, c.Offset, p.Bytes)
 		}
 		switch {
 		case p.Direction == "input" && c.Direction == "d2h", p.Direction == "output" && c.Direction == "h2d":
 			ps.addf(at, "direction %s in an %s pair", c.Direction, p.Direction)
+		}
+	}
+	if counted {
+		if gap := chunkGap(p.Copies, p.Bytes); gap != "" {
+			ps.addf(where, "%s", gap)
 		}
 	}
 	if p.Direction == "both" && len(p.Copies) > 0 && !(directions["h2d"] && directions["d2h"]) {
@@ -397,4 +402,34 @@ func (ps *problems) err() error {
 		return errors.Join(append(ps.errs, fmt.Errorf("plan: and %d more problems", ps.more))...)
 	}
 	return errors.Join(ps.errs...)
+}
+
+// chunkGap is why a pair's copies in some direction do not cover it as one copy: a linking
+// copy copies the whole buffer, or is one of chunks that together cover it exactly.
+func chunkGap(copies []Copy, bytes uint64) string {
+	for _, dir := range []string{"h2d", "d2h"} {
+		covered := map[uint64]uint64{} // offset -> bytes of a chunk
+		for _, c := range copies {
+			if c.Direction == dir && c.Site.Bytes != bytes {
+				covered[c.Offset] = c.Site.Bytes
+			}
+		}
+		if len(covered) == 0 {
+			continue
+		}
+		next := uint64(0)
+		for next < bytes {
+			n, ok := covered[next]
+			if !ok || n == 0 {
+				return fmt.Sprintf("the %s copies do not cover the %d-byte pair from offset %d: a linking copy "+
+					"copies the whole buffer, or chunks that together do", dir, bytes, next)
+			}
+			delete(covered, next)
+			next += n
+		}
+		if len(covered) > 0 || next != bytes {
+			return fmt.Sprintf("the %s copies overlap or run past the %d-byte pair", dir, bytes)
+		}
+	}
+	return ""
 }

@@ -63,6 +63,12 @@ func TestPlanWorkloads(t *testing.T) {
 		{"doublebuffer", []string{"--size", "1M", "--iters", "15"}, []verdict{
 			candidate("input"), candidate("output"), candidate("input"), candidate("output"),
 		}, nil},
+		// One buffer each way in four chunks over four streams: the chunks link the pairs.
+		{"chunked", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+			if n := len(p.Pairs[0].Copies); n != 4 || p.Pairs[0].Copies[3].Offset != 3<<18 {
+				t.Errorf("the input's copies %+v: want its four chunks, the last at offset %d", p.Pairs[0].Copies, 3<<18)
+			}
+		}},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
@@ -73,6 +79,7 @@ func TestPlanWorkloads(t *testing.T) {
 		{"unsafe_ptr_identity", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_memset_read", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_stream_refill", nil, []verdict{candidate("input"), candidate("output")}, nil},
+		{"unsafe_chunked", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_doublebuffer", []string{"--iters", "15"}, []verdict{
 			candidate("input"), candidate("output"), candidate("input"), candidate("output"),
 		}, nil},

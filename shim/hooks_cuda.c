@@ -124,12 +124,12 @@ cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *
 	return real.cudaStreamSynchronize(stream);
 }
 
-/* A whole-buffer copy from one half of a merged buffer to the other: counted for its pair,
- * which it returns; NULL for any other copy. */
+/* A linking copy (the whole buffer, or one of its planned chunks) from one half of a merged
+ * buffer to the other: counted for its pair, which it returns; NULL for any other copy. */
 static struct pair *elided(void *dst, const void *src, size_t n)
 {
 	struct pair *p;
-	if (dst != src || (p = shim_merged_pair(dst)) == NULL || n != p->bytes)
+	if (dst != src || (p = shim_merged_piece(dst, n)) == NULL)
 		return NULL;
 	__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
 	return p;

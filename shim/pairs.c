@@ -213,6 +213,28 @@ struct pair *shim_merged_pair(const void *ptr)
 	return NULL;
 }
 
+/* The index of the piece of p at offset (the whole buffer, or one of the plan's chunks);
+ * -1 when p has none there. */
+int shim_piece(const struct pair *p, uint64_t offset, size_t bytes)
+{
+	for (int i = 0; i <= p->nchunks; i++)
+		if (p->chunk[i].offset == offset && p->chunk[i].bytes == bytes)
+			return i;
+	return -1;
+}
+
+/* The merged pair whose buffer holds a piece of n bytes at ptr, NULL if none. */
+struct pair *shim_merged_piece(const void *ptr, size_t n)
+{
+	for (int i = 0; ptr && i < shim_plan.npairs; i++) {
+		const char *m = atomic_load_explicit(&merged_ptrs[i], memory_order_acquire);
+		if (m && (const char *)ptr >= m && (const char *)ptr < m + shim_plan.pairs[i].bytes &&
+		    shim_piece(&shim_plan.pairs[i], (uint64_t)((const char *)ptr - m), n) >= 0)
+			return &shim_plan.pairs[i];
+	}
+	return NULL;
+}
+
 /* A free of one side of a merged buffer: true when handled (the caller must not free it).
  * The buffer itself goes once both sides are freed, with the deallocator that matches how
  * it was allocated. */

@@ -14,6 +14,7 @@
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL
  *   device MODULE OFFSET CALL BYTES ORDINAL
+ *   chunk OFFSET BYTES     a piece of the pair its chunked copies move (merges, validate)
  *   copy MODULE OFFSET CALL BYTES h2d|d2h                                   (resolve mode)
  *   end
  *
@@ -23,7 +24,7 @@
  *
  * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
  * The digest is calibration's (planner.PairsDigest): the pairs deployed must be the pairs it
- * measured, byte for byte, lines and newlines.
+ * measured, byte for byte, lines and newlines (chunk lines included).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		if (sscanf(buf, "%15s %n", key, &at) != 1)
 			return fail(why, whylen, lineno, "no keyword");
 		const char *rest = buf + at;
-		if (!strcmp(key, "pair") || !strcmp(key, "host") || !strcmp(key, "device")) {
+		if (!strcmp(key, "pair") || !strcmp(key, "host") || !strcmp(key, "device") || !strcmp(key, "chunk")) {
 			shim_sha256_add(&pairs_hash, buf, len);
 			shim_sha256_add(&pairs_hash, "\n", 1);
 		}
@@ -163,6 +164,7 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 			if (sscanf(rest, "%15s %llu %15s", cur->id, &bytes, dir) != 3 || bytes == 0)
 				return fail(why, whylen, lineno, "pair needs ID BYTES DIRECTION");
 			cur->bytes = bytes;
+			cur->chunk[0].bytes = bytes;
 			cur->input = !strcmp(dir, "input") || !strcmp(dir, "both");
 			cur->output = !strcmp(dir, "output") || !strcmp(dir, "both");
 			cur->window = -1;
@@ -178,6 +180,16 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 				return fail(why, whylen, lineno, "a side needs MODULE OFFSET CALL BYTES ORDINAL of the pair's size");
 			sides[!host] = true;
 			*(host ? &cur->has_host : &cur->has_device) = true;
+		} else if (!strcmp(key, "chunk")) {
+			unsigned long long off, bytes;
+			if (!cur || cur->nchunks == MAX_CHUNKS - 1)
+				return fail(why, whylen, lineno, "a chunk line outside a pair, or too many");
+			if (sscanf(rest, "%llu %llu", &off, &bytes) != 2 || bytes == 0 || bytes >= cur->bytes ||
+			    off > cur->bytes - bytes)
+				return fail(why, whylen, lineno, "a chunk needs OFFSET BYTES inside the pair");
+			cur->nchunks++;
+			cur->chunk[cur->nchunks].offset = off;
+			cur->chunk[cur->nchunks].bytes = bytes;
 		} else if (!strcmp(key, "copy")) {
 			char dir[8] = "";
 			if (!cur || cur->ncopies == MAX_COPIES)

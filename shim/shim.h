@@ -24,6 +24,7 @@
 #define SHIM_API __attribute__((visibility("default")))
 #define MAX_PAIRS 64
 #define MAX_COPIES 8
+#define MAX_CHUNKS 17 /* a pair's pieces: [0] the whole buffer, then up to 16 chunks */
 
 /* A call site as the planner identifies it (planner.Site). */
 struct site {
@@ -104,11 +105,18 @@ struct pair {
 	void *scratch;          /* to read the device copy back for the in-place check */
 	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
 	unsigned long copies;   /* linking copies seen */
-	struct shim_stamp in_copy, out_copy; /* the last H2D, D2H linking copy (streams.c) */
+	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
+	struct {
+		uint64_t offset, bytes;
+	} chunk[MAX_CHUNKS];
+	int nchunks;
+	/* per piece, the last H2D and D2H linking copy (streams.c), a D2H copy that may still be
+	 * writing host_ptr (an asynchronous one), and whether work launched since may have
+	 * written it on the device (it is due again) */
+	struct shim_stamp in_copy[MAX_CHUNKS], out_copy[MAX_CHUNKS], inflight[MAX_CHUNKS];
+	bool due[MAX_CHUNKS];
 	bool launched;          /* work that may read the input was launched since its H2D copy */
-	unsigned long pending[SHIM_MAX_STREAMS]; /* and its last such launch per stream */
-	struct shim_stamp inflight; /* an asynchronous D2H copy that may still be writing host_ptr */
-	bool launched_inflight; /* and work that may write the output was launched since: it is due again */
+	unsigned long pending[SHIM_MAX_STREAMS]; /* and the last such launch per stream */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
 };
@@ -298,6 +306,8 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 void shim_allocated(struct pair *p, bool host_side, void *ptr);
 bool shim_release(bool host_side, void *p); /* false: free as written */
 struct pair *shim_merged_pair(const void *p);
+int shim_piece(const struct pair *p, uint64_t offset, size_t bytes); /* its index, -1: none */
+struct pair *shim_merged_piece(const void *ptr, size_t n);
 
 /* validate.c: the windows in which merging would change what the program reads */
 void shim_validate_init(void);

@@ -158,36 +158,84 @@ bool shim_validate_free(void *ptr)
 	return owned;
 }
 
-/* A copy is about to run: the runtime must be able to read and write the host buffers. */
+/* A copy is about to run: the runtime must be able to write the host buffers it copies to. */
 void shim_validate_before_copy(void *dst, size_t n)
 {
-	(void)n;
 	pthread_mutex_lock(&shim_lock);
-	for (int i = 0; i < shim_plan.npairs; i++)
-		if (shim_plan.pairs[i].host_ptr == dst)
-			protect(&shim_plan.pairs[i], -1);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		uintptr_t d = (uintptr_t)dst, h = (uintptr_t)p->host_ptr;
+		if (p->host_ptr && d >= h && d + n <= h + p->bytes)
+			protect(p, -1);
+	}
 	pthread_mutex_unlock(&shim_lock);
+}
+
+/* Whether work issued at `at` may follow one of the copies in c (a stamp per piece; pieces
+ * never copied are left out). */
+static bool follows_a_copy(const struct pair *p, const struct shim_stamp c[MAX_CHUNKS], struct shim_stamp at)
+{
+	for (int k = 0; k <= p->nchunks; k++)
+		if (c[k].seq && shim_stream_may_follow(c[k], at))
+			return true;
+	return false;
+}
+
+/* Whether any piece of p is still being written by a D2H copy, or due again. */
+static bool in_flight(const struct pair *p)
+{
+	for (int k = 0; k <= p->nchunks; k++)
+		if (p->inflight[k].seq)
+			return true;
+	return false;
+}
+
+static bool due(const struct pair *p)
+{
+	for (int k = 0; k <= p->nchunks; k++)
+		if (p->due[k])
+			return true;
+	return false;
+}
+
+/* The protection an output pair's host buffer takes once no D2H copy writes it: kept out
+ * while work may have written a piece since its copy, readable otherwise (and writable, for
+ * a pair that is also an input). */
+static void settle_output(struct pair *p)
+{
+	if (!in_flight(p))
+		protect(p, due(p) ? PROT_NONE : p->input ? -1 : PROT_READ);
+}
+
+/* Work issued at `at` may write the pieces of an output whose last D2H copy it may follow: a
+ * piece not copied yet is due from any launch (the whole buffer stands for the chunks only
+ * where it is copied itself). A launch not ordered after a piece's copy that wrote the piece
+ * would race with that copy in the program as written. */
+static void output_launched(struct pair *p, struct shim_stamp at)
+{
+	for (int k = 0; k <= p->nchunks; k++) {
+		bool tracked = k > 0 || p->nchunks == 0 || p->out_copy[0].seq;
+		if (tracked && (!p->out_copy[k].seq || shim_stream_may_follow(p->out_copy[k], at)))
+			p->due[k] = true;
+	}
+	settle_output(p);
 }
 
 /* A launch (or memset, or device-to-device copy) on stream may read the inputs and write the
  * outputs whose copies it may follow: the open input windows wait for it too, and from now
- * until its D2H copy the host keeps out of such an output. */
+ * until the D2H copy of what it may have written the host keeps out of such an output. */
 void shim_validate_launch(cudaStream_t stream)
 {
 	pthread_mutex_lock(&shim_lock);
 	struct shim_stamp at = shim_stream_op(stream);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->input && p->window == PROT_READ && shim_stream_may_follow(p->in_copy, at)) {
+		if (p->input && p->window == PROT_READ && follows_a_copy(p, p->in_copy, at)) {
 			p->launched = true;
 			p->pending[at.slot] = at.seq;
 		}
-		if (!p->output || !p->dev_ptr || !shim_stream_may_follow(p->out_copy, at))
-			continue;
-		if (p->inflight.seq)
-			p->launched_inflight = true;
-		else
-			protect(p, PROT_NONE);
+		if (p->output && p->dev_ptr)
+			output_launched(p, at);
 	}
 	pthread_mutex_unlock(&shim_lock);
 }
@@ -199,9 +247,11 @@ static void sync_locked(void)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->inflight.seq && shim_stream_done(p->inflight)) {
-			p->inflight.seq = 0;
-			protect(p, p->launched_inflight ? PROT_NONE : p->input ? -1 : PROT_READ);
+		if (in_flight(p)) {
+			for (int k = 0; k <= p->nchunks; k++)
+				if (p->inflight[k].seq && shim_stream_done(p->inflight[k]))
+					p->inflight[k].seq = 0;
+			settle_output(p);
 		}
 		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->verdict.refused ||
 		    !shim_stream_all_done(p->pending))
@@ -309,15 +359,44 @@ bool shim_validate_watched(const void *p)
 	return false;
 }
 
-/* An H2D linking copy (either kind), issued at `at`, opens its input's window: from now,
- * until the host has waited for the launches that may follow it, a host write is S1. */
-static void input_copied(struct pair *p, struct shim_stamp at)
+/* An H2D linking copy (either kind) of piece k, issued at `at`, opens its input's window:
+ * from now, until the host has waited for the launches that may follow it, a host write is
+ * S1. The launches an open window already waits for stay pending: they may still run. */
+static void input_copied(struct pair *p, int k, struct shim_stamp at)
 {
 	p->copies++;
-	p->in_copy = at;
+	p->in_copy[k] = at;
 	p->launched = false;
-	memset(p->pending, 0, sizeof p->pending);
+	if (p->window != PROT_READ)
+		memset(p->pending, 0, sizeof p->pending);
 	protect(p, PROT_READ);
+}
+
+/* A D2H linking copy of piece k, issued at `at`: it brings whatever was due in that piece
+ * (and in the chunks inside it); in flight, it writes the host buffer until the host has
+ * waited for it (sync_locked), which stays open until then. */
+static void output_copied(struct pair *p, int k, struct shim_stamp at, bool in_flight_now)
+{
+	p->copies++;
+	p->out_copy[k] = at;
+	for (int j = 0; j <= p->nchunks; j++)
+		if (p->chunk[j].offset >= p->chunk[k].offset &&
+		    p->chunk[j].offset + p->chunk[j].bytes <= p->chunk[k].offset + p->chunk[k].bytes)
+			p->due[j] = false;
+	if (in_flight_now)
+		p->inflight[k] = at;
+	else
+		settle_output(p);
+}
+
+/* The piece of p a copy between dev and host of n bytes moves, -1 if none: the same offset
+ * into both buffers, where the plan has a piece. */
+static int piece_of(const struct pair *p, const void *dev, const void *host, size_t n)
+{
+	uintptr_t d = (uintptr_t)dev, h = (uintptr_t)host, dp = (uintptr_t)p->dev_ptr, hp = (uintptr_t)p->host_ptr;
+	if (!p->host_ptr || !p->dev_ptr || d < dp || h < hp || d - dp != h - hp)
+		return -1;
+	return shim_piece(p, d - dp, n);
 }
 
 /* A synchronous copy is about to be issued on `on` (the legacy stream, or a per-thread default
@@ -332,25 +411,16 @@ struct shim_stamp shim_validate_copy_issue(cudaStream_t on, struct shim_clock *d
 
 /* Caller holds the lock: a linking copy issued at `at` opens the window of its pair. A D2H
  * copy still in flight (an asynchronous one to page-locked memory) writes the host buffer
- * until the host has waited for it (sync_locked): it stays open until then. */
-static void copied(void *dst, const void *src, size_t n, struct shim_stamp at, bool in_flight)
+ * until the host has waited for it. */
+static void copied(void *dst, const void *src, size_t n, struct shim_stamp at, bool in_flight_now)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (n != p->bytes || !p->host_ptr || !p->dev_ptr)
-			continue;
-		if (dst == p->dev_ptr && src == p->host_ptr) {
-			input_copied(p, at);
-		} else if (dst == p->host_ptr && src == p->dev_ptr) {
-			p->copies++;
-			p->out_copy = at;
-			if (in_flight) {
-				p->inflight = at;
-				p->launched_inflight = false;
-			} else {
-				protect(p, p->input ? -1 : PROT_READ);
-			}
-		}
+		int k;
+		if ((k = piece_of(p, dst, src, n)) >= 0)
+			input_copied(p, k, at);
+		else if ((k = piece_of(p, src, dst, n)) >= 0)
+			output_copied(p, k, at, in_flight_now);
 	}
 }
 

@@ -39,6 +39,10 @@ func TestValidate(t *testing.T) {
 		// set's copies, so the host waiting for its own stream alone closes its windows
 		{"doublebuffer", nil, frames},
 		{"unsafe_doublebuffer", map[string]string{"p1": "(S1)", "p3": "(S1)"}, frames},
+		// one buffer each way, copied in four chunks over four streams: the chunks open and
+		// close the windows as a whole-buffer copy does
+		{"chunked", nil, nil},
+		{"unsafe_chunked", map[string]string{"p1": "(S1)"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
@@ -144,6 +148,8 @@ func TestOptimizeThenRun(t *testing.T) {
 		{"mt_stream", map[string]string{"p1": "several threads", "p2": "several threads", "p5": "several threads"}, nil},
 		{"doublebuffer", nil, frames},
 		{"unsafe_doublebuffer", map[string]string{"p1": "(S1)", "p3": "(S1)"}, frames},
+		{"chunked", nil, nil},
+		{"unsafe_chunked", map[string]string{"p1": "(S1)"}, nil},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
