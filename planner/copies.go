@@ -319,19 +319,28 @@ func (p *pairAcc) chunkGaps() string {
 		if len(pieces) == 0 {
 			continue
 		}
-		slices.SortFunc(pieces, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
-		pieces = slices.Compact(pieces)
-		next := uint64(0)
-		for _, pc := range pieces {
-			if pc[0] != next {
-				return fmt.Sprintf("%s chunks (%d pieces) leave or overlap bytes at offset %d of a %d-byte buffer",
-					dir, len(pieces), min(pc[0], next), p.host.size)
-			}
-			next = pc[0] + pc[1]
-		}
-		if next != p.host.size {
-			return fmt.Sprintf("%s chunks (%d pieces) cover %d of %d bytes", dir, len(pieces), next, p.host.size)
+		if n, end, ok := tiling(pieces, p.host.size); !ok {
+			return fmt.Sprintf("%s chunks (%d pieces) cover %d of %d bytes from the start, without a gap or an overlap",
+				dir, n, end, p.host.size)
 		}
 	}
 	return ""
+}
+
+// tiling is whether pieces (offset, bytes; repeats count once) cover [0, size) exactly, how
+// many distinct pieces there are, and how far from 0 they cover it without a gap or an
+// overlap.
+func tiling(pieces [][2]uint64, size uint64) (n int, end uint64, ok bool) {
+	pieces = slices.Clone(pieces)
+	slices.SortFunc(pieces, func(a, b [2]uint64) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	pieces = slices.Compact(pieces)
+	for _, pc := range pieces {
+		if pc[0] != end {
+			return len(pieces), end, false
+		}
+		end += pc[1]
+	}
+	return len(pieces), end, end == size
 }

@@ -408,27 +408,15 @@ func (ps *problems) err() error {
 // copy copies the whole buffer, or is one of chunks that together cover it exactly.
 func chunkGap(copies []Copy, bytes uint64) string {
 	for _, dir := range []string{"h2d", "d2h"} {
-		covered := map[uint64]uint64{} // offset -> bytes of a chunk
+		var pieces [][2]uint64
 		for _, c := range copies {
 			if c.Direction == dir && c.Site.Bytes != bytes {
-				covered[c.Offset] = c.Site.Bytes
+				pieces = append(pieces, [2]uint64{c.Offset, c.Site.Bytes})
 			}
 		}
-		if len(covered) == 0 {
-			continue
-		}
-		next := uint64(0)
-		for next < bytes {
-			n, ok := covered[next]
-			if !ok || n == 0 {
-				return fmt.Sprintf("the %s copies do not cover the %d-byte pair from offset %d: a linking copy "+
-					"copies the whole buffer, or chunks that together do", dir, bytes, next)
-			}
-			delete(covered, next)
-			next += n
-		}
-		if len(covered) > 0 || next != bytes {
-			return fmt.Sprintf("the %s copies overlap or run past the %d-byte pair", dir, bytes)
+		if _, end, ok := tiling(pieces, bytes); len(pieces) > 0 && !ok {
+			return fmt.Sprintf("the %s copies do not cover the %d-byte pair from offset %d: a linking copy "+
+				"copies the whole buffer, or chunks that together do, without overlapping", dir, bytes, end)
 		}
 	}
 	return ""
