@@ -87,16 +87,12 @@ static struct shim_stamp issue(int slot)
 		if (i == slot || (slot != 0 && i != 0))
 			continue;
 		int other = slot == 0 ? i : slot; /* the non-legacy stream of the two */
-		if (barrier_must(other)) {
+		/* A stream's clocks hold its own operations (must: but for the overflow slot's,
+		 * which barrier_must never names). */
+		if (barrier_must(other))
 			join(&must[slot], &must[i]);
-			if (seq[i] > must[slot].at[i])
-				must[slot].at[i] = seq[i];
-		}
-		if (barrier_may(other)) {
+		if (barrier_may(other))
 			join(&may[slot], &may[i]);
-			if (seq[i] > may[slot].at[i])
-				may[slot].at[i] = seq[i];
-		}
 	}
 	seq[slot]++;
 	may[slot].at[slot] = seq[slot];

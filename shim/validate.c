@@ -181,7 +181,7 @@ static bool follows_a_copy(const struct pair *p, const struct shim_stamp c[MAX_C
 	return false;
 }
 
-/* Whether any piece of p is still being written by a D2H copy, or due again. */
+/* Whether a D2H copy may still be writing some piece of p's host buffer. */
 static bool in_flight(const struct pair *p)
 {
 	for (int k = 0; k <= p->nchunks; k++)
@@ -190,6 +190,7 @@ static bool in_flight(const struct pair *p)
 	return false;
 }
 
+/* Whether work launched since some piece's D2H copy may have written that piece. */
 static bool due(const struct pair *p)
 {
 	for (int k = 0; k <= p->nchunks; k++)
@@ -399,8 +400,9 @@ static int piece_of(const struct pair *p, const void *dev, const void *host, siz
 	return shim_piece(p, d - dp, n);
 }
 
-/* A synchronous copy is about to be issued on `on` (the legacy stream, or a per-thread default
- * stream): its place in stream time, and in done what its return will tell the host. */
+/* A copy the host waits for is issued on `on` (a synchronous one on the legacy stream or a
+ * per-thread default stream, or one to pageable memory on its stream): its place in stream
+ * time, and in done what its return tells the host. */
 struct shim_stamp shim_validate_copy_issue(cudaStream_t on, struct shim_clock *done)
 {
 	pthread_mutex_lock(&shim_lock);
@@ -445,15 +447,12 @@ void shim_validate_copy_done(void *dst, const void *src, size_t n, struct shim_s
  * synchronous copy on that stream. */
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes)
 {
-	pthread_mutex_lock(&shim_lock);
-	struct shim_clock done;
-	struct shim_stamp at = shim_stream_op_waited(stream, &done);
 	if (completes) {
-		shim_host_waited_op(at, &done);
-		sync_locked();
+		struct shim_clock done;
+		shim_validate_copy_done(dst, src, n, shim_validate_copy_issue(stream, &done), &done);
+		return;
 	}
-	copied(dst, src, n, at, !completes);
+	pthread_mutex_lock(&shim_lock);
+	copied(dst, src, n, shim_stream_op(stream), true);
 	pthread_mutex_unlock(&shim_lock);
-	if (completes)
-		check_inputs();
 }
