@@ -23,7 +23,7 @@ WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 
 # Workloads with a hand-merged reference (<name>-manual) and unsafe cases with a naive
 # merge (<name>-naive) whose output must differ.
-WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked
+WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked background
 UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace \
              unsafe_memset_read unsafe_stream_refill unsafe_doublebuffer unsafe_chunked
 

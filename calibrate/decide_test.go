@@ -83,7 +83,7 @@ func TestExplainableMS(t *testing.T) {
 	if got, want := explainableMS(pair(planner.RepairNone)), 2*float64(mib8)/asyncBytesPerMS; math.Abs(got-want) > 1e-9 {
 		t.Errorf("asynchronous, unwaited: %v ms, want %v (its bytes at the slow link rate, twice)", got, want)
 	}
-	for _, repair := range []string{planner.RepairDeviceSync, planner.RepairStreamSync} {
+	for _, repair := range []string{planner.RepairEventWait, planner.RepairDeviceSync, planner.RepairStreamSync} {
 		if got := explainableMS(pair(repair)); got != 0.002 {
 			t.Errorf("%s: %v ms, want the traced 0.002", repair, got)
 		}

@@ -19,6 +19,7 @@ var workloadArgs = map[string][]string{
 	"async_stream": {"--size", "1M", "--iters", "6", "--warmup", "1"},
 	"doublebuffer": {"--size", "1M", "--iters", "5", "--warmup", "1"},
 	"chunked":      {"--size", "1M", "--iters", "6", "--warmup", "1"},
+	"background":   {"--size", "1M", "--iters", "6", "--warmup", "1"},
 }
 
 var unsafeCases = []string{

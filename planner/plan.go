@@ -82,7 +82,8 @@ type Copy struct {
 	// the bandwidth seen on copies that did not wait, not from the call's own duration.
 	Estimated bool `json:"estimated,omitempty"`
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
-	// RepairStreamSync, RepairDeviceSync); "" for a copy no merge elides (driver API).
+	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
+	// "" for a copy no merge elides (driver API).
 	Repair string `json:"repair,omitempty"`
 }
 
@@ -91,26 +92,30 @@ const (
 	// RepairNone: an asynchronous copy only stood between earlier and later work of its
 	// stream, which stay ordered.
 	RepairNone = "none"
-	// RepairStreamSync: an asynchronous copy to pageable host memory returned only once done,
-	// after its stream's earlier work: a synchronize of that stream.
+	// RepairEventWait: a copy that returned only once done (a synchronous copy, S2; an
+	// asynchronous one to pageable host memory) made the host wait for an operation on its
+	// stream, which started after that stream's earlier work and what the stream's implicit
+	// barrier orders before it: an event recorded on the same stream and waited for, which
+	// waits for exactly that (shim/repair.c), not for the non-blocking streams.
+	RepairEventWait = "event_wait"
+	// RepairStreamSync and RepairDeviceSync are what shims before event_wait kept: a
+	// synchronize of the copy's stream, or of the device. Read in older plans only.
 	RepairStreamSync = "stream_sync"
-	// RepairDeviceSync: a synchronous copy returned only once done, after earlier GPU work
-	// (S2): a device-wide synchronize, which orders at least as much.
 	RepairDeviceSync = "device_sync"
 )
 
-var repairs = []string{RepairNone, RepairStreamSync, RepairDeviceSync}
+var repairs = []string{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
 
 // repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
 // dir whose host side is of kind hostKind.
 func repairOf(call, dir, hostKind string) string {
 	switch {
 	case call == "cudaMemcpy":
-		return RepairDeviceSync
+		return RepairEventWait
 	case call != "cudaMemcpyAsync":
 		return ""
 	case dir == "d2h" && hostKind != kindPinned:
-		return RepairStreamSync
+		return RepairEventWait
 	}
 	return RepairNone
 }

@@ -69,6 +69,9 @@ func TestPlanWorkloads(t *testing.T) {
 				t.Errorf("the input's copies %+v: want its four chunks, the last at offset %d", p.Pairs[0].Copies, 3<<18)
 			}
 		}},
+		// A kernel on a blocking stream between synchronous copies, a watcher on a
+		// non-blocking one: the watcher touches neither pair.
+		{"background", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, nil},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
 		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
@@ -190,17 +193,18 @@ func TestPlanFailedCopies(t *testing.T) {
 	}
 }
 
-// Each linking copy says what a merge keeps of its ordering, by the shim's rule: a
-// synchronous copy a device synchronize, an asynchronous one to pageable memory its stream's
-// synchronize, any other asynchronous one nothing.
+// Each linking copy says what a merge keeps of its ordering, by the shim's rule: a copy that
+// returned only once done (synchronous, or asynchronous to pageable memory) an event waited
+// for on its stream, any other asynchronous one nothing.
 func TestPlanRepairs(t *testing.T) {
 	cases := []struct {
 		workload string
 		want     map[string]string // direction -> repair
 	}{
-		{"stream", map[string]string{"h2d": planner.RepairDeviceSync, "d2h": planner.RepairDeviceSync}},
-		{"async_stream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairStreamSync}},
+		{"stream", map[string]string{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
+		{"async_stream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairEventWait}},
 		{"multistream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairNone}}, // pinned host buffers
+		{"background", map[string]string{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {

@@ -57,6 +57,9 @@ func TestDeployKeepsOutput(t *testing.T) {
 		{"compute", []string{"--size", "64K"}, nil},
 		{"unsafe_sync_wait", nil, nil},                                               // S2: the elided D2H copy's wait must be kept
 		{"stream", []string{"--size", "1M"}, []string{"CUDA_EMU_PAGEABLE_ACCESS=1"}}, // with the system strategy too
+		// the copies' waits cover a blocking stream's kernel and not a non-blocking stream's
+		// watcher, which a device synchronize would wait out (and the checksum say so)
+		{"background", []string{"--size", "1M", "--patience", "10"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.workload+strings.Join(c.env, ","), func(t *testing.T) {
@@ -83,11 +86,17 @@ func TestDeployKeepsOutput(t *testing.T) {
 				if res.ExitCode != 0 || got != want {
 					t.Errorf("%s: exit %d, checksum %s; want 0 and %s", s, res.ExitCode, got, want)
 				}
-				elided := 0
+				elided, waits := 0, 0
 				for _, pair := range pairs {
 					for _, c := range pair.Copies {
 						elided += c.Count
+						if c.Repair == planner.RepairEventWait {
+							waits += c.Count
+						}
 					}
+				}
+				if res.Report.Waits != (runner.WaitsReport{Event: waits}) {
+					t.Errorf("%s: waits kept %+v; want %d as events, none as synchronizes", s, res.Report.Waits, waits)
 				}
 				if !res.Report.Active || res.Report.Merged != len(pairs) || res.Report.CopiesElided != elided ||
 					res.Report.Freed != len(pairs) {

@@ -67,8 +67,16 @@ type Report struct {
 	Freed        int          `json:"freed"`
 	WallNS       uint64       `json:"wall_ns"`
 	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Waits        WaitsReport  `json:"waits"`
 	Pinned       PinnedReport `json:"pinned"`
 	Pairs        []PairReport `json:"pairs"`
+}
+
+// WaitsReport counts the waits elided copies kept (shim/repair.c): as an event recorded on
+// the copy's stream, or, where that could not be recorded, as a stream or device synchronize.
+type WaitsReport struct {
+	Event    int `json:"event"`
+	Fallback int `json:"fallback"`
 }
 
 // PinnedReport is what the pinned strategy's pools did over a run (shim/pinned.c).

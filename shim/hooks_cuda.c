@@ -210,9 +210,8 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 	if (__builtin_expect(!elided(dst, src, n), 1))
 		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
-	/* The synchronous copy was also a wait for earlier GPU work (S2): keep the wait, with a
-	 * device-wide synchronize, which orders at least as much. */
-	return real.cudaDeviceSynchronize();
+	/* The synchronous copy was also a wait for earlier GPU work (S2): keep exactly that wait. */
+	return shim_wait_as_copy(per_thread ? cudaStreamPerThread : cudaStreamLegacy);
 }
 
 /* An asynchronous copy made at ret with stream, which means on (the calling thread's
@@ -233,9 +232,9 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered;
 	 * but to pageable memory it returned only once done, a wait for that work the host may
-	 * rely on: keep it, on the stream alone. */
+	 * rely on: keep it. */
 	if (kind != cudaMemcpyHostToDevice && pageable_host(p))
-		return real.cudaStreamSynchronize(on);
+		return shim_wait_as_copy(on);
 	return cudaSuccess;
 }
 

@@ -39,6 +39,7 @@ static void resolve_from(void *handle)
 	RESOLVE(cudaStreamCreateWithFlags, "cudaStreamCreateWithFlags");
 	RESOLVE(cudaStreamCreateWithPriority, "cudaStreamCreateWithPriority");
 	RESOLVE(cudaPointerGetAttributes, "cudaPointerGetAttributes");
+	RESOLVE(cudaEventCreateWithFlags, "cudaEventCreateWithFlags");
 	RESOLVE(cudaEventRecord, "cudaEventRecord");
 	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
 	RESOLVE(cudaEventQuery, "cudaEventQuery");

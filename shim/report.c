@@ -142,6 +142,9 @@ __attribute__((destructor)) static void write_report(void)
 	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,",
 		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
+	fprintf(f, "\"waits\":{\"event\":%lu,\"fallback\":%lu},",
+		__atomic_load_n(&shim_count.waits_event, __ATOMIC_RELAXED),
+		__atomic_load_n(&shim_count.waits_fallback, __ATOMIC_RELAXED));
 	fprintf(f, "\"pinned\":{\"buffers\":%lu,\"bytes\":%llu,\"reused\":%lu,\"fallbacks\":%lu,\"syncs\":%lu},",
 		shim_pinned_count.buffers, (unsigned long long)shim_pinned_count.bytes, shim_pinned_count.reused,
 		shim_pinned_count.fallbacks, __atomic_load_n(&shim_pinned_count.syncs, __ATOMIC_RELAXED));

@@ -169,8 +169,12 @@ void shim_passthrough_quietly(const char *fmt, ...) __attribute__((format(printf
 void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct shim_counters {
 	unsigned long copies_elided, fallbacks, freed;
+	unsigned long waits_event, waits_fallback; /* elided copies' waits kept (repair.c) */
 };
 extern struct shim_counters shim_count;
+
+/* repair.c: an elided copy's wait */
+cudaError_t shim_wait_as_copy(cudaStream_t on);
 
 /* guard.c: the recursion guard every hook takes */
 bool shim_enter(void);
@@ -212,6 +216,7 @@ struct real {
 	cudaError_t (*cudaStreamCreateWithFlags)(cudaStream_t *, unsigned int);
 	cudaError_t (*cudaStreamCreateWithPriority)(cudaStream_t *, unsigned int, int);
 	cudaError_t (*cudaPointerGetAttributes)(struct cudaPointerAttributes *, const void *);
+	cudaError_t (*cudaEventCreateWithFlags)(cudaEvent_t *, unsigned int);
 	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
 	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
 	cudaError_t (*cudaEventQuery)(cudaEvent_t);

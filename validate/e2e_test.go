@@ -43,6 +43,9 @@ func TestValidate(t *testing.T) {
 		// close the windows as a whole-buffer copy does
 		{"chunked", nil, nil},
 		{"unsafe_chunked", map[string]string{"p1": "(S1)"}, nil},
+		// synchronous copies on the legacy stream around a kernel on a blocking stream, beside
+		// a persistent kernel on a non-blocking one
+		{"background", nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
@@ -150,6 +153,9 @@ func TestOptimizeThenRun(t *testing.T) {
 		{"unsafe_doublebuffer", map[string]string{"p1": "(S1)", "p3": "(S1)"}, frames},
 		{"chunked", nil, nil},
 		{"unsafe_chunked", map[string]string{"p1": "(S1)"}, nil},
+		// synchronous copies on the legacy stream around a kernel on a blocking stream, beside
+		// a persistent kernel on a non-blocking one
+		{"background", nil, nil},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {

@@ -226,6 +226,7 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) e
 // repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
 var repairWords = map[string]string{
 	planner.RepairNone:       "nothing: stream order covers it",
+	planner.RepairEventWait:  "its wait, as an event on its stream",
 	planner.RepairStreamSync: "its wait, as a synchronize of its stream",
 	planner.RepairDeviceSync: "its wait, as a device synchronize",
 	"":                       "what the plan does not say",
