@@ -37,7 +37,8 @@ LIBS      := $(BUILD)/lib/libcudart.so.12 $(BUILD)/lib/libcudart.so $(BUILD)/lib
 SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
-               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds mt_stream) \
+               $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds \
+               unsafe_live_value-ptds mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
@@ -109,8 +110,8 @@ $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/li
 	$(CXX) $(WL_FLAGS) $< -x none -o $@ $(BUILD)/lib/libcudart_static.a -lpthread -ldl
 
 # Built as nvcc --default-stream per-thread builds it: the real headers map the plain names
-# to the _ptds/_ptsz entry points, as these macros do.
-$(BUILD)/workloads/stream-ptds: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)
+# to the _ptds/_ptsz entry points, as these macros do (for the calls these programs make).
+$(BUILD)/workloads/%-ptds: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) -DcudaMemcpy=cudaMemcpy_ptds -DcudaLaunchKernel=cudaLaunchKernel_ptsz $< -o $@ $(WL_LINK)
 

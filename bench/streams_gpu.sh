@@ -7,7 +7,9 @@
 # medians, the share of the hand-merged gain Echo recovers, and whether every checksum of
 # the program as written, deployed and hand-merged agreed. Needs root and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
-# Usage: [SIZE=64M] [SAFE="w ..."] [UNSAFE="w ..."] bench/streams_gpu.sh [ROUNDS] (5)
+# EXTRA adds flags to the safe programs' command lines (background's --patience); ECHO_SHIM
+# picks another shim build, as for echoctl.
+# Usage: [SIZE=64M] [SAFE="w ..."] [UNSAFE="w ..."] [EXTRA="..."] bench/streams_gpu.sh [ROUNDS] (5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -15,8 +17,9 @@ rounds=${1:-5}
 size=${SIZE:-64M}
 out=build-gpu/streams
 mkdir -p "$out"
-read -ra safe <<<"${SAFE:-multistream memset async_stream doublebuffer chunked}"
-read -ra unsafe <<<"${UNSAFE:-unsafe_stream_refill unsafe_memset_read unsafe_doublebuffer unsafe_chunked}"
+read -ra safe <<<"${SAFE:-multistream memset async_stream doublebuffer chunked background}"
+read -ra unsafe <<<"${UNSAFE-unsafe_stream_refill unsafe_memset_read unsafe_doublebuffer unsafe_chunked}"
+read -ra extra <<<"${EXTRA:-}"
 for w in "${safe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 for w in "${unsafe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 wait
@@ -32,7 +35,7 @@ print((p["context"].get("strategy") or "none") + " " + " ".join(x["id"] + ":" + 
 table=$(printf '%-22s %-9s %9s %9s %9s %7s %7s %9s %s' workload strategy base_ms echo_ms manual_ms echo× manual× recovered checksums)
 for w in "${safe[@]}"; do
 	# 22 frames: doublebuffer's two sets are copied 11 times each
-	args=(--size "$size" --iters 20 --warmup 2)
+	args=(--size "$size" --iters 20 --warmup 2 "${extra[@]}")
 	plan="$out/$w.plan"
 	echo "== optimize $w"
 	build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- "$out/$w" "${args[@]}" 2>&1 |

@@ -29,6 +29,8 @@ func TestValidate(t *testing.T) {
 		{"unsafe_sync_wait", nil, nil},
 		{"unsafe_ptr_identity", nil, nil},
 		{"unsafe_live_value", map[string]string{"p1": "(S1)"}, nil},
+		// the same on the per-thread default stream (--default-stream per-thread's entry points)
+		{"unsafe_live_value-ptds", map[string]string{"p1": "(S1)"}, nil},
 		{"memset", nil, nil},
 		{"unsafe_memset_read", map[string]string{"p2": "between a kernel launch or memset and the copy"}, nil},
 		// two streams joined by events: the input windows close in stream time
@@ -139,6 +141,8 @@ func TestOptimizeThenRun(t *testing.T) {
 		// asynchronous copies to pageable memory: the D2H's wait is kept, on its stream
 		{"async_stream", nil, nil},
 		{"unsafe_live_value", map[string]string{"p1": "(S1)"}, nil},
+		// the same on the per-thread default stream (--default-stream per-thread's entry points)
+		{"unsafe_live_value-ptds", map[string]string{"p1": "(S1)"}, nil},
 		{"unsafe_sync_wait", nil, nil},
 		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}, nil},
 		// a fresh staging buffer each iteration: at one address (resolved as fresh allocations)
