@@ -38,7 +38,7 @@ SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds \
-               unsafe_live_value-ptds mt_stream) \
+               unsafe_live_value-ptds unsafe_live_value-ptds-naive mt_stream) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
@@ -111,9 +111,14 @@ $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/li
 
 # Built as nvcc --default-stream per-thread builds it: the real headers map the plain names
 # to the _ptds/_ptsz entry points, as these macros do (for the calls these programs make).
+PTDS := -DcudaMemcpy=cudaMemcpy_ptds -DcudaLaunchKernel=cudaLaunchKernel_ptsz
 $(BUILD)/workloads/%-ptds: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CXX) $(WL_FLAGS) -DcudaMemcpy=cudaMemcpy_ptds -DcudaLaunchKernel=cudaLaunchKernel_ptsz $< -o $@ $(WL_LINK)
+	$(CXX) $(WL_FLAGS) $(PTDS) $< -o $@ $(WL_LINK)
+
+$(BUILD)/workloads/%-ptds-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) $(WL_FLAGS) $(PTDS) -DECHO_NAIVE $< -o $@ $(WL_LINK)
 
 # No GNU build-id: plan and shim then name the executable size:N:stream-nobuildid.
 $(BUILD)/workloads/stream-nobuildid: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)

@@ -25,7 +25,7 @@ var workloadArgs = map[string][]string{
 var unsafeCases = []string{
 	"unsafe_live_value", "unsafe_sync_wait", "unsafe_ptr_identity", "unsafe_lifetime", "unsafe_inplace",
 	"unsafe_memset_read", "unsafe_stream_refill", "unsafe_doublebuffer",
-	"unsafe_chunked",
+	"unsafe_chunked", "unsafe_live_value-ptds",
 }
 
 // delay widens every race window: a program that is not correctly ordered gives another answer.
