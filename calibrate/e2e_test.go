@@ -202,7 +202,7 @@ func TestRunRefusals(t *testing.T) {
 	}
 	res := testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "would merge 2 pairs") || !strings.Contains(res.Stdout, "host malloc at stream+") ||
-		strings.Count(res.Stdout, "keeping its wait, as a device synchronize") != 2 {
+		strings.Count(res.Stdout, "keeping its wait, as an event on its stream") != 2 {
 		t.Errorf("--dry-run: exit %d, stdout %q; want both pairs, each copy keeping its wait", res.ExitCode, res.Stdout)
 	}
 }
