@@ -4,10 +4,14 @@
 #   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)
 #   make demo      the main job on the built-in demo workload
 #   make generate  regenerate generated code (the BPF objects, with clang)
-#   make cross     echoctl for linux/arm64 (Jetson, Grace Hopper)
+#   make cross     every part for linux/arm64 (Jetson, Grace Hopper) under build/arm64
+#   make test-arm64  the user-space suite on arm64, under qemu's user mode
 #   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
 
 BUILD    := build
+ARM64    := $(BUILD)/arm64
+CROSS    ?= aarch64-linux-gnu-
+ARM64_PACKAGES := apt-get install gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 comma    := ,
 GO       ?= go
 CC       ?= gcc
@@ -42,9 +46,10 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
+             $(BUILD)/tests/glibc_base \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl trapcost generate check-generated cross test bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
@@ -152,6 +157,10 @@ $(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c $(EMU_HDRS) $(LIBS
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
+$(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -ldl
+
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
@@ -198,14 +207,32 @@ check-generated: generate
 	@git diff --exit-code --stat -- 'tracer/*_bpfel.go' 'tracer/*_bpfel.o' || \
 		(echo "generated files are stale: run make generate and commit them" >&2; exit 1)
 
+# Every part for linux/arm64 (Jetson, Grace Hopper) under $(ARM64), laid out as build/ is:
+# echoctl with Go, the C parts with Debian's cross toolchain. Without the toolchain only
+# echoctl is built, and it says so; ECHO_REQUIRE_ARM64=1 (CI) makes that an error.
 cross:
-	@mkdir -p $(BUILD)/bin/linux-arm64
+	@mkdir -p $(ARM64)/bin
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" \
-		-o $(BUILD)/bin/linux-arm64/echoctl ./cmd/echoctl
+		-o $(ARM64)/bin/echoctl ./cmd/echoctl
+	@if command -v $(CROSS)gcc >/dev/null && command -v $(CROSS)g++ >/dev/null; then \
+		$(MAKE) --no-print-directory BUILD=$(ARM64) CC=$(CROSS)gcc CXX=$(CROSS)g++ cparts; \
+	else \
+		echo "cross: no $(CROSS)gcc/g++, so only echoctl is built for arm64 ($(ARM64_PACKAGES))" >&2; \
+		[ -z "$(ECHO_REQUIRE_ARM64)" ]; \
+	fi
+
+# The C parts alone: what make cross builds with the cross toolchain.
+cparts: $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
+
+# The user-space suite on arm64: every Go test built for arm64 and run under qemu's user mode
+# against $(ARM64) (tests/arm64.sh; BPF's tests skip there, ECHO_NO_BPF).
+test-arm64: cross
+	tests/arm64.sh $(ARM64)
 
 test: build check-generated cross
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	tests/arm64.sh $(ARM64)
 
 bench: build
 	bench/emulator.sh

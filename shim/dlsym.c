@@ -15,21 +15,11 @@
 static void *(*next_dlsym)(void *, const char *);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* glibc's first version of dlsym on this architecture, for a glibc older than 2.34 (JetPack
- * 5 has 2.31): asking for another architecture's would leave every dlsym without an answer. */
-#if defined(__aarch64__)
-#define BASE_GLIBC "GLIBC_2.17"
-#elif defined(__x86_64__)
-#define BASE_GLIBC "GLIBC_2.2.5"
-#else
-#error "the shim's dlsym needs this architecture's base glibc version"
-#endif
-
 static void find(void)
 {
 	next_dlsym = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
 	if (!next_dlsym)
-		next_dlsym = dlvsym(RTLD_NEXT, "dlsym", BASE_GLIBC);
+		next_dlsym = dlvsym(RTLD_NEXT, "dlsym", SHIM_BASE_GLIBC);
 }
 
 void *shim_real_dlsym(void *handle, const char *name)

@@ -287,6 +287,16 @@ bool shim_runtime_loaded(void);       /* the runtime's allocator is at hand (fou
 
 /* dlsym.c */
 void *shim_real_dlsym(void *handle, const char *name);
+/* glibc's first version of dlsym on this architecture, for a glibc older than 2.34 (JetPack
+ * 5 has 2.31): asking for another architecture's would leave every dlsym without an answer
+ * (tests/glibc_base checks it names one). */
+#if defined(__aarch64__)
+#define SHIM_BASE_GLIBC "GLIBC_2.17"
+#elif defined(__x86_64__)
+#define SHIM_BASE_GLIBC "GLIBC_2.2.5"
+#else
+#error "the shim's dlsym needs this architecture's base glibc version"
+#endif
 
 /* site.c */
 void shim_site_of(const void *ret, const char *call, uint64_t bytes, struct site *out);

@@ -3,21 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/features"
+
+	"github.com/echo-uma/echo/internal/testenv"
 )
 
 // The plumbing end to end: target built with cc, every mode attached, run and printed.
 // The numbers are not checked; they are what the benchmark is for.
 func TestRun(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaching uprobes needs root")
-	}
+	testenv.RequireRoot(t)
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no cc to build the target")

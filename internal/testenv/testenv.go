@@ -37,13 +37,21 @@ func Root(t testing.TB) string {
 	}
 }
 
-// Built is the path of a file under build/; the test fails, saying what to run, when it is
-// missing.
+// Built is the path of a file under the build tree: build/, or $ECHO_BUILD (relative to the
+// repository root, or absolute) where another architecture's tree is tested (make
+// test-arm64: build/arm64). The test fails, saying what to run, when the file is missing.
 func Built(t testing.TB, rel string) string {
 	t.Helper()
-	path := filepath.Join(Root(t), "build", rel)
+	tree := os.Getenv("ECHO_BUILD")
+	if tree == "" {
+		tree = "build"
+	}
+	if !filepath.IsAbs(tree) {
+		tree = filepath.Join(Root(t), tree)
+	}
+	path := filepath.Join(tree, rel)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is missing: run `make build` first (`make test` does)", path)
+		t.Fatalf("%s is missing: run `make build` first (`make test` does; `make cross` for build/arm64)", path)
 	}
 	return path
 }
@@ -145,18 +153,24 @@ func startInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 	return cmd
 }
 
-// RequireRoot skips a test that loads BPF programs or attaches uprobes when not root.
+// RequireRoot skips a test that loads BPF programs or attaches uprobes when not root, or
+// where there is no BPF at all: ECHO_NO_BPF=1 says so (make test-arm64 sets it: qemu's user
+// mode does not emulate the bpf system call; the tracer's tests run in the arm64 VM).
 func RequireRoot(t testing.TB) {
 	t.Helper()
+	if os.Getenv("ECHO_NO_BPF") == "1" {
+		t.Skip("needs BPF, which ECHO_NO_BPF=1 says this run has not (make test-arm64 under qemu's user mode)")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF programs and attach uprobes (CI runs as root; try sudo make test)")
 	}
 }
 
 // Trace runs `echoctl trace -o FILE ARGS...` with the built echoctl, the trace going to a
-// temporary file; it returns the run and the file's path.
+// temporary file; it returns the run and the file's path. It needs what RequireRoot does.
 func Trace(t testing.TB, args ...string) (Result, string) {
 	t.Helper()
+	RequireRoot(t)
 	out := filepath.Join(t.TempDir(), "trace.bin")
 	res := Echoctl(t, nil, append([]string{"trace", "-o", out}, args...)...)
 	return res, out
@@ -205,3 +219,7 @@ func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (
 
 // IsRoot reports whether the tests run as root (and so may load BPF programs).
 func IsRoot() bool { return os.Geteuid() == 0 }
+
+// CanTrace is whether this run can load BPF programs and attach uprobes: root, and BPF there
+// (what RequireRoot skips without).
+func CanTrace() bool { return IsRoot() && os.Getenv("ECHO_NO_BPF") != "1" }
