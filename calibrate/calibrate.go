@@ -134,9 +134,13 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	return res, nil
 }
 
-// applicable strategies: system only where the device reaches pageable memory.
+// applicable strategies: managed only where the host may touch managed memory while kernels
+// run (not on Jetson before Thor), system only where the device reaches pageable memory.
 func applicable(device runner.Report) []string {
-	s := []string{planner.StrategyMapped, planner.StrategyManaged}
+	s := []string{planner.StrategyMapped}
+	if device.ConcurrentManaged {
+		s = append(s, planner.StrategyManaged)
+	}
 	if device.Pageable {
 		s = append(s, planner.StrategySystem)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,5 +245,45 @@ func TestRunPrintEnv(t *testing.T) {
 	res = testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN='"+planPath+".shim'\n") {
 		t.Errorf("--print-env: exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+}
+
+// The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
+// concurrent managed access, no pageable access) mapped and pinned; on a Grace Hopper
+// (both) managed and system too. A managed plan forced onto the Orin runs the program
+// untouched, saying why: there, the host touching managed memory while a kernel runs faults.
+func TestStrategiesFollowTheDevice(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	for _, c := range []struct {
+		profile string
+		tried   []string
+	}{
+		{"orin", []string{"mapped", "pinned"}},
+		{"gh200", []string{"mapped", "managed", "system", "pinned"}},
+	} {
+		env := []string{"CUDA_EMU_PROFILE=" + c.profile}
+		res := testenv.Echoctl(t, env, append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--ignore", "^iter_ms=",
+			"-o", planPath + "." + c.profile, planPath, "--", stream}, args...)...)
+		if res.ExitCode != 0 {
+			t.Fatalf("%s: calibrate: exit %d: %s", c.profile, res.ExitCode, res.Stderr)
+		}
+		var tried []string
+		for _, line := range strings.Split(res.Stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, f[0]) || f[0] == planner.StrategyPinned) {
+				tried = append(tried, f[0])
+			}
+		}
+		if !slices.Equal(tried, c.tried) {
+			t.Errorf("%s: calibration tried %v, want %v:\n%s", c.profile, tried, c.tried, res.Stdout)
+		}
+	}
+	orin := []string{"CUDA_EMU_PROFILE=orin", "CUDA_EMU_KERNEL_DELAY_US=2000"}
+	res := testenv.Echoctl(t, orin, append([]string{"-v", "run", "--force", "--strategy", "managed", planPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "needs a device with concurrent managed access") {
+		t.Errorf("managed on the Orin: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }

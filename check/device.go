@@ -14,7 +14,9 @@ type GPU struct {
 	Driver   int    `json:"driver"`  // CUDA version the driver supports, 12080 for 12.8
 	Runtime  int    `json:"runtime"` // the runtime's CUDA version
 	Pageable bool   `json:"pageable"`
-	Library  string `json:"library"` // the runtime asked
+	// ConcurrentManaged: the host may touch managed memory while kernels run.
+	ConcurrentManaged bool   `json:"concurrent_managed"`
+	Library           string `json:"library"` // the runtime asked
 }
 
 // preloadItem finds the shim; without it nothing can be deployed.
@@ -49,13 +51,18 @@ func deviceItem(ctx context.Context, libs []Library, shim string) (Item, *GPU) {
 		return Item{Name: "GPU", Status: StatusMissing, Disables: "merging in echoctl run and calibrate (the program runs untouched)",
 			Detail: fmt.Sprintf("%s could not say what the device is: %v", runtime, err)}, nil
 	}
-	gpu := &GPU{Name: rep.GPU, CC: rep.CC, Driver: rep.Driver, Runtime: rep.Runtime, Pageable: rep.Pageable, Library: runtime}
+	gpu := &GPU{Name: rep.GPU, CC: rep.CC, Driver: rep.Driver, Runtime: rep.Runtime, Pageable: rep.Pageable,
+		ConcurrentManaged: rep.ConcurrentManaged, Library: runtime}
 	pageable := "no"
 	if gpu.Pageable {
 		pageable = "yes (the system strategy applies)"
 	}
-	return Item{Name: "GPU", Status: StatusOK, Detail: fmt.Sprintf("%s, compute capability %s, driver %s, runtime %s, pageable memory access %s",
-		gpu.Name, gpu.CC, cudaVersion(gpu.Driver), cudaVersion(gpu.Runtime), pageable)}, gpu
+	concurrent := "no (the managed strategy does not apply: the host may not touch managed memory while a kernel runs)"
+	if gpu.ConcurrentManaged {
+		concurrent = "yes"
+	}
+	return Item{Name: "GPU", Status: StatusOK, Detail: fmt.Sprintf("%s, compute capability %s, driver %s, runtime %s, pageable memory access %s, concurrent managed access %s",
+		gpu.Name, gpu.CC, cudaVersion(gpu.Driver), cudaVersion(gpu.Runtime), pageable, concurrent)}, gpu
 }
 
 // cudaVersion formats CUDA's version numbers: 12080 is 12.8.

@@ -53,23 +53,26 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
-	Mode         string       `json:"mode"`
-	Active       bool         `json:"active"`
-	Reason       string       `json:"reason"` // why it ran the program untouched, if it did
-	GPU          string       `json:"gpu"`
-	CC           string       `json:"cc"`
-	Driver       int          `json:"driver"`
-	Runtime      int          `json:"runtime"`
-	Pageable     bool         `json:"pageable"`
-	Merged       int          `json:"merged"` // pairs whose copies were elided
-	CopiesElided int          `json:"copies_elided"`
-	Fallbacks    int          `json:"fallbacks"`
-	Freed        int          `json:"freed"`
-	WallNS       uint64       `json:"wall_ns"`
-	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
-	Waits        WaitsReport  `json:"waits"`
-	Pinned       PinnedReport `json:"pinned"`
-	Pairs        []PairReport `json:"pairs"`
+	Mode     string `json:"mode"`
+	Active   bool   `json:"active"`
+	Reason   string `json:"reason"` // why it ran the program untouched, if it did
+	GPU      string `json:"gpu"`
+	CC       string `json:"cc"`
+	Driver   int    `json:"driver"`
+	Runtime  int    `json:"runtime"`
+	Pageable bool   `json:"pageable"`
+	// ConcurrentManaged: the host may touch managed memory while kernels run (false on
+	// Jetson before Thor, where the managed strategy does not apply).
+	ConcurrentManaged bool         `json:"concurrent_managed"`
+	Merged            int          `json:"merged"` // pairs whose copies were elided
+	CopiesElided      int          `json:"copies_elided"`
+	Fallbacks         int          `json:"fallbacks"`
+	Freed             int          `json:"freed"`
+	WallNS            uint64       `json:"wall_ns"`
+	IterationNS       []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Waits             WaitsReport  `json:"waits"`
+	Pinned            PinnedReport `json:"pinned"`
+	Pairs             []PairReport `json:"pairs"`
 }
 
 // WaitsReport counts the waits elided copies kept (shim/repair.c): as an event recorded on

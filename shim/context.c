@@ -34,6 +34,7 @@ static void query_driver(void)
 	}
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
 	attribute(&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
+	attribute(&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
 	shim_device.known = true;
 }
 
@@ -62,6 +63,7 @@ static void query(void)
 	snprintf(shim_device.name, sizeof shim_device.name, "%s", props.prop.name);
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
 	real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
+	real.cudaDeviceGetAttribute(&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device);
 	shim_device.known = true;
 }
 
@@ -98,6 +100,13 @@ static bool device_matches(void)
 	}
 	if (shim_plan.strategy == STRATEGY_SYSTEM && !d->pageable) {
 		shim_passthrough("the system strategy needs a device with pageable memory access");
+		return false;
+	}
+	/* Without concurrent managed access (Jetson before Thor) the CPU must not touch managed
+	 * memory while any kernel runs: the access faults, and the program dies. */
+	if (shim_plan.strategy == STRATEGY_MANAGED && !d->concurrent_managed) {
+		shim_passthrough("the managed strategy needs a device with concurrent managed access "
+				 "(without it the host may not touch managed memory while a kernel runs)");
 		return false;
 	}
 	return true;

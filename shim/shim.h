@@ -416,6 +416,7 @@ struct device_info {
 	char name[256];
 	char cc[16];
 	int driver, runtime, pageable;
+	int concurrent_managed; /* the host may touch managed memory while kernels run */
 };
 extern struct device_info shim_device;
 bool shim_query_device(void); /* once; CUDA must be loaded */

@@ -68,6 +68,14 @@
  *                                and kernels use plain malloc memory, as HMM/ATS does (default 0)
  *   CUDA_EMU_CONCURRENT_MANAGED  cudaDevAttrConcurrentManagedAccess (default 1; reported
  *                                only, host access to managed memory is never trapped)
+ *   CUDA_EMU_HOST_ATOMICS        cudaDevAttrHostNativeAtomicSupported (default 0; reported only)
+ *   CUDA_EMU_PROFILE             orin or gh200: the name, compute capability and the four
+ *                                attributes above as that machine reports them (Jetson AGX
+ *                                Orin: 8.7, integrated, no pageable access, no concurrent
+ *                                managed access, no host atomics; Grace Hopper: 9.0, not
+ *                                integrated, pageable access through the host's page
+ *                                tables, concurrent managed access, host atomics); the single
+ *                                knobs override it
  *   CUDA_EMU_DRIVER              1: the shared runtime loads libcuda.so.1 from its own directory
  *                                and makes cudaMalloc, cudaFree, cudaMemcpy (explicit kinds)
  *                                and cudaDeviceSynchronize through it, as the real runtime

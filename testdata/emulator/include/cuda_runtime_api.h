@@ -71,6 +71,7 @@ enum cudaDeviceAttr {
 	cudaDevAttrComputeCapabilityMajor = 75,
 	cudaDevAttrComputeCapabilityMinor = 76,
 	cudaDevAttrManagedMemory = 83,
+	cudaDevAttrHostNativeAtomicSupported = 86,
 	cudaDevAttrPageableMemoryAccess = 88,
 	cudaDevAttrConcurrentManagedAccess = 89,
 	cudaDevAttrCanUseHostPointerForRegisteredMem = 91,

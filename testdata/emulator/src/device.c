@@ -84,6 +84,7 @@ static void fill(struct cudaDeviceProp *p)
 	p->managedMemory = 1;
 	p->pageableMemoryAccess = k->pageable_access;
 	p->concurrentManagedAccess = k->concurrent_managed;
+	p->hostNativeAtomicSupported = k->host_atomics;
 	p->canUseHostPointerForRegisteredMem = 1;
 	p->pageableMemoryAccessUsesHostPageTables = k->pageable_access;
 	p->directManagedMemAccessFromHost = k->integrated;
@@ -135,6 +136,7 @@ EMU_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 	case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
 	case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
 	case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+	case cudaDevAttrHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
 	case cudaDevAttrPageableMemoryAccess: *value = p.pageableMemoryAccess; break;
 	case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
 	case cudaDevAttrCanUseHostPointerForRegisteredMem:

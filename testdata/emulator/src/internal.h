@@ -27,6 +27,7 @@ struct emu_knobs {
 	int integrated;
 	int pageable_access;
 	int concurrent_managed;
+	int host_atomics;
 };
 const struct emu_knobs *emu_knobs(void);
 

@@ -98,6 +98,40 @@ static void read_cc(const char *name, int *major, int *minor)
 	*minor = b;
 }
 
+/* The attributes a machine reports, as its CUDA documentation gives them (not read off the
+ * hardware here): the profile sets them, and the single knobs read after it override any. */
+static const struct profile {
+	const char *name, *device;
+	int cc_major, cc_minor, integrated, pageable_access, concurrent_managed, host_atomics;
+} profiles[] = {
+	/* Jetson AGX Orin: one DRAM; no pageable access (no HMM), and no concurrent managed
+	 * access: the CPU may not touch managed memory while a kernel runs. */
+	{"orin", "Orin (emulated)", 8, 7, 1, 0, 0, 0},
+	/* Grace Hopper: HBM beside LPDDR over NVLink-C2C, reported as not integrated; the GPU
+	 * reaches pageable memory through the host's page tables (ATS), with native atomics. */
+	{"gh200", "GH200 (emulated)", 9, 0, 0, 1, 1, 1},
+};
+
+static void read_profile(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return;
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+		const struct profile *p = &profiles[i];
+		if (strcmp(v, p->name))
+			continue;
+		snprintf(knobs.device_name, sizeof knobs.device_name, "%s", p->device);
+		knobs.cc_major = p->cc_major, knobs.cc_minor = p->cc_minor;
+		knobs.integrated = p->integrated;
+		knobs.pageable_access = p->pageable_access;
+		knobs.concurrent_managed = p->concurrent_managed;
+		knobs.host_atomics = p->host_atomics;
+		return;
+	}
+	fprintf(stderr, "cuda emulator: ignoring %s=%s: not orin or gh200\n", name, v);
+}
+
 static void load(void)
 {
 	knobs.managed_slowdown = 1.0;
@@ -110,6 +144,8 @@ static void load(void)
 	knobs.integrated = 1;
 	knobs.pageable_access = 0;
 	knobs.concurrent_managed = 1;
+	knobs.host_atomics = 0;
+	read_profile("CUDA_EMU_PROFILE");
 
 	read_ulong("CUDA_EMU_KERNEL_DELAY_US", &knobs.kernel_delay_us);
 	read_ulong("CUDA_EMU_COPY_DELAY_US", &knobs.copy_delay_us);
@@ -126,6 +162,7 @@ static void load(void)
 	read_int("CUDA_EMU_INTEGRATED", &knobs.integrated, 0, 1);
 	read_int("CUDA_EMU_PAGEABLE_ACCESS", &knobs.pageable_access, 0, 1);
 	read_int("CUDA_EMU_CONCURRENT_MANAGED", &knobs.concurrent_managed, 0, 1);
+	read_int("CUDA_EMU_HOST_ATOMICS", &knobs.host_atomics, 0, 1);
 }
 
 const struct emu_knobs *emu_knobs(void)
