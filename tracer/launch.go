@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -85,7 +86,7 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 	if err := r.t.AddTarget(pid); err != nil {
 		return abort(err)
 	}
-	if interp := interpreter(exe); interp != "" {
+	for _, interp := range r.loaders(exe) {
 		if _, err := r.t.Attach(interp, kindLoader, pid); err != nil {
 			return abort(err)
 		}
@@ -154,6 +155,28 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 	res, err := r.finish(er, loop)
 	res.ExitCode = runner.Status(cmd.ProcessState)
 	return res, err
+}
+
+// abiLoaders are the dynamic loaders the ELF ABIs name (every dynamic executable of the
+// machine's architecture asks for one of these in its PT_INTERP).
+var abiLoaders = []string{"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"}
+
+// loaders are the dynamic loaders to probe before the command runs: the one the executable
+// names, and, following children, the ABI's too, which a static launcher's dynamic
+// children (a static shell's, a Go program's) map though the launcher never did.
+func (r *recorder) loaders(exe string) []string {
+	var out []string
+	if interp := interpreter(exe); interp != "" {
+		out = append(out, interp)
+	}
+	if r.t.cfg.Follow {
+		for _, l := range abiLoaders {
+			if _, err := os.Stat(l); err == nil && !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 // interpreter is the dynamic loader named in the executable's PT_INTERP, or "" for a

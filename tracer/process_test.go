@@ -137,17 +137,26 @@ func TestTraceNoCUDA(t *testing.T) {
 // With --follow, a program started by a shell is traced too.
 func TestTraceFollow(t *testing.T) {
 	testenv.RequireRoot(t)
-	script := testenv.Built(t, "workloads/stream") + " --size 1M --iters 2 --warmup 0"
-	res, path := testenv.Trace(t, "--follow", "--", "/bin/sh", "-c", script+"; true")
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace --follow: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	tr := readTrace(t, path)
-	copies := tr.of(trace.EventCUDAMemcpy)
-	if len(copies) != 4 {
-		t.Fatalf("%d copies, want 4 from the child", len(copies))
-	}
-	if copies[0].PID == uint32(tr.header.PID) {
-		t.Errorf("copies recorded for the shell (pid %d), want its child", tr.header.PID)
+	stream := []string{testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "2", "--warmup", "0"}
+	for _, c := range []struct {
+		name     string
+		launcher []string
+	}{
+		{"shell", []string{"/bin/sh", "-c", strings.Join(stream, " ") + "; true"}},
+		// a launcher that maps no dynamic loader itself (a static shell, a Go program)
+		{"static", append([]string{testenv.Built(t, "tests/static_spawn")}, stream...)},
+	} {
+		res, path := testenv.Trace(t, append([]string{"--follow", "--"}, c.launcher...)...)
+		if res.ExitCode != 0 {
+			t.Fatalf("%s: echoctl trace --follow: exit %d: %s", c.name, res.ExitCode, res.Stderr)
+		}
+		tr := readTrace(t, path)
+		copies := tr.of(trace.EventCUDAMemcpy)
+		if len(copies) != 4 {
+			t.Fatalf("%s: %d copies, want 4 from the child", c.name, len(copies))
+		}
+		if copies[0].PID == uint32(tr.header.PID) {
+			t.Errorf("%s: copies recorded for the launcher (pid %d), want its child", c.name, tr.header.PID)
+		}
 	}
 }
