@@ -6,6 +6,7 @@
 #   make generate  regenerate generated code (the BPF objects, with clang)
 #   make cross     every part for linux/arm64 (Jetson, Grace Hopper) under build/arm64
 #   make test-arm64  the user-space suite on arm64, under qemu's user mode
+#   make test-arm64-vm  the tracer's tests on an arm64 kernel, in qemu-system-aarch64
 #   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
 
 BUILD    := build
@@ -49,7 +50,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
@@ -233,10 +234,16 @@ cparts: $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 test-arm64: cross
 	tests/arm64.sh $(ARM64)
 
+# The BPF tests on an arm64 kernel, in qemu-system-aarch64 (tests/arm64vm.sh; TCG, slow).
+ARM64_VM_PACKAGES ?= ./tracer ./runner ./validate ./calibrate ./planner
+test-arm64-vm: cross
+	tests/arm64vm.sh $(ARM64_VM_PACKAGES)
+
 test: build check-generated cross
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	tests/arm64.sh $(ARM64)
+	tests/arm64vm.sh $(ARM64_VM_PACKAGES)
 
 bench: build
 	bench/emulator.sh

@@ -144,6 +144,12 @@ func (r *recorder) rescan(pid int) ([]trace.Module, error) {
 			continue
 		}
 		n, err := r.t.Attach(hostPath(pid, m.Path), k, pid)
+		if err != nil && !alive(pid) {
+			// Killed while its libraries were probed (its /proc entries go with it): the
+			// trace ends as the process did.
+			r.log.Debug("process gone while its libraries were probed", "pid", pid, "err", err)
+			return fresh, nil
+		}
 		if err != nil {
 			return fresh, err
 		}
