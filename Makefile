@@ -7,6 +7,7 @@
 #   make cross     every part for linux/arm64 (Jetson, Grace Hopper) under build/arm64
 #   make test-arm64  the user-space suite on arm64, under qemu's user mode
 #   make test-arm64-vm  the tracer's tests on an arm64 kernel, in qemu-system-aarch64
+#   make install   echoctl, which carries the preload library, into $(PREFIX)/bin (/usr/local)
 #   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
 
 BUILD    := build
@@ -50,13 +51,17 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm install bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
-echoctl:
+# echoctl carries the preload library it was built beside (internal/embedshim), so one
+# copied binary does everything.
+EMBED := internal/embedshim/lib
+echoctl: $(BUILD)/lib/libechoshim.so
 	@mkdir -p $(BUILD)/bin
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
+	cp $(BUILD)/lib/libechoshim.so $(EMBED)/libechoshim-$(shell $(GO) env GOARCH).so
+	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
 
 $(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
 	@mkdir -p $(@D)
@@ -217,14 +222,15 @@ check-generated: generate
 # echoctl is built, and it says so; ECHO_REQUIRE_ARM64=1 (CI) makes that an error.
 cross:
 	@mkdir -p $(ARM64)/bin
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" \
-		-o $(ARM64)/bin/echoctl ./cmd/echoctl
 	@if command -v $(CROSS)gcc >/dev/null && command -v $(CROSS)g++ >/dev/null; then \
-		$(MAKE) --no-print-directory BUILD=$(ARM64) CC=$(CROSS)gcc CXX=$(CROSS)g++ cparts; \
+		$(MAKE) --no-print-directory BUILD=$(ARM64) CC=$(CROSS)gcc CXX=$(CROSS)g++ cparts && \
+		cp $(ARM64)/lib/libechoshim.so $(EMBED)/libechoshim-arm64.so; \
 	else \
-		echo "cross: no $(CROSS)gcc/g++, so only echoctl is built for arm64 ($(ARM64_PACKAGES))" >&2; \
+		echo "cross: no $(CROSS)gcc/g++, so only echoctl is built for arm64, without the shim ($(ARM64_PACKAGES))" >&2; \
 		[ -z "$(ECHO_REQUIRE_ARM64)" ]; \
 	fi
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" \
+		-o $(ARM64)/bin/echoctl ./cmd/echoctl
 
 # The C parts alone: what make cross builds with the cross toolchain.
 cparts: $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
@@ -254,5 +260,10 @@ bench: build
 demo: build
 	bench/demo.sh
 
+# One binary: echoctl carries the preload library (written to a root-owned cache on first use).
+PREFIX ?= /usr/local
+install: echoctl
+	install -D -m 0755 $(BUILD)/bin/echoctl $(DESTDIR)$(PREFIX)/bin/echoctl
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(EMBED)/*.so

@@ -14,10 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/echo-uma/echo/internal/embedshim"
 )
 
 // FindShim locates libechoshim.so: $ECHO_SHIM, else lib/ beside the bin/ directory echoctl
-// runs from (build/bin/echoctl finds build/lib/libechoshim.so).
+// runs from (build/bin/echoctl finds build/lib/libechoshim.so), else the copy echoctl
+// carries, written once to its cache (internal/embedshim).
 func FindShim() (string, error) {
 	if p := os.Getenv("ECHO_SHIM"); p != "" {
 		return p, nil
@@ -27,8 +30,12 @@ func FindShim() (string, error) {
 		return "", fmt.Errorf("finding echoctl's own executable: %w", err)
 	}
 	p := filepath.Clean(filepath.Join(filepath.Dir(self), "..", "lib", "libechoshim.so"))
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("the preload library is not at %s (build it with make build, or set ECHO_SHIM)", p)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	p, err = embedshim.Extract()
+	if err != nil {
+		return "", fmt.Errorf("no preload library: none beside echoctl (../lib/libechoshim.so), and %w (set ECHO_SHIM to one)", err)
 	}
 	return p, nil
 }
