@@ -8,6 +8,7 @@
 #   make test-arm64  the user-space suite on arm64, under qemu's user mode
 #   make test-arm64-vm  the tracer's tests on an arm64 kernel, in qemu-system-aarch64
 #   make install   echoctl, which carries the preload library, into $(PREFIX)/bin (/usr/local)
+#   make package   .deb and .rpm of echoctl for amd64 and arm64 into build/pkg (nfpm)
 #   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
 
 BUILD    := build
@@ -51,7 +52,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm install bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm install package bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
@@ -264,6 +265,21 @@ demo: build
 PREFIX ?= /usr/local
 install: echoctl
 	install -D -m 0755 $(BUILD)/bin/echoctl $(DESTDIR)$(PREFIX)/bin/echoctl
+
+# Release packages: a .deb and an .rpm of echoctl for amd64 and arm64 (deploy/nfpm.yaml), with
+# nfpm from the Go module proxy, into $(BUILD)/pkg.
+NFPM        ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+PKG_VERSION ?= 0.0~git$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
+package: echoctl cross
+	@mkdir -p $(BUILD)/pkg/stage
+	@for arch in amd64 arm64; do \
+		bin=$(BUILD)/bin/echoctl; [ $$arch = amd64 ] || bin=$(ARM64)/bin/echoctl; \
+		cp $$bin $(BUILD)/pkg/stage/echoctl || exit 1; \
+		for p in deb rpm; do \
+			ARCH=$$arch PKG_VERSION=$(PKG_VERSION) GOFLAGS=-mod=mod \
+				$(NFPM) package --config deploy/nfpm.yaml --packager $$p --target $(BUILD)/pkg/ || exit 1; \
+		done; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(EMBED)/*.so

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The built-in demo: `echoctl optimize` on the copy-dominated `stream` workload (emulator):
 # trace, plan, validate, calibrate, then `echoctl run` with the plan, next to the program as
-# written and its hand-merged variant. Needs root for the trace step.
+# written and its hand-merged variant. Needs root for the trace step. ECHOCTL picks the
+# echoctl to run (default build/bin/echoctl; CI runs the one its .deb installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 size=${DEMO_SIZE:-64M}
 iters=${DEMO_ITERS:-10}
 workload=(build/workloads/stream --size "$size" --iters "$iters" --warmup 2)
+echoctl=${ECHOCTL:-build/bin/echoctl}
 if [ "$(id -u)" != 0 ]; then
 	echo "demo: tracing needs root: run sudo make demo" >&2
 	exit 1
@@ -16,7 +18,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 echo "== echoctl optimize -- ${workload[*]}"
-build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$dir/stream.plan" -- "${workload[@]}"
+"$echoctl" optimize --ignore '^iter_ms=' --rounds 3 -o "$dir/stream.plan" -- "${workload[@]}"
 
 # Compare like with like: the hand-merged program with the strategy calibration chose (mapped
 # when it chose none, and then the plan runs the program as written).
@@ -27,7 +29,7 @@ echo
 echo "== echoctl run: the plan deployed, median of 3 alternating runs, against as written and hand-merged"
 for ((r = 0; r < 3; r++)); do
 	"${workload[@]}" 2>/dev/null >>"$dir/base"
-	build/bin/echoctl run "$dir/stream.plan" -- "${workload[@]}" 2>/dev/null >>"$dir/echo"
+	"$echoctl" run "$dir/stream.plan" -- "${workload[@]}" 2>/dev/null >>"$dir/echo"
 	build/workloads/stream --manual --size "$size" --iters "$iters" --warmup 2 --strategy "$manual" 2>/dev/null >>"$dir/manual"
 done
 base=$(iter_ms "$dir/base" | median)
