@@ -1,6 +1,7 @@
 package tracer_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,5 +159,22 @@ func TestTraceFollow(t *testing.T) {
 		if copies[0].PID == uint32(tr.header.PID) {
 			t.Errorf("%s: copies recorded for the launcher (pid %d), want its child", c.name, tr.header.PID)
 		}
+	}
+}
+
+// With --json, stdout is one JSON document for scripts (`| jq`): the traced program's own
+// output goes to stderr, as with -o -.
+func TestTraceJSONKeepsProgramOutputOut(t *testing.T) {
+	res, _ := testenv.Trace(t, "--json", "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "2", "--warmup", "0")
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace --json: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(strings.NewReader(res.Stdout))
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		t.Errorf("stdout %q: want exactly one JSON document (%v)", res.Stdout, err)
+	}
+	if !strings.Contains(res.Stderr, "checksum=") {
+		t.Errorf("stderr %q: want the program's own output there", res.Stderr)
 	}
 }

@@ -112,11 +112,12 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
 	}
-	if o.output == outfile.Stdout {
-		if o.json {
-			return errors.New("-o - and --json both want standard output: give the trace a file")
-		}
-		opts.Stdout = stderr // the trace is on stdout: the program's output must not mix into it
+	if o.output == outfile.Stdout && o.json {
+		return errors.New("-o - and --json both want standard output: give the trace a file")
+	}
+	if o.output == outfile.Stdout || o.json {
+		// The trace or the JSON is on stdout: the program's output must not mix into it.
+		opts.Stdout = stderr
 	}
 	res, err := recordTrace(cmd, o.output, opts)
 	noCUDA := errors.Is(err, tracer.ErrNoCUDA)
