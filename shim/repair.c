@@ -25,7 +25,8 @@ static __thread int event_device = -1;
 static cudaEvent_t thread_event(void)
 {
 	int device;
-	if (!real.cudaGetDevice || real.cudaGetDevice(&device) != cudaSuccess)
+	if (!real.cudaGetDevice || !real.cudaEventRecord || !real.cudaEventSynchronize ||
+	    real.cudaGetDevice(&device) != cudaSuccess)
 		return NULL;
 	if (event && event_device == device)
 		return event;

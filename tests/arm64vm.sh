@@ -41,9 +41,9 @@ fi
 [ -x "$work/bin/busybox" ] || fetch busybox-static bin/busybox
 kernel=$(find "$work/boot" -name 'vmlinuz-*' | head -n 1)
 
-# The initramfs: init, the C library where arm64 programs look for it, and the repository's
-# layout under /echo (go.mod, testdata, the arm64 tree as build/arm64, each package's
-# directory as in the source, which its tests may read, with its test binary).
+# The initramfs: init, the C library where arm64 programs look for it, and the repository
+# under /echo (its files as in the work tree, which tests may read; the arm64 tree as
+# build/arm64; each package's test binary in its directory).
 root=$work/root
 rm -rf "$root"
 mkdir -p "$root"/{vm,echo/build,lib,bin,usr/bin}
@@ -53,16 +53,13 @@ for applet in sh true env cat ls sleep; do ln -s busybox "$root/bin/$applet"; do
 cp -a /usr/aarch64-linux-gnu/lib "$root/lib/aarch64-linux-gnu"
 find "$root/lib/aarch64-linux-gnu" -name '*.a' -delete
 cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$root/lib/"
-cp go.mod "$root/echo/"
-cp -a testdata "$root/echo/"
+git ls-files -z --cached --others --exclude-standard | tar -c --null --ignore-failed-read -T - 2>/dev/null | tar -x -C "$root/echo"
 cp -a "$tree" "$root/echo/build/arm64"
 rm -rf "$root/echo/build/arm64/obj"
 printf '%s\n' ECHO_BUILD=build/arm64 >"$root/vm/env"
 : >"$root/vm/commands"
 for p in "${packages[@]}"; do
 	dir=${p#./}
-	mkdir -p "$root/echo/$dir"
-	cp -a "$dir"/. "$root/echo/$dir"/
 	GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$root/echo/$dir/test" "$p"
 	printf '/echo/%s\t/echo/%s/test\t-test.v\t-test.count=1\t-test.timeout=80m\n' "$dir" "$dir" >>"$root/vm/commands"
 done
@@ -71,7 +68,7 @@ done
 log=$work/console.log
 echo "arm64vm: booting $(basename "$kernel") under qemu-system-aarch64 (TCG), log in $log"
 start=$(date +%s)
-timeout "${ARM64VM_TIMEOUT:-85m}" qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 3072 -nographic -no-reboot \
+timeout "${ARM64VM_TIMEOUT:-85m}" qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 3072 -nographic -nic none -no-reboot \
 	-kernel "$kernel" -initrd "$work/initrd.cpio" -append "console=ttyAMA0 rdinit=/init panic=-1 quiet" \
 	</dev/null >"$log" 2>&1 || true
 grep -E '^(arm64vm:|--- (FAIL|SKIP)|(ok|FAIL|PASS)\b)' "$log" || true
