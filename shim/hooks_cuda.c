@@ -156,14 +156,13 @@ static bool pageable_now(const void *ptr)
 }
 
 /* Validate mode: the copy runs as written, and opens or closes the windows it affects. It is
- * an operation on the legacy stream (streams.c adds its barrier), or on the calling thread's
- * default stream (per_thread), that the host waits for. */
-static cudaError_t watched_copy(shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
+ * an operation on stream `on` (the legacy stream, whose barrier streams.c adds, or the
+ * calling thread's default stream) that the host waits for. */
+static cudaError_t watched_copy(shim_copy_fn real_fn, cudaStream_t on, void *dst, const void *src, size_t n,
 				enum cudaMemcpyKind kind)
 {
 	if (!shim_enter())
 		return real_fn(dst, src, n, kind);
-	cudaStream_t on = per_thread ? cudaStreamPerThread : NULL;
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(on); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
@@ -205,13 +204,14 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 		shim_resolve_copy(ret, "cudaMemcpy", dst, src, n);
 	if (!real_fn)
 		return cudaErrorInitializationError;
+	cudaStream_t on = per_thread ? cudaStreamPerThread : cudaStreamLegacy;
 	if (__builtin_expect(shim_validating(), 0))
-		return watched_copy(real_fn, per_thread, dst, src, n, kind);
+		return watched_copy(real_fn, on, dst, src, n, kind);
 	if (__builtin_expect(!elided(dst, src, n), 1))
 		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* The synchronous copy was also a wait for earlier GPU work (S2): keep exactly that wait. */
-	return shim_wait_as_copy(per_thread ? cudaStreamPerThread : cudaStreamLegacy);
+	return shim_wait_as_copy(on);
 }
 
 /* An asynchronous copy made at ret with stream, which means on (the calling thread's

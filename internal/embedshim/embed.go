@@ -13,13 +13,13 @@ import (
 //go:embed lib
 var lib embed.FS
 
-// Name is the embedded file for this architecture.
-var Name = "lib/libechoshim-" + runtime.GOARCH + ".so"
+// name is the embedded file for this architecture.
+var name = "lib/libechoshim-" + runtime.GOARCH + ".so"
 
 // Shim is the embedded library for this architecture and its SHA-256, or nil and "" when
 // echoctl was built without one (go build or go install rather than make).
 func Shim() ([]byte, string) {
-	b, err := lib.ReadFile(Name)
+	b, err := lib.ReadFile(name)
 	if err != nil {
 		return nil, ""
 	}
