@@ -17,13 +17,13 @@ echo "== attach --once --json -p $pid"
 build/bin/echoctl attach --once --json --interval 3s -p "$pid" >"$out/pid.json"
 python3 - "$out/pid.json" <<'PY'
 import json, sys
-for r in json.load(open(sys.argv[1])):
+for r in json.load(open(sys.argv[1]))["processes"]:
     print("pid %d %s: copy share %.3f, h2d %.2f GiB/s, d2h %.2f GiB/s, launches/s %.1f, pairs %d, lost %d, error %s"
           % (r["pid"], r["comm"], r["copy_share"], r["h2d_bytes_per_s"] / 2**30, r["d2h_bytes_per_s"] / 2**30,
              r["launches_per_s"], r["pairs"], r["lost"], r.get("error")))
     print("   libraries", r["libraries"])
     for s in r["detail"]["top_sites"] or []:
-        print("   site %s %s %s %d bytes %.1f/s share %.3f" % (s["site"], s["api"], s["direction"], s["bytes"], s["per_s"], s["share"]))
+        print("   site %s %s %s %d bytes %.1f/s share %.3f" % (s["site"], s["api"], s["direction"], s["bytes_per_copy"], s["per_s"], s["share"]))
     for p in r["detail"]["pair_list"] or []:
         print("   pair", p)
     print("   try:", r["detail"]["optimize"])

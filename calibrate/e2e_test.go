@@ -97,10 +97,11 @@ func checkTamperEvident(t *testing.T, p *planner.Plan, planPath string, argv []s
 	}
 
 	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", planPath, "--", argv[0])
-	var env map[string]string
-	if err := json.Unmarshal([]byte(res.Stdout), &env); res.ExitCode != 0 || err != nil {
+	var doc struct{ Env map[string]string }
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); res.ExitCode != 0 || err != nil {
 		t.Fatalf("--print-env: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
 	}
+	env := doc.Env
 	deployed, err := os.ReadFile(env["ECHO_PLAN"])
 	if err != nil {
 		t.Fatal(err)
@@ -218,10 +219,11 @@ func TestRunPrintEnv(t *testing.T) {
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
 	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", stream)
-	var env map[string]string
-	if err := json.Unmarshal([]byte(res.Stdout), &env); res.ExitCode != 0 || err != nil {
+	var doc struct{ Env map[string]string }
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); res.ExitCode != 0 || err != nil {
 		t.Fatalf("--print-env --json: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
 	}
+	env := doc.Env
 	if env["ECHO_PLAN"] != planPath+".shim" || !strings.HasSuffix(env["LD_PRELOAD"], "/libechoshim.so") {
 		t.Errorf("environment %v: want LD_PRELOAD on libechoshim.so and ECHO_PLAN=%s.shim", env, planPath)
 	}

@@ -22,11 +22,14 @@ func attachOnce(t *testing.T, args ...string) []live.Row {
 	if err != nil {
 		t.Fatalf("echoctl attach %v: %v: %s", args, err, stderr.String())
 	}
-	var rows []live.Row
-	if err := json.Unmarshal(out, &rows); err != nil {
+	var doc struct {
+		Schema    string
+		Processes []live.Row
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || doc.Schema != "echo.attach/1" {
 		t.Fatalf("decoding %q: %v", out, err)
 	}
-	return rows
+	return doc.Processes
 }
 
 func find(rows []live.Row, pid int) *live.Row {
@@ -57,7 +60,7 @@ func checkStream(t *testing.T, r *live.Row) {
 	if r.Pairs != 2 {
 		t.Errorf("%d candidate pairs (%+v): want stream's input and output pair", r.Pairs, r.Detail.PairList)
 	}
-	if len(r.Detail.TopSites) == 0 || r.Detail.TopSites[0].Bytes != 256<<10 ||
+	if len(r.Detail.TopSites) == 0 || r.Detail.TopSites[0].BytesPerCopy != 256<<10 ||
 		!strings.Contains(r.Detail.TopSites[0].Site, "stream+0x") {
 		t.Errorf("top sites %+v: want stream's copy sites of 256 KiB", r.Detail.TopSites)
 	}

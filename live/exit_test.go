@@ -92,8 +92,10 @@ func TestAttachToNothing(t *testing.T) {
 		stream := testenv.LongStream(t, "64K").Process.Pid
 		stdout, stderr, code := runAttach(t, exec.Command(echoctl, "attach", "--once", "--json", "--interval", "500ms",
 			"-p", sleep+","+strconv.Itoa(stream)))
-		var rows []live.Row
-		if err := json.Unmarshal([]byte(stdout), &rows); code != 0 || err != nil || len(rows) != 2 {
+		var doc struct{ Processes []live.Row }
+		err := json.Unmarshal([]byte(stdout), &doc)
+		rows := doc.Processes
+		if code != 0 || err != nil || len(rows) != 2 {
 			t.Fatalf("exit %d, %d rows (%v), stderr %q: want 0 and a row for each", code, len(rows), err, stderr)
 		}
 		if r := find(rows, stream); r == nil || r.Error != "" || r.Events == 0 {

@@ -33,12 +33,12 @@ type Detail struct {
 
 // Site is one copy call site over the interval.
 type Site struct {
-	Site      string  `json:"site"` // module+offset
-	API       string  `json:"api"`
-	Direction string  `json:"direction"`
-	Bytes     uint64  `json:"bytes"` // per copy
-	PerS      float64 `json:"per_s"`
-	Share     float64 `json:"share"` // of wall time
+	Site         string  `json:"site"` // module+offset
+	API          string  `json:"api"`
+	Direction    string  `json:"direction"`
+	BytesPerCopy uint64  `json:"bytes_per_copy"` // what one copy moves (stats' "bytes" is a site's total)
+	PerS         float64 `json:"per_s"`
+	Share        float64 `json:"share"` // of wall time
 }
 
 // Pair is a candidate pair the live planner found.

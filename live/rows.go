@@ -39,7 +39,7 @@ func (p *process) row(st *trace.Stats, secs float64) Row {
 	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
 	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
 		r.Detail.TopSites = append(r.Detail.TopSites, Site{Site: s.Site, API: s.API, Direction: s.Direction,
-			Bytes: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs})
+			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs})
 	}
 	return r
 }

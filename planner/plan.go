@@ -251,6 +251,9 @@ type Source struct {
 
 // Plan is Echo's decision for one program.
 type Plan struct {
+	// Schema names the document for scripts ("echo.plan/3"); Version is what Read goes by.
+	// Plans written before it have none.
+	Schema           string      `json:"schema,omitempty"`
 	Version          int         `json:"version"`
 	Created          time.Time   `json:"created"`
 	Tool             string      `json:"tool"` // echoctl version that wrote it

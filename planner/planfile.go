@@ -23,6 +23,7 @@ func (p *Plan) Write(w io.Writer) error {
 		return fmt.Errorf("not writing an invalid plan: %w", err)
 	}
 	q := *p
+	q.Schema = Schema()
 	if q.Pairs == nil { // "pairs": [] says no pair was found; null would read as a gap
 		q.Pairs = []Pair{}
 	}
@@ -67,6 +68,12 @@ func ReadFile(path string) (*Plan, error) {
 	return p, nil
 }
 
+// Schema is the "schema" a plan written now carries: the plan format and its version, in
+// the form every echoctl JSON document names itself.
+func Schema() string { return schemaOf(Version) }
+
+func schemaOf(version int) string { return fmt.Sprintf("echo.plan/%d", version) }
+
 // Read parses a plan strictly: one JSON object and nothing after it, a version this package
 // knows, no field it does not know, every field present that Write always writes, and
 // values that pass Validate. A plan is acted on without a human looking at it again, so
@@ -104,7 +111,11 @@ func Read(r io.Reader) (*Plan, error) {
 			}
 		}
 	}
+	if p.Schema != "" && p.Schema != schemaOf(p.Version) {
+		return nil, fmt.Errorf("plan: schema %q does not match version %d (%s)", p.Schema, p.Version, schemaOf(p.Version))
+	}
 	p.Version = Version // an older plan is this version without what was added since
+	p.Schema = ""       // Write names the document; in memory a plan is its fields
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

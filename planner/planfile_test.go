@@ -139,10 +139,23 @@ func TestWriteFile(t *testing.T) {
 
 // A version 1 plan is a version 2 plan without a digest: it reads, as version 2.
 func TestReadVersion1(t *testing.T) {
-	raw := planJSON(t, func(m map[string]any) { m["version"] = 1 })
+	raw := planJSON(t, func(m map[string]any) { m["version"] = 1; delete(m, "schema") })
 	p, err := Read(strings.NewReader(raw))
 	if err != nil || p.Version != Version || p.Context.PairsDigest != "" {
 		t.Fatalf("Read of a version 1 plan: %v, %+v", err, p)
+	}
+}
+
+// A plan names itself with the schema of its version; one that says another was edited by
+// hand, and is refused rather than read as either.
+func TestReadSchema(t *testing.T) {
+	raw := planJSON(t, func(map[string]any) {})
+	if !strings.Contains(raw, `"schema": "`+Schema()+`"`) {
+		t.Errorf("a written plan does not name its schema %s:\n%.200s", Schema(), raw)
+	}
+	raw = planJSON(t, func(m map[string]any) { m["version"] = 1 })
+	if _, err := Read(strings.NewReader(raw)); err == nil || !strings.Contains(err.Error(), "does not match version 1") {
+		t.Errorf("Read of a version 1 plan that names %s: %v", Schema(), err)
 	}
 }
 

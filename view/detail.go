@@ -25,7 +25,7 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 		lines = append(lines, "top copy sites")
 		rows := make([][]string, len(d.TopSites))
 		for i, s := range d.TopSites {
-			rows[i] = []string{s.Site, s.API, s.Direction, humanBytes(float64(s.Bytes)),
+			rows[i] = []string{s.Site, s.API, s.Direction, humanBytes(float64(s.BytesPerCopy)),
 				count(s.PerS), percent(s.Share)}
 		}
 		lines = append(lines, grid([]column{

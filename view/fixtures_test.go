@@ -31,7 +31,7 @@ func fixture() []live.Row {
 			CopyShare: 0.118, LaunchesPerS: 21500, Pairs: 0, Events: 23340, Libraries: libs,
 			Detail: live.Detail{
 				TopSites: []live.Site{
-					{Site: "libtorch_cuda.so+0x3c1f20", API: "cudaMemcpyAsync", Direction: "h2d", Bytes: 12 << 20, PerS: 42, Share: 0.081},
+					{Site: "libtorch_cuda.so+0x3c1f20", API: "cudaMemcpyAsync", Direction: "h2d", BytesPerCopy: 12 << 20, PerS: 42, Share: 0.081},
 				},
 				PredictedSpeedup: 1,
 				Optimize:         "echoctl optimize -- python3 pipeline.py --batch 64",
@@ -43,8 +43,8 @@ func fixture() []live.Row {
 			CopyShare: 0.634, LaunchesPerS: 12, Pairs: 2, Events: 36, Libraries: libs[:1],
 			Detail: live.Detail{
 				TopSites: []live.Site{
-					{Site: "stream+0x1a2b", API: "cudaMemcpy", Direction: "h2d", Bytes: gib, PerS: 12, Share: 0.33},
-					{Site: "stream+0x1b40", API: "cudaMemcpy", Direction: "d2h", Bytes: gib, PerS: 12, Share: 0.304},
+					{Site: "stream+0x1a2b", API: "cudaMemcpy", Direction: "h2d", BytesPerCopy: gib, PerS: 12, Share: 0.33},
+					{Site: "stream+0x1b40", API: "cudaMemcpy", Direction: "d2h", BytesPerCopy: gib, PerS: 12, Share: 0.304},
 				},
 				PairList: []live.Pair{
 					{Direction: "input", Bytes: gib, Speedup: 1.31, Status: "candidate"},

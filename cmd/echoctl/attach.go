@@ -49,7 +49,7 @@ It exits non-zero, saying why, when it could attach to none of the processes it 
 no rows and exits 0).`,
 		Example: `  sudo echoctl attach
   sudo echoctl attach -p 4242 --interval 2s
-  sudo echoctl attach --once --json | jq '.[] | {pid, comm, copy_share}'`,
+  sudo echoctl attach --once --json | jq '.processes[] | {pid, comm, copy_share}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttach(cmd, o) },
 	}
@@ -97,19 +97,26 @@ func runAttach(cmd *cobra.Command, o *attachOptions) error {
 	}
 }
 
+// attachDoc is one sample of `attach --json`.
+type attachDoc struct {
+	Schema    string     `json:"schema"`
+	Time      time.Time  `json:"time"` // when the sample was taken
+	Processes []live.Row `json:"processes"`
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// printRows prints one sample: JSON (an array, one per line of output when repeated), or a
-// plain table.
+// printRows prints one sample: a JSON document on one line (JSON Lines when repeated), or
+// a plain table.
 func printRows(w io.Writer, rows []live.Row, asJSON bool) error {
 	if rows == nil {
 		rows = []live.Row{}
 	}
 	if asJSON {
-		return json.NewEncoder(w).Encode(rows)
+		return json.NewEncoder(w).Encode(attachDoc{Schema: schemaAttach, Time: time.Now().UTC(), Processes: rows})
 	}
 	return writeRowsTable(w, rows)
 }

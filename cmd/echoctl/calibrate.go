@@ -103,7 +103,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 		return renderCalibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
 	}
 	if o.json {
-		return p.Write(cmd.OutOrStdout())
+		return printJSON(cmd.OutOrStdout(), newCalibrationDoc(schemaCalibrate, out, p, res, ""))
 	}
 	return renderCalibration(cmd.OutOrStdout(), res, p, out)
 }

@@ -92,6 +92,9 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 	if outPath == "" {
 		outPath = tracePath + ".json"
 	}
+	if outPath == outfile.Stdout && opts.global.json {
+		return errors.New("-o - and --json both want standard output: give the timeline a file")
+	}
 	if err := outfile.NotAnInput(outPath, "the trace", tracePath); err != nil {
 		return err
 	}
@@ -123,13 +126,30 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 		slog.Warn("no copy in the trace is at a copy site of the plan's pairs: is the plan for another program or build?",
 			"plan", opts.plan, "trace", tracePath)
 	}
-	if outPath == "-" {
+	if outPath == outfile.Stdout {
 		return nil
+	}
+	if opts.global.json {
+		return printJSON(stdout, exportDoc{Schema: schemaExport, Output: outPath, Format: string(format),
+			Events: sum.Events, Threads: sum.Threads, Processes: sum.Processes, Plan: opts.plan,
+			Highlighted: sum.Highlighted})
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n",
 		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
 		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum))
 	return err
+}
+
+// exportDoc is export's --json document: what was written.
+type exportDoc struct {
+	Schema      string `json:"schema"`
+	Output      string `json:"output"`
+	Format      string `json:"format"`
+	Events      uint64 `json:"events"`
+	Threads     int    `json:"threads"`
+	Processes   int    `json:"processes"`
+	Plan        string `json:"plan,omitempty"`
+	Highlighted uint64 `json:"highlighted"` // copies at the plan's pair sites
 }
 
 // highlighted says how many copies the plan marked, when there is a plan.

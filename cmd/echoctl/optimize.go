@@ -76,6 +76,9 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err := tracer.CheckPrivileges(); err != nil {
 		return err
 	}
+	if o.output == outfile.Stdout && o.json {
+		return errors.New("-o - and --json both want standard output: give the plan a file")
+	}
 	planPath := o.output
 	if planPath == "" {
 		planPath = filepath.Base(exe) + ".plan"
@@ -131,7 +134,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	candidates := validate.Candidates(p)
 	step(2, "%d pairs, %d candidates, predicted speed-up %.2f×", len(p.Pairs), len(candidates), p.PredictedSpeedup)
 	if len(candidates) == 0 {
-		return finishOptimize(cmd, p, planPath, nil, "no pair can be merged: the program stays as written")
+		return finishOptimize(cmd, p, planPath, nil, "no pair can be merged: the program stays as written", o.json)
 	}
 
 	runs := "one run"
@@ -162,7 +165,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		}
 	}
 	if len(validated) == 0 {
-		return finishOptimize(cmd, p, planPath, nil, "validation refused every candidate: the program stays as written")
+		return finishOptimize(cmd, p, planPath, nil, "validation refused every candidate: the program stays as written", o.json)
 	}
 
 	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
@@ -176,7 +179,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err := calibrate.Apply(p, validated, cal); err != nil {
 		return err
 	}
-	return finishOptimize(cmd, p, planPath, cal, "")
+	return finishOptimize(cmd, p, planPath, cal, "", o.json)
 }
 
 // failed is the error that stops the pipeline when the program itself fails: a plan made
@@ -199,15 +202,15 @@ func planFile(path string) (*planner.Plan, error) {
 }
 
 // finishOptimize writes the plan and prints the before/after table.
-func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *calibrate.Result, why string) error {
+func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *calibrate.Result, why string, asJSON bool) error {
 	if err := writePlan(cmd, planPath, p); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	if planPath == outfile.Stdout {
 		out = cmd.ErrOrStderr() // the plan is on stdout
-	} else if g := cmd.Flags().Lookup("json"); g != nil && g.Value.String() == "true" {
-		return p.Write(cmd.OutOrStdout())
+	} else if asJSON {
+		return printJSON(out, newCalibrationDoc(schemaOptimize, planPath, p, cal, why))
 	}
 	if cal == nil {
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)

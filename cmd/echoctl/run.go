@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -65,6 +64,9 @@ launcher, a service manager, a container. The library makes the same checks ther
 }
 
 func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) error {
+	if o.json && !o.dryRun && !o.printEnv {
+		return errors.New("--json prints what --dry-run or --print-env would do: a run's standard output is the program's")
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
 		return err
@@ -76,7 +78,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	pairs, strategy := d.pairs, d.strategy
 	stderr := cmd.ErrOrStderr()
 	if o.dryRun {
-		return printDryRun(cmd, p, d, argv)
+		return printDryRun(cmd, p, d, argv, o.json)
 	}
 	if o.printEnv {
 		if d.untouched != "" {
@@ -195,34 +197,6 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 	return deploy{pairs: pairs, strategy: strategy}, nil
 }
 
-// printDryRun says what run would do, and where this command differs from the traced one:
-// a plan names allocation sites and sizes, so other arguments may well match nothing.
-func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) error {
-	out := cmd.OutOrStdout()
-	if d.untouched != "" {
-		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.untouched)
-		return nil
-	}
-	if d.strategy == planner.StrategyPinned {
-		printPinned(out, p, d.pairs)
-	} else {
-		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
-		for _, pair := range d.pairs {
-			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
-				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
-				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
-				pair.Device.Site.Ordinal)
-			for _, c := range pair.Copies {
-				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), repairWords[c.Repair])
-			}
-		}
-	}
-	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
-	}
-	return nil
-}
-
 // repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
 var repairWords = map[string]string{
 	planner.RepairNone:       "nothing: stream order covers it",
@@ -239,30 +213,6 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("give the plan, then -- and the command")
 	}
 	return nil
-}
-
-// printPinned says what the pinned strategy would do: serve every host allocation of the
-// planned size at each planned site (whatever its ordinal) from page-locked memory, for the
-// pairs whose host buffers come from there.
-func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
-	var order []planner.Site
-	ids := map[planner.Site][]string{}
-	for _, pair := range pairs {
-		k := pair.Host.Site.AnyOrdinal()
-		if ids[k] == nil {
-			order = append(order, k)
-		}
-		ids[k] = append(ids[k], pair.ID)
-	}
-	sites := "sites"
-	if len(order) == 1 {
-		sites = "site"
-	}
-	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
-		len(order), sites, p.Context.Executable.Path)
-	for _, k := range order {
-		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, humanBytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
-	}
 }
 
 // argsDiffer names how argv's arguments differ from those of the traced command, or "": the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -48,7 +47,13 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 		for _, kv := range env {
 			m[kv[0]] = kv[1]
 		}
-		return json.NewEncoder(out).Encode(m)
+		return printJSON(out, struct {
+			Schema     string            `json:"schema"`
+			Env        map[string]string `json:"env"`
+			Deployment string            `json:"deployment"` // PLAN.shim
+			Strategy   string            `json:"strategy"`
+			Pairs      int               `json:"pairs"`
+		}{schemaEnv, m, deployed, strategy, len(pairs)})
 	}
 	for _, kv := range env {
 		fmt.Fprintf(out, "export %s=%s\n", kv[0], shellQuote(kv[1]))

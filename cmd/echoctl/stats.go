@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,9 +65,11 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 		st.TopSites = st.TopSites[:opts.top]
 	}
 	if opts.global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		doc := struct {
+			Schema string `json:"schema"`
+			*trace.Stats
+		}{schemaStats, st}
+		if err := printJSON(out, doc); err != nil {
 			return fmt.Errorf("writing statistics: %w", err)
 		}
 	} else {

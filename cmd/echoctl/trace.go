@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,15 +145,14 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 }
 
 func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+	return printJSON(cmd.OutOrStdout(), struct {
+		Schema    string   `json:"schema"`
 		Output    string   `json:"output"`
 		Events    uint64   `json:"events"`
 		Lost      uint64   `json:"lost"`
 		ExitCode  int      `json:"exit_code"`
 		Libraries []string `json:"libraries"`
-	}{output, res.Events, res.Lost, res.ExitCode, res.Libraries})
+	}{schemaTrace, output, res.Events, res.Lost, res.ExitCode, res.Libraries})
 }
 
 // recordTrace traces into the file at path with echoctl's launcher and version filled in.

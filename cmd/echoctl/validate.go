@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -51,13 +52,16 @@ calibration's output comparison is the check left for them.`,
 }
 
 func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv []string) error {
+	if o.output == outfile.Stdout && o.json {
+		return errors.New("-o - and --json both want standard output: give the plan a file")
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}
 	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
-	if o.output == outfile.Stdout {
-		stdio.Stdout = cmd.ErrOrStderr() // the plan goes to stdout: the program's output must not mix into it
+	if o.output == outfile.Stdout || o.json {
+		stdio.Stdout = cmd.ErrOrStderr() // the plan or the JSON is on stdout: the program's output must not mix into it
 	}
 	res, err := validate.Run(cmd.Context(), p, argv, stdio)
 	if err != nil {
@@ -84,5 +88,8 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 		fmt.Fprintf(stderr, "validate: %s %-6s %s\n", pair.ID, pair.Direction, verdict)
 	}
 	fmt.Fprintf(stderr, "validate: wrote %s\n", out)
+	if o.json {
+		return printJSON(cmd.OutOrStdout(), validateDoc{Schema: schemaValidate, Plan: out, Pairs: verdicts(p)})
+	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 
 // versionInfo is what `echoctl version` prints: where this binary came from.
 type versionInfo struct {
+	Schema   string `json:"schema"`           // schemaVersion
 	Version  string `json:"version"`          // -ldflags "-X main.version=…" (make: git describe)
 	Module   string `json:"module"`           // module path
 	ModVer   string `json:"module_version"`   // "(devel)" for a build from a work tree
@@ -37,7 +37,7 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 }
 
 func readVersion() versionInfo {
-	v := versionInfo{Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	v := versionInfo{Schema: schemaVersion, Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module, v.ModVer = bi.Main.Path, bi.Main.Version
 		for _, s := range bi.Settings {
@@ -57,9 +57,7 @@ func readVersion() versionInfo {
 
 func printVersion(w io.Writer, v versionInfo, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(w, v)
 	}
 	fmt.Fprintf(w, "echoctl %s (%s %s)\n", v.Version, v.Module, v.ModVer)
 	if v.Commit != "" {

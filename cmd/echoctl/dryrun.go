@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/planner"
+)
+
+// printDryRun says what run would do, and where this command differs from the traced one:
+// a plan names allocation sites and sizes, so other arguments may well match nothing.
+func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	if asJSON {
+		return printJSON(out, newDryRunDoc(p, d, argv))
+	}
+	if d.untouched != "" {
+		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.untouched)
+		return nil
+	}
+	if d.strategy == planner.StrategyPinned {
+		printPinned(out, p, d.pairs)
+	} else {
+		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
+		for _, pair := range d.pairs {
+			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
+				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
+				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
+				pair.Device.Site.Ordinal)
+			for _, c := range pair.Copies {
+				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), repairWords[c.Repair])
+			}
+		}
+	}
+	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
+	}
+	return nil
+}
+
+// printPinned says what the pinned strategy would do: serve every host allocation of the
+// planned size at each planned site (whatever its ordinal) from page-locked memory, for the
+// pairs whose host buffers come from there.
+func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
+	var order []planner.Site
+	ids := map[planner.Site][]string{}
+	for _, pair := range pairs {
+		k := pair.Host.Site.AnyOrdinal()
+		if ids[k] == nil {
+			order = append(order, k)
+		}
+		ids[k] = append(ids[k], pair.ID)
+	}
+	sites := "sites"
+	if len(order) == 1 {
+		sites = "site"
+	}
+	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
+		len(order), sites, p.Context.Executable.Path)
+	for _, k := range order {
+		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, humanBytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
+	}
+}
+
+// dryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
+type dryRunDoc struct {
+	Schema     string       `json:"schema"`
+	Executable string       `json:"executable"`
+	Action     string       `json:"action"` // "merge", "pin" or "run as written"
+	Strategy   string       `json:"strategy,omitempty"`
+	Untouched  string       `json:"untouched,omitempty"` // why the program would run as written
+	Pairs      []dryRunPair `json:"pairs"`
+	ArgsDiffer string       `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
+}
+
+type dryRunPair struct {
+	ID        string       `json:"id"`
+	Direction string       `json:"direction"`
+	Bytes     uint64       `json:"bytes"` // the buffer's size
+	Host      dryRunSite   `json:"host"`
+	Device    dryRunSite   `json:"device"`
+	Copies    []dryRunCopy `json:"copies"` // elided by a merge; kept, from page-locked memory, by pin
+}
+
+type dryRunSite struct {
+	Call    string `json:"call"`
+	Site    string `json:"site"` // module+offset
+	Ordinal int    `json:"ordinal"`
+}
+
+type dryRunCopy struct {
+	Call      string `json:"call"`
+	Direction string `json:"direction"`
+	Site      string `json:"site"`
+	Keeps     string `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
+}
+
+func newDryRunDoc(p *planner.Plan, d deploy, argv []string) dryRunDoc {
+	doc := dryRunDoc{Schema: schemaRun, Executable: p.Context.Executable.Path, Strategy: d.strategy,
+		Untouched: d.untouched, Pairs: []dryRunPair{}, ArgsDiffer: argsDiffer(p.Trace.Command, argv)}
+	switch {
+	case d.untouched != "":
+		doc.Action = "run as written"
+		return doc
+	case d.strategy == planner.StrategyPinned:
+		doc.Action = "pin"
+	default:
+		doc.Action = "merge"
+	}
+	site := func(s planner.Site) dryRunSite { return dryRunSite{Call: s.Call, Site: s.Name(), Ordinal: s.Ordinal} }
+	for _, pair := range d.pairs {
+		dp := dryRunPair{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
+			Host: site(pair.Host.Site), Device: site(pair.Device.Site)}
+		for _, c := range pair.Copies {
+			keeps := ""
+			if doc.Action == "merge" {
+				keeps = c.Repair
+			}
+			dp.Copies = append(dp.Copies, dryRunCopy{Call: c.Site.Call, Direction: c.Direction, Site: c.Site.Name(), Keeps: keeps})
+		}
+		doc.Pairs = append(doc.Pairs, dp)
+	}
+	return doc
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
+)
+
+// Every command that prints results prints, with --json, one JSON document on standard output
+// naming its schema, and nothing else there: not the traced program's output (the stream
+// workload prints its checksum on stdout), not progress. Each schema the commands print is
+// documented in docs/json.md, and docs/json.md documents no other.
+func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
+	testenv.RequireRoot(t)
+	stream := testenv.Built(t, "workloads/stream")
+	args := []string{"--size", "256K", "--iters", "4", "--warmup", "1"}
+	dir := t.TempDir()
+	tr, plan, unproven := filepath.Join(dir, "t.bin"), filepath.Join(dir, "t.plan"), filepath.Join(dir, "u.plan")
+	program := append([]string{"--", stream}, args...)
+	lib := "LD_LIBRARY_PATH=" + testenv.Built(t, "lib")
+	long := testenv.LongStream(t, "64K").Process.Pid
+
+	steps := []struct {
+		schema string
+		args   []string
+		after  func(t *testing.T) // readies the next step
+	}{
+		{"echo.trace/1", append([]string{"trace", "-o", tr}, program...), nil},
+		{"echo.stats/1", []string{"stats", tr}, nil},
+		{planner.Schema(), []string{"plan", "-o", plan, tr}, nil},
+		{"echo.validate/1", append([]string{"validate", plan}, program...), func(t *testing.T) { copyPlan(t, plan, unproven) }},
+		{"echo.calibrate/1", append([]string{"calibrate", "--rounds", "1", plan}, program...), nil},
+		{"echo.run/1", append([]string{"run", "--dry-run", plan}, program...), nil},
+		{"echo.env/1", append([]string{"run", "--print-env", "--force", unproven}, program...), nil},
+		{"echo.optimize/1", append([]string{"optimize", "--rounds", "1", "-o", filepath.Join(dir, "o.plan")}, program...), nil},
+		{"echo.export/1", []string{"export", "-o", filepath.Join(dir, "t.json"), tr}, nil},
+		{"echo.attach/1", []string{"attach", "--once", "--interval", "300ms", "-p", strconv.Itoa(long)}, nil},
+		{"echo.check/1", []string{"check"}, nil},
+		{"echo.version/1", []string{"version"}, nil},
+	}
+	var printed []string
+	for _, s := range steps {
+		res := testenv.Echoctl(t, []string{lib}, append([]string{"--json"}, s.args...)...)
+		name := strings.Join(s.args[:1], " ")
+		if res.ExitCode != 0 && s.schema != "echo.check/1" { // check says 1 where a part is missing
+			t.Fatalf("echoctl --json %s: exit %d: %s", strings.Join(s.args, " "), res.ExitCode, res.Stderr)
+		}
+		doc, err := oneDocument(res.Stdout)
+		if err != nil {
+			t.Errorf("echoctl --json %s: %v; stdout:\n%s", name, err, res.Stdout)
+			continue
+		}
+		if doc["schema"] != s.schema {
+			t.Errorf("echoctl --json %s: schema %v, want %s", name, doc["schema"], s.schema)
+		}
+		if strings.Contains(res.Stdout, "checksum=") {
+			t.Errorf("echoctl --json %s: the program's output is on stdout", name)
+		}
+		printed = append(printed, s.schema)
+		if s.after != nil {
+			s.after(t)
+		}
+	}
+	if res := testenv.Echoctl(t, nil, append([]string{"trace", "--json", "-o", tr}, program...)...); !strings.Contains(res.Stderr, "checksum=") {
+		t.Errorf("trace --json: the program's output went nowhere: stderr %q", res.Stderr)
+	}
+
+	documented := documentedSchemas(t)
+	slices.Sort(printed)
+	if !slices.Equal(printed, documented) {
+		t.Errorf("schemas printed %v, documented in docs/json.md %v: document each one, and only those", printed, documented)
+	}
+}
+
+// oneDocument decodes stdout as exactly one JSON object and nothing after it.
+func oneDocument(stdout string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more after the first document")
+	}
+	return doc, nil
+}
+
+// documentedSchemas are the schemas docs/json.md has a section for ("## echo.stats/1").
+func documentedSchemas(t *testing.T) []string {
+	data, err := os.ReadFile(filepath.Join(testenv.Root(t), "docs", "json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile("(?m)^## `(echo\\.[a-z]+/[0-9]+)`").FindAllSubmatch(data, -1) {
+		names = append(names, string(m[1]))
+	}
+	slices.Sort(names)
+	return names
+}
+
+func copyPlan(t *testing.T, from, to string) {
+	data, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// The JSON documents echoctl prints with --json, one schema per command, each named by its
+// "schema" field and described in docs/json.md. A change that removes or renames a field,
+// or changes what one means, takes a new number; adding a field does not.
+const (
+	schemaTrace     = "echo.trace/1"
+	schemaStats     = "echo.stats/1"
+	schemaValidate  = "echo.validate/1"
+	schemaCalibrate = "echo.calibrate/1"
+	schemaOptimize  = "echo.optimize/1"
+	schemaRun       = "echo.run/1"
+	schemaEnv       = "echo.env/1"
+	schemaExport    = "echo.export/1"
+	schemaAttach    = "echo.attach/1"
+	schemaVersion   = "echo.version/1"
+)
+
+// printJSON writes one document, indented for a person and whole for jq: one value, then a
+// newline.
+func printJSON(w io.Writer, doc any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+)
+
+// pairVerdict is one pair as validate, calibrate and optimize report it with --json: what
+// the step decided about it and why. The plan file holds the rest.
+type pairVerdict struct {
+	ID           string   `json:"id"`
+	Direction    string   `json:"direction"`
+	Bytes        uint64   `json:"bytes"` // the buffer's size
+	Status       string   `json:"status"`
+	Strategies   []string `json:"strategies,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	MergeRefused string   `json:"merge_refused,omitempty"`
+}
+
+func verdicts(p *planner.Plan) []pairVerdict {
+	vs := make([]pairVerdict, 0, len(p.Pairs))
+	for _, pair := range p.Pairs {
+		vs = append(vs, pairVerdict{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
+			Status: string(pair.Status), Strategies: pair.Strategies, Reason: pair.Reason,
+			MergeRefused: pair.MergeRefused})
+	}
+	return vs
+}
+
+// validateDoc is validate's --json document.
+type validateDoc struct {
+	Schema string        `json:"schema"`
+	Plan   string        `json:"plan"` // where the validated plan was written
+	Pairs  []pairVerdict `json:"pairs"`
+}
+
+// calibrationDoc is calibrate's and optimize's --json document. Calibration is null when
+// optimize stopped before calibrating; Outcome then says why.
+type calibrationDoc struct {
+	Schema           string            `json:"schema"`
+	Plan             string            `json:"plan"` // where the plan was written
+	PredictedSpeedup float64           `json:"predicted_speedup"`
+	GPU              string            `json:"gpu,omitempty"`
+	Strategy         string            `json:"strategy,omitempty"` // the one enabled, if any
+	Outcome          string            `json:"outcome,omitempty"`
+	Calibration      *calibrate.Result `json:"calibration"`
+	Pairs            []pairVerdict     `json:"pairs"`
+}
+
+func newCalibrationDoc(schema, planPath string, p *planner.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
+	return calibrationDoc{Schema: schema, Plan: planPath, PredictedSpeedup: p.PredictedSpeedup,
+		GPU: p.Context.GPU, Strategy: p.Context.Strategy, Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
+}
