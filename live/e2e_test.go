@@ -2,7 +2,9 @@ package live_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,8 +66,9 @@ func checkStream(t *testing.T, r *live.Row) {
 		!strings.Contains(r.Detail.TopSites[0].Site, "stream+0x") {
 		t.Errorf("top sites %+v: want stream's copy sites of 256 KiB", r.Detail.TopSites)
 	}
-	if !strings.HasPrefix(r.Detail.Optimize, "sudo echoctl optimize -- ") || !strings.Contains(r.Detail.Optimize, "workloads/stream") {
-		t.Errorf("optimize hint %q", r.Detail.Optimize)
+	if !strings.HasPrefix(r.Detail.Optimize, "sudo echoctl optimize -- ") || !strings.Contains(r.Detail.Optimize, "workloads/stream") ||
+		strings.Contains(r.Detail.Optimize, "100000000") {
+		t.Errorf("optimize hint %q: want the workload, with a loop count for seconds rather than hours", r.Detail.Optimize)
 	}
 }
 
@@ -94,5 +97,43 @@ func TestAttachOnceScan(t *testing.T) {
 	checkStream(t, r)
 	if find(rows, short.Process.Pid) != nil {
 		t.Errorf("the workload that exited mid-sample has a row")
+	}
+}
+
+// A kernel-bound program is not copy-bound because its copies wait: stream's copy back waits
+// for a 20 ms kernel every iteration, which the time inside copy calls counts and the live
+// view's COPY% must not (it takes the planner's estimate of the moving part).
+func TestAttachCopyShareLeavesOutKernelWaits(t *testing.T) {
+	testenv.RequireRoot(t)
+	env := "CUDA_EMU_KERNEL_DELAY_US=20000"
+	args := []string{"--size", "256K", "--warmup", "0"}
+	res := testenv.Echoctl(t, []string{env}, append([]string{"trace", "--json", "-o", filepath.Join(t.TempDir(), "t.bin"),
+		"--", testenv.Built(t, "workloads/stream"), "--iters", "20"}, args...)...)
+	var traced struct{ Output string }
+	if err := json.Unmarshal([]byte(res.Stdout), &traced); err != nil || res.ExitCode != 0 {
+		t.Fatalf("trace: exit %d (%v): %s", res.ExitCode, err, res.Stderr)
+	}
+	res = testenv.Echoctl(t, nil, "stats", "--json", traced.Output)
+	var st struct {
+		CopyShare   float64  `json:"copy_share"`
+		MovingShare *float64 `json:"moving_share"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &st); err != nil || st.MovingShare == nil {
+		t.Fatalf("stats: %v, %s", err, res.Stdout)
+	}
+	if st.CopyShare < 0.6 || *st.MovingShare > 0.3 {
+		t.Errorf("stats: %.3f inside copy calls, %.3f moving data: want most inside (waiting) and little moving",
+			st.CopyShare, *st.MovingShare)
+	}
+
+	cmd := exec.Command(testenv.Built(t, "workloads/stream"), append([]string{"--iters", "100000000"}, args...)...)
+	cmd.Env = append(os.Environ(), env)
+	target := testenv.StartInLoop(t, cmd)
+	rows := attachOnce(t, "-p", strconv.Itoa(target.Process.Pid), "--interval", "1500ms")
+	if len(rows) != 1 || rows[0].Error != "" || rows[0].Events == 0 {
+		t.Fatalf("rows %+v: want one traced row", rows)
+	}
+	if r := rows[0]; r.CopyShare > 0.3 {
+		t.Errorf("COPY%% %.1f of a program whose copies mostly wait for its kernels", 100*r.CopyShare)
 	}
 }

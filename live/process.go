@@ -24,7 +24,8 @@ import (
 type process struct {
 	pid     int
 	command []string
-	window  int // events kept for the planner
+	cwd     string // the process's working directory, for the optimize hint
+	window  int    // events kept for the planner
 
 	lost atomic.Uint64
 
@@ -48,6 +49,7 @@ type process struct {
 type planResult struct {
 	pairs   []Pair
 	speedup float64
+	iterMS  float64 // the loop's period, 0 when none was found
 }
 
 func newProcess(pid int, window int) *process {
@@ -58,7 +60,8 @@ func newProcess(pid int, window int) *process {
 		!strings.HasSuffix(exe, " (deleted)") {
 		command[0] = exe
 	}
-	return &process{pid: pid, command: command, window: window, plan: planResult{speedup: 1},
+	cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)) // "" where it cannot be read: the hint leaves out the cd
+	return &process{pid: pid, command: command, cwd: cwd, window: window, plan: planResult{speedup: 1},
 		started: make(chan struct{})}
 }
 
@@ -122,7 +125,7 @@ func (p *process) read(r io.Reader) error {
 	h := tr.Header()
 	p.mu.Lock()
 	p.header, p.modules, p.since = &h, h.Modules, h.Start
-	p.sum = trace.NewSummarizer(h)
+	p.sum = trace.NewSummarizer(h, planner.NewTransferTimer())
 	p.mu.Unlock()
 	p.markStarted()
 	for {
@@ -202,6 +205,9 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 		return none
 	}
 	res := planResult{speedup: plan.PredictedSpeedup}
+	if plan.Loop.Iterations > 0 {
+		res.iterMS = plan.Loop.MS
+	}
 	for _, pair := range plan.Pairs {
 		res.pairs = append(res.pairs, Pair{Direction: pair.Direction, Bytes: pair.Bytes,
 			Speedup: pair.PredictedSpeedup, Status: string(pair.Status), Reason: pair.Reason})

@@ -13,7 +13,7 @@ type Row struct {
 	CopyBytesPerS float64  `json:"copy_bytes_per_s"` // all directions
 	H2DBytesPerS  float64  `json:"h2d_bytes_per_s"`  // host to device
 	D2HBytesPerS  float64  `json:"d2h_bytes_per_s"`  // device to host
-	CopyShare     float64  `json:"copy_share"`       // share of wall time with a thread inside a copy call
+	CopyShare     float64  `json:"copy_share"`       // share of wall time with a copy moving data (not waiting for kernels)
 	LaunchesPerS  float64  `json:"launches_per_s"`   // kernel launches, runtime and driver
 	Pairs         int      `json:"pairs"`            // candidate pairs the planner found so far
 	Lost          uint64   `json:"lost"`             // events the ring buffer had no room for, since attaching

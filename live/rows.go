@@ -18,7 +18,7 @@ func (p *process) row(st *trace.Stats, secs float64) Row {
 	if p.footer != nil {
 		r.Lost = p.footer.TotalLost()
 	}
-	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command)}
+	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS)}
 	for _, pair := range p.plan.pairs {
 		if pair.Status == string(planner.StatusCandidate) {
 			r.Pairs++
@@ -34,36 +34,20 @@ func (p *process) row(st *trace.Stats, secs float64) Row {
 	r.H2DBytesPerS = float64(st.Bytes.H2D) / secs
 	r.D2HBytesPerS = float64(st.Bytes.D2H) / secs
 	// The summary's share is of the time from its first event to its last; the row's is of
-	// the whole interval.
-	r.CopyShare = min(1, st.CopyShare*float64(st.WallNS)/1e9/secs)
+	// the whole interval. It counts what copies spent moving data, not the time a
+	// synchronous copy waited for earlier kernels (the planner's estimate): a kernel-bound
+	// program is not copy-bound because its copies wait.
+	share := st.CopyShare
+	if st.MovingShare != nil {
+		share = *st.MovingShare
+	}
+	r.CopyShare = min(1, share*float64(st.WallNS)/1e9/secs)
 	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
 	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
 		r.Detail.TopSites = append(r.Detail.TopSites, Site{Site: s.Site, API: s.API, Direction: s.Direction,
 			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs})
 	}
 	return r
-}
-
-// optimizeHint is the command that traces, plans, validates and calibrates the program:
-// run again from its start, since a plan needs the allocations an attached trace misses.
-func optimizeHint(command []string) string {
-	if len(command) == 0 {
-		return ""
-	}
-	quoted := make([]string, len(command))
-	for i, a := range command {
-		quoted[i] = shellQuote(a)
-	}
-	return "sudo echoctl optimize -- " + strings.Join(quoted, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // errorRow is the row of a process that could not be traced.

@@ -19,8 +19,7 @@ type analysis struct {
 	order     []*pairAcc
 	copySites copySites
 	rejected  map[rejectKey]*Rejection
-	bw        bandwidth
-	gpuBusy   bool // GPU work may be pending: a synchronous copy now also waits for it
+	clock     copyClock
 	pids      map[uint32]bool
 	failures  failures
 }
@@ -39,7 +38,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
-		pids: map[uint32]bool{}, failures: newFailures(),
+		pids: map[uint32]bool{}, failures: newFailures(), clock: copyClock{minBytes: opts.MinBytes},
 	}
 	for {
 		rec, err := r.Next()
@@ -79,12 +78,9 @@ func (a *analysis) event(e *trace.Event) {
 		a.copy(e)
 	case t == trace.EventCUDAMemset || t == trace.EventCUDAMemsetAsync:
 		a.memset(e)
-	case t == trace.EventCUDALaunchKernel || t == trace.EventCULaunchKernel:
-		a.gpuBusy = true
-	case t == trace.EventCUDADeviceSynchronize || t == trace.EventCUCtxSynchronize ||
-		t == trace.EventCUDAStreamSynchronize || t == trace.EventCUStreamSynchronize ||
-		t == trace.EventCUDAEventSynchronize:
-		a.gpuBusy = false
+	}
+	if !e.Type.IsCopy() {
+		a.clock.event(e.Type)
 	}
 }
 
@@ -120,7 +116,6 @@ func memKind(t trace.EventType) string {
 // memset marks the device buffer it writes: as written, the host side of a pair never sees
 // that write.
 func (a *analysis) memset(e *trace.Event) {
-	a.gpuBusy = true
 	if b := a.bufs.find(e.PID, e.Addr); b != nil {
 		b.lastUseNS = e.ExitNS
 		if b.deviceSide() && b.deviceMemset == "" {

@@ -136,7 +136,7 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
 	total := cleanNS
 	if waited > 0 {
 		perCopy := waitedNS / float64(waited)
-		if est, ok := a.bw.nsFor(c.dir, c.bytesEachCopy); ok && est < perCopy {
+		if est, ok := a.clock.bw.nsFor(c.dir, c.bytesEachCopy); ok && est < perCopy {
 			perCopy, estimated = est, true
 		}
 		total += perCopy * float64(waited)
@@ -195,7 +195,7 @@ func (a *analysis) notes(footer trace.Footer, iterations int) []string {
 	if len(a.pids) > 1 {
 		notes = append(notes, fmt.Sprintf("the trace holds %d processes; buffers and pairs are per process", len(a.pids)))
 	}
-	if a.bw.empty() && len(a.order) > 0 {
+	if a.clock.bw.empty() && len(a.order) > 0 {
 		notes = append(notes, "every copy waited for GPU work, so copy times include those waits and f_copy is an upper bound")
 	}
 	return notes

@@ -95,19 +95,7 @@ func (a *analysis) direction(e *trace.Event, dst, src *buffer) string {
 func (a *analysis) copy(e *trace.Event) {
 	dst, src := a.bufs.find(e.PID, e.Addr), a.bufs.find(e.PID, e.Src)
 	dir := a.direction(e, dst, src)
-	async := e.Type == trace.EventCUDAMemcpyAsync || e.Type == trace.EventCUDAMemcpy2DAsync ||
-		e.Type >= trace.EventCUMemcpyHtoDAsync && e.Type <= trace.EventCUMemcpyDtoDAsync
-	// A synchronous copy that is not device-to-device returns only once earlier GPU work is
-	// done: if any may be pending, its duration includes that wait. An asynchronous one to
-	// pageable memory waits too, but is timed whole: what it waited for may be the copies
-	// issued before it (whose own calls returned at once) as much as kernels, and counting
-	// too little copy time would refuse the pinned strategy's real gains as unexplained.
-	waited := !async && dir != "d2d" && a.gpuBusy
-	if async || dir == "d2d" {
-		a.gpuBusy = true
-	} else {
-		a.gpuBusy = false
-	}
+	waited, async := a.clock.copy(e, dir), asyncCopy(e.Type)
 	for _, b := range []*buffer{dst, src} {
 		if b != nil {
 			b.lastUseNS = e.ExitNS
@@ -138,9 +126,6 @@ func (a *analysis) copy(e *trace.Event) {
 	default:
 		a.reject(e, dir, fmt.Sprintf("unknown copy kind %d", e.Kind))
 		return
-	}
-	if !waited && e.Bytes >= a.opts.MinBytes {
-		a.bw.sample(e, dir)
 	}
 	hostAddr, devAddr, host, dev := e.Src, e.Addr, src, dst
 	if dir == "d2h" {

@@ -19,11 +19,15 @@ type Stats struct {
 	LostPerCPU []uint64          `json:"lost_per_cpu"` // the same, per CPU
 	Threads    int               `json:"threads"`
 	Processes  int               `json:"processes"`
-	WallNS     uint64            `json:"wall_ns"`             // first entry to last return
-	CopyShare  float64           `json:"copy_share"`          // share of WallNS with a thread inside a copy call
-	TopSites   []SiteStats       `json:"top_sites"`           // copy sites, most time first
-	Complete   bool              `json:"complete"`            // the footer was read and the tracer stopped cleanly
-	Truncated  string            `json:"truncated,omitempty"` // why recording stopped early (the disk filled)
+	WallNS     uint64            `json:"wall_ns"`    // first entry to last return
+	CopyShare  float64           `json:"copy_share"` // share of WallNS with a thread inside a copy call
+	// MovingShare is the share of WallNS with a copy moving data: CopyShare less the time
+	// synchronous copies spent waiting for earlier GPU work, as a TransferEstimator (the
+	// planner's) tells it. Absent when no estimator was given.
+	MovingShare *float64    `json:"moving_share,omitempty"`
+	TopSites    []SiteStats `json:"top_sites"`           // copy sites, most time first
+	Complete    bool        `json:"complete"`            // the footer was read and the tracer stopped cleanly
+	Truncated   string      `json:"truncated,omitempty"` // why recording stopped early (the disk filled)
 }
 
 // Failed is how often one CUDA API returned an error, and which errors.
@@ -78,8 +82,20 @@ type SiteStats struct {
 
 // Summarize streams through a trace and summarizes it. On a damaged or cut short trace it
 // returns the statistics of what was readable together with the reader's error.
-func Summarize(r *Reader) (*Stats, error) {
+func Summarize(r *Reader) (*Stats, error) { return SummarizeEstimating(r, nil) }
+
+// A TransferEstimator tells how much of a copy call moved data, the rest having waited for
+// earlier GPU work. It sees every event in order (dir is Direction of the copy's kind, ""
+// for other calls) and returns a copy's moving time in nanoseconds. The planner has one;
+// this package cannot import it.
+type TransferEstimator interface {
+	Observe(e *Event, dir string) uint64
+}
+
+// SummarizeEstimating is Summarize with MovingShare from est (none when est is nil).
+func SummarizeEstimating(r *Reader, est TransferEstimator) (*Stats, error) {
 	s := newSummary(r.Header())
+	s.est = est
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -97,8 +113,13 @@ func Summarize(r *Reader) (*Stats, error) {
 // live view) rather than through Summarize, in intervals.
 type Summarizer struct{ s *summary }
 
-// NewSummarizer starts a summary of a trace with header h.
-func NewSummarizer(h Header) *Summarizer { return &Summarizer{s: newSummary(h)} }
+// NewSummarizer starts a summary of a trace with header h; est, when not nil, gives
+// MovingShare.
+func NewSummarizer(h Header, est TransferEstimator) *Summarizer {
+	s := newSummary(h)
+	s.est = est
+	return &Summarizer{s: s}
+}
 
 // Add counts one record.
 func (z *Summarizer) Add(rec Record) { z.s.add(rec) }
@@ -109,7 +130,7 @@ func (z *Summarizer) Add(rec Record) { z.s.add(rec) }
 func (z *Summarizer) Interval() *Stats {
 	st := z.s.result(Footer{}, false)
 	next := newSummary(Header{})
-	next.modules, next.device = z.s.modules, z.s.device
+	next.modules, next.device, next.est = z.s.modules, z.s.device, z.s.est
 	z.s = next
 	return st
 }
@@ -127,6 +148,8 @@ type summary struct {
 	sites       map[siteKey]*SiteStats
 	first, last uint64
 	busy        busyTime
+	est         TransferEstimator // nil: no MovingShare
+	moving      busyTime          // the part of busy that est says moved data
 }
 
 type failure struct {
@@ -186,6 +209,10 @@ func (s *summary) event(e *Event) {
 		s.device.free(e.PID, e.Addr)
 	case e.Type.IsCopy() && e.Ret == 0:
 		s.copy(e)
+		return
+	}
+	if s.est != nil {
+		s.est.Observe(e, "")
 	}
 }
 
@@ -197,6 +224,11 @@ func (s *summary) copy(e *Event) {
 	*s.stats.Bytes.at(kind) += e.Bytes
 	*s.stats.CopyNS.at(kind) += ns
 	s.busy.add(e.EnterNS, e.ExitNS)
+	if s.est != nil {
+		// A copy that waited did so first, and moved its data at the end of the call.
+		moving := min(s.est.Observe(e, Direction(kind)), ns)
+		s.moving.add(e.ExitNS-moving, e.ExitNS)
+	}
 
 	site, ok := s.modules.Resolve(int(e.PID), e.Caller)
 	if !ok {
@@ -269,6 +301,13 @@ func (s *summary) result(f Footer, hasFooter bool) *Stats {
 	}
 	if st.WallNS > 0 {
 		st.CopyShare = min(1, float64(s.busy.sum())/float64(st.WallNS))
+	}
+	if s.est != nil {
+		moving := 0.0
+		if st.WallNS > 0 {
+			moving = min(1, float64(s.moving.sum())/float64(st.WallNS))
+		}
+		st.MovingShare = &moving
 	}
 	st.LostPerCPU = []uint64{}
 	if hasFooter {

@@ -246,7 +246,7 @@ func TestBusyTimeFolds(t *testing.T) {
 // still finds the device allocation made in an earlier one.
 func TestSummarizerIntervals(t *testing.T) {
 	const dev, host = 0x7000_0000, 0x1000_0000
-	z := NewSummarizer(testHeader())
+	z := NewSummarizer(testHeader(), nil)
 	z.Add(Record{Event: alloc(EventCUDAMalloc, 4242, dev, 1<<20)})
 	z.Add(Record{Event: copyEvent(EventCUDAMemcpy, KindHostToDevice, dev, host, 1, 0, 1)})
 	first := z.Interval()

@@ -27,10 +27,10 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(len(m.rows))
 	case "s":
 		m.sort = m.sort.next()
-		m.follow()
+		m.resort()
 	case "r":
 		m.reverse = !m.reverse
-		m.follow()
+		m.resort()
 	case "/":
 		m.filtering = true
 	case "enter", "d":

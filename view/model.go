@@ -29,6 +29,7 @@ type Model struct {
 	title    string
 
 	rows          []live.Row // the latest sample, in the order the source gave it
+	order         []int      // the rows' PIDs in display order (settle)
 	width, height int
 
 	sort      sortKey
@@ -88,7 +89,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) setRows(rows []live.Row) {
+	m.order = m.settle(rows)
 	m.rows = rows
+	m.follow()
+}
+
+// resort orders the rows strictly, as a new sort key or direction asks.
+func (m *Model) resort() {
+	m.order = nil
+	m.order = m.settle(m.rows)
 	m.follow()
 }
 

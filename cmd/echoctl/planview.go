@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -124,7 +125,7 @@ func planHeadline(p *planner.Plan) string {
 		loop = fmt.Sprintf("%d %s, %s per iteration", p.Loop.Iterations, plural(p.Loop.Iterations, "iteration", "iterations"),
 			formatDuration(time.Duration(p.Loop.MS*float64(time.Millisecond))))
 	}
-	return fmt.Sprintf("plan for %s (%s): %s", quoteCommand(p.Trace.Command), who, loop)
+	return fmt.Sprintf("plan for %s (%s): %s", shell.Join(p.Trace.Command), who, loop)
 }
 
 // pairGist is the short word on a pair for its table row: why it was refused, or what its
@@ -188,7 +189,7 @@ func nextStep(p *planner.Plan, planPath string, available func(command string) b
 	for _, pair := range p.Pairs {
 		has[pair.Status] = true
 	}
-	cmd := quoteCommand(p.Trace.Command)
+	cmd := shell.Join(p.Trace.Command)
 	step := func(name string) string {
 		if !available(name) {
 			return ""

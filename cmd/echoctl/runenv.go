@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -56,14 +56,9 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 		}{schemaEnv, m, deployed, strategy, len(pairs)})
 	}
 	for _, kv := range env {
-		fmt.Fprintf(out, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+		fmt.Fprintf(out, "export %s=%s\n", kv[0], shell.Quote(kv[1]))
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %d pairs (%s) deployed to %s; eval this output, or set it in the launcher's environment\n",
 		len(pairs), strategy, deployed)
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -8,11 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +61,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	st, readErr := trace.Summarize(r)
+	st, readErr := trace.SummarizeEstimating(r, planner.NewTransferTimer())
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
 	}
@@ -90,7 +91,7 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		ran = time.Duration(footer.EndMonoNS - h.StartMonoNS)
 	}
 	fmt.Fprintf(out, "%s: %s (pid %d) on %s, started %s, ran %s, %d events\n", path,
-		quoteCommand(h.Command), h.PID, h.Host, h.Start.Format("2006-01-02 15:04:05 MST"),
+		shell.Join(h.Command), h.PID, h.Host, h.Start.Format("2006-01-02 15:04:05 MST"),
 		formatDuration(ran), st.Events)
 	if st.Lost > 0 {
 		cpus := 0
@@ -136,8 +137,12 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	}
 	tw.Flush()
 
-	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls\n", 100*st.CopyShare,
+	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls", 100*st.CopyShare,
 		formatDuration(time.Duration(st.WallNS)))
+	if st.MovingShare != nil && *st.MovingShare < st.CopyShare-0.0005 {
+		fmt.Fprintf(out, ", %.1f%% moving data (the rest waited for earlier GPU work)", 100**st.MovingShare)
+	}
+	fmt.Fprintln(out)
 	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
 
 	if len(st.TopSites) > 0 {
@@ -148,18 +153,6 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		}
 		tw.Flush()
 	}
-}
-
-// quoteCommand shows a command line so that the arguments can be told apart.
-func quoteCommand(args []string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\") {
-			quoted[i] = strconv.Quote(a)
-		}
-	}
-	return strings.Join(quoted, " ")
 }
 
 // humanBytes is a byte count in binary units: "512 B", "4.0 MiB".

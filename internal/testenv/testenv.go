@@ -129,12 +129,12 @@ func Echoctl(t testing.TB, env []string, args ...string) Result {
 // minutes and returns once it is in its loop; the test's cleanup kills it.
 func LongStream(t testing.TB, size string) *exec.Cmd {
 	t.Helper()
-	return startInLoop(t, exec.Command(Built(t, "workloads/stream"), "--size", size, "--iters", "100000000", "--warmup", "0"))
+	return StartInLoop(t, exec.Command(Built(t, "workloads/stream"), "--size", size, "--iters", "100000000", "--warmup", "0"))
 }
 
-// startInLoop starts a stream command and returns once it is in its loop; the test's cleanup
+// StartInLoop starts a stream command and returns once it is in its loop; the test's cleanup
 // kills it.
-func startInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
+func StartInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

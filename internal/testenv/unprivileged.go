@@ -101,5 +101,5 @@ func (u *Unprivileged) Run(t testing.TB, caps []string, env []string, path strin
 // minutes, and returns once it is in its loop; the test's cleanup kills it.
 func (u *Unprivileged) LongStream(t testing.TB, size string) *exec.Cmd {
 	t.Helper()
-	return startInLoop(t, u.Command(nil, nil, u.Stream, "--size", size, "--iters", "100000000", "--warmup", "0"))
+	return StartInLoop(t, u.Command(nil, nil, u.Stream, "--size", size, "--iters", "100000000", "--warmup", "0"))
 }

@@ -1,0 +1,54 @@
+package planner
+
+import (
+	"testing"
+
+	"github.com/echo-uma/echo/trace"
+)
+
+// A synchronous copy issued while a kernel may run waited for it: the timer counts the time
+// its bytes take at the rate of the copies that waited for nothing, not the whole call.
+func TestTransferTimer(t *testing.T) {
+	const mib = 1 << 20
+	now := uint64(1_000_000)
+	call := func(typ trace.EventType, kind uint32, bytes, dur uint64) *trace.Event {
+		e := &trace.Event{Type: typ, Kind: kind, Bytes: bytes, EnterNS: now, ExitNS: now + dur}
+		now += dur + 1000
+		return e
+	}
+	copyIn := func(dur uint64) *trace.Event { return call(trace.EventCUDAMemcpy, trace.KindHostToDevice, mib, dur) }
+	copyOut := func(dur uint64) *trace.Event { return call(trace.EventCUDAMemcpy, trace.KindDeviceToHost, mib, dur) }
+	launch := func() *trace.Event { return call(trace.EventCUDALaunchKernel, 0, 0, 5_000) }
+
+	cases := []struct {
+		name   string
+		events []*trace.Event
+		want   uint64 // what the last event moved
+	}{
+		{"waited before any rate is known: counted whole", []*trace.Event{launch(), copyOut(10_000_000)}, 10_000_000},
+		{"waited: bytes at the clean rate", []*trace.Event{copyIn(1_000_000), launch(), copyOut(10_000_000)}, 1_000_000},
+		{"after a synchronize: nothing pending", []*trace.Event{copyIn(1_000_000), launch(),
+			call(trace.EventCUDADeviceSynchronize, 0, 0, 9_000_000), copyOut(2_000_000)}, 2_000_000},
+		{"an estimate never exceeds the call", []*trace.Event{copyIn(4_000_000), launch(), copyOut(3_000_000)}, 3_000_000},
+		{"asynchronous copies are timed whole", []*trace.Event{copyIn(1_000_000), launch(),
+			call(trace.EventCUDAMemcpyAsync, trace.KindDeviceToHost, mib, 7_000_000)}, 7_000_000},
+		{"a failed copy moved nothing", []*trace.Event{copyIn(1_000_000),
+			{Type: trace.EventCUDAMemcpy, Kind: trace.KindDeviceToHost, Bytes: mib, EnterNS: 1, ExitNS: 2, Ret: 1}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tt := NewTransferTimer()
+			var got uint64
+			for _, e := range c.events {
+				dir := ""
+				if e.Type.IsCopy() {
+					dir = trace.Direction(e.Kind)
+				}
+				got = tt.Observe(e, dir)
+			}
+			if got != c.want {
+				t.Errorf("moved %d ns, want %d", got, c.want)
+			}
+		})
+	}
+}
