@@ -59,6 +59,7 @@ type Resolver struct {
 type siteKey struct {
 	module Module
 	offset uint64
+	code   bool // offset is of the code itself (At), not a return address (Return)
 }
 
 // NewResolver returns a resolver with nothing read yet.
@@ -70,24 +71,33 @@ func NewResolver() *Resolver {
 // offset 0 (trace.Site's Offset). ok is false when m cannot be named (missing, rebuilt,
 // stripped) or no function holds the call.
 func (r *Resolver) Return(m Module, offset uint64) (Symbol, bool) {
-	if m.Path == "" {
+	// A return address points after the call; the call's last byte is what it names.
+	return r.lookup(siteKey{m, offset, false}, offset-1)
+}
+
+// At names the code at offset itself, as Return does a call: a function's entry, such as
+// a launched kernel's.
+func (r *Resolver) At(m Module, offset uint64) (Symbol, bool) {
+	return r.lookup(siteKey{m, offset, true}, offset)
+}
+
+func (r *Resolver) lookup(key siteKey, offset uint64) (Symbol, bool) {
+	if key.module.Path == "" {
 		return Symbol{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := siteKey{m, offset}
 	if s, seen := r.sites[key]; seen {
 		return s, s.Function != ""
 	}
-	img, seen := r.modules[m]
+	img, seen := r.modules[key.module]
 	if !seen {
-		img, _ = openImage(m) // a module that cannot be read is named by nothing, not an error
-		r.modules[m] = img
+		img, _ = openImage(key.module) // a module that cannot be read is named by nothing, not an error
+		r.modules[key.module] = img
 	}
 	var s Symbol
 	if img != nil {
-		// A return address points after the call; the call's last byte is what it names.
-		s = img.lookup(offset - 1)
+		s = img.lookup(offset)
 	}
 	r.sites[key] = s
 	return s, s.Function != ""
