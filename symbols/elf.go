@@ -36,7 +36,7 @@ var errRebuilt = errors.New("the file is not the one traced")
 func openImage(m Module) (*image, error) {
 	f, err := elf.Open(m.Path)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", m.Path, err)
+		return nil, err // "open PATH: …", or elf's "bad magic number …"
 	}
 	defer f.Close()
 	id, err := trace.BuildID(f)

@@ -8,6 +8,7 @@ package symbols
 
 import (
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sync"
 )
@@ -92,7 +93,12 @@ func (r *Resolver) lookup(key siteKey, offset uint64) (Symbol, bool) {
 	}
 	img, seen := r.modules[key.module]
 	if !seen {
-		img, _ = openImage(key.module) // a module that cannot be read is named by nothing, not an error
+		// A module that cannot be named is no error: its sites keep module+offset, and
+		// echoctl -vv says why.
+		var err error
+		if img, err = openImage(key.module); err != nil {
+			slog.Debug("sites keep module+offset", "module", key.module.Path, "why", err)
+		}
 		r.modules[key.module] = img
 	}
 	var s Symbol
