@@ -50,6 +50,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
+             $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm install package bench demo clean
@@ -189,6 +190,22 @@ $(BUILD)/tests/library_launch: testdata/tracer/library_launch.c $(EMU_HDRS) $(LI
 $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,--build-id=sha1 -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Sites for the symbols test, in a PIE, a non-PIE executable and a shared library: each
+# prints where its marked calls return to. No sibling calls, so that a call that ends its
+# function still returns into it.
+SITES_FLAGS := -std=c11 -O2 -g -fno-optimize-sibling-calls -Wall -Wextra -Werror -Wl,--build-id=sha1
+$(BUILD)/tests/libsites.so: testdata/symbols/libsites.c testdata/symbols/libsites.h
+	@mkdir -p $(@D)
+	$(CC) $(SITES_FLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/tests/sites: testdata/symbols/sites.c testdata/symbols/libsites.h $(BUILD)/tests/libsites.so
+	@mkdir -p $(@D)
+	$(CC) $(SITES_FLAGS) -pie -fPIE $< -o $@ -L$(BUILD)/tests -lsites -Wl,-rpath,'$$ORIGIN'
+
+$(BUILD)/tests/sites-nopie: testdata/symbols/sites.c testdata/symbols/libsites.h $(BUILD)/tests/libsites.so
+	@mkdir -p $(@D)
+	$(CC) $(SITES_FLAGS) -no-pie -fno-PIE $< -o $@ -L$(BUILD)/tests -lsites -Wl,-rpath,'$$ORIGIN'
 
 # A driver-API program (the GPU host builds the same source with nvcc -lcuda); the runtime
 # only registers its kernel with the emulator.

@@ -33,6 +33,7 @@ type perfetto struct {
 
 	header trace.Header
 	mods   *trace.Modules
+	names  *names // sites and kernels named for people, beside module+offset
 	pairs  pairIndex
 	opts   Options
 
@@ -68,6 +69,7 @@ func writePerfetto(w io.Writer, r *trace.Reader, opts Options) (Summary, error) 
 		first:  true,
 		header: h,
 		mods:   trace.NewModules(h.Modules),
+		names:  newNames(),
 		opts:   opts,
 		procs:  map[uint32]*process{},
 		tracks: map[uint64]*track{},
@@ -210,6 +212,7 @@ func (p *perfetto) planLabels(pid uint32) {
 // every process; it is shown on the root process.
 func (p *perfetto) module(m trace.Module) {
 	p.mods.Add(m)
+	p.names.remapped()
 	p.sum.Modules++
 	pid := uint32(m.PID)
 	if m.PID == 0 && p.header.PID > 0 {

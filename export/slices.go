@@ -59,6 +59,10 @@ func (p *perfetto) event(e *trace.Event) {
 	}
 	b = append(b, `,"args":{"site":`...)
 	b = appendSite(b, site)
+	if name := p.names.call(e.PID, e.Caller, site); name != "" {
+		b = append(b, `,"site_symbol":`...)
+		b = appendString(b, name)
+	}
 	if e.Ret != 0 {
 		b = append(b, `,"ret":`...)
 		b = strconv.AppendInt(b, int64(e.Ret), 10)
@@ -202,6 +206,10 @@ func (p *perfetto) appendArgs(b []byte, e *trace.Event) []byte {
 		if site, ok := p.mods.Resolve(int(e.PID), e.Addr); ok {
 			b = append(b, `,"function_site":`...)
 			b = appendSite(b, site)
+			if name := p.names.function(e.PID, e.Addr, site); name != "" {
+				b = append(b, `,"function_symbol":`...)
+				b = appendString(b, name)
+			}
 		}
 		b = append(b, `,"stream":`...)
 		b = appendHex(b, e.Stream)

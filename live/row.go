@@ -3,6 +3,8 @@
 // planner finds in its recent calls.
 package live
 
+import "github.com/echo-uma/echo/symbols"
+
 // Row is one process over the last sampling interval: a row of the live view, and of
 // `echoctl attach --once --json`.
 type Row struct {
@@ -39,6 +41,9 @@ type Site struct {
 	BytesPerCopy uint64  `json:"bytes_per_copy"` // what one copy moves (stats' "bytes" is a site's total)
 	PerS         float64 `json:"per_s"`
 	Share        float64 `json:"share"` // of wall time
+	// Symbol is the function and source line of the site, where its module names them
+	// (function, file, line; left out when unknown).
+	symbols.Symbol
 }
 
 // Pair is a candidate pair the live planner found.

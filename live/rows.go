@@ -1,18 +1,21 @@
 package live
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
 
 // topSites is how many copy sites a row's detail lists.
 const topSites = 5
 
-// row turns an interval's statistics into the process's row; secs is the interval's length.
-func (p *process) row(st *trace.Stats, secs float64) Row {
+// row turns an interval's statistics into the process's row; secs is the interval's length;
+// names names its copy sites.
+func (p *process) row(st *trace.Stats, secs float64, names *symbols.Resolver) Row {
 	r := Row{PID: p.pid, Comm: p.comm(), Command: strings.Join(p.command, " "),
 		Lost: p.lost.Load(), Events: st.Events, Libraries: p.libraries()}
 	if p.footer != nil {
@@ -45,9 +48,21 @@ func (p *process) row(st *trace.Stats, secs float64) Row {
 	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
 	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
 		r.Detail.TopSites = append(r.Detail.TopSites, Site{Site: s.Site, API: s.API, Direction: s.Direction,
-			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs})
+			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs,
+			Symbol: p.siteSymbol(names, s)})
 	}
 	return r
+}
+
+// siteSymbol names a copy site's code. The module is opened through the process's root, as
+// the tracer finds it: a process in a container maps its own files.
+func (p *process) siteSymbol(names *symbols.Resolver, s trace.SiteStats) symbols.Symbol {
+	if s.Module == "" {
+		return symbols.Symbol{}
+	}
+	m := symbols.Module{Path: fmt.Sprintf("/proc/%d/root%s", p.pid, s.Module), BuildID: s.BuildID, Size: s.ModuleSize}
+	sym, _ := names.Return(m, s.Offset)
+	return sym
 }
 
 // errorRow is the row of a process that could not be traced.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -40,6 +41,7 @@ type Sampler struct {
 
 	mu    sync.Mutex
 	procs map[int]*process
+	names *symbols.Resolver // names the copy sites of the detail pane, each module read once
 }
 
 // Start checks the privileges, starts tracing the processes and, without PIDs, keeps
@@ -57,7 +59,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 		return nil, nothingTraced(len(opts.PIDs), sortedErrors(opts.PIDs, refused))
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}}
+	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}, names: symbols.NewResolver()}
 	for pid, err := range refused {
 		s.procs[pid] = failed(pid, err)
 	}
@@ -162,7 +164,7 @@ func (s *Sampler) Sample() []Row {
 		case p.done:
 			rows = append(rows, errorRow(pid, p.comm(), p.err))
 		case p.sum != nil:
-			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now)))
+			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now), s.names))
 			p.since = now
 			if !p.planBusy {
 				p.planBusy = true
@@ -213,7 +215,7 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 			rows = append(rows, errorRow(pid, newProcess(pid, 0).comm(), err))
 		}
 	}
-	traced := 0
+	traced, names := 0, symbols.NewResolver()
 	for _, p := range procs {
 		given := len(opts.PIDs) > 0
 		switch {
@@ -232,7 +234,7 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 			if p.footer != nil && p.footer.EndMonoNS > h.StartMonoNS {
 				secs = float64(p.footer.EndMonoNS-h.StartMonoNS) / 1e9
 			}
-			rows = append(rows, p.row(p.sum.Interval(), secs))
+			rows = append(rows, p.row(p.sum.Interval(), secs, names))
 			traced++
 		}
 	}

@@ -78,6 +78,14 @@ type SiteStats struct {
 	Count     uint64 `json:"count"`
 	Bytes     uint64 `json:"bytes"`
 	NS        uint64 `json:"ns"`
+	// ModuleSize names the module's file with Module when it has no build-id; it is for
+	// naming the site (package symbols) and not written.
+	ModuleSize int64 `json:"-"`
+	// Function, File and Line are what the module says the site's code is: filled by
+	// whoever shows the site to a person (echoctl stats), never by Summarize.
+	Function string `json:"function,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
 }
 
 // Summarize streams through a trace and summarizes it. On a damaged or cut short trace it
@@ -239,6 +247,9 @@ func (s *summary) copy(e *Event) {
 	if st == nil {
 		st = &SiteStats{Site: site.String(), Module: site.Module, BuildID: site.BuildID,
 			Offset: site.Offset, API: e.Type.String(), Direction: Direction(kind)}
+		if site.BuildID == "" {
+			st.ModuleSize = site.ModuleSize
+		}
 		s.sites[key] = st
 	}
 	st.Count++

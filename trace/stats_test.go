@@ -135,7 +135,7 @@ func TestSummarizeTimes(t *testing.T) {
 		CopyShare:  (300 + 150 + 2) / 1000.0, // union: 1100-1400, 1500-1650, 1700-1701, 1800-1801
 		TopSites: []SiteStats{
 			{Site: "stream+0x10", Module: testExe.Path, BuildID: testExe.BuildID, Offset: 0x10, API: "cudaMemcpy", Direction: "h2d", Count: 3, Bytes: 300, NS: 500},
-			{Site: "plugin.so+0x20", Module: testLate.Path, Offset: 0x20, API: "cudaMemcpyAsync", Direction: "d2h", Count: 1, Bytes: 7, NS: 50},
+			{Site: "plugin.so+0x20", Module: testLate.Path, Offset: 0x20, API: "cudaMemcpyAsync", Direction: "d2h", Count: 1, Bytes: 7, NS: 50, ModuleSize: testLate.Size},
 			{Site: "0x1234", Offset: 0x1234, API: "cudaMemcpy", Direction: "d2h", Count: 1, Bytes: 3, NS: 1},
 			{Site: "libcudart.so.12+0x30", Module: testLib.Path, BuildID: testLib.BuildID, Offset: 0x30, API: "cuMemcpyDtoH_v2", Direction: "d2h", Count: 1, Bytes: 1, NS: 1},
 		},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/live"
+	"github.com/echo-uma/echo/symbols"
 )
 
 // detailLines renders the detail pane for r within width w: what it runs, what was probed,
@@ -25,7 +26,7 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 		lines = append(lines, "top copy sites")
 		rows := make([][]string, len(d.TopSites))
 		for i, s := range d.TopSites {
-			rows[i] = []string{s.Site, s.API, s.Direction, humanBytes(float64(s.BytesPerCopy)),
+			rows[i] = []string{symbols.Label(s.Site, s.Symbol), s.API, s.Direction, humanBytes(float64(s.BytesPerCopy)),
 				count(s.PerS), percent(s.Share)}
 		}
 		lines = append(lines, grid([]column{

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
 )
 
 // Layout of the plan view: it must read in an 80-column terminal, so long reasons wrap in
@@ -89,8 +90,9 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		fmt.Fprintf(&b, "\nrejected copy sites:\n")
 		shown := p.Rejected[:min(len(p.Rejected), maxRejected)]
 		rows := make([][]string, len(shown))
+		names := symbols.NewResolver()
 		for i, r := range shown {
-			rows[i] = []string{siteLabel(r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
+			rows[i] = []string{planSiteLabel(names, r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
 				humanBytes(r.Site.Bytes), r.Reason}
 		}
 		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)

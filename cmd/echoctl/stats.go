@@ -14,6 +14,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +33,8 @@ func newStatsCmd(global *globalOptions) *cobra.Command {
 		Long: `stats reads a trace written by 'echoctl trace' and prints the calls per API, the bytes
 moved and the time spent in copies per direction (cudaMemcpyDefault copies under the
 direction their pointers give), the share of wall time inside copy calls, the busiest
-copy sites as module+offset, and the events the ring buffer lost.
+copy sites as module+offset (with the function and source line where the module on
+disk still is the traced one and has symbols), and the events the ring buffer lost.
 
 A trace that was cut short or damaged is summarized as far as it is readable, and the
 command then fails saying where and why.`,
@@ -65,6 +67,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
 	}
+	nameCopySites(symbols.NewResolver(), st.TopSites)
 	if opts.global.json {
 		doc := struct {
 			Schema string `json:"schema"`
@@ -148,7 +151,7 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	if len(st.TopSites) > 0 {
 		fmt.Fprintln(tw, "\nTOP COPY SITES\tAPI\tDIR\tCALLS\tBYTES\tTIME")
 		for _, s := range st.TopSites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Site, s.API, s.Direction, s.Count,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", copySiteLabel(s), s.API, s.Direction, s.Count,
 				humanBytes(s.Bytes), formatDuration(time.Duration(s.NS)))
 		}
 		tw.Flush()

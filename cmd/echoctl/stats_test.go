@@ -74,7 +74,7 @@ func TestStatsCommand(t *testing.T) {
 			args: func(p string) []string { return []string{"stats", p} },
 			path: writeTrace(t, header, clean, events...),
 			want: []string{
-				`./stream --label "two words" (pid 4242) on gpu01, started 2026-11-29 10:00:00 UTC, ran 1s, 5 events`,
+				`./stream --label 'two words' (pid 4242) on gpu01, started 2026-11-29 10:00:00 UTC, ran 1s, 5 events`,
 				"cudaMemcpy        3\n", "cudaLaunchKernel  1\n",
 				"h2d     2      8.0 MiB  500µs", "d2h     1      4.0 MiB  100µs", "d2d     0      0 B      0s",
 				"copy share: 60.0% of 1ms wall time inside copy calls",

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
+	"github.com/echo-uma/echo/trace"
+)
+
+// nameCopySites adds to each copy site the function and source line its module names, for
+// stats' table and JSON; a site whose module cannot be named (gone, rebuilt, stripped)
+// keeps module+offset alone.
+func nameCopySites(names *symbols.Resolver, sites []trace.SiteStats) {
+	for i := range sites {
+		s := &sites[i]
+		m := symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}
+		if sym, ok := names.Return(m, s.Offset); ok {
+			s.Function, s.File, s.Line = sym.Function, sym.File, sym.Line
+		}
+	}
+}
+
+// copySiteLabel is a copy site of stats as a person reads it: "stream+0x1746 main (stream.cu:60)".
+func copySiteLabel(s trace.SiteStats) string {
+	return symbols.Label(s.Site, symbols.Symbol{Function: s.Function, File: s.File, Line: s.Line})
+}
+
+// maxFunctionWidth cuts a long function name (a C++ one is mangled, and long) in the plan
+// view, where the table must keep to the view's width; stats --json has it whole.
+const maxFunctionWidth = 32
+
+// planSiteLabel is a plan's site as a person reads it, named by its module where it can be,
+// on a second line so that the table keeps to the view's width: the plan itself keeps
+// module+offset, its identity.
+func planSiteLabel(names *symbols.Resolver, s planner.Site) string {
+	sym, ok := names.Return(symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}, s.Offset)
+	if !ok {
+		return siteLabel(s)
+	}
+	if fn := []rune(sym.Function); len(fn) > maxFunctionWidth {
+		sym.Function = string(fn[:maxFunctionWidth-1]) + "…"
+	}
+	return siteLabel(s) + "\n" + sym.String()
+}
