@@ -35,6 +35,9 @@ fi
 # preloads the shim into `true`, which on an arm64 machine is arm64.
 mkdir -p "$tree/host"
 echo 'int main(void) { return 0; }' | "${CROSS:-aarch64-linux-gnu-}gcc" -O2 -x c - -o "$tree/host/true"
+# The symbol tests strip copies of arm64 programs: the host's objcopy knows only its own
+# machine, the cross toolchain's knows arm64.
+ln -sf "$(command -v "${CROSS:-aarch64-linux-gnu-}objcopy")" "$tree/host/objcopy"
 
 echo "test-arm64: go test ${packages[*]} for linux/arm64 under qemu's user mode, against $tree"
 PATH="$PWD/$tree/host:$PATH" QEMU_LD_PREFIX=$libc ECHO_BUILD=$tree ECHO_NO_BPF=1 \
