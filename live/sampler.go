@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -252,14 +252,13 @@ func cmpErr(err error) error {
 
 // cudaProcesses lists the processes that map a CUDA runtime or driver library.
 func cudaProcesses() []int {
-	entries, err := os.ReadDir("/proc")
+	all, err := procfs.PIDs()
 	if err != nil {
 		return nil
 	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err == nil && tracer.UsesCUDA(pid) {
+	for _, pid := range all {
+		if tracer.UsesCUDA(pid) {
 			pids = append(pids, pid)
 		}
 	}
