@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 )
 
@@ -31,8 +32,8 @@ func procCols() []procCol {
 		{column{"PID", 7, true}, 0, func(r live.Row) string { return strconv.Itoa(r.PID) }},
 		{column{"COMMAND", commMin, false}, 0, func(r live.Row) string { return r.Comm }},
 		{column{"COPY%", 6, true}, 0, func(r live.Row) string { return percent(r.CopyShare) }},
-		{column{"H2D/s", 10, true}, 4, func(r live.Row) string { return bytesPerS(r.H2DBytesPerS) }},
-		{column{"D2H/s", 10, true}, 3, func(r live.Row) string { return bytesPerS(r.D2HBytesPerS) }},
+		{column{"H2D/s", 10, true}, 4, func(r live.Row) string { return units.Rate(r.H2DBytesPerS) }},
+		{column{"D2H/s", 10, true}, 3, func(r live.Row) string { return units.Rate(r.D2HBytesPerS) }},
 		{column{"COPIES/s", 8, true}, 2, func(r live.Row) string { return count(r.CopiesPerS) }},
 		{column{"LAUNCH/s", 8, true}, 1, func(r live.Row) string { return count(r.LaunchesPerS) }},
 		{column{"PAIRS", 5, true}, 0, func(r live.Row) string { return strconv.Itoa(r.Pairs) }},

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 )
 
@@ -24,7 +25,7 @@ func writeRowsTable(w io.Writer, rows []live.Row) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t%s\t%.0f\t%.0f\t%d\t%d\t\n", r.PID, r.Comm, 100*r.CopyShare,
-			humanBytes(uint64(r.H2DBytesPerS))+"/s", humanBytes(uint64(r.D2HBytesPerS))+"/s",
+			units.Rate(r.H2DBytesPerS), units.Rate(r.D2HBytesPerS),
 			r.CopiesPerS, r.LaunchesPerS, r.Pairs, r.Lost)
 	}
 	return tw.Flush()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -56,7 +57,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 				mark, estimated = "~", true
 				totalEstimated = totalEstimated || pair.Status.Counted()
 			}
-			rows[i] = []string{pair.ID, pair.Direction, humanBytes(pair.BytesPerIteration),
+			rows[i] = []string{pair.ID, pair.Direction, units.Bytes(pair.BytesPerIteration),
 				mark + formatShare(pair.FCopy), mark + formatSpeedup(pair.PredictedSpeedup),
 				string(pair.Status), pairGist(pair)}
 		}
@@ -90,7 +91,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		rows := make([][]string, len(shown))
 		for i, r := range shown {
 			rows[i] = []string{siteLabel(r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
-				humanBytes(r.Site.Bytes), r.Reason}
+				units.Bytes(r.Site.Bytes), r.Reason}
 		}
 		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)
 		b.WriteString(table)

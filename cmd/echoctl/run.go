@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -109,7 +110,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
 				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
-				formatBytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
+				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
 				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
@@ -209,7 +210,7 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string) e
 		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
 		for _, pair := range d.pairs {
 			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
-				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
+				units.Bytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
 				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
 				pair.Device.Site.Ordinal)
 			for _, c := range pair.Copies {
@@ -261,7 +262,7 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
 		len(order), sites, p.Context.Executable.Path)
 	for _, k := range order {
-		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, humanBytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
+		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, units.Bytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
 	}
 }
 

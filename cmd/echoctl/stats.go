@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
@@ -131,7 +132,7 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	fmt.Fprintln(tw, "\nCOPIES\tCALLS\tBYTES\tTIME")
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", trace.Direction(kind), st.Copies.Get(kind),
-			humanBytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind))))
+			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind))))
 	}
 	tw.Flush()
 
@@ -143,7 +144,7 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		fmt.Fprintln(tw, "\nTOP COPY SITES\tAPI\tDIR\tCALLS\tBYTES\tTIME")
 		for _, s := range st.TopSites {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Site, s.API, s.Direction, s.Count,
-				humanBytes(s.Bytes), formatDuration(time.Duration(s.NS)))
+				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS)))
 		}
 		tw.Flush()
 	}
@@ -159,20 +160,6 @@ func quoteCommand(args []string) string {
 		}
 	}
 	return strings.Join(quoted, " ")
-}
-
-// humanBytes is a byte count in binary units: "512 B", "4.0 MiB".
-func humanBytes(n uint64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", v, units[i])
 }
 
 // formatDuration keeps about three significant digits: "1.23s", "45.6ms", "789ns".
