@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echo-uma/echo/internal/units"
@@ -91,7 +91,9 @@ func tableRow(r live.Row, cols []procCol, w int, selected bool) string {
 	for _, c := range cols {
 		if r.Error != "" && c.title != "PID" && c.title != "COMMAND" {
 			rest := w - ansi.StringWidth(mark+strings.Join(cells, gap)) - len(gap)
-			cells = append(cells, styled(errorStyle, fit("error: "+r.Error, rest, false), selected))
+			// The error is the last cell: trimmed before it is styled, or the style's reset
+			// after the padding would keep the line's end from being trimmed.
+			cells = append(cells, styled(errorStyle, strings.TrimRight(fit("error: "+r.Error, rest, false), " "), selected))
 			break
 		}
 		cell := fit(c.cell(r), c.width, c.right)

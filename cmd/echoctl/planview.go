@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
+	"charm.land/lipgloss/v2"
+	"charm.land/lipgloss/v2/table"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 )
@@ -22,19 +22,19 @@ const (
 	maxRejected    = 10 // rejected copy sites listed; the plan file has them all
 )
 
-// planStyles colour the view on a terminal; lipgloss drops the colours when the writer is
-// not one (a pipe, a file, a test's buffer).
+// planStyles colour the view. lipgloss v2 always styles; the text is written through
+// lipgloss.Fprint, which drops what the writer cannot show (everything, when it is not a
+// terminal: a pipe, a file, a test's buffer).
 type planStyles struct {
 	header, dim, good, bad lipgloss.Style
 }
 
-func newPlanStyles(w io.Writer) planStyles {
-	r := lipgloss.NewRenderer(w)
+func newPlanStyles() planStyles {
 	return planStyles{
-		header: r.NewStyle().Bold(true),
-		dim:    r.NewStyle().Faint(true),
-		good:   r.NewStyle().Foreground(lipgloss.Color("2")),
-		bad:    r.NewStyle().Foreground(lipgloss.Color("1")),
+		header: lipgloss.NewStyle().Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+		good:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
 	}
 }
 
@@ -42,7 +42,7 @@ func newPlanStyles(w io.Writer) planStyles {
 // the total predicted speed-up, the rejected copy sites, the plan's notes, and what to run
 // next.
 func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
-	st := newPlanStyles(w)
+	st := newPlanStyles()
 	var b strings.Builder
 	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
 
@@ -110,7 +110,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	if next := nextStep(p, planPath, available); next != "" {
 		fmt.Fprintf(&b, "\n%s\n", next)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := lipgloss.Fprint(w, b.String())
 	return err
 }
 
