@@ -233,36 +233,16 @@ func renderTable(st planStyles, headers []string, rows [][]string, right []int, 
 		}
 		row[last] = strings.Join(lines, "\n")
 	}
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
-		BorderColumn(false).BorderRow(false).BorderHeader(true).
-		BorderStyle(st.dim).
-		Headers(headers...).
-		Rows(rows...).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			s := lipgloss.NewStyle()
+	return columns{headers: headers, rows: rows, right: right, rule: true, ruleStyle: st.dim,
+		style: func(row, col int) lipgloss.Style {
 			switch {
 			case row == table.HeaderRow:
-				s = st.header
+				return st.header
 			case col == 5 && verdict != nil:
-				s = verdict(row)
+				return verdict(row)
 			}
-			if col < last {
-				s = s.PaddingRight(2)
-			}
-			for _, r := range right {
-				if col == r {
-					s = s.Align(lipgloss.Right)
-				}
-			}
-			return s
-		})
-	lines := strings.Split(t.Render(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n", cut
+			return lipgloss.NewStyle()
+		}}.render(), cut
 }
 
 // wrapLines breaks text at spaces into lines of at most width columns (a longer word is cut),

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/echo-uma/echo/internal/units"
@@ -118,35 +117,35 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		fmt.Fprintln(out, "note: attached to a running process: allocations made before the attach are missing")
 	}
 
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nAPI\tCALLS")
 	apis := make([]string, 0, len(st.Calls))
 	for api := range st.Calls {
 		apis = append(apis, api)
 	}
 	slices.SortFunc(apis, func(a, b string) int { return cmp.Or(cmp.Compare(st.Calls[b], st.Calls[a]), cmp.Compare(a, b)) })
+	calls := columns{headers: []string{"API", "CALLS"}}
 	for _, api := range apis {
-		fmt.Fprintf(tw, "%s\t%d\n", api, st.Calls[api])
+		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
 	}
+	fmt.Fprint(out, "\n"+calls.render())
 
-	fmt.Fprintln(tw, "\nCOPIES\tCALLS\tBYTES\tTIME")
+	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", trace.Direction(kind), st.Copies.Get(kind),
-			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind))))
+		copies.rows = append(copies.rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
+			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind)))})
 	}
-	tw.Flush()
+	fmt.Fprint(out, "\n"+copies.render())
 
 	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls\n", 100*st.CopyShare,
 		formatDuration(time.Duration(st.WallNS)))
 	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
 
 	if len(st.TopSites) > 0 {
-		fmt.Fprintln(tw, "\nTOP COPY SITES\tAPI\tDIR\tCALLS\tBYTES\tTIME")
+		sites := columns{headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
 		for _, s := range st.TopSites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Site, s.API, s.Direction, s.Count,
-				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS)))
+			sites.rows = append(sites.rows, []string{s.Site, s.API, s.Direction, strconv.FormatUint(s.Count, 10),
+				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS))})
 		}
-		tw.Flush()
+		fmt.Fprint(out, "\n"+sites.render())
 	}
 }
 
