@@ -88,19 +88,3 @@ func appendHex(b []byte, v uint64) []byte {
 	b = strconv.AppendUint(b, v, 16)
 	return append(b, '"')
 }
-
-// appendBytes appends a size in binary units as `echoctl stats` prints it: "512 B", "4.0 MiB".
-func appendBytes(b []byte, n uint64) []byte {
-	const units = "KMGTPE"
-	if n < 1024 {
-		b = strconv.AppendUint(b, n, 10)
-		return append(b, " B"...)
-	}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	b = strconv.AppendFloat(b, v, 'f', 1, 64)
-	return append(b, ' ', units[i], 'i', 'B')
-}

@@ -40,18 +40,3 @@ func TestAppendMicros(t *testing.T) {
 		}
 	}
 }
-
-func TestAppendBytes(t *testing.T) {
-	tests := []struct {
-		n    uint64
-		want string
-	}{
-		{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {4 << 20, "4.0 MiB"},
-		{3 << 29, "1.5 GiB"}, {^uint64(0), "16.0 EiB"},
-	}
-	for _, tt := range tests {
-		if got := string(appendBytes(nil, tt.n)); got != tt.want {
-			t.Errorf("appendBytes(%d) = %s, want %s", tt.n, got, tt.want)
-		}
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -126,7 +127,7 @@ func (idx pairIndex) lookup(site trace.Site, t trace.EventType, bytes uint64) *p
 // read the highlighted copies without opening the plan.
 func pairSummary(p planner.Pair) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s pair, %s", p.Status, p.Direction, appendBytes(nil, p.Bytes))
+	fmt.Fprintf(&b, "%s %s pair, %s", p.Status, p.Direction, units.AppendBytes(nil, p.Bytes))
 	fmt.Fprintf(&b, ", %d copy %s", len(p.Copies), plural(len(p.Copies), "site", "sites"))
 	for _, c := range p.Copies {
 		site := trace.Site{Module: c.Site.Module, Offset: c.Site.Offset}

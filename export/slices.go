@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -37,7 +38,7 @@ func (p *perfetto) event(e *trace.Event) {
 		b = append(b, ' ')
 		b = append(b, trace.Direction(e.Kind)...)
 		b = append(b, ' ')
-		b = appendBytes(b, e.Bytes)
+		b = units.AppendBytes(b, e.Bytes)
 		if mark != nil {
 			b = appendEscaped(b, mark.label)
 		}
@@ -131,7 +132,7 @@ func (p *perfetto) instant(e *trace.Event, at int64, alloc bool) {
 		b = append(b, "free 0x"...)
 	}
 	if alloc {
-		b = appendBytes(b, e.Bytes)
+		b = units.AppendBytes(b, e.Bytes)
 		b = append(b, `","cat":"alloc","ts":`...)
 	} else {
 		b = strconv.AppendUint(b, e.Addr, 16)

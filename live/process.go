@@ -3,9 +3,7 @@ package live
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/echo-uma/echo/tracer"
@@ -56,11 +55,10 @@ func newProcess(pid int, window int) *process {
 	command := tracer.Cmdline(pid)
 	// argv[0] may be relative to the process's directory: name the executable absolutely,
 	// so that the optimize hint runs from anywhere.
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && len(command) > 0 &&
-		!strings.HasSuffix(exe, " (deleted)") {
+	if exe, deleted, err := procfs.Exe(pid); err == nil && len(command) > 0 && !deleted {
 		command[0] = exe
 	}
-	cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)) // "" where it cannot be read: the hint leaves out the cd
+	cwd, _ := procfs.Cwd(pid) // "" where it cannot be read: the hint leaves out the cd
 	return &process{pid: pid, command: command, cwd: cwd, window: window, plan: planResult{speedup: 1},
 		started: make(chan struct{})}
 }

@@ -1,10 +1,10 @@
 package live
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
@@ -60,7 +60,7 @@ func (p *process) siteSymbol(names *symbols.Resolver, s trace.SiteStats) symbols
 	if s.Module == "" {
 		return symbols.Symbol{}
 	}
-	m := symbols.Module{Path: fmt.Sprintf("/proc/%d/root%s", p.pid, s.Module), BuildID: s.BuildID, Size: s.ModuleSize}
+	m := symbols.Module{Path: procfs.RootPath(p.pid, s.Module), BuildID: s.BuildID, Size: s.ModuleSize}
 	sym, _ := names.Return(m, s.Offset)
 	return sym
 }

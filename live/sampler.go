@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/echo-uma/echo/symbols"
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -254,14 +254,13 @@ func cmpErr(err error) error {
 
 // cudaProcesses lists the processes that map a CUDA runtime or driver library.
 func cudaProcesses() []int {
-	entries, err := os.ReadDir("/proc")
+	all, err := procfs.PIDs()
 	if err != nil {
 		return nil
 	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err == nil && tracer.UsesCUDA(pid) {
+	for _, pid := range all {
+		if tracer.UsesCUDA(pid) {
 			pids = append(pids, pid)
 		}
 	}

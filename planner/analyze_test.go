@@ -85,7 +85,7 @@ func TestAnalyzeRules(t *testing.T) {
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
 			}
-		}, pairs: []wantPair{{"input", pinnedOnly, "the device side is a block inside a 2 MiB allocation"}}},
+		}, pairs: []wantPair{{"input", pinnedOnly, "the device side is a block inside a 2.0 MiB allocation"}}},
 
 		// An output's device buffer zeroed before the kernel adds into it: merged, the host
 		// buffer holds the zeros until the copy, which validation keeps the host out of.
@@ -211,7 +211,7 @@ func TestAnalyzeRules(t *testing.T) {
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, d, h, 4096, trace.KindHostToDevice, 5_000)
 			}
-		}, pairs: []wantPair{{"input", StatusRefused, "too small to pay: 4 KiB"}}},
+		}, pairs: []wantPair{{"input", StatusRefused, "too small to pay: 4.0 KiB"}}},
 
 		{name: "host side never allocated in the trace", program: func(s *synth) {
 			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)

@@ -6,19 +6,6 @@ import (
 	"strings"
 )
 
-// human prints a byte count the way a user reads it.
-func human(n uint64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<20) == 0:
-		return fmt.Sprintf("%.4g GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.4g MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.4g KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 func msDuration(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
 // siteName is a site as a user reads it: module+offset.

@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/echo-uma/echo/internal/units"
 )
 
 // refusal is why a pair cannot be merged, judged from the trace alone; "" when nothing in
@@ -20,7 +22,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 		return fmt.Sprintf("the device side is allocated with the driver API (%s): the shim merges runtime allocations only", d.call)
 	case len(p.blocks) > 0:
 		return fmt.Sprintf("the device side is a block inside a %s allocation (a caching allocator's segment or a pool): "+
-			"a merge replaces whole allocations", human(d.size))
+			"a merge replaces whole allocations", units.Bytes(d.size))
 	case h.copied2D || d.copied2D:
 		return "also copied with cudaMemcpy2D, which cannot be merged yet"
 	case d.kind == kindManaged:
@@ -61,7 +63,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 func (a *analysis) recurrence(p *pairAcc, iterations int, count func(*copyAcc) int, stable bool) string {
 	bytes := p.order[0].bytesEachCopy
 	if bytes < a.opts.MinBytes {
-		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", human(bytes), human(a.opts.MinBytes))
+		return fmt.Sprintf("too small to pay: %s per copy (threshold %s, --min-bytes)", units.Bytes(bytes), units.Bytes(a.opts.MinBytes))
 	}
 	for _, c := range p.order {
 		seen := count(c)

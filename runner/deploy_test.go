@@ -273,7 +273,7 @@ func TestRunSaysWhatDiffered(t *testing.T) {
 		t.Fatalf("run: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 	if n := strings.Count(res.Stderr, "echo-shim:"); n != 1 || !strings.Contains(res.Stderr, "the plan matched nothing in this run") ||
-		!strings.Contains(res.Stderr, "planned 1.0 MiB at stream+0x") || !strings.Contains(res.Stderr, "saw 512.0 KiB") {
+		!strings.Contains(res.Stderr, "planned 1.0 MiB at stream+0x") || !strings.Contains(res.Stderr, "saw 512 KiB") {
 		t.Errorf("stderr %q; want one line naming the planned size and site and the size seen", res.Stderr)
 	}
 	res = testenv.Echoctl(t, nil, append([]string{"run", "--dry-run", "--force", planPath, "--", stream}, other...)...)

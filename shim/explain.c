@@ -49,18 +49,19 @@ unsigned long shim_pairs_merged(void)
 	return n;
 }
 
-/* bytes the way echoctl prints them: 64.0 MiB. */
+/* bytes the way echoctl prints them (internal/units): "512 B", "4.0 MiB", "512 KiB": one
+ * decimal below 100 of a unit, none above, and what would round to 1024 in the next unit. */
 static void human(uint64_t bytes, char *out, size_t len)
 {
-	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double v = (double)bytes;
 	int u = 0;
-	while (v >= 1024 && u < 4)
+	while (v >= 1023.5 && u < 6)
 		v /= 1024, u++;
 	if (u == 0)
 		snprintf(out, len, "%llu B", (unsigned long long)bytes);
 	else
-		snprintf(out, len, "%.1f %s", v, units[u]);
+		snprintf(out, len, "%.*f %s", v >= 99.95 ? 0 : 1, v, units[u]);
 }
 
 /* What differed for one side of a pair, into out; false when nothing can be said. */

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -33,14 +32,14 @@ func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := r.attachStatic(fmt.Sprintf("/proc/%d/exe", pid), pid); err != nil {
+	if err := r.attachStatic(procfs.ExePath(pid), pid); err != nil {
 		return Result{}, err
 	}
 	if len(r.cudaLibs) == 0 {
 		r.opts.Progress("process %d has no CUDA runtime or driver mapped yet (searched its %d mapped files "+
 			"and its executable); tracing on in case it loads one", pid, len(r.searched))
 	}
-	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	exe, _, _ := procfs.Exe(pid)
 	h := r.header(pid, exe, cmdline(pid), true)
 	h.Modules = mods
 	if r.w, err = trace.NewWriter(out, h); err != nil {
@@ -97,8 +96,7 @@ func CheckTarget(pid int) error {
 	if UsesCUDA(pid) {
 		return nil
 	}
-	exe := fmt.Sprintf("/proc/%d/exe", pid)
-	kinds, err := staticKinds(exe)
+	kinds, err := staticKinds(procfs.ExePath(pid))
 	if err != nil {
 		return fmt.Errorf("reading process %d's executable: %w", pid, err)
 	}
@@ -125,14 +123,12 @@ func alive(pid int) bool {
 	if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
 		return false
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	state, err := procfs.State(pid)
 	if err != nil {
-		return false
+		// A stat read but not understood is no proof of death; one not read is.
+		return errors.Is(err, procfs.ErrFormat)
 	}
-	// "pid (comm) state ...": comm may hold spaces and parentheses, so look after the last ')'.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+	return state != 'Z' && state != 'X'
 }
 
 // reportLost tells Options.Lost how many events were lost so far, when it is set.
@@ -154,9 +150,9 @@ func (r *recorder) reportLost() {
 func Cmdline(pid int) []string { return cmdline(pid) }
 
 func cmdline(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args, err := procfs.Cmdline(pid)
 	if err != nil {
 		return nil
 	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	return args
 }

@@ -1,12 +1,10 @@
 package tracer
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/echo-uma/echo/internal/procfs"
 )
 
 // kind is what a library is to the tracer: which probes it gets.
@@ -85,7 +83,7 @@ func staticKinds(path string) ([]kind, error) {
 	return kinds, nil
 }
 
-// mapping is one line of /proc/PID/maps backed by a file.
+// mapping is one file-backed mapping of a process, as the tracer uses it.
 type mapping struct {
 	start, end, offset uint64
 	inode              uint64
@@ -95,48 +93,27 @@ type mapping struct {
 
 // readMaps returns the file-backed mappings of a process.
 func readMaps(pid int) ([]mapping, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	all, err := procfs.Maps(pid)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var maps []mapping
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if m, ok := parseMapsLine(sc.Text()); ok {
-			maps = append(maps, m)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading /proc/%d/maps: %w", pid, err)
-	}
-	return maps, nil
+	return fileMappings(all), nil
 }
 
-// parseMapsLine parses "start-end perms offset dev inode path"; anonymous and special
-// mappings ([heap], [vdso], deleted files) are skipped.
-func parseMapsLine(line string) (mapping, bool) {
-	fields := strings.Fields(line)
-	if len(fields) < 6 || !strings.HasPrefix(fields[5], "/") || len(fields) > 6 {
-		return mapping{}, false
+// fileMappings keeps the mappings the tracer can probe. Anonymous and special mappings
+// ([heap], [vdso]) have no file; a deleted file's path no longer names it, and probes are
+// attached by path.
+func fileMappings(all []procfs.Mapping) []mapping {
+	var maps []mapping
+	for _, m := range all {
+		if m.File() && !m.Deleted {
+			maps = append(maps, mapping{start: m.Start, end: m.End, offset: m.Offset, inode: m.Inode,
+				path: m.Path, exec: m.Exec()})
+		}
 	}
-	lo, hi, ok := strings.Cut(fields[0], "-")
-	if !ok {
-		return mapping{}, false
-	}
-	start, err1 := strconv.ParseUint(lo, 16, 64)
-	end, err2 := strconv.ParseUint(hi, 16, 64)
-	off, err3 := strconv.ParseUint(fields[2], 16, 64)
-	inode, err4 := strconv.ParseUint(fields[4], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || inode == 0 {
-		return mapping{}, false
-	}
-	return mapping{start: start, end: end, offset: off, inode: inode, path: fields[5], exec: strings.Contains(fields[1], "x")}, true
+	return maps
 }
 
 // hostPath is where the tracer opens a file the process maps: through /proc/PID/root, so a
 // process in another mount namespace (a container) resolves to the file it really maps.
-func hostPath(pid int, path string) string {
-	return fmt.Sprintf("/proc/%d/root%s", pid, path)
-}
+func hostPath(pid int, path string) string { return procfs.RootPath(pid, path) }

@@ -2,8 +2,11 @@ package tracer
 
 import (
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -35,28 +38,33 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestParseMapsLine(t *testing.T) {
+// The tracer probes files it can open by path: a library under a directory with spaces is
+// one, a deleted file or anonymous memory is none.
+func TestFileMappings(t *testing.T) {
 	cases := []struct {
 		line string
-		want mapping
-		ok   bool
+		want []mapping
 	}{
 		{"7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1835245                    /usr/lib/x86_64-linux-gnu/libc.so.6",
-			mapping{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", false}, true},
+			[]mapping{{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", false}}},
 		{"7f1c2a028000-7f1c2a1bd000 r-xp 00028000 08:01 1835245 /usr/lib/x86_64-linux-gnu/libc.so.6",
-			mapping{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", true}, true},
+			[]mapping{{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", true}}},
+		{"7f00a0000000-7f00a0100000 r-xp 00001000 fd:00 42                         /opt/my cuda/lib/libcudart.so.12",
+			[]mapping{{0x7f00a0000000, 0x7f00a0100000, 0x1000, 42, "/opt/my cuda/lib/libcudart.so.12", true}}},
 		{"7f0000000000-7f0000001000 rw-s 00000000 00:05 1120 /dev/nvidiactl",
-			mapping{0x7f0000000000, 0x7f0000001000, 0, 1120, "/dev/nvidiactl", false}, true},
-		{"55d4c1a00000-55d4c1a21000 rw-p 00000000 00:00 0                          [heap]", mapping{}, false},
-		{"7ffd3b1f0000-7ffd3b1f2000 r-xp 00000000 00:00 0                          [vdso]", mapping{}, false},
-		{"7f1c2a400000-7f1c2a401000 r--p 00000000 08:01 99 /tmp/gone.so (deleted)", mapping{}, false},
-		{"7f1c2a400000-7f1c2a401000 rw-p 00000000 00:00 0", mapping{}, false},
-		{"garbage", mapping{}, false},
+			[]mapping{{0x7f0000000000, 0x7f0000001000, 0, 1120, "/dev/nvidiactl", false}}},
+		{"55d4c1a00000-55d4c1a21000 rw-p 00000000 00:00 0                          [heap]", nil},
+		{"7ffd3b1f0000-7ffd3b1f2000 r-xp 00000000 00:00 0                          [vdso]", nil},
+		{"7f1c2a400000-7f1c2a401000 r--p 00000000 08:01 99 /tmp/gone.so (deleted)", nil},
+		{"7f1c2a400000-7f1c2a401000 rw-p 00000000 00:00 0", nil},
 	}
 	for _, c := range cases {
-		got, ok := parseMapsLine(c.line)
-		if ok != c.ok || got != c.want {
-			t.Errorf("parseMapsLine(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+		all, err := procfs.ParseMaps(strings.NewReader(c.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fileMappings(all); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fileMappings(%q) = %+v; want %+v", c.line, got, c.want)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/echo-uma/echo/internal/procfs"
 )
 
 // Capability is a Linux capability the tracer may need.
@@ -168,13 +170,13 @@ func checkPrivileges() error {
 // libraries a process maps through /proc/PID/root (which works across mount namespaces),
 // and the kernel lets only a process that may ptrace it follow that link.
 func checkTraceable(pid int) error {
-	_, err := os.Readlink(fmt.Sprintf("/proc/%d/root", pid))
+	_, err := os.Readlink(procfs.RootPath(pid, ""))
 	if !errors.Is(err, os.ErrPermission) {
 		return nil
 	}
 	owner := ""
 	var st unix.Stat_t
-	if unix.Stat(fmt.Sprintf("/proc/%d", pid), &st) == nil {
+	if unix.Stat(procfs.Dir(pid), &st) == nil {
 		owner = fmt.Sprintf(" (uid %d; this is uid %d)", st.Uid, os.Geteuid())
 	}
 	p := CurrentPrivileges()

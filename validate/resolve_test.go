@@ -134,7 +134,7 @@ func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	if res.ExitCode != 0 || res.Checksum() != want {
 		t.Fatalf("pinned: exit %d, checksum %s, want %s: %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
-	if !strings.Contains(res.Stderr, "(pinned): 2 page-locked buffers (2M), 22 reuses, 24 asynchronous copies waited for, 0 fallbacks") {
+	if !strings.Contains(res.Stderr, "(pinned): 2 page-locked buffers (2.0 MiB), 22 reuses, 24 asynchronous copies waited for, 0 fallbacks") {
 		t.Errorf("the pools did not serve every buffer: %s", res.Stderr)
 	}
 	if rel != "tests/pageable_async" {

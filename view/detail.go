@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 	"github.com/echo-uma/echo/symbols"
 )
@@ -26,7 +27,7 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 		lines = append(lines, "top copy sites")
 		rows := make([][]string, len(d.TopSites))
 		for i, s := range d.TopSites {
-			rows[i] = []string{symbols.Label(s.Site, s.Symbol), s.API, s.Direction, humanBytes(float64(s.BytesPerCopy)),
+			rows[i] = []string{symbols.Label(s.Site, s.Symbol), s.API, s.Direction, units.Bytes(s.BytesPerCopy),
 				count(s.PerS), percent(s.Share)}
 		}
 		lines = append(lines, grid([]column{
@@ -41,7 +42,7 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 		lines = append(lines, "pairs")
 		rows := make([][]string, len(d.PairList))
 		for i, p := range d.PairList {
-			rows[i] = []string{p.Direction, humanBytes(float64(p.Bytes)), speedup(p.Speedup),
+			rows[i] = []string{p.Direction, units.Bytes(p.Bytes), speedup(p.Speedup),
 				p.Status, p.Reason}
 		}
 		lines = append(lines, grid([]column{

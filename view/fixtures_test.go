@@ -2,21 +2,18 @@ package view
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/echo-uma/echo/live"
 )
 
-// TestMain renders without colour so golden frames are plain text and stable everywhere.
-func TestMain(m *testing.M) {
-	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
-}
+// plain is the frame as a terminal without colours shows it: lipgloss v2 always styles, and
+// Bubble Tea strips what the terminal cannot show as it writes, so golden frames are plain
+// text and stable everywhere.
+func (m Model) plain() string { return ansi.Strip(m.Render()) }
 
 const gib = 1 << 30
 

@@ -5,25 +5,6 @@ import (
 	"math"
 )
 
-// bytesPerS renders a byte rate in binary units with three significant digits at most, so
-// the column stays 10 wide: "0 B/s", "512 B/s", "12.3 MiB/s", "1023 GiB/s".
-func bytesPerS(v float64) string {
-	return humanBytes(v) + "/s"
-}
-
-func humanBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	i := 0
-	for math.Abs(v) >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f %s", v, units[i])
-	}
-	return fmt.Sprintf("%s %s", sig(v), units[i])
-}
-
 // count renders a count or rate with k/M/G suffixes: "7", "950", "12.3k", "4.1M".
 func count(v float64) string {
 	suffix := []string{"", "k", "M", "G", "T"}

@@ -121,7 +121,7 @@ func (m Model) footer() string {
 	if m.filtering {
 		return "filter: " + m.filter + "▏  enter keep · esc clear"
 	}
-	return faintStyle.Render("q quit  ↑↓ select  s sort  r reverse  / filter  enter detail  ? help")
+	return m.keyHelp.ShortHelpView(m.keys.ShortHelp())
 }
 
 func (m Model) helpLines() []string {

@@ -26,7 +26,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := feed(t, New(nil, 0, "echoctl attach"), tt.msgs...).Render()
+			got := feed(t, New(nil, 0, "echoctl attach"), tt.msgs...).plain()
 			path := filepath.Join("testdata", tt.name+".golden")
 			if *update {
 				if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {

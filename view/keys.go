@@ -1,43 +1,44 @@
 package view
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
 // key handles one key press. While the filter prompt is open, printable keys are text, so
 // `q` types a q there; ctrl+c always quits.
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	if k.String() == "ctrl+c" {
+	if key.Matches(k, m.keys.ForceQuit) {
 		return m, tea.Quit
 	}
 	if m.filtering {
 		m.filterKey(k)
 		return m, nil
 	}
-	switch k.String() {
-	case "q":
+	switch {
+	case key.Matches(k, m.keys.Quit):
 		return m, tea.Quit
-	case "up", "k":
+	case key.Matches(k, m.keys.Up):
 		m.move(-1)
-	case "down", "j":
+	case key.Matches(k, m.keys.Down):
 		m.move(1)
-	case "home", "g":
+	case key.Matches(k, m.keys.Top):
 		m.move(-len(m.rows))
-	case "end", "G":
+	case key.Matches(k, m.keys.Bottom):
 		m.move(len(m.rows))
-	case "s":
+	case key.Matches(k, m.keys.Sort):
 		m.sort = m.sort.next()
 		m.resort()
-	case "r":
+	case key.Matches(k, m.keys.Reverse):
 		m.reverse = !m.reverse
 		m.resort()
-	case "/":
+	case key.Matches(k, m.keys.Filter):
 		m.filtering = true
-	case "enter", "d":
+	case key.Matches(k, m.keys.Detail):
 		m.detail = !m.detail
-	case "?":
+	case key.Matches(k, m.keys.Help):
 		m.help = !m.help
-	case "esc":
+	case key.Matches(k, m.keys.Back):
 		// Esc backs out one level: first the filter, then the detail pane.
 		if m.filter != "" {
 			m.filter = ""

@@ -46,7 +46,7 @@ func TestSortCycles(t *testing.T) {
 		if got := pids(m); !slices.Equal(got, tt.want) {
 			t.Errorf("sort %s: order %v, want %v", tt.key, got, tt.want)
 		}
-		if !strings.Contains(m.Render(), "sort: "+tt.key) {
+		if !strings.Contains(m.plain(), "sort: "+tt.key) {
 			t.Errorf("header does not name sort %s", tt.key)
 		}
 	}
@@ -98,7 +98,7 @@ func TestDetail(t *testing.T) {
 	if !m.detail {
 		t.Fatal("d did not open the detail pane")
 	}
-	v := m.Render()
+	v := m.plain()
 	for _, want := range []string{
 		"try: echoctl optimize -- ./stream --size 1GiB --iters 200",
 		"buffer read by host between copies",
@@ -109,11 +109,11 @@ func TestDetail(t *testing.T) {
 			t.Errorf("detail pane lacks %q", want)
 		}
 	}
-	if m = feed(t, m, keys("enter")...); m.detail || strings.Contains(m.Render(), "try:") {
+	if m = feed(t, m, keys("enter")...); m.detail || strings.Contains(m.plain(), "try:") {
 		t.Error("enter did not close the detail pane")
 	}
 	// The pane follows the selection.
-	if v := start(t, fixture(), "j", "enter").Render(); !strings.Contains(v, "try: echoctl optimize -- torchrun") {
+	if v := start(t, fixture(), "j", "enter").plain(); !strings.Contains(v, "try: echoctl optimize -- torchrun") {
 		t.Errorf("detail pane after j should show trainer:\n%s", v)
 	}
 }
@@ -171,7 +171,7 @@ func TestFits(t *testing.T) {
 		for name, k := range states {
 			for _, rows := range [][]live.Row{fixture(), many(100), nil} {
 				m := feed(t, New(nil, 0, "echoctl attach"), append([]tea.Msg{size(sz[0], sz[1]), RowsMsg(rows)}, keys(k...)...)...)
-				lines := strings.Split(m.Render(), "\n")
+				lines := strings.Split(m.plain(), "\n")
 				if len(lines) > sz[1] {
 					t.Errorf("%dx%d %s: %d lines", sz[0], sz[1], name, len(lines))
 				}
@@ -187,7 +187,7 @@ func TestFits(t *testing.T) {
 
 func TestScrollKeepsSelectionVisible(t *testing.T) {
 	m := start(t, many(100), slices.Repeat([]string{"j"}, 60)...)
-	v := m.Render()
+	v := m.plain()
 	if !strings.Contains(v, "▸") {
 		t.Errorf("selection scrolled off screen:\n%s", v)
 	}

@@ -6,6 +6,7 @@ package view
 import (
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/echo-uma/echo/live"
@@ -44,11 +45,15 @@ type Model struct {
 
 	detail bool
 	help   bool
+
+	keys    keyMap
+	keyHelp help.Model // the footer: the keys, from keys
 }
 
 // New returns the view over src, sampled every interval; title heads the screen.
 func New(src Source, interval time.Duration, title string) Model {
-	return Model{src: src, interval: interval, title: title, width: 80, height: 24}
+	return Model{src: src, interval: interval, title: title, width: 80, height: 24,
+		keys: newKeyMap(), keyHelp: newHelp()}
 }
 
 // Init takes the first sample at once rather than after one interval, so the first frame
@@ -75,6 +80,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		// Too narrow for every key, the footer drops the last ones whole and ends in "…".
+		m.keyHelp.SetWidth(msg.Width)
 		return m, nil
 	case RowsMsg:
 		m.setRows(msg)

@@ -1,6 +1,6 @@
 package view
 
-import "github.com/charmbracelet/lipgloss"
+import "charm.land/lipgloss/v2"
 
 // The styles carry no layout (no padding, no width): the view fits text to the width
 // itself and styles it afterwards, so a style can never push a line past the edge.

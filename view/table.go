@@ -5,9 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 )
 
@@ -31,8 +32,8 @@ func procCols() []procCol {
 		{column{"PID", 7, true}, 0, func(r live.Row) string { return strconv.Itoa(r.PID) }},
 		{column{"COMMAND", commMin, false}, 0, func(r live.Row) string { return r.Comm }},
 		{column{"COPY%", 6, true}, 0, func(r live.Row) string { return percent(r.CopyShare) }},
-		{column{"H2D/s", 10, true}, 4, func(r live.Row) string { return bytesPerS(r.H2DBytesPerS) }},
-		{column{"D2H/s", 10, true}, 3, func(r live.Row) string { return bytesPerS(r.D2HBytesPerS) }},
+		{column{"H2D/s", 10, true}, 4, func(r live.Row) string { return units.Rate(r.H2DBytesPerS) }},
+		{column{"D2H/s", 10, true}, 3, func(r live.Row) string { return units.Rate(r.D2HBytesPerS) }},
 		{column{"COPIES/s", 8, true}, 2, func(r live.Row) string { return count(r.CopiesPerS) }},
 		{column{"LAUNCH/s", 8, true}, 1, func(r live.Row) string { return count(r.LaunchesPerS) }},
 		{column{"PAIRS", 5, true}, 0, func(r live.Row) string { return strconv.Itoa(r.Pairs) }},
@@ -90,7 +91,9 @@ func tableRow(r live.Row, cols []procCol, w int, selected bool) string {
 	for _, c := range cols {
 		if r.Error != "" && c.title != "PID" && c.title != "COMMAND" {
 			rest := w - ansi.StringWidth(mark+strings.Join(cells, gap)) - len(gap)
-			cells = append(cells, styled(errorStyle, fit("error: "+r.Error, rest, false), selected))
+			// The error is the last cell: trimmed before it is styled, or the style's reset
+			// after the padding would keep the line's end from being trimmed.
+			cells = append(cells, styled(errorStyle, strings.TrimRight(fit("error: "+r.Error, rest, false), " "), selected))
 			break
 		}
 		cell := fit(c.cell(r), c.width, c.right)

@@ -3,29 +3,43 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 )
 
-// writeRowsTable prints a sample as a plain table, for output that is not a terminal.
+// writeRowsTable prints a sample as a plain table, for output that is not a terminal: the
+// live view's columns, numbers right-aligned, and for a process that could not be traced
+// an ERROR column saying why in place of numbers that would all be zero and mislead.
 func writeRowsTable(w io.Writer, rows []live.Row) error {
 	noun := "processes"
 	if len(rows) == 1 {
 		noun = "process"
 	}
 	fmt.Fprintf(w, "%s  %d %s\n", time.Now().Format("15:04:05"), len(rows), noun)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "PID\tCOMMAND\tCOPY%\tH2D/s\tD2H/s\tCOPIES/s\tLAUNCH/s\tPAIRS\tLOST\t")
+	t := columns{headers: []string{"PID", "COMMAND", "COPY%", "H2D/s", "D2H/s", "COPIES/s", "LAUNCH/s", "PAIRS", "LOST"},
+		right: []int{0, 2, 3, 4, 5, 6, 7, 8}}
+	failed := false
 	for _, r := range rows {
-		if r.Error != "" {
-			fmt.Fprintf(tw, "%d\t%s\t\t\t\t\t\t\t\t%s\n", r.PID, r.Comm, r.Error)
-			continue
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%s\t%s\t%.0f\t%.0f\t%d\t%d\t\n", r.PID, r.Comm, 100*r.CopyShare,
-			humanBytes(uint64(r.H2DBytesPerS))+"/s", humanBytes(uint64(r.D2HBytesPerS))+"/s",
-			r.CopiesPerS, r.LaunchesPerS, r.Pairs, r.Lost)
+		failed = failed || r.Error != ""
 	}
-	return tw.Flush()
+	if failed {
+		t.headers = append(t.headers, "ERROR")
+	}
+	for _, r := range rows {
+		row := []string{strconv.Itoa(r.PID), r.Comm, "", "", "", "", "", "", ""}
+		if r.Error == "" {
+			row = []string{strconv.Itoa(r.PID), r.Comm, fmt.Sprintf("%.1f", 100*r.CopyShare),
+				units.Rate(r.H2DBytesPerS), units.Rate(r.D2HBytesPerS), fmt.Sprintf("%.0f", r.CopiesPerS),
+				fmt.Sprintf("%.0f", r.LaunchesPerS), strconv.Itoa(r.Pairs), strconv.FormatUint(r.Lost, 10)}
+		}
+		if failed {
+			row = append(row, r.Error)
+		}
+		t.rows = append(t.rows, row)
+	}
+	_, err := io.WriteString(w, t.render())
+	return err
 }

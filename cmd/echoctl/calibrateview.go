@@ -10,7 +10,7 @@ import (
 
 // renderCalibration prints the variants side by side and what the plan now says.
 func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
-	fmt.Fprintf(w, "%-10s %12s %10s %8s  %s\n", "variant", "ms/iter", "spread", "speed-up", "output")
+	t := columns{headers: []string{"variant", "ms/iter", "spread", "speed-up", "output"}, right: []int{1, 2, 3}}
 	row := func(name string, v calibrate.Variant) {
 		out := "same"
 		switch {
@@ -19,11 +19,15 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		case v.Untouched != "":
 			out = "ran untouched: " + v.Untouched
 		}
-		fmt.Fprintf(w, "%-10s %12.3f %10.3f %7.2f×  %s\n", name, v.MedianMS, v.SpreadMS, r.Baseline.MedianMS/v.MedianMS, out)
+		t.rows = append(t.rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
+			fmt.Sprintf("%.2f×", r.Baseline.MedianMS/v.MedianMS), out})
 	}
 	row("baseline", r.Baseline)
 	for _, v := range r.Variants {
 		row(v.Strategy, v)
+	}
+	if _, err := io.WriteString(w, t.render()); err != nil {
+		return err
 	}
 	switch {
 	case r.Chosen != "" && p.Context.Strategy != "":

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/check"
@@ -48,7 +49,7 @@ func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	st := newPlanStyles(w)
+	st := newPlanStyles()
 	rows := make([][]string, len(rep.Items))
 	for i, it := range rep.Items {
 		detail := it.Detail
@@ -77,6 +78,6 @@ func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
 		verdict = "something Echo needs is missing (exit status 1)"
 	}
 	fmt.Fprintf(&b, "\n%s\n", verdict)
-	_, err := io.WriteString(w, b.String())
+	_, err := lipgloss.Fprint(w, b.String())
 	return err
 }

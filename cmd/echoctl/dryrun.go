@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -28,7 +29,7 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string, a
 		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
 		for _, pair := range d.pairs {
 			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
-				humanBytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
+				units.Bytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
 				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
 				pair.Device.Site.Ordinal)
 			for _, c := range pair.Copies {
@@ -62,7 +63,7 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 	fmt.Fprintf(out, "would pin the host allocations at %d %s of %s (pinned strategy; the copies stay, from page-locked memory):\n",
 		len(order), sites, p.Context.Executable.Path)
 	for _, k := range order {
-		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, humanBytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
+		fmt.Fprintf(out, "  %s of %s at %s, for %s\n", k.Call, units.Bytes(k.Bytes), k.Name(), strings.Join(ids[k], " "))
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -184,6 +184,9 @@ func TestRenderPlan(t *testing.T) {
 				if strings.Contains(out, w) {
 					t.Errorf("output has %q:\n%s", w, out)
 				}
+			}
+			if strings.Contains(out, "\x1b") {
+				t.Errorf("escape sequences written to a writer that is no terminal: %q", out)
 			}
 			for _, line := range strings.Split(out, "\n") {
 				if n := lipgloss.Width(line); n > viewWidth && !strings.HasPrefix(line, "next:") {

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
+	"charm.land/lipgloss/v2"
+	"charm.land/lipgloss/v2/table"
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 )
@@ -23,19 +24,19 @@ const (
 	maxRejected    = 10 // rejected copy sites listed; the plan file has them all
 )
 
-// planStyles colour the view on a terminal; lipgloss drops the colours when the writer is
-// not one (a pipe, a file, a test's buffer).
+// planStyles colour the view. lipgloss v2 always styles; the text is written through
+// lipgloss.Fprint, which drops what the writer cannot show (everything, when it is not a
+// terminal: a pipe, a file, a test's buffer).
 type planStyles struct {
 	header, dim, good, bad lipgloss.Style
 }
 
-func newPlanStyles(w io.Writer) planStyles {
-	r := lipgloss.NewRenderer(w)
+func newPlanStyles() planStyles {
 	return planStyles{
-		header: r.NewStyle().Bold(true),
-		dim:    r.NewStyle().Faint(true),
-		good:   r.NewStyle().Foreground(lipgloss.Color("2")),
-		bad:    r.NewStyle().Foreground(lipgloss.Color("1")),
+		header: lipgloss.NewStyle().Bold(true),
+		dim:    lipgloss.NewStyle().Faint(true),
+		good:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		bad:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
 	}
 }
 
@@ -43,7 +44,7 @@ func newPlanStyles(w io.Writer) planStyles {
 // the total predicted speed-up, the rejected copy sites, the plan's notes, and what to run
 // next.
 func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
-	st := newPlanStyles(w)
+	st := newPlanStyles()
 	var b strings.Builder
 	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
 
@@ -58,7 +59,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 				mark, estimated = "~", true
 				totalEstimated = totalEstimated || pair.Status.Counted()
 			}
-			rows[i] = []string{pair.ID, pair.Direction, humanBytes(pair.BytesPerIteration),
+			rows[i] = []string{pair.ID, pair.Direction, units.Bytes(pair.BytesPerIteration),
 				mark + formatShare(pair.FCopy), mark + formatSpeedup(pair.PredictedSpeedup),
 				string(pair.Status), pairGist(pair)}
 		}
@@ -93,7 +94,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		names := symbols.NewResolver()
 		for i, r := range shown {
 			rows[i] = []string{planSiteLabel(names, r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
-				humanBytes(r.Site.Bytes), r.Reason}
+				units.Bytes(r.Site.Bytes), r.Reason}
 		}
 		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)
 		b.WriteString(table)
@@ -112,7 +113,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	if next := nextStep(p, planPath, available); next != "" {
 		fmt.Fprintf(&b, "\n%s\n", next)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := lipgloss.Fprint(w, b.String())
 	return err
 }
 
@@ -235,36 +236,16 @@ func renderTable(st planStyles, headers []string, rows [][]string, right []int, 
 		}
 		row[last] = strings.Join(lines, "\n")
 	}
-	t := table.New().
-		Border(lipgloss.NormalBorder()).
-		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
-		BorderColumn(false).BorderRow(false).BorderHeader(true).
-		BorderStyle(st.dim).
-		Headers(headers...).
-		Rows(rows...).
-		StyleFunc(func(row, col int) lipgloss.Style {
-			s := lipgloss.NewStyle()
+	return columns{headers: headers, rows: rows, right: right, rule: true, ruleStyle: st.dim,
+		style: func(row, col int) lipgloss.Style {
 			switch {
 			case row == table.HeaderRow:
-				s = st.header
+				return st.header
 			case col == 5 && verdict != nil:
-				s = verdict(row)
+				return verdict(row)
 			}
-			if col < last {
-				s = s.PaddingRight(2)
-			}
-			for _, r := range right {
-				if col == r {
-					s = s.Align(lipgloss.Right)
-				}
-			}
-			return s
-		})
-	lines := strings.Split(t.Render(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n", cut
+			return lipgloss.NewStyle()
+		}}.render(), cut
 }
 
 // wrapLines breaks text at spaces into lines of at most width columns (a longer word is cut),

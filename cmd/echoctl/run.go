@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -111,7 +112,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
 				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
-				formatBytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
+				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
 				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)

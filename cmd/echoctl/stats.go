@@ -8,13 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
@@ -122,23 +123,23 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		fmt.Fprintln(out, "note: attached to a running process: allocations made before the attach are missing")
 	}
 
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nAPI\tCALLS")
 	apis := make([]string, 0, len(st.Calls))
 	for api := range st.Calls {
 		apis = append(apis, api)
 	}
 	slices.SortFunc(apis, func(a, b string) int { return cmp.Or(cmp.Compare(st.Calls[b], st.Calls[a]), cmp.Compare(a, b)) })
+	calls := columns{headers: []string{"API", "CALLS"}}
 	for _, api := range apis {
-		fmt.Fprintf(tw, "%s\t%d\n", api, st.Calls[api])
+		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
 	}
+	fmt.Fprint(out, "\n"+calls.render())
 
-	fmt.Fprintln(tw, "\nCOPIES\tCALLS\tBYTES\tTIME")
+	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", trace.Direction(kind), st.Copies.Get(kind),
-			humanBytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind))))
+		copies.rows = append(copies.rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
+			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind)))})
 	}
-	tw.Flush()
+	fmt.Fprint(out, "\n"+copies.render())
 
 	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls", 100*st.CopyShare,
 		formatDuration(time.Duration(st.WallNS)))
@@ -149,27 +150,13 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
 
 	if len(st.TopSites) > 0 {
-		fmt.Fprintln(tw, "\nTOP COPY SITES\tAPI\tDIR\tCALLS\tBYTES\tTIME")
+		sites := columns{headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
 		for _, s := range st.TopSites {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", copySiteLabel(s), s.API, s.Direction, s.Count,
-				humanBytes(s.Bytes), formatDuration(time.Duration(s.NS)))
+			sites.rows = append(sites.rows, []string{copySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
+				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS))})
 		}
-		tw.Flush()
+		fmt.Fprint(out, "\n"+sites.render())
 	}
-}
-
-// humanBytes is a byte count in binary units: "512 B", "4.0 MiB".
-func humanBytes(n uint64) string {
-	const units = "KMGTPE"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", v, units[i])
 }
 
 // formatDuration keeps about three significant digits: "1.23s", "45.6ms", "789ns".

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -87,7 +88,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 		return errors.New("--host-allocs and --no-host-allocs contradict each other")
 	}
 	if r := uint64(o.ringSize); r < 4096 || r&(r-1) != 0 {
-		return fmt.Errorf("--ring-size %s is not a power of two of at least 4K", formatBytes(r))
+		return fmt.Errorf("--ring-size %s is not a power of two of at least 4K", units.Size(r))
 	}
 	if err := tracer.CheckPrivileges(); err != nil {
 		return err
@@ -133,7 +134,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	}
 	if res.Lost > 0 {
 		fmt.Fprintf(stderr, "echoctl: WARNING: %d events were lost (the ring buffer was full): the trace is incomplete; "+
-			"rerun with a larger --ring-size (now %s)\n", res.Lost, formatBytes(uint64(o.ringSize)))
+			"rerun with a larger --ring-size (now %s)\n", res.Lost, units.Size(uint64(o.ringSize)))
 	}
 	if noCUDA {
 		fmt.Fprintf(stderr, "echoctl: warning: %v\n", err)
