@@ -60,7 +60,7 @@ type reportJSON struct {
 	Plan        string `json:"plan"`
 	Trace       string `json:"trace,omitempty"` // "" when there was none
 	Pairs       int    `json:"pairs"`
-	Timeline    bool   `json:"timeline"`             // an iteration is drawn
+	Timeline    bool   `json:"timeline"`              // an iteration is drawn
 	NoTimeline  string `json:"no_timeline,omitempty"` // why not
 	Calibration bool   `json:"calibration"`           // the rounds are charted
 }
