@@ -56,7 +56,7 @@ const (
 	laneH     = 24.0
 	barH      = 16.0
 	axisH     = 22.0
-	minBarW   = 1.5 // a call too short to see at this scale is still drawn
+	minBarW   = 3.0 // a call too short to see at this scale is still drawn
 )
 
 // timelineCharts draws the iteration before and after the plan on one time scale, the
@@ -107,6 +107,9 @@ func laneChart(bars []Bar, lanes []string, span float64, length uint64) Chart {
 	}
 	end := x(length)
 	c.Lines = append(c.Lines, Line{X1: end, Y1: axisH - 4, X2: end, Y2: c.H - 6, Class: "end"})
+	// The long calls first, so that a launch or a synchronize next to a copy stays in sight.
+	bars = slices.Clone(bars)
+	slices.SortStableFunc(bars, func(a, b Bar) int { return cmp.Compare(drawLast(a.Kind), drawLast(b.Kind)) })
 	for _, b := range bars {
 		y := axisH + laneH*float64(slices.Index(lanes, b.Lane)) + (laneH-barH)/2
 		class := "bar " + b.Kind
@@ -121,6 +124,14 @@ func laneChart(bars []Bar, lanes []string, span float64, length uint64) Chart {
 				formatMS(float64(b.Start)/1e6)), Pairs: b.Pairs})
 	}
 	return c
+}
+
+// drawLast ranks the kinds of call by drawing order: the short ones on top.
+func drawLast(kind string) int {
+	if kind == kindCopy || kind == kindKept {
+		return 0
+	}
+	return 1
 }
 
 // ticks are round values from 0 to below max, about six of them.

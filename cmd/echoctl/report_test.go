@@ -57,8 +57,8 @@ var pageErrors = regexp.MustCompile(`(?m)^.*(:CONSOLE|Uncaught|Refused to|violat
 // in a real browser: its script runs to the end, nothing is logged or blocked, and what it
 // draws shows.
 func TestReportInChromium(t *testing.T) {
+	testenv.RequireRoot(t) // optimize traces (first: the arm64 runs, without BPF, have no chromium either)
 	bin := chromium(t)
-	testenv.RequireRoot(t) // optimize traces
 	dir := t.TempDir()
 	planPath := filepath.Join(dir, "stream.plan")
 	res := testenv.Echoctl(t, nil, "optimize", "--ignore", "^iter_ms=", "--rounds", "2", "-o", planPath, "--",
