@@ -22,6 +22,8 @@ func formatBytes(n uint64) string {
 // formatMS prints milliseconds with about three significant digits.
 func formatMS(ms float64) string {
 	switch {
+	case ms == 0:
+		return "0"
 	case ms >= 100:
 		return fmt.Sprintf("%.0f ms", ms)
 	case ms >= 10:
