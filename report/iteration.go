@@ -131,8 +131,7 @@ func (s *scanned) pick() (index int, start, end uint64, ok bool) {
 // that order or wait for GPU work. Allocations and frees are left out: they are not part of
 // what a merge changes in an iteration.
 func drawn(t trace.EventType) (kind string, ok bool) {
-	switch {
-	case t.IsCopy():
+	if t.IsCopy() {
 		return kindCopy, true
 	}
 	switch t {

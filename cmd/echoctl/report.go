@@ -39,7 +39,7 @@ path the plan records, or PLAN.trace (optimize's), or the plan's path without .p
 the plan's figures only. The calibration rounds come from PLAN.calibration, which
 calibrate and optimize write beside the plan; a plan calibrated before they did shows
 the verdict only.`,
-		Example: `  echoctl optimize -o app.plan -- ./app     # writes app.plan, app.plan.trace, app.plan.calibration
+		Example: `  sudo echoctl optimize -o app.plan -- ./app  # writes app.plan, app.plan.trace, app.plan.calibration
   echoctl report app.plan                     # writes app.plan.html
   echoctl report app.bin.plan --trace app.bin -o /tmp/app.html
   echoctl report app.plan -o - > app.html`,

@@ -17,6 +17,41 @@ import (
 	"github.com/echo-uma/echo/internal/testenv"
 )
 
+// The command writes PLAN.html by default, the page to stdout with -o -, its JSON with
+// --json, and refuses to write over its plan.
+func TestReportCommand(t *testing.T) {
+	tracePath := streamTrace(t)
+	planPath := tracePath + ".plan"
+	if out, err := execute(t, "plan", tracePath); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	out, err := execute(t, "report", planPath)
+	page, rerr := os.ReadFile(planPath + ".html")
+	if err != nil || rerr != nil || out != "wrote "+planPath+".html\n" {
+		t.Fatalf("report: %v, %v: %q", err, rerr, out)
+	}
+	if !strings.Contains(string(page), `<tr data-pair="p1">`) || !strings.Contains(string(page), "Iteration ") {
+		t.Errorf("the page lacks the pair or the iteration: %.500s", page)
+	}
+	out, err = execute(t, "report", "-o", "-", planPath)
+	if err != nil || !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(out), "</html>") {
+		t.Errorf("report -o -: %v: %.200s", err, out)
+	}
+	out, err = execute(t, "report", "--json", "-o", filepath.Join(t.TempDir(), "r.html"), planPath)
+	var doc reportJSON
+	if err != nil || json.Unmarshal([]byte(out), &doc) != nil || doc.Schema != "echo.report/1" || doc.Trace != tracePath ||
+		!doc.Timeline || doc.Calibration || doc.Pairs != 2 {
+		t.Errorf("report --json: %v: %s", err, out)
+	}
+	before, _ := os.ReadFile(planPath)
+	if _, err := execute(t, "report", "-o", planPath, planPath); err == nil || !strings.Contains(err.Error(), "is the plan itself") {
+		t.Errorf("report -o PLAN: %v, want a refusal", err)
+	}
+	if after, _ := os.ReadFile(planPath); string(after) != string(before) {
+		t.Error("report -o PLAN changed the plan")
+	}
+}
+
 // chromium is Debian's headless browser, or the test is skipped saying why; with
 // ECHO_REQUIRE_CHROMIUM=1 (CI, which installs it) its absence fails the test instead.
 func chromium(t *testing.T) string {
