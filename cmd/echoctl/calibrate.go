@@ -99,6 +99,11 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err := writePlan(cmd, out, p); err != nil {
 		return err
 	}
+	if out != outfile.Stdout {
+		if err := calibrate.WriteRecord(out, p, res); err != nil { // the rounds, for echoctl report
+			return err
+		}
+	}
 	if out == outfile.Stdout {
 		return renderCalibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
 	}

@@ -206,6 +206,11 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *c
 	if err := writePlan(cmd, planPath, p); err != nil {
 		return err
 	}
+	if cal != nil && planPath != outfile.Stdout {
+		if err := calibrate.WriteRecord(planPath, p, cal); err != nil { // the rounds, for echoctl report
+			return err
+		}
+	}
 	out := cmd.OutOrStdout()
 	if planPath == outfile.Stdout {
 		out = cmd.ErrOrStderr() // the plan is on stdout

@@ -38,7 +38,7 @@ Pipeline: trace → plan → validate → calibrate → run, or all at once with
 	cmd.AddCommand(newStatsCmd(opts))
 	cmd.AddCommand(newValidateCmd(opts), newCalibrateCmd(opts), newRunCmd(opts), newOptimizeCmd(opts))
 	cmd.AddCommand(newPlanCmd(opts))
-	cmd.AddCommand(newExportCmd(opts), newAttachCmd(opts))
+	cmd.AddCommand(newExportCmd(opts), newReportCmd(opts), newAttachCmd(opts))
 	cmd.AddCommand(newCheckCmd(opts), newVersionCmd(opts))
 	return cmd
 }

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+)
+
+// Calibration is what the page says about calibration.
+type Calibration struct {
+	Record *calibrate.Record // nil: no record of the rounds beside the plan
+	// Status, when there is no record: "not calibrated", or that calibration ran but its
+	// rounds were not kept.
+	Status string
+	// Evidence is the calibration's verdict as the plan keeps it, when there is no record.
+	Evidence []string
+}
+
+// calibration finds what the page can show of a plan's calibration.
+func calibration(p *planner.Plan, rec *calibrate.Record) Calibration {
+	if rec != nil {
+		return Calibration{Record: rec}
+	}
+	if !calibrated(p) {
+		return Calibration{Status: "not calibrated: run echoctl calibrate (or optimize) to measure the strategies"}
+	}
+	c := Calibration{Status: "calibrated, but the rounds were not kept beside the plan (PLAN.calibration, which " +
+		"calibrate and optimize write): the verdict as the plan records it"}
+	seen := map[string]bool{}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusCalibrated && pair.Status != planner.StatusEnabled {
+			continue
+		}
+		if n := len(pair.Evidence); n > 0 && !seen[pair.Evidence[n-1]] {
+			seen[pair.Evidence[n-1]] = true // calibration's evidence is the last a pair got
+			c.Evidence = append(c.Evidence, pair.Evidence[n-1])
+		}
+	}
+	return c
+}
+
+// variants are the baseline and each strategy, in the record's order.
+func (c Calibration) variants() []calibrate.Variant {
+	if c.Record == nil {
+		return nil
+	}
+	base := c.Record.Baseline
+	base.Strategy = "as written"
+	return append([]calibrate.Variant{base}, c.Record.Variants...)
+}

@@ -1,0 +1,87 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/echo-uma/echo/planner"
+)
+
+// The page is one html/template, so every name from the plan or the trace (a command line,
+// a module path, a reason) is escaped where it lands.
+//
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"bytes":   formatBytes,
+	"ms":      formatMS,
+	"percent": percent,
+	"speedup": func(x float64) string { return fmt.Sprintf("%.2f×", x) },
+	"join":    strings.Join,
+	"last":    func(s []string) string { return s[len(s)-1] },
+	"site":    siteName,
+	"nsms":    func(ns uint64) float64 { return float64(ns) / 1e6 },
+	"width":   func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
+}).Parse(pageTemplate))
+
+// view is what the template reads: the page and the charts drawn from it.
+type view struct {
+	*Page
+	Command     string
+	Before      *Chart
+	After       *Chart
+	CalChart    *Chart
+	CalProblems []string
+	Pairs       []pairView
+}
+
+// pairView is one pair's row.
+type pairView struct {
+	planner.Pair
+	Treatment string // what the report's "after" does with its copies
+	CopySites []string
+}
+
+// Render writes the page as one self-contained HTML document.
+func (pg *Page) Render(w io.Writer) error {
+	v := view{Page: pg, Command: quoteCommand(pg.Plan.Trace.Command)}
+	if tl := pg.Timeline; tl != nil && tl.Missing == "" {
+		b, a := timelineCharts(tl)
+		v.Before, v.After = &b, &a
+	}
+	v.CalChart = calibrationChart(pg.Calibration)
+	for _, vr := range pg.Calibration.variants() {
+		for _, why := range []string{vr.OutputDiff, vr.Untouched, vr.Unexplained} {
+			if why != "" {
+				v.CalProblems = append(v.CalProblems, vr.Strategy+": "+why)
+			}
+		}
+	}
+	for _, pair := range pg.Plan.Pairs {
+		pv := pairView{Pair: pair, Treatment: treatment(pg.Plan, pair)}
+		for _, c := range pair.Copies {
+			pv.CopySites = append(pv.CopySites, fmt.Sprintf("%s %s %s ×%d", c.Direction, c.Site.Call, siteName(c.Site), c.Count))
+		}
+		v.Pairs = append(v.Pairs, pv)
+	}
+	if err := page.Execute(w, v); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// quoteCommand is a command line as a shell would take it back.
+func quoteCommand(argv []string) string {
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}

@@ -1,0 +1,234 @@
+package report
+
+import (
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+)
+
+// The page shows every pair, every copy site and every rejection of the plan, and is
+// self-contained: a CSP that forbids loads, and no reference to anything outside it.
+func TestReportShowsThePlan(t *testing.T) {
+	planPath, p := streamPlan(t, plainProgram)
+	if len(p.Pairs) < 3 || len(p.Rejected) == 0 {
+		t.Fatalf("the synthetic plan has %d pairs and %d rejections, want 3 or more and some", len(p.Pairs), len(p.Rejected))
+	}
+	doc, pg := render(t, Options{PlanPath: planPath})
+	text := html.UnescapeString(doc) // html/template escapes more than it must (+ as &#43;)
+	if pg.TracePath == "" {
+		t.Fatal("the plan's trace was not found beside it")
+	}
+	var want []string
+	for _, pair := range p.Pairs {
+		want = append(want, `data-pair="`+pair.ID+`"`, siteName(pair.Host.Site), siteName(pair.Device.Site))
+		for _, c := range pair.Copies {
+			want = append(want, siteName(c.Site))
+		}
+	}
+	for _, r := range p.Rejected {
+		want = append(want, siteName(r.Site), r.Reason)
+	}
+	want = append(want, `http-equiv="Content-Security-Policy"`, "default-src 'none'", "not calibrated",
+		"stream 0x5000", "legacy stream", p.Pairs[1].Reason)
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	for _, banned := range []*regexp.Regexp{regexp.MustCompile(`(?i)https?://`), regexp.MustCompile(`(?i)<link\b`),
+		regexp.MustCompile(`(?i)\bsrc\s*=`), regexp.MustCompile(`(?i)url\(`), regexp.MustCompile(`(?i)@import`)} {
+		if loc := banned.FindStringIndex(doc); loc != nil {
+			t.Errorf("the page refers outside itself: %q", doc[max(0, loc[0]-40):min(len(doc), loc[1]+40)])
+		}
+	}
+}
+
+// Names from the trace and the plan land escaped: a command line or a module path cannot
+// become markup.
+func TestReportEscapesNames(t *testing.T) {
+	const evil = `<script>alert("x")</script>&`
+	planPath, _ := streamPlan(t, program{command: []string{"./stream", evil}, exe: "/opt/<b>app</b>/stream"})
+	doc, _ := render(t, Options{PlanPath: planPath})
+	for _, raw := range []string{evil, "<b>app</b>", `alert("x")`} {
+		if strings.Contains(doc, raw) {
+			t.Errorf("the page holds %q unescaped", raw)
+		}
+	}
+	if !strings.Contains(doc, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&amp;") {
+		t.Error("the page lacks the escaped command line")
+	}
+	if !strings.Contains(doc, "&lt;b&gt;app&lt;/b&gt;") {
+		t.Error("the page lacks the escaped module path")
+	}
+	if n := strings.Count(doc, "<script>"); n != 1 {
+		t.Errorf("%d <script> elements, want the page's own one", n)
+	}
+}
+
+// The iteration drawn after the plan lacks the copies of the pairs it merges, and is shorter
+// by them; the copies it rejects stay.
+func TestReportTimeline(t *testing.T) {
+	planPath, _ := streamPlan(t, plainProgram)
+	_, pg := render(t, Options{PlanPath: planPath})
+	tl := pg.Timeline
+	if tl.Missing != "" {
+		t.Fatalf("no timeline: %s", tl.Missing)
+	}
+	count := func(bars []Bar, kind string, bytes string) int {
+		n := 0
+		for _, b := range bars {
+			if b.Kind == kind && strings.Contains(b.Label, bytes) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		what          string
+		bars          []Bar
+		big, small, k int
+	}{
+		{"before", tl.Before, 2, 1, 1},
+		{"after", tl.After, 0, 1, 1},
+	} {
+		if got := count(c.bars, kindCopy, " 4M"); got != c.big {
+			t.Errorf("%s: %d 4M copies, want %d", c.what, got, c.big)
+		}
+		if got := count(c.bars, kindCopy, " 1K"); got != c.small {
+			t.Errorf("%s: %d 1K copies, want %d", c.what, got, c.small)
+		}
+		if got := count(c.bars, kindKernel, ""); got != c.k {
+			t.Errorf("%s: %d kernel launches, want %d", c.what, got, c.k)
+		}
+	}
+	if tl.Elided != 2 || tl.AfterNS >= tl.BeforeNS || tl.BeforeNS-tl.AfterNS < 2*400_000 {
+		t.Errorf("elided %d copies, %d ns → %d ns: want 2 copies and at least 800 µs less", tl.Elided, tl.BeforeNS, tl.AfterNS)
+	}
+}
+
+// The calibration section charts the rounds of each strategy from the record beside the
+// plan, and only a record made for this plan.
+func TestReportCalibration(t *testing.T) {
+	rec := calibrate.Result{
+		Baseline: calibrate.Variant{RoundMS: []float64{3.1, 3.3, 2.9}, MedianMS: 3.1, SpreadMS: 0.4},
+		Variants: []calibrate.Variant{
+			{Strategy: "mapped", RoundMS: []float64{1.2, 1.25, 1.3}, MedianMS: 1.25, SpreadMS: 0.1, Merged: 2},
+			{Strategy: "managed", RoundMS: []float64{4.5, 4.1, 4.7}, MedianMS: 4.5, SpreadMS: 0.4, Merged: 2,
+				OutputDiff: "line 3: checksum=1 vs checksum=2"},
+		},
+		Chosen: "mapped",
+	}
+	for _, c := range []struct {
+		name   string
+		record func(planPath string, p *planner.Plan)
+		want   []string
+		absent []string
+	}{
+		{"none", func(string, *planner.Plan) {}, []string{"not calibrated"}, []string{"round 1"}},
+		{"for this plan", func(planPath string, p *planner.Plan) {
+			if err := calibrate.WriteRecord(planPath, p, &rec); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"as written", "mapped ✓ chosen", "managed", "mapped round 3: 1.30 ms", "as written round 2: 3.30 ms",
+			"managed: line 3: checksum=1 vs checksum=2", "Chosen: <b>mapped</b>"}, []string{"not calibrated"}},
+		{"for an earlier plan", func(planPath string, p *planner.Plan) {
+			older := *p
+			older.Created = p.Created.Add(-1)
+			if err := calibrate.WriteRecord(planPath, &older, &rec); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"not calibrated"}, []string{"round 1", "✓ chosen"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			planPath, p := streamPlan(t, plainProgram)
+			c.record(planPath, p)
+			doc, _ := render(t, Options{PlanPath: planPath})
+			for _, w := range c.want {
+				if !strings.Contains(doc, w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(doc, a) {
+					t.Errorf("the page holds %q", a)
+				}
+			}
+		})
+	}
+}
+
+// The trace is found where the plan says or where optimize and plan put it, and a file
+// there that is another trace is passed over; without one, the page has the plan's figures.
+func TestFindTrace(t *testing.T) {
+	planPath, p := streamPlan(t, plainProgram)
+	dir := filepath.Dir(planPath)
+	recorded := filepath.Join(dir, "app.bin")
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T) // the plan is at app.bin.plan, its trace at app.bin
+		want  string
+	}{
+		{"recorded path", func(*testing.T) {}, recorded},
+		{"optimize's side file", func(t *testing.T) {
+			if err := os.Rename(recorded, planPath+".trace"); err != nil {
+				t.Fatal(err)
+			}
+		}, planPath + ".trace"},
+		{"another process's trace there", func(t *testing.T) {
+			if err := os.Remove(planPath + ".trace"); err != nil {
+				t.Fatal(err)
+			}
+			writeStreamTrace(t, recorded, program{command: []string{"./other"}, exe: "/opt/app/other", pid: 5000})
+		}, ""},
+	} {
+		c.setup(t)
+		if got := FindTrace(planPath, p); got != c.want {
+			t.Errorf("%s: FindTrace = %q, want %q", c.name, got, c.want)
+		}
+	}
+	doc, pg := render(t, Options{PlanPath: planPath})
+	if !strings.Contains(pg.Timeline.Missing, "no trace") || !strings.Contains(doc, "give it with --trace") {
+		t.Errorf("without its trace the page does not say so: %q", pg.Timeline.Missing)
+	}
+	for _, pair := range p.Pairs {
+		for _, c := range pair.Copies {
+			if !strings.Contains(html.UnescapeString(doc), siteName(c.Site)+"</td>") {
+				t.Errorf("without its trace the page lacks %s's copy site %s", pair.ID, siteName(c.Site))
+			}
+		}
+	}
+	// Named with --trace, another trace is drawn, and the page says it is another.
+	_, pg = render(t, Options{PlanPath: planPath, TracePath: recorded})
+	if len(pg.Notes) == 0 || !strings.Contains(pg.Notes[0], "is not the trace the plan was made from") {
+		t.Errorf("notes %q: want one saying the trace is another", pg.Notes)
+	}
+}
+
+// shifter cuts the removed intervals out of the iteration's time, overlapping ones once.
+func TestShifter(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		removed [][2]uint64
+		at      []uint64
+		want    []uint64
+	}{
+		{"none", nil, []uint64{0, 5, 100}, []uint64{0, 5, 100}},
+		{"one", [][2]uint64{{10, 20}}, []uint64{5, 10, 15, 20, 30}, []uint64{5, 10, 10, 10, 20}},
+		{"two, out of order", [][2]uint64{{40, 50}, {10, 20}}, []uint64{30, 45, 60}, []uint64{20, 30, 40}},
+		{"overlapping", [][2]uint64{{10, 30}, {20, 40}}, []uint64{25, 40, 50}, []uint64{10, 10, 20}},
+		{"nested", [][2]uint64{{10, 40}, {20, 30}}, []uint64{35, 60}, []uint64{10, 30}},
+	} {
+		shift := shifter(c.removed)
+		for i, at := range c.at {
+			if got := shift(at); got != c.want[i] {
+				t.Errorf("%s: shift(%d) = %d, want %d", c.name, at, got, c.want[i])
+			}
+		}
+	}
+}
