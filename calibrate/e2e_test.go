@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
@@ -245,7 +246,7 @@ func TestRunPrintEnv(t *testing.T) {
 
 	// The shell form is for eval: one export per variable, quoted.
 	res = testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN='"+planPath+".shim'\n") {
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN="+shell.Quote(planPath+".shim")+"\n") {
 		t.Errorf("--print-env: exit %d, stdout %q", res.ExitCode, res.Stdout)
 	}
 }

@@ -1,23 +1,6 @@
 package report
 
-import (
-	"fmt"
-	"strconv"
-)
-
-// formatBytes prints a size the way the other commands print a copy's: 64K, 16M, 1536.
-// (cmd/echoctl has the same rule; the report cannot import a main package.)
-func formatBytes(n uint64) string {
-	for _, u := range []struct {
-		shift  uint
-		suffix string
-	}{{30, "G"}, {20, "M"}, {10, "K"}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", n>>u.shift, u.suffix)
-		}
-	}
-	return strconv.FormatUint(n, 10)
-}
+import "fmt"
 
 // formatMS prints milliseconds with about three significant digits.
 func formatMS(ms float64) string {

@@ -89,7 +89,7 @@ func scan(path string, p *planner.Plan) (*scanned, bool, error) {
 			s.starts = append(s.starts, e.EnterNS)
 		}
 		calls++
-	}, func(h trace.Header) { sum = trace.NewSummarizer(h) }, func(r trace.Record) { sum.Add(r) })
+	}, func(h trace.Header) { sum = trace.NewSummarizer(h, nil) }, func(r trace.Record) { sum.Add(r) })
 	if err != nil {
 		return nil, false, err
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -17,13 +19,13 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"bytes":   formatBytes,
+	"bytes":   units.Bytes,
 	"ms":      formatMS,
 	"percent": percent,
 	"speedup": func(x float64) string { return fmt.Sprintf("%.2f×", x) },
 	"join":    strings.Join,
 	"last":    func(s []string) string { return s[len(s)-1] },
-	"site":    siteName,
+	"site":    func(s planner.Site) string { return siteName(nil, s) }, // Render names them
 	"nsms":    func(ns uint64) float64 { return float64(ns) / 1e6 },
 	"width":   func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
 }).Parse(pageTemplate))
@@ -48,7 +50,7 @@ type pairView struct {
 
 // Render writes the page as one self-contained HTML document.
 func (pg *Page) Render(w io.Writer) error {
-	v := view{Page: pg, Command: quoteCommand(pg.Plan.Trace.Command)}
+	v := view{Page: pg, Command: shell.Join(pg.Plan.Trace.Command)}
 	if tl := pg.Timeline; tl != nil && tl.Missing == "" {
 		b, a := timelineCharts(tl)
 		v.Before, v.After = &b, &a
@@ -64,24 +66,13 @@ func (pg *Page) Render(w io.Writer) error {
 	for _, pair := range pg.Plan.Pairs {
 		pv := pairView{Pair: pair, Treatment: treatment(pg.Plan, pair)}
 		for _, c := range pair.Copies {
-			pv.CopySites = append(pv.CopySites, fmt.Sprintf("%s %s %s ×%d", c.Direction, c.Site.Call, siteName(c.Site), c.Count))
+			pv.CopySites = append(pv.CopySites, fmt.Sprintf("%s %s %s ×%d", c.Direction, c.Site.Call, siteName(pg.names, c.Site), c.Count))
 		}
 		v.Pairs = append(v.Pairs, pv)
 	}
-	if err := page.Execute(w, v); err != nil {
+	t := template.Must(page.Clone()).Funcs(template.FuncMap{"site": func(s planner.Site) string { return siteName(pg.names, s) }})
+	if err := t.Execute(w, v); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
-}
-
-// quoteCommand is a command line as a shell would take it back.
-func quoteCommand(argv []string) string {
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		quoted[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
-			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(quoted, " ")
 }

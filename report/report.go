@@ -10,6 +10,7 @@ import (
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
 )
 
 // Options say what to report on.
@@ -30,6 +31,8 @@ type Page struct {
 	Timeline    *Timeline
 	Sites       []SiteRow
 	Calibration Calibration
+
+	names *symbols.Resolver // names the sites: function and source line
 }
 
 // Build reads the plan, its calibration record and its trace, and works out the page.
@@ -42,13 +45,14 @@ func Build(o Options) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := &Page{PlanPath: o.PlanPath, Plan: p, Generated: time.Now().UTC(), Calibration: calibration(p, rec)}
+	pg := &Page{PlanPath: o.PlanPath, Plan: p, Generated: time.Now().UTC(), Calibration: calibration(p, rec),
+		names: symbols.NewResolver()}
 	pg.TracePath = o.TracePath
 	if pg.TracePath == "" {
 		pg.TracePath = FindTrace(o.PlanPath, p)
 	}
 	if pg.TracePath == "" {
-		pg.Sites = siteRows(p, nil)
+		pg.Sites = siteRows(p, nil, pg.names)
 		pg.Timeline = &Timeline{Missing: fmt.Sprintf("no trace: the plan's (%s) is not there, nor beside the plan; "+
 			"give it with --trace to see an iteration and the traced copy time per site", p.Trace.Path)}
 		return pg, nil
@@ -65,7 +69,7 @@ func Build(o Options) (*Page, error) {
 	if !complete {
 		pg.Notes = append(pg.Notes, "the trace is damaged or cut short: what follows is drawn from the part that reads")
 	}
-	pg.Sites = siteRows(p, sc.stats)
+	pg.Sites = siteRows(p, sc.stats, pg.names)
 	pg.Timeline, err = drawIteration(pg.TracePath, p, sc)
 	return pg, err
 }

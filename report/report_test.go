@@ -26,13 +26,13 @@ func TestReportShowsThePlan(t *testing.T) {
 	}
 	var want []string
 	for _, pair := range p.Pairs {
-		want = append(want, `data-pair="`+pair.ID+`"`, siteName(pair.Host.Site), siteName(pair.Device.Site))
+		want = append(want, `data-pair="`+pair.ID+`"`, siteName(nil, pair.Host.Site), siteName(nil, pair.Device.Site))
 		for _, c := range pair.Copies {
-			want = append(want, siteName(c.Site))
+			want = append(want, siteName(nil, c.Site))
 		}
 	}
 	for _, r := range p.Rejected {
-		want = append(want, siteName(r.Site), r.Reason)
+		want = append(want, siteName(nil, r.Site), r.Reason)
 	}
 	want = append(want, `http-equiv="Content-Security-Policy"`, "default-src 'none'", "not calibrated",
 		"stream 0x5000", "legacy stream", p.Pairs[1].Reason)
@@ -97,11 +97,11 @@ func TestReportTimeline(t *testing.T) {
 		{"before", tl.Before, 2, 1, 1},
 		{"after", tl.After, 0, 1, 1},
 	} {
-		if got := count(c.bars, kindCopy, " 4M"); got != c.big {
-			t.Errorf("%s: %d 4M copies, want %d", c.what, got, c.big)
+		if got := count(c.bars, kindCopy, " 4.0 MiB"); got != c.big {
+			t.Errorf("%s: %d 4 MiB copies, want %d", c.what, got, c.big)
 		}
-		if got := count(c.bars, kindCopy, " 1K"); got != c.small {
-			t.Errorf("%s: %d 1K copies, want %d", c.what, got, c.small)
+		if got := count(c.bars, kindCopy, " 1.0 KiB"); got != c.small {
+			t.Errorf("%s: %d 1 KiB copies, want %d", c.what, got, c.small)
 		}
 		if got := count(c.bars, kindKernel, ""); got != c.k {
 			t.Errorf("%s: %d kernel launches, want %d", c.what, got, c.k)
@@ -198,8 +198,8 @@ func TestFindTrace(t *testing.T) {
 	}
 	for _, pair := range p.Pairs {
 		for _, c := range pair.Copies {
-			if !strings.Contains(html.UnescapeString(doc), siteName(c.Site)+"</td>") {
-				t.Errorf("without its trace the page lacks %s's copy site %s", pair.ID, siteName(c.Site))
+			if !strings.Contains(html.UnescapeString(doc), siteName(nil, c.Site)+"</td>") {
+				t.Errorf("without its trace the page lacks %s's copy site %s", pair.ID, siteName(nil, c.Site))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -40,7 +41,7 @@ type directionKey struct {
 // siteRows joins the trace's copy statistics (when there is a trace) with what the plan
 // says about each site: its share of an iteration, its pairs, or why its copies were
 // rejected. Rows come most time first: the trace's order, or the plan's share without one.
-func siteRows(p *planner.Plan, st *trace.Stats) []SiteRow {
+func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteRow {
 	var rows []SiteRow
 	at := map[directionKey]int{}
 	row := func(k directionKey, site string) *SiteRow {
@@ -53,7 +54,7 @@ func siteRows(p *planner.Plan, st *trace.Stats) []SiteRow {
 	}
 	if st != nil {
 		for _, s := range st.TopSites {
-			r := row(directionKey{s.Module, s.Offset, s.API, s.Direction}, s.Site)
+			r := row(directionKey{s.Module, s.Offset, s.API, s.Direction}, statSiteName(names, s))
 			r.Calls, r.Bytes, r.TraceMS = s.Count, s.Bytes, float64(s.NS)/1e6
 			r.TraceShare = 0
 			if st.WallNS > 0 {
@@ -63,7 +64,7 @@ func siteRows(p *planner.Plan, st *trace.Stats) []SiteRow {
 	}
 	for _, pair := range p.Pairs {
 		for _, c := range pair.Copies {
-			r := row(directionKey{c.Site.Module, c.Site.Offset, c.Site.Call, c.Direction}, siteName(c.Site))
+			r := row(directionKey{c.Site.Module, c.Site.Offset, c.Site.Call, c.Direction}, siteName(names, c.Site))
 			if st == nil {
 				r.Calls += uint64(c.Count)
 				r.Bytes += uint64(c.Count) * c.Site.Bytes
@@ -77,7 +78,7 @@ func siteRows(p *planner.Plan, st *trace.Stats) []SiteRow {
 		}
 	}
 	for _, rej := range p.Rejected {
-		r := row(directionKey{rej.Site.Module, rej.Site.Offset, rej.Site.Call, rej.Direction}, siteName(rej.Site))
+		r := row(directionKey{rej.Site.Module, rej.Site.Offset, rej.Site.Call, rej.Direction}, siteName(names, rej.Site))
 		if st == nil {
 			r.Calls += uint64(rej.Count)
 			r.Bytes += uint64(rej.Count) * rej.Site.Bytes
@@ -92,9 +93,24 @@ func siteRows(p *planner.Plan, st *trace.Stats) []SiteRow {
 	return rows
 }
 
-// siteName is a plan's site as a user reads it, like the trace's: "stream+0x1c8a".
-func siteName(s planner.Site) string {
-	return trace.Site{Module: s.Module, Offset: s.Offset}.String()
+// siteName is a plan's site as a user reads it, like the trace's: "stream+0x1c8a", and
+// with names (nil: none) the function and line its module names there.
+func siteName(names *symbols.Resolver, s planner.Site) string {
+	site := trace.Site{Module: s.Module, Offset: s.Offset}.String()
+	if names == nil {
+		return site
+	}
+	sym, _ := names.Return(symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}, s.Offset)
+	return symbols.Label(site, sym)
+}
+
+// statSiteName is siteName for a copy site of the trace's statistics.
+func statSiteName(names *symbols.Resolver, s trace.SiteStats) string {
+	if names == nil {
+		return s.Site
+	}
+	sym, _ := names.Return(symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}, s.Offset)
+	return symbols.Label(s.Site, sym)
 }
 
 // percent formats a share; "–" for none.

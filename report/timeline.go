@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -170,9 +171,9 @@ func label(c call) string {
 	b.WriteString(c.Type.String())
 	switch {
 	case c.Type.IsCopy():
-		fmt.Fprintf(&b, " %s %s", trace.Direction(c.Kind), formatBytes(c.Bytes))
+		fmt.Fprintf(&b, " %s %s", trace.Direction(c.Kind), units.Bytes(c.Bytes))
 	case c.Type == trace.EventCUDAMemset || c.Type == trace.EventCUDAMemsetAsync:
-		fmt.Fprintf(&b, " %s", formatBytes(c.Bytes))
+		fmt.Fprintf(&b, " %s", units.Bytes(c.Bytes))
 	case c.Type == trace.EventCUDALaunchKernel || c.Type == trace.EventCULaunchKernel:
 		fmt.Fprintf(&b, " kernel %#x", c.Addr)
 	}

@@ -44,6 +44,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		{"echo.env/1", append([]string{"run", "--print-env", "--force", unproven}, program...), nil},
 		{"echo.optimize/1", append([]string{"optimize", "--rounds", "1", "-o", filepath.Join(dir, "o.plan")}, program...), nil},
 		{"echo.export/1", []string{"export", "-o", filepath.Join(dir, "t.json"), tr}, nil},
+		{"echo.report/1", []string{"report", "-o", filepath.Join(dir, "t.html"), plan}, nil},
 		{"echo.attach/1", []string{"attach", "--once", "--interval", "300ms", "-p", strconv.Itoa(long)}, nil},
 		{"echo.check/1", []string{"check"}, nil},
 		{"echo.version/1", []string{"version"}, nil},

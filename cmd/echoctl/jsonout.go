@@ -18,6 +18,7 @@ const (
 	schemaEnv       = "echo.env/1"
 	schemaExport    = "echo.export/1"
 	schemaAttach    = "echo.attach/1"
+	schemaReport    = "echo.report/1"
 	schemaVersion   = "echo.version/1"
 )
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -55,7 +54,7 @@ the verdict only.`,
 
 // reportJSON is what `report --json` prints: where the page went and what it shows.
 type reportJSON struct {
-	Schema      string `json:"schema"` // echo.report/1
+	Schema      string `json:"schema"` // schemaReport
 	Output      string `json:"output"`
 	Plan        string `json:"plan"`
 	Trace       string `json:"trace,omitempty"` // "" when there was none
@@ -98,9 +97,7 @@ func runReport(stdout io.Writer, planPath string, opts *reportOptions) error {
 		return nil
 	}
 	if opts.global.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(reportJSON{Schema: "echo.report/1", Output: outPath, Plan: planPath, Trace: pg.TracePath,
+		return printJSON(stdout, reportJSON{Schema: schemaReport, Output: outPath, Plan: planPath, Trace: pg.TracePath,
 			Pairs: len(pg.Plan.Pairs), Timeline: pg.Timeline.Missing == "", NoTimeline: pg.Timeline.Missing,
 			Calibration: pg.Calibration.Record != nil})
 	}
