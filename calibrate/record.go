@@ -17,7 +17,7 @@ const RecordSchema = "echo.calibration/1"
 
 // RecordPath is where a plan's calibration record lies: beside the plan, named after it like
 // its trace (PLAN.trace) and deployed form (PLAN.shim), so one .gitignore line covers them.
-func RecordPath(planPath string) string { return planPath + ".calibration" }
+func RecordPath(planPath string) string { return planner.SideFile(planPath, planner.SideCalibration) }
 
 // Record is what a calibration measured, round by round: the plan keeps only the verdict and
 // the medians in its evidence, and a person looking at the choice (echoctl report) wants to

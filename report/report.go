@@ -125,7 +125,7 @@ func FindTrace(planPath string, p *planner.Plan) string {
 			candidates = append(candidates, filepath.Join(filepath.Dir(planPath), t))
 		}
 	}
-	candidates = append(candidates, planPath+".trace")
+	candidates = append(candidates, planner.SideFile(planPath, planner.SideTrace))
 	if base, ok := strings.CutSuffix(planPath, ".plan"); ok {
 		candidates = append(candidates, base)
 	}

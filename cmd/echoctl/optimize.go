@@ -96,7 +96,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	ctx := cmd.Context()
 
 	step(1, "tracing %s", exe)
-	tracePath := planPath + ".trace"
+	tracePath := planner.SideFile(planPath, planner.SideTrace)
 	if planPath == outfile.Stdout {
 		// No file to keep the trace beside: it is only a step here.
 		dir, err := os.MkdirTemp("", "echoctl-optimize-")

@@ -33,7 +33,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 	if err != nil {
 		return err
 	}
-	deployed, err := filepath.Abs(planPath + ".shim")
+	deployed, err := filepath.Abs(planner.SideFile(planPath, planner.SideDeployment))
 	if err != nil {
 		return err
 	}
