@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
-	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
