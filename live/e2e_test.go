@@ -136,4 +136,9 @@ func TestAttachCopyShareLeavesOutKernelWaits(t *testing.T) {
 	if r := rows[0]; r.CopyShare > 0.3 {
 		t.Errorf("COPY%% %.1f of a program whose copies mostly wait for its kernels", 100*r.CopyShare)
 	}
+	for _, s := range rows[0].Detail.TopSites {
+		if s.Share > 0.3 {
+			t.Errorf("site %s %s: share %.1f%%: its copies mostly wait for the kernels", s.Site, s.Direction, 100*s.Share)
+		}
+	}
 }

@@ -40,7 +40,7 @@ type Site struct {
 	Direction    string  `json:"direction"`
 	BytesPerCopy uint64  `json:"bytes_per_copy"` // what one copy moves (stats' "bytes" is a site's total)
 	PerS         float64 `json:"per_s"`
-	Share        float64 `json:"share"` // of wall time
+	Share        float64 `json:"share"` // of wall time, moving data (as the row's copy_share)
 	// Symbol is the function and source line of the site, where its module names them
 	// (function, file, line; left out when unknown).
 	symbols.Symbol

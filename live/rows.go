@@ -47,8 +47,12 @@ func (p *process) row(st *trace.Stats, secs float64, names *symbols.Resolver) Ro
 	r.CopyShare = min(1, share*float64(st.WallNS)/1e9/secs)
 	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
 	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
+		ns := s.NS
+		if s.MovingNS != nil {
+			ns = *s.MovingNS // as COPY%: moving data, not waiting for kernels
+		}
 		r.Detail.TopSites = append(r.Detail.TopSites, Site{Site: s.Site, API: s.API, Direction: s.Direction,
-			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(s.NS) / 1e9 / secs,
+			BytesPerCopy: s.Bytes / max(1, s.Count), PerS: float64(s.Count) / secs, Share: float64(ns) / 1e9 / secs,
 			Symbol: p.siteSymbol(names, s)})
 	}
 	return r

@@ -78,6 +78,9 @@ type SiteStats struct {
 	Count     uint64 `json:"count"`
 	Bytes     uint64 `json:"bytes"`
 	NS        uint64 `json:"ns"`
+	// MovingNS is the part of NS the copies spent moving data, as MovingShare counts it;
+	// absent without an estimator.
+	MovingNS *uint64 `json:"moving_ns,omitempty"`
 	// ModuleSize names the module's file with Module when it has no build-id; it is for
 	// naming the site (package symbols) and not written.
 	ModuleSize int64 `json:"-"`
@@ -232,9 +235,10 @@ func (s *summary) copy(e *Event) {
 	*s.stats.Bytes.at(kind) += e.Bytes
 	*s.stats.CopyNS.at(kind) += ns
 	s.busy.add(e.EnterNS, e.ExitNS)
+	var moving uint64
 	if s.est != nil {
 		// A copy that waited did so first, and moved its data at the end of the call.
-		moving := min(s.est.Observe(e, Direction(kind)), ns)
+		moving = min(s.est.Observe(e, Direction(kind)), ns)
 		s.moving.add(e.ExitNS-moving, e.ExitNS)
 	}
 
@@ -250,11 +254,17 @@ func (s *summary) copy(e *Event) {
 		if site.BuildID == "" {
 			st.ModuleSize = site.ModuleSize
 		}
+		if s.est != nil {
+			st.MovingNS = new(uint64)
+		}
 		s.sites[key] = st
 	}
 	st.Count++
 	st.Bytes += e.Bytes
 	st.NS += ns
+	if st.MovingNS != nil {
+		*st.MovingNS += moving
+	}
 }
 
 // direction is the cudaMemcpyKind a copy moved data in: the driver's from its name, the
@@ -328,7 +338,11 @@ func (s *summary) result(f Footer, hasFooter bool) *Stats {
 	}
 	st.TopSites = make([]SiteStats, 0, len(s.sites))
 	for _, site := range s.sites {
-		st.TopSites = append(st.TopSites, *site)
+		cp := *site
+		if site.MovingNS != nil {
+			cp.MovingNS = new(*site.MovingNS) // the running count is not the result's
+		}
+		st.TopSites = append(st.TopSites, cp)
 	}
 	slices.SortFunc(st.TopSites, func(a, b SiteStats) int {
 		return cmp.Or(cmp.Compare(b.NS, a.NS), cmp.Compare(b.Count, a.Count),
