@@ -87,7 +87,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		if iterations > 0 {
 			perIter = float64(c.count) / float64(iterations)
 		}
-		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: c.dir, Stream: streamName(c.stream),
+		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: c.dir, Stream: StreamName(c.stream),
 			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated,
 			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))

@@ -98,9 +98,9 @@ func lifetime(h, d *buffer) string {
 	return ""
 }
 
-// streamName: 0 and cudaStreamLegacy (1) are the legacy default stream, 2 is
-// cudaStreamPerThread.
-func streamName(s uint64) string {
+// StreamName is how a plan names a stream: 0 and cudaStreamLegacy (1) are the legacy
+// default stream, 2 is cudaStreamPerThread, any other its handle.
+func StreamName(s uint64) string {
 	switch s {
 	case 0, 1:
 		return "legacy"

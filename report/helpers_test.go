@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -91,29 +92,6 @@ func writeStreamTrace(t *testing.T, path string, prog program) {
 	}
 }
 
-// planTrace plans the trace at tracePath as `echoctl plan` does and writes the plan to
-// planPath.
-func planTrace(t *testing.T, tracePath, planPath string) *planner.Plan {
-	t.Helper()
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.Analyze(r, tracePath, planner.DefaultOptions(), "echoctl test")
-	if err != nil {
-		t.Fatalf("planning %s: %v", tracePath, err)
-	}
-	if err := planner.WriteFile(planPath, p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // streamPlan writes the synthetic trace and its plan into a fresh directory and returns the
 // plan's path.
 func streamPlan(t *testing.T, prog program) (planPath string, p *planner.Plan) {
@@ -122,7 +100,7 @@ func streamPlan(t *testing.T, prog program) (planPath string, p *planner.Plan) {
 	tracePath := filepath.Join(dir, "app.bin")
 	writeStreamTrace(t, tracePath, prog)
 	planPath = filepath.Join(dir, "app.bin.plan")
-	return planPath, planTrace(t, tracePath, planPath)
+	return planPath, testenv.PlanFile(t, tracePath, planPath)
 }
 
 // render builds and renders the report of the plan at planPath.

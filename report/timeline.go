@@ -153,16 +153,13 @@ func laneOf(e *trace.Event) string {
 	return streamLane(e.Stream)
 }
 
-// streamLane names a stream the way the plan does: 0 and cudaStreamLegacy (1) are the legacy
-// default stream, 2 is cudaStreamPerThread.
+// streamLane names a stream's lane as the plan names the stream ("legacy", "0x55d0…").
 func streamLane(s uint64) string {
-	switch s {
-	case 0, 1:
-		return "legacy stream"
-	case 2:
-		return "per-thread stream"
+	name := planner.StreamName(s)
+	if strings.HasPrefix(name, "0x") {
+		return "stream " + name
 	}
-	return fmt.Sprintf("stream %#x", s)
+	return name + " stream"
 }
 
 // label is what a bar's tooltip says about a call.

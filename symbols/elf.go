@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ func readFunctions(f *elf.File) []function {
 	slices.SortFunc(funcs, func(a, b function) int {
 		switch {
 		case a.start != b.start:
-			return cmpUint(a.start, b.start)
+			return cmp.Compare(a.start, b.start)
 		case a.global != b.global:
 			if a.global {
 				return -1
@@ -137,16 +138,6 @@ func hasFunctions(syms []elf.Symbol) bool {
 		}
 	}
 	return false
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // lookup names the code at a site offset.

@@ -23,7 +23,10 @@ by full-buffer copies, and merges them at the next launch where that provably ke
 program's output and measurably wins (unified-memory Jetson and Grace Hopper machines, and
 pinned zero-copy buffers on discrete GPUs).
 
-Pipeline: trace → plan → validate → calibrate → run, or all at once with optimize.`,
+Pipeline: trace → stats → plan → validate → calibrate → run, or trace to calibrate at once
+with optimize. attach watches running processes; export (a Perfetto timeline) and report (one
+HTML page) show what was found. With --json, every command that prints results prints one
+versioned JSON document (its "schema" names it) and nothing else on standard output.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -198,7 +198,14 @@ func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace %s: exit %d: %s", rel, res.ExitCode, res.Stderr)
 	}
-	f, err := os.Open(path)
+	return PlanFile(t, path, path+".plan"), path + ".plan"
+}
+
+// PlanFile plans the trace at tracePath as `echoctl plan` does and writes the plan to
+// planPath.
+func PlanFile(t testing.TB, tracePath, planPath string) *planner.Plan {
+	t.Helper()
+	f, err := os.Open(tracePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +214,14 @@ func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.Analyze(r, path, planner.DefaultOptions(), "test")
+	p, err := planner.Analyze(r, tracePath, planner.DefaultOptions(), "echoctl test")
 	if err != nil {
+		t.Fatalf("planning %s: %v", tracePath, err)
+	}
+	if err := planner.WriteFile(planPath, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := planner.WriteFile(path+".plan", p); err != nil {
-		t.Fatal(err)
-	}
-	return p, path + ".plan"
+	return p
 }
 
 // IsRoot reports whether the tests run as root (and so may load BPF programs).
