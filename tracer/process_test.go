@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,16 +17,34 @@ import (
 )
 
 // startEchoctl runs echoctl trace in the background, writing to a temp trace file.
-func startEchoctl(t *testing.T, args ...string) (*exec.Cmd, string, *strings.Builder) {
+func startEchoctl(t *testing.T, args ...string) (*exec.Cmd, string, *lockedBuffer) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "trace.bin")
 	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"trace", "-o", out}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, out, &stderr
+	return cmd, out, stderr
+}
+
+// lockedBuffer is echoctl's stderr, readable while echoctl still writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func checkAttachedTrace(t *testing.T, path string, pid int) traced {
@@ -91,13 +110,17 @@ func TestTraceAttachInterrupted(t *testing.T) {
 func TestTraceTargetKilled(t *testing.T) {
 	testenv.RequireRoot(t)
 	cmd, path, stderr := startEchoctl(t, "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "100000000")
-	var child int
-	for deadline := time.Now().Add(5 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
-		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	// The workload names its configuration on stderr once it runs, just before its loop; a
+	// slow machine (the arm64 VM emulates every instruction) may take seconds to get there.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "variant="); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the traced workload did not start: %s", stderr)
+		}
 	}
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + strconv.Itoa(cmd.Process.Pid) + "/children")
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if child == 0 {
-		t.Fatal("the traced workload did not start")
+		t.Fatal("the traced workload is not echoctl's child")
 	}
 	time.Sleep(500 * time.Millisecond)
 	syscall.Kill(child, syscall.SIGKILL)
