@@ -63,6 +63,8 @@ type Report struct {
 	Mode     string `json:"mode"`
 	Active   bool   `json:"active"`
 	Reason   string `json:"reason"` // why it ran the program untouched, if it did
+	Said     bool   `json:"said"`   // the shim printed its one line on stderr
+	Plan     string `json:"plan"`   // from a plan directory: the deployment's file name chosen
 	GPU      string `json:"gpu"`
 	CC       string `json:"cc"`
 	Driver   int    `json:"driver"`
@@ -160,7 +162,22 @@ type Result struct {
 // Run runs argv with the shim preloaded on the compact plan and reads its report. The end
 // of ctx stops the program and Run returns ctx's cause (unless stdio.Forward).
 func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, error) {
-	shim, err := FindShim()
+	dir, err := os.MkdirTemp("", "echoctl-run-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	planPath := filepath.Join(dir, "plan")
+	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
+		return Result{}, err
+	}
+	return run(ctx, argv, "ECHO_PLAN="+planPath, dir, stdio)
+}
+
+// RunDir runs argv with the shim preloaded on a plan directory (ECHO_PLAN_DIR): the shim
+// picks the deployment there for the executable and the device, or runs it untouched.
+func RunDir(ctx context.Context, argv []string, plans string, stdio IO) (Result, error) {
+	plans, err := filepath.Abs(plans)
 	if err != nil {
 		return Result{}, err
 	}
@@ -169,10 +186,16 @@ func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, 
 		return Result{}, err
 	}
 	defer os.RemoveAll(dir)
-	planPath, reportPath := filepath.Join(dir, "plan"), filepath.Join(dir, "report.json")
-	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
+	return run(ctx, argv, "ECHO_PLAN_DIR="+plans, dir, stdio)
+}
+
+// run runs argv with the shim on the plan that planEnv names, its report in dir.
+func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Result, error) {
+	shim, err := FindShim()
+	if err != nil {
 		return Result{}, err
 	}
+	reportPath := filepath.Join(dir, "report.json")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var captured bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
@@ -183,8 +206,8 @@ func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, 
 	if old := os.Getenv("LD_PRELOAD"); old != "" {
 		preload += " " + old
 	}
-	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_REPORT"),
-		"LD_PRELOAD="+preload, "ECHO_PLAN="+planPath, "ECHO_REPORT="+reportPath)
+	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_PLAN_DIR", "ECHO_REPORT"),
+		"LD_PRELOAD="+preload, planEnv, "ECHO_REPORT="+reportPath)
 	if err := execute(ctx, cmd, stdio.Forward); err != nil {
 		return Result{}, err
 	}

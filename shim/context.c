@@ -75,6 +75,24 @@ bool shim_query_device(void)
 	return shim_device.known;
 }
 
+/* Why a plan's recorded context (gpu, cc, driver, runtime; each empty or 0 where it records
+ * none) does not fit this device, into why; false when it fits. The device must be known. */
+bool shim_context_differs(const char *gpu, const char *cc, int driver, int runtime, char *why, size_t len)
+{
+	const struct device_info *d = &shim_device;
+	if (gpu[0] && strcmp(gpu, d->name))
+		snprintf(why, len, "the plan is for GPU \"%s\", this is \"%s\"", gpu, d->name);
+	else if (cc[0] && strcmp(cc, d->cc))
+		snprintf(why, len, "the plan is for compute capability %s, this device has %s", cc, d->cc);
+	else if (driver && driver != d->driver)
+		snprintf(why, len, "the plan is for driver %d, this is %d", driver, d->driver);
+	else if (runtime && runtime != d->runtime)
+		snprintf(why, len, "the plan is for runtime %d, this is %d", runtime, d->runtime);
+	else
+		return false;
+	return true;
+}
+
 static bool device_matches(void)
 {
 	if (!shim_query_device()) {
@@ -82,20 +100,9 @@ static bool device_matches(void)
 		return false;
 	}
 	const struct device_info *d = &shim_device;
-	if (shim_plan.gpu[0] && strcmp(shim_plan.gpu, d->name)) {
-		shim_passthrough("the plan is for GPU \"%s\", this is \"%s\"", shim_plan.gpu, d->name);
-		return false;
-	}
-	if (shim_plan.cc[0] && strcmp(shim_plan.cc, d->cc)) {
-		shim_passthrough("the plan is for compute capability %s, this device has %s", shim_plan.cc, d->cc);
-		return false;
-	}
-	if (shim_plan.driver && shim_plan.driver != d->driver) {
-		shim_passthrough("the plan is for driver %d, this is %d", shim_plan.driver, d->driver);
-		return false;
-	}
-	if (shim_plan.runtime && shim_plan.runtime != d->runtime) {
-		shim_passthrough("the plan is for runtime %d, this is %d", shim_plan.runtime, d->runtime);
+	char why[600];
+	if (shim_context_differs(shim_plan.gpu, shim_plan.cc, shim_plan.driver, shim_plan.runtime, why, sizeof why)) {
+		shim_passthrough("%s", why);
 		return false;
 	}
 	if (shim_plan.strategy == STRATEGY_SYSTEM && !d->pageable) {
@@ -112,12 +119,14 @@ static bool device_matches(void)
 	return true;
 }
 
-/* Whether merging may go ahead; checked once. Caller holds shim_lock. */
+/* Whether merging may go ahead; checked once. Called without shim_lock: it calls CUDA. */
 bool shim_context_ok(void)
 {
 	int c = atomic_load(&checked);
 	if (c == 0) {
-		c = shim_active() && device_matches() ? 1 : -1;
+		/* A plan directory's plan is chosen here, by this device, where a single plan is
+		 * checked against it. */
+		c = shim_active() && (!shim_choosing() || shim_choose()) && device_matches() ? 1 : -1;
 		atomic_store(&checked, c);
 	}
 	return c == 1 && shim_active();

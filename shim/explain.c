@@ -96,6 +96,8 @@ __attribute__((destructor)) void shim_explain_unmatched(void)
 	char why[240] = "";
 	for (int i = 0; i < shim_plan.npairs && !why[0]; i++) {
 		const struct pair *p = &shim_plan.pairs[i];
+		if (!shim_pair_chosen(p))
+			continue;
 		if (!side_differed(p, 0, why, sizeof why) && !side_differed(p, 1, why, sizeof why) && p->note[0])
 			snprintf(why, sizeof why, "pair %s: %s", p->id, p->note);
 	}

@@ -1,12 +1,13 @@
 /* Start-up: read the compact plan named by ECHO_PLAN, check it is for this executable, and
- * arm the shim. Without ECHO_PLAN the shim stays out of the way, silently. */
+ * arm the shim; or, with ECHO_PLAN_DIR instead, keep the directory's deployments for this
+ * executable (plandir.c). Without either the shim stays out of the way, silently. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
 
-static char *read_file(const char *path)
+char *shim_read_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -23,14 +24,19 @@ static char *read_file(const char *path)
 
 __attribute__((constructor)) static void init(void)
 {
-	const char *path = getenv("ECHO_PLAN");
-	if (!path || !*path)
+	const char *path = getenv("ECHO_PLAN"), *dir = getenv("ECHO_PLAN_DIR");
+	bool from_dir = (!path || !*path) && dir && *dir;
+	if ((!path || !*path) && !from_dir)
 		return;
 	if (!shim_enter())
 		return;
 	char why[256];
-	const char *text = read_file(path);
-	if (!text) {
+	const char *text = from_dir ? NULL : shim_read_file(path);
+	if (from_dir) {
+		shim_plan_dir(dir);
+		if (shim_active())
+			shim_locate_sites();
+	} else if (!text) {
 		shim_passthrough("cannot read the plan %s", path);
 	} else if (shim_parse_plan(text, &shim_plan, why, sizeof why) != 0) {
 		memset(&shim_plan, 0, sizeof shim_plan); /* nothing of a bad plan stays */

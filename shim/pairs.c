@@ -170,6 +170,17 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 			void **out, bool *handled)
 {
 	*handled = false;
+	/* A plan directory's deployment is chosen at the first allocation at one of their sites:
+	 * then, if it serves pairs with the pinned strategy, this is a pool's allocation. */
+	if (__builtin_expect(shim_choosing(), 0)) {
+		if (!shim_site_in_dir(ret, call, bytes) || !shim_context_ok())
+			return NULL;
+		if (shim_pinning()) {
+			if (host_side && pageable)
+				*handled = (*out = shim_pinned_alloc(ret, call, bytes)) != NULL;
+			return NULL;
+		}
+	}
 	pthread_mutex_lock(&shim_lock);
 	struct pair *p = match(host_side, ret, call, bytes);
 	bool ok = p && (shim_plan.mode != MODE_DEPLOY || may_merge(p, host_side));

@@ -57,7 +57,7 @@ static struct pair *planned_pair(const void *ret, const char *call, size_t bytes
 	shim_site_of(ret, call, bytes, &s);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->has_host && shim_site_equal(&p->host, &s))
+		if (p->has_host && shim_pair_chosen(p) && shim_site_equal(&p->host, &s))
 			return p;
 	}
 	return NULL;

@@ -135,6 +135,8 @@ __attribute__((destructor)) static void write_report(void)
 	unsigned mode = (unsigned)shim_plan.mode < 4 ? (unsigned)shim_plan.mode : 0;
 	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", modes[mode], shim_active() ? "true" : "false");
 	json_string(f, shim_why);
+	fprintf(f, ",\"said\":%s,\"plan\":", shim_said() ? "true" : "false");
+	json_string(f, shim_chosen_plan());
 	fprintf(f, ",\"gpu\":");
 	json_string(f, shim_device.name);
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s,\"concurrent_managed\":%s",
@@ -153,8 +155,9 @@ __attribute__((destructor)) static void write_report(void)
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));
 	fprintf(f, "],\"pairs\":[");
-	for (int i = 0; i < shim_plan.npairs; i++)
-		write_pair(f, &shim_plan.pairs[i], i > 0);
+	for (int i = 0, n = 0; i < shim_plan.npairs; i++)
+		if (shim_pair_chosen(&shim_plan.pairs[i]))
+			write_pair(f, &shim_plan.pairs[i], n++ > 0);
 	fprintf(f, "]}\n");
 	fclose(f);
 }

@@ -79,6 +79,7 @@ struct shim_clock {
 
 struct pair {
 	char id[16];
+	int plan; /* a plan directory's: the deployment it came from (plandir.c) */
 	uint64_t bytes;
 	struct site host, device;
 	bool has_host, has_device; /* the plan named the side's site */
@@ -150,6 +151,15 @@ void shim_sha256_hex(struct sha256 *h, char out[65]);
 
 /* plan.c */
 int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen);
+char *shim_read_file(const char *path); /* init.c: into a static buffer; NULL if unreadable or too long */
+
+/* plandir.c: ECHO_PLAN_DIR, the deployment for this executable and device */
+void shim_plan_dir(const char *dir);
+bool shim_choosing(void); /* the deployment is yet to be chosen, by the device */
+bool shim_site_in_dir(const void *ret, const char *call, size_t bytes); /* a site of any of them */
+bool shim_choose(void);   /* chooses, once; false: none applies (passing through) */
+const char *shim_chosen_plan(void); /* its file name, "" when none was chosen */
+bool shim_pair_chosen(const struct pair *p); /* of the chosen one, or nothing is chosen */
 
 /* state.c: the one plan, the lock, passthrough, counters */
 extern struct plan shim_plan;
@@ -167,6 +177,8 @@ extern char shim_why[256]; /* why the shim passes through, once it does */
 void shim_passthrough(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void shim_passthrough_quietly(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void shim_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void shim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool shim_said(void); /* the shim's once-a-run line was printed */
 struct shim_counters {
 	unsigned long copies_elided, fallbacks, freed;
 	unsigned long waits_event, waits_fallback; /* elided copies' waits kept (repair.c) */
@@ -411,6 +423,7 @@ cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *
 
 /* context.c */
 bool shim_context_ok(void);
+bool shim_context_differs(const char *gpu, const char *cc, int driver, int runtime, char *why, size_t len);
 struct device_info {
 	bool known;
 	char name[256];

@@ -48,6 +48,25 @@ void shim_say(const char *fmt, ...)
 	fprintf(stderr, "echo-shim: %s\n", line);
 }
 
+bool shim_said(void)
+{
+	return atomic_load(&said) && !getenv("ECHO_QUIET");
+}
+
+/* One line on stderr that does not use up the run's one line (a plan directory's unusable
+ * files), unless ECHO_QUIET is set. */
+void shim_note(const char *fmt, ...)
+{
+	if (getenv("ECHO_QUIET"))
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "echo-shim: %s\n", line);
+}
+
 /* From now on every call passes through untouched; the report says why. */
 static void pass_through(const char *fmt, va_list ap)
 {

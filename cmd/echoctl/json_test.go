@@ -26,6 +26,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	args := []string{"--size", "256K", "--iters", "4", "--warmup", "1"}
 	dir := t.TempDir()
 	tr, plan, unproven := filepath.Join(dir, "t.bin"), filepath.Join(dir, "t.plan"), filepath.Join(dir, "u.plan")
+	plans := t.TempDir()
 	program := append([]string{"--", stream}, args...)
 	lib := "LD_LIBRARY_PATH=" + testenv.Built(t, "lib")
 	long := testenv.LongStream(t, "64K").Process.Pid
@@ -39,7 +40,8 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		{"echo.stats/1", []string{"stats", tr}, nil},
 		{planner.Schema(), []string{"plan", "-o", plan, tr}, nil},
 		{"echo.validate/1", append([]string{"validate", plan}, program...), func(t *testing.T) { copyPlan(t, plan, unproven) }},
-		{"echo.calibrate/1", append([]string{"calibrate", "--rounds", "1", plan}, program...), nil},
+		{"echo.calibrate/1", append([]string{"calibrate", "--rounds", "1", plan}, program...), func(t *testing.T) { copyPlan(t, plan, filepath.Join(plans, "t.plan")) }},
+		{"echo.plans/1", []string{"plans", "ls", plans}, nil},
 		{"echo.run/1", append([]string{"run", "--dry-run", plan}, program...), nil},
 		{"echo.env/1", append([]string{"run", "--print-env", "--force", unproven}, program...), nil},
 		{"echo.optimize/1", append([]string{"optimize", "--rounds", "1", "-o", filepath.Join(dir, "o.plan")}, program...), nil},

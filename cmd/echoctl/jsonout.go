@@ -19,6 +19,7 @@ const (
 	schemaExport    = "echo.export/1"
 	schemaAttach    = "echo.attach/1"
 	schemaReport    = "echo.report/1"
+	schemaPlans     = "echo.plans/1"
 	schemaVersion   = "echo.version/1"
 )
 

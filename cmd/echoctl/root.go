@@ -40,7 +40,7 @@ versioned JSON document (its "schema" names it) and nothing else on standard out
 	cmd.AddCommand(newTraceCmd(opts), newLaunchCmd(), newHoldCmd())
 	cmd.AddCommand(newStatsCmd(opts))
 	cmd.AddCommand(newValidateCmd(opts), newCalibrateCmd(opts), newRunCmd(opts), newOptimizeCmd(opts))
-	cmd.AddCommand(newPlanCmd(opts))
+	cmd.AddCommand(newPlanCmd(opts), newPlansCmd(opts))
 	cmd.AddCommand(newExportCmd(opts), newReportCmd(opts), newAttachCmd(opts))
 	cmd.AddCommand(newCheckCmd(opts), newVersionCmd(opts))
 	return cmd

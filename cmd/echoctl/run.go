@@ -20,12 +20,13 @@ type runOptions struct {
 	dryRun   bool
 	force    bool
 	printEnv bool
+	plans    string // a plan directory instead of PLAN
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
 	o := &runOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "run PLAN -- CMD [ARGS...]",
+		Use:   "run PLAN -- CMD [ARGS...] | run --plans DIR -- CMD [ARGS...]",
 		Short: "Run a program with its plan's buffer pairs merged",
 		Long: `run launches CMD with Echo's preload library, which serves every enabled pair of PLAN
 with the plan's strategy: a merge (mapped, managed, system) makes the pair one buffer at the
@@ -46,13 +47,26 @@ mapped).
 
 --print-env runs nothing: it writes the deployment beside the plan (PLAN.shim) and prints
 the environment (LD_PRELOAD, ECHO_PLAN) for programs that something else starts: a
-launcher, a service manager, a container. The library makes the same checks there.`,
+launcher, a service manager, a container. The library makes the same checks there.
+
+--plans DIR runs CMD on the plan directory DIR instead (echoctl plans): the library picks
+the deployment there for this executable and GPU, or runs the program untouched and says
+why. With --print-env it prints LD_PRELOAD and ECHO_PLAN_DIR.`,
 		Example: `  echoctl run app.plan -- ./app --size 64M
   echoctl run --dry-run app.plan -- ./app
   eval "$(echoctl run --print-env app.plan -- ./app)"; mpirun -x LD_PRELOAD -x ECHO_PLAN ./app
-  echoctl run --force --strategy managed trace.bin.plan -- ./app`,
-		Args: planAndCommand,
+  echoctl run --force --strategy managed trace.bin.plan -- ./app
+  echoctl run --plans /srv/echo/plans -- ./app`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.plans != "" {
+				return dirAndCommand(cmd, args)
+			}
+			return planAndCommand(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.plans != "" {
+				return runPlans(cmd, o, args)
+			}
 			return runRun(cmd, o, args[0], args[1:])
 		},
 	}
@@ -61,6 +75,7 @@ launcher, a service manager, a container. The library makes the same checks ther
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be merged and run nothing")
 	f.BoolVar(&o.force, "force", false, "deploy a plan that was never calibrated")
 	f.BoolVar(&o.printEnv, "print-env", false, "print the environment that deploys the plan (with --json: as an object) and run nothing")
+	f.StringVar(&o.plans, "plans", "", "run on the plan directory DIR (echoctl plans), not on one PLAN")
 	return cmd
 }
 
