@@ -49,6 +49,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
+             $(BUILD)/tests/gated_copies \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
@@ -176,6 +177,12 @@ $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
+		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Copies made on a go from stdin, once the shared tracer watches the process.
+$(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
