@@ -283,6 +283,8 @@ bench: build
 	bench/shim_cost.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3x -cpu 1 ./planner/ ./trace/
 	@if [ "$$(id -u)" = 0 ]; then bench/echo_emulator.sh; else echo "bench: skipping bench/echo_emulator.sh (tracing needs root)"; fi
+	@if [ "$$(id -u)" = 0 ]; then $(GO) test -run '^$$' -bench SharedTracer -benchtime 5x -v ./live/; \
+	else echo "bench: skipping the shared tracer's benchmark (tracing needs root)"; fi
 
 demo: build
 	bench/demo.sh
