@@ -49,6 +49,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
+             $(BUILD)/tests/gated_copies \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
@@ -180,6 +181,12 @@ $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c $(EMU_HDRS) $(
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
+# Copies made on a go from stdin, once the shared tracer watches the process.
+$(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
+		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+
 # The runtime's buffers and copies, a kernel launched through the driver as a library does.
 $(BUILD)/tests/library_launch: testdata/tracer/library_launch.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
@@ -276,6 +283,8 @@ bench: build
 	bench/shim_cost.sh
 	$(GO) test -run '^$$' -bench . -benchtime 3x -cpu 1 ./planner/ ./trace/
 	@if [ "$$(id -u)" = 0 ]; then bench/echo_emulator.sh; else echo "bench: skipping bench/echo_emulator.sh (tracing needs root)"; fi
+	@if [ "$$(id -u)" = 0 ]; then $(GO) test -run '^$$' -bench SharedTracer -benchtime 5x -v ./live/; \
+	else echo "bench: skipping the shared tracer's benchmark (tracing needs root)"; fi
 
 demo: build
 	bench/demo.sh

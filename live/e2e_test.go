@@ -82,6 +82,19 @@ func TestAttachOncePID(t *testing.T) {
 	checkStream(t, &rows[0])
 }
 
+// Several processes given at once share one tracer; each row is its own process's.
+func TestAttachOnceSeveralPIDs(t *testing.T) {
+	testenv.RequireRoot(t)
+	a, b := testenv.LongStream(t, "256K"), testenv.LongStream(t, "256K")
+	rows := attachOnce(t, "-p", strconv.Itoa(a.Process.Pid)+","+strconv.Itoa(b.Process.Pid), "--interval", "1500ms")
+	if len(rows) != 2 || find(rows, a.Process.Pid) == nil || find(rows, b.Process.Pid) == nil {
+		t.Fatalf("rows %+v: want one for each of %d and %d", rows, a.Process.Pid, b.Process.Pid)
+	}
+	for i := range rows {
+		checkStream(t, &rows[i])
+	}
+}
+
 // Without -p, attach finds the CUDA workloads among every other process (other packages'
 // tests may run theirs meanwhile), and leaves out a process that exits while it samples.
 func TestAttachOnceScan(t *testing.T) {

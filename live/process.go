@@ -1,14 +1,10 @@
 package live
 
 import (
-	"context"
-	"errors"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/echo-uma/echo/internal/procfs"
@@ -17,28 +13,26 @@ import (
 	"github.com/echo-uma/echo/tracer"
 )
 
-// process is one traced process: a tracer session in attach mode writes its trace into a
-// pipe, and read() takes the records off it as they come, into the interval's summary and
-// the window of recent events the live planner reads.
+// process is one watched process: the shared tracer hands it its header when it joins,
+// then its records, into the interval's summary and the window of recent events the live
+// planner reads.
 type process struct {
 	pid     int
 	command []string
 	cwd     string // the process's working directory, for the optimize hint
 	window  int    // events kept for the planner
 
-	lost atomic.Uint64
-
 	mu       sync.Mutex
-	header   *trace.Header // nil until the trace's header was read
+	header   *trace.Header // nil until the process joined
 	modules  []trace.Module
 	sum      *trace.Summarizer
 	recent   []trace.Event // a ring of the last window events
 	next     int           // where the ring's next event goes
 	since    time.Time     // start of the current interval
-	footer   *trace.Footer // set when the session ended cleanly
-	err      error         // why the session ended, nil while it runs or when it ended cleanly
-	done     bool
-	started  chan struct{} // closed once the session's probes are in place (its header came), or it ended
+	err      error         // why it could not be watched
+	done     bool          // it could not be watched
+	noCUDA   error         // Once: why no CUDA library was probed for it, nil when one was
+	started  chan struct{} // closed once it joined (its probes are in place), or could not
 	start    sync.Once
 	plan     planResult
 	planBusy bool
@@ -89,58 +83,22 @@ func (p *process) comm() string {
 	return filepath.Base(p.command[0])
 }
 
-// trace runs the tracer session (for duration d, 0: until ctx ends or the process exits)
-// and reads what it writes; it returns when both are over.
-func (p *process) trace(ctx context.Context, cfg tracer.Config, d time.Duration, version string) {
-	pr, pw := io.Pipe()
-	recorded := make(chan error, 1)
-	go func() {
-		_, err := tracer.Record(ctx, pw, tracer.Options{
-			Config: cfg, PID: p.pid, Duration: d, Version: version,
-			Stdout: io.Discard, Stderr: io.Discard, Lost: p.lost.Store,
-		})
-		pw.CloseWithError(err)
-		recorded <- err
-	}()
-	err := p.read(pr)
-	pr.CloseWithError(err) // the session's writes fail from here on, and it ends
-	// The session's own error is the cause when there is one: the reader's then only says
-	// that the trace stopped.
-	if rerr := <-recorded; rerr != nil {
-		err = rerr
+// watch joins the process to the shared tracer; when it cannot, it is done, with why.
+func (p *process) watch(sh *tracer.Shared) {
+	if err := sh.Join(p.pid, p.begin, p.add); err != nil {
+		p.mu.Lock()
+		p.done, p.err = true, err
+		p.mu.Unlock()
 	}
-	p.mu.Lock()
-	p.done, p.err = true, err
-	p.mu.Unlock()
 	p.markStarted()
 }
 
-func (p *process) read(r io.Reader) error {
-	tr, err := trace.NewReader(r)
-	if err != nil {
-		return err
-	}
-	h := tr.Header()
+// begin takes the process's header: the modules it mapped when it joined.
+func (p *process) begin(h trace.Header) {
 	p.mu.Lock()
 	p.header, p.modules, p.since = &h, h.Modules, h.Start
 	p.sum = trace.NewSummarizer(h, planner.NewTransferTimer())
 	p.mu.Unlock()
-	p.markStarted()
-	for {
-		rec, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			if f, ok := tr.Footer(); ok {
-				p.mu.Lock()
-				p.footer = &f
-				p.mu.Unlock()
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		p.add(rec)
-	}
 }
 
 func (p *process) add(rec trace.Record) {

@@ -8,21 +8,23 @@ import "github.com/echo-uma/echo/symbols"
 // Row is one process over the last sampling interval: a row of the live view, and of
 // `echoctl attach --once --json`.
 type Row struct {
-	PID           int      `json:"pid"`
-	Comm          string   `json:"comm"`
-	Command       string   `json:"command"`          // the command line, for the optimize hint
-	CopiesPerS    float64  `json:"copies_per_s"`     // successful copy calls
-	CopyBytesPerS float64  `json:"copy_bytes_per_s"` // all directions
-	H2DBytesPerS  float64  `json:"h2d_bytes_per_s"`  // host to device
-	D2HBytesPerS  float64  `json:"d2h_bytes_per_s"`  // device to host
-	CopyShare     float64  `json:"copy_share"`       // share of wall time with a copy moving data (not waiting for kernels)
-	LaunchesPerS  float64  `json:"launches_per_s"`   // kernel launches, runtime and driver
-	Pairs         int      `json:"pairs"`            // candidate pairs the planner found so far
-	Lost          uint64   `json:"lost"`             // events the ring buffer had no room for, since attaching
-	Events        uint64   `json:"events"`           // events seen in the interval
-	Libraries     []string `json:"libraries"`        // the CUDA libraries probed
-	Detail        Detail   `json:"detail"`
-	Error         string   `json:"error,omitempty"` // why the process could not be traced
+	PID           int     `json:"pid"`
+	Comm          string  `json:"comm"`
+	Command       string  `json:"command"`          // the command line, for the optimize hint
+	CopiesPerS    float64 `json:"copies_per_s"`     // successful copy calls
+	CopyBytesPerS float64 `json:"copy_bytes_per_s"` // all directions
+	H2DBytesPerS  float64 `json:"h2d_bytes_per_s"`  // host to device
+	D2HBytesPerS  float64 `json:"d2h_bytes_per_s"`  // device to host
+	CopyShare     float64 `json:"copy_share"`       // share of wall time with a copy moving data (not waiting for kernels)
+	LaunchesPerS  float64 `json:"launches_per_s"`   // kernel launches, runtime and driver
+	Pairs         int     `json:"pairs"`            // candidate pairs the planner found so far
+	// Lost is how many events the tracer's one ring buffer had no room for since attach
+	// began, every watched process together: it cannot tell whose they were.
+	Lost      uint64   `json:"lost"`
+	Events    uint64   `json:"events"`    // events seen in the interval
+	Libraries []string `json:"libraries"` // the CUDA libraries probed
+	Detail    Detail   `json:"detail"`
+	Error     string   `json:"error,omitempty"` // why the process could not be traced
 }
 
 // Detail is what the view's detail pane shows for the selected process.

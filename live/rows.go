@@ -14,13 +14,10 @@ import (
 const topSites = 5
 
 // row turns an interval's statistics into the process's row; secs is the interval's length;
-// names names its copy sites.
-func (p *process) row(st *trace.Stats, secs float64, names *symbols.Resolver) Row {
+// lost the events the tracer lost, every process together; names names its copy sites.
+func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols.Resolver) Row {
 	r := Row{PID: p.pid, Comm: p.comm(), Command: strings.Join(p.command, " "),
-		Lost: p.lost.Load(), Events: st.Events, Libraries: p.libraries()}
-	if p.footer != nil {
-		r.Lost = p.footer.TotalLost()
-	}
+		Lost: lost, Events: st.Events, Libraries: p.libraries()}
 	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS)}
 	for _, pair := range p.plan.pairs {
 		if pair.Status == string(planner.StatusCandidate) {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/internal/procfs"
+	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -32,12 +33,14 @@ func (o *Options) defaults() {
 	}
 }
 
-// Sampler traces processes in the background; Sample reads what they did since it last did.
+// Sampler traces processes in the background, all with one shared tracer; Sample reads
+// what they did since it last did.
 type Sampler struct {
 	opts   Options
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	shared *tracer.Shared
 
 	mu    sync.Mutex
 	procs map[int]*process
@@ -58,8 +61,13 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	if len(opts.PIDs) > 0 && len(ok) == 0 {
 		return nil, nothingTraced(len(opts.PIDs), sortedErrors(opts.PIDs, refused))
 	}
+	sh, err := tracer.NewShared(opts.Config, opts.Version, nil)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, procs: map[int]*process{}, names: symbols.NewResolver()}
+	s := &Sampler{opts: opts, ctx: ctx, cancel: cancel, shared: sh, procs: map[int]*process{},
+		names: symbols.NewResolver()}
 	for pid, err := range refused {
 		s.procs[pid] = failed(pid, err)
 	}
@@ -70,22 +78,23 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 			return nil, err
 		}
 	}
-	if len(opts.PIDs) == 0 {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			tick := time.NewTicker(opts.Interval)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		tick := time.NewTicker(opts.Interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				s.reap()
+				if len(opts.PIDs) == 0 {
 					s.scan()
 				}
 			}
-		}()
-	}
+		}
+	}()
 	return s, nil
 }
 
@@ -118,10 +127,36 @@ func (s *Sampler) waitAttached(pids []int, refused map[int]error) error {
 	return nil
 }
 
-// Close ends every tracing session (probes detached) and waits for them.
+// Close stops watching (probes detached, the processes run on untraced).
 func (s *Sampler) Close() {
 	s.cancel()
 	s.wg.Wait()
+	if err := s.shared.Close(); err != nil {
+		slog.Debug("closing the tracer", "err", err)
+	}
+}
+
+// Lost is how many events the tracer's ring buffer had no room for since it started, every
+// process together (one buffer cannot tell whose they were); 0 where it cannot be read.
+func (s *Sampler) Lost() uint64 {
+	n, _ := s.shared.Lost()
+	return n
+}
+
+// reap lets the processes that exited leave the tracer, and drops what was kept for them.
+// (A process that could not be watched stays, as an error row, for as long as it lives.)
+func (s *Sampler) reap() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid, p := range s.procs {
+		p.mu.Lock()
+		settled := p.header != nil || p.done // joined, or could not
+		p.mu.Unlock()
+		if settled && !tracer.Alive(pid) {
+			s.shared.Leave(pid)
+			delete(s.procs, pid)
+		}
+	}
 }
 
 // scan starts a session for every process to trace that has none.
@@ -143,28 +178,28 @@ func (s *Sampler) scan() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			p.trace(s.ctx, s.opts.Config, 0, s.opts.Version)
+			p.watch(s.shared)
 		}()
 	}
 }
 
 // Sample returns a row per traced process for the interval since the last call, sorted by
 // PID, and starts a planner run for each process whose last one finished. A process that
-// exited is left out; one whose session failed while it lives shows why.
+// exited is left out; one that could not be watched shows why while it lives.
 func (s *Sampler) Sample() []Row {
+	s.reap()
 	now := time.Now()
+	lost := s.Lost()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var rows []Row
 	for pid, p := range s.procs {
 		p.mu.Lock()
 		switch {
-		case p.done && (p.err == nil || !tracer.Alive(pid)):
-			delete(s.procs, pid)
 		case p.done:
 			rows = append(rows, errorRow(pid, p.comm(), p.err))
 		case p.sum != nil:
-			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now), s.names))
+			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now), lost, s.names))
 			p.since = now
 			if !p.planBusy {
 				p.planBusy = true
@@ -193,6 +228,11 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 	if len(opts.PIDs) > 0 {
 		pids, refused = checkTargets(opts.PIDs)
 	}
+	sh, err := tracer.NewShared(opts.Config, opts.Version, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer sh.Close()
 	procs := make([]*process, 0, len(pids))
 	var wg sync.WaitGroup
 	for _, pid := range pids {
@@ -204,10 +244,22 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.trace(ctx, opts.Config, opts.Interval, opts.Version)
+			p.watch(sh)
 		}()
 	}
 	wg.Wait()
+	select {
+	case <-ctx.Done():
+	case <-time.After(opts.Interval):
+	}
+	end := time.Now()
+	lost, _ := sh.Lost()
+	for _, p := range procs {
+		if !p.done {
+			p.noCUDA = sh.FoundCUDA(p.pid)
+		}
+		sh.Leave(p.pid) // nothing more comes while the rows are made
+	}
 	var rows []Row
 	why := sortedErrors(opts.PIDs, refused)
 	for _, pid := range opts.PIDs {
@@ -219,22 +271,18 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 	for _, p := range procs {
 		given := len(opts.PIDs) > 0
 		switch {
-		case !tracer.Alive(p.pid) && !given, errors.Is(p.err, tracer.ErrNoCUDA) && !given:
+		case !tracer.Alive(p.pid) && !given, errors.Is(p.noCUDA, tracer.ErrNoCUDA) && !given:
 			continue
 		case !tracer.Alive(p.pid):
 			why = append(why, fmt.Errorf("process %d (%s) exited while it was sampled", p.pid, p.comm()))
-		case p.err != nil || p.sum == nil:
-			err := cmpErr(p.err)
+		case p.err != nil || p.sum == nil || p.noCUDA != nil:
+			err := cmpErr(errors.Join(p.err, p.noCUDA))
 			rows = append(rows, errorRow(p.pid, p.comm(), err))
 			why = append(why, failure(p.pid, p.comm(), err))
 		default:
 			h, events := p.snapshot()
 			p.plan = runPlanner(h, events)
-			secs := opts.Interval.Seconds()
-			if p.footer != nil && p.footer.EndMonoNS > h.StartMonoNS {
-				secs = float64(p.footer.EndMonoNS-h.StartMonoNS) / 1e9
-			}
-			rows = append(rows, p.row(p.sum.Interval(), secs, names))
+			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, end), lost, names))
 			traced++
 		}
 	}
@@ -247,7 +295,7 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 
 func cmpErr(err error) error {
 	if err == nil {
-		return errors.New("the trace ended before its header")
+		return errors.New("it never joined the tracer")
 	}
 	return err
 }

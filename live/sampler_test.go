@@ -44,3 +44,36 @@ func TestSamplerIntervals(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// Watching every CUDA process, the sampler picks up one that starts after it began, through
+// the same tracer as the one it found at its start.
+func TestSamplerPicksUpNewProcess(t *testing.T) {
+	testenv.RequireRoot(t)
+	first := testenv.LongStream(t, "64K")
+	s, err := live.Start(context.Background(), live.Options{Interval: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	later := testenv.LongStream(t, "128K")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rows := s.Sample()
+		a, b := find(rows, first.Process.Pid), find(rows, later.Process.Pid)
+		if a != nil && b != nil && a.Events > 0 && b.Events > 0 {
+			for _, c := range []struct {
+				r    *live.Row
+				size uint64
+			}{{a, 64 << 10}, {b, 128 << 10}} {
+				if len(c.r.Detail.TopSites) == 0 || c.r.Detail.TopSites[0].BytesPerCopy != c.size {
+					t.Errorf("process %d: top sites %+v: want its own copies of %d bytes", c.r.PID, c.r.Detail.TopSites, c.size)
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s: row of the first %+v, of the later %+v: want both with events", a, b)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}

@@ -86,6 +86,7 @@ func staticKinds(path string) ([]kind, error) {
 // mapping is one file-backed mapping of a process, as the tracer uses it.
 type mapping struct {
 	start, end, offset uint64
+	dev                string // "major:minor", as /proc/PID/maps gives it
 	inode              uint64
 	path               string
 	exec               bool // mapped executable: code runs from it
@@ -107,7 +108,7 @@ func fileMappings(all []procfs.Mapping) []mapping {
 	var maps []mapping
 	for _, m := range all {
 		if m.File() && !m.Deleted {
-			maps = append(maps, mapping{start: m.Start, end: m.End, offset: m.Offset, inode: m.Inode,
+			maps = append(maps, mapping{start: m.Start, end: m.End, offset: m.Offset, dev: m.Dev, inode: m.Inode,
 				path: m.Path, exec: m.Exec()})
 		}
 	}

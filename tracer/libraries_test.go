@@ -46,13 +46,13 @@ func TestFileMappings(t *testing.T) {
 		want []mapping
 	}{
 		{"7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1835245                    /usr/lib/x86_64-linux-gnu/libc.so.6",
-			[]mapping{{0x7f1c2a000000, 0x7f1c2a028000, 0, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", false}}},
+			[]mapping{{0x7f1c2a000000, 0x7f1c2a028000, 0, "08:01", 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", false}}},
 		{"7f1c2a028000-7f1c2a1bd000 r-xp 00028000 08:01 1835245 /usr/lib/x86_64-linux-gnu/libc.so.6",
-			[]mapping{{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", true}}},
+			[]mapping{{0x7f1c2a028000, 0x7f1c2a1bd000, 0x28000, "08:01", 1835245, "/usr/lib/x86_64-linux-gnu/libc.so.6", true}}},
 		{"7f00a0000000-7f00a0100000 r-xp 00001000 fd:00 42                         /opt/my cuda/lib/libcudart.so.12",
-			[]mapping{{0x7f00a0000000, 0x7f00a0100000, 0x1000, 42, "/opt/my cuda/lib/libcudart.so.12", true}}},
+			[]mapping{{0x7f00a0000000, 0x7f00a0100000, 0x1000, "fd:00", 42, "/opt/my cuda/lib/libcudart.so.12", true}}},
 		{"7f0000000000-7f0000001000 rw-s 00000000 00:05 1120 /dev/nvidiactl",
-			[]mapping{{0x7f0000000000, 0x7f0000001000, 0, 1120, "/dev/nvidiactl", false}}},
+			[]mapping{{0x7f0000000000, 0x7f0000001000, 0, "00:05", 1120, "/dev/nvidiactl", false}}},
 		{"55d4c1a00000-55d4c1a21000 rw-p 00000000 00:00 0                          [heap]", nil},
 		{"7ffd3b1f0000-7ffd3b1f2000 r-xp 00000000 00:00 0                          [vdso]", nil},
 		{"7f1c2a400000-7f1c2a401000 r--p 00000000 08:01 99 /tmp/gone.so (deleted)", nil},
@@ -75,10 +75,10 @@ func TestFileMappings(t *testing.T) {
 func TestModulesSkipDataMappings(t *testing.T) {
 	const lib, dev = "/usr/lib/libtorch_cuda.so", "/dev/nvidia-uvm"
 	maps := []mapping{
-		{0x7f0000000000, 0x7f0000001000, 0, 7, dev, false},
-		{0x7f1000000000, 0x7f1000100000, 0, 9, lib, false},
-		{0x7f1000100000, 0x7f1000900000, 0x100000, 9, lib, true},
-		{0x7f2000000000, 0x7f2000001000, 0, 7, dev, false},
+		{0x7f0000000000, 0x7f0000001000, 0, "00:05", 7, dev, false},
+		{0x7f1000000000, 0x7f1000100000, 0, "08:01", 9, lib, false},
+		{0x7f1000100000, 0x7f1000900000, 0x100000, "08:01", 9, lib, true},
+		{0x7f2000000000, 0x7f2000001000, 0, "00:05", 7, dev, false},
 	}
 	mods := newModules().of(os.Getpid(), maps)
 	if len(mods) != 1 || mods[0].Path != lib || mods[0].Start != 0x7f1000000000 || mods[0].End != 0x7f1000900000 {

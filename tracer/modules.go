@@ -7,8 +7,11 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// moduleKey identifies a mapped file.
+// moduleKey identifies a mapped file. The device is part of it: the shared tracer keeps one
+// cache for processes in different mount namespaces, where one path and inode number may
+// be two files.
 type moduleKey struct {
+	dev   string
 	inode uint64
 	path  string
 }
@@ -37,10 +40,10 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 	var order []moduleKey
 	code := map[moduleKey]bool{}
 	for _, m := range maps {
-		code[moduleKey{m.inode, m.path}] = code[moduleKey{m.inode, m.path}] || m.exec
+		code[moduleKey{m.dev, m.inode, m.path}] = code[moduleKey{m.dev, m.inode, m.path}] || m.exec
 	}
 	for _, m := range maps {
-		key := moduleKey{m.inode, m.path}
+		key := moduleKey{m.dev, m.inode, m.path}
 		if !code[key] {
 			continue
 		}

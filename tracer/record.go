@@ -54,18 +54,13 @@ type Result struct {
 var ErrNoCUDA = errors.New("no CUDA runtime or driver found")
 
 // recorder is one tracing session: the tracer, the trace being written, and the processes
-// whose libraries it keeps up with.
+// whose libraries it keeps up with (the prober).
 type recorder struct {
-	opts     Options
-	t        *Tracer
-	out      io.Writer
-	w        *trace.Writer
-	full     error // ENOSPC or EDQUOT: a write found the disk full, and recording stopped there
-	mods     *modules
-	written  map[trace.Module]bool
-	cudaLibs map[string]bool
-	searched map[string]bool
-	log      *slog.Logger
+	*prober
+	opts Options
+	out  io.Writer
+	w    *trace.Writer
+	full error // ENOSPC or EDQUOT: a write found the disk full, and recording stopped there
 }
 
 // Record traces a command it launches, or a running process, into out until the process
@@ -95,8 +90,7 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 		}
 		return Result{}, err
 	}
-	r := &recorder{opts: opts, t: t, out: out, mods: newModules(), written: map[trace.Module]bool{},
-		cudaLibs: map[string]bool{}, searched: map[string]bool{}, log: opts.Log}
+	r := &recorder{prober: newProber(t, newModules(), opts.Progress, opts.Log), opts: opts, out: out}
 	if l != nil {
 		res, err := r.launch(ctx, out, l)
 		t.CloseAside(opts.Holder) // the command has exited
@@ -107,13 +101,18 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 }
 
 func (r *recorder) header(pid int, exe string, cmd []string, attached bool) trace.Header {
+	return newHeader(r.t.cfg, r.opts.Version, pid, exe, cmd, attached)
+}
+
+// newHeader is the header of a trace of process pid, started now.
+func newHeader(cfg Config, version string, pid int, exe string, cmd []string, attached bool) trace.Header {
 	var uts unix.Utsname
 	_ = unix.Uname(&uts)
 	host, _ := os.Hostname()
 	return trace.Header{
 		Host: host, Kernel: unix.ByteSliceToString(uts.Release[:]), Start: time.Now(),
 		StartMonoNS: monotonicNS(), Command: cmd, Executable: exe, PID: pid, Attached: attached,
-		NoHostAllocs: !r.t.cfg.HostAllocs, Tracer: r.opts.Version,
+		NoHostAllocs: !cfg.HostAllocs, Tracer: version,
 	}
 }
 
@@ -121,63 +120,6 @@ func monotonicNS() uint64 {
 	var ts unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 	return uint64(ts.Nano())
-}
-
-// rescan reads pid's libraries again: new modules go into the trace, new CUDA libraries
-// (and libc, libstdc++, the loader) get their probes. A process already gone is not an error.
-func (r *recorder) rescan(pid int) ([]trace.Module, error) {
-	maps, err := readMaps(pid)
-	if err != nil {
-		r.log.Debug("process gone before its libraries were read", "pid", pid, "err", err)
-		return nil, nil
-	}
-	mods := r.mods.of(pid, maps)
-	var fresh []trace.Module
-	for _, m := range mods {
-		r.searched[m.Path] = true
-		if !r.written[m] {
-			r.written[m] = true
-			fresh = append(fresh, m)
-		}
-		k, ok := classify(m.Path)
-		if !ok {
-			continue
-		}
-		n, err := r.t.Attach(hostPath(pid, m.Path), k, pid)
-		if err != nil && !alive(pid) {
-			// Killed while its libraries were probed (its /proc entries go with it): the
-			// trace ends as the process did.
-			r.log.Debug("process gone while its libraries were probed", "pid", pid, "err", err)
-			return fresh, nil
-		}
-		if err != nil {
-			return fresh, err
-		}
-		if n > 0 && (k == kindRuntime || k == kindDriver) && !r.cudaLibs[m.Path] {
-			r.cudaLibs[m.Path] = true
-			r.opts.Progress("probing %s (%s, %d functions)", m.Path, k, n)
-		}
-	}
-	return fresh, nil
-}
-
-// attachStatic probes what an executable carries inside itself (a static CUDA runtime or libc).
-func (r *recorder) attachStatic(exe string, pid int) error {
-	kinds, err := staticKinds(exe)
-	if err != nil {
-		return err
-	}
-	for _, k := range kinds {
-		n, err := r.t.Attach(exe, k, pid)
-		if err != nil {
-			return err
-		}
-		if k == kindRuntime || k == kindDriver {
-			r.cudaLibs[exe] = true
-			r.opts.Progress("probing %s (statically linked %s, %d functions)", exe, k, n)
-		}
-	}
-	return nil
 }
 
 // loop writes events until the reader is drained; stopped processes are resumed after
@@ -294,11 +236,4 @@ func (r *recorder) truncate(footer *trace.Footer) error {
 		return fmt.Errorf("writing the trace: %w", r.full)
 	}
 	return r.w.TruncateClose(file, *footer)
-}
-
-func (r *recorder) noCUDA() error {
-	n := len(r.searched)
-	return fmt.Errorf("%w: searched the %d files the process mapped for libcudart* and libcuda.so*, "+
-		"and the executable for a statically linked runtime (cudaMalloc, cudaMemcpy); "+
-		"the trace holds host allocations only", ErrNoCUDA, n)
 }

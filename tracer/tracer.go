@@ -35,8 +35,12 @@ type Tracer struct {
 	multi    bool // the kernel attaches a program to many functions at once (uprobe_multi)
 	coll     *ebpf.Collection
 	links    []link.Link
-	attached map[attachKey]bool
-	log      *slog.Logger
+	attached map[attachKey]int // functions probed per file
+	// anyPID puts every probe on its file for all processes, the targets map choosing in
+	// the kernel whose calls are recorded: the shared tracer's probes serve every process it
+	// watches, now and later.
+	anyPID bool
+	log    *slog.Logger
 }
 
 type attachKey struct {
@@ -95,7 +99,7 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 		}
 		return nil, fmt.Errorf("loading BPF programs: %w", err)
 	}
-	t := &Tracer{cfg: cfg, multi: multi, coll: coll, attached: map[attachKey]bool{}, log: log}
+	t := &Tracer{cfg: cfg, multi: multi, coll: coll, attached: map[attachKey]int{}, log: log}
 	if cfg.Follow {
 		l, err := link.Tracepoint("sched", "sched_process_fork", coll.Programs["process_fork"], nil)
 		if err != nil {
@@ -122,21 +126,53 @@ func (t *Tracer) AddTarget(pid int) error {
 	return nil
 }
 
+// RemoveTarget stops recording the calls of process pid, and frees the pending-call slots
+// its threads left (a thread that died inside a probed call never returned to free its own):
+// in a tracer that outlives its processes they would fill the maps.
+func (t *Tracer) RemoveTarget(pid int) error {
+	if err := t.coll.Maps["targets"].Delete(uint32(pid)); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+		return fmt.Errorf("removing process %d from the traced set: %w", pid, err)
+	}
+	for _, name := range []string{"pending_rt", "pending_drv", "pending_host"} {
+		m := t.coll.Maps[name]
+		var stale []uint32
+		var tid uint32
+		var slot echoPending
+		it := m.Iterate()
+		for it.Next(&tid, &slot) {
+			if int(slot.Ev.Pid) == pid {
+				stale = append(stale, tid)
+			}
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		for _, tid := range stale {
+			_ = m.Delete(tid) // gone already when its call returned meanwhile
+		}
+	}
+	return nil
+}
+
 // Attach puts the probes for a library of the given kind on the file at path, for process
-// pid (for every process when following children, the targets map filtering in the kernel).
-// A file already probed for that process is skipped. It returns how many functions were
-// probed; a symbol the library does not export (an optional variant) is not an error.
+// pid (for every process when following children or shared, the targets map filtering in
+// the kernel). A file already probed for that process is skipped. It returns how many
+// functions were probed (for a file probed before, how many were); a symbol the library
+// does not export (an optional variant) is not an error.
 func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		return 0, fmt.Errorf("opening %s: %w", path, err)
 	}
-	if t.cfg.Follow {
+	if t.cfg.Follow || t.anyPID {
 		pid = 0
 	}
 	key := attachKey{uint64(st.Dev), st.Ino, k, pid}
-	if t.attached[key] || (!t.cfg.HostAllocs && (k == kindLibc || k == kindLibstdcxx)) {
+	if !t.cfg.HostAllocs && (k == kindLibc || k == kindLibstdcxx) {
 		return 0, nil
+	}
+	if n, ok := t.attached[key]; ok {
+		return n, nil // probed already (for another process of the shared tracer, say)
 	}
 	defined, err := functions(path)
 	if err != nil {
@@ -169,7 +205,7 @@ func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
 			}
 		}
 	}
-	t.attached[key] = true
+	t.attached[key] = n
 	t.log.Debug("attached", "library", path, "kind", k, "functions", n, "pid", pid, "multi", t.multi)
 	return n, nil
 }
