@@ -32,6 +32,7 @@ type process struct {
 	header   *trace.Header // nil until the trace's header was read
 	modules  []trace.Module
 	sum      *trace.Summarizer
+	totals   Totals        // every interval's statistics added up
 	recent   []trace.Event // a ring of the last window events
 	next     int           // where the ring's next event goes
 	since    time.Time     // start of the current interval

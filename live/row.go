@@ -20,6 +20,7 @@ type Row struct {
 	Pairs         int      `json:"pairs"`            // candidate pairs the planner found so far
 	Lost          uint64   `json:"lost"`             // events the ring buffer had no room for, since attaching
 	Events        uint64   `json:"events"`           // events seen in the interval
+	Totals        Totals   `json:"totals"`           // since attaching, for counters
 	Libraries     []string `json:"libraries"`        // the CUDA libraries probed
 	Detail        Detail   `json:"detail"`
 	Error         string   `json:"error,omitempty"` // why the process could not be traced

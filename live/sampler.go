@@ -164,7 +164,7 @@ func (s *Sampler) Sample() []Row {
 		case p.done:
 			rows = append(rows, errorRow(pid, p.comm(), p.err))
 		case p.sum != nil:
-			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now), s.names))
+			rows = append(rows, p.row(p.interval(), seconds(p.since, now), s.names))
 			p.since = now
 			if !p.planBusy {
 				p.planBusy = true
@@ -234,7 +234,7 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 			if p.footer != nil && p.footer.EndMonoNS > h.StartMonoNS {
 				secs = float64(p.footer.EndMonoNS-h.StartMonoNS) / 1e9
 			}
-			rows = append(rows, p.row(p.sum.Interval(), secs, names))
+			rows = append(rows, p.row(p.interval(), secs, names))
 			traced++
 		}
 	}
