@@ -26,6 +26,7 @@ type process struct {
 	header   *trace.Header // nil until the process joined
 	modules  []trace.Module
 	sum      *trace.Summarizer
+	totals   Totals        // every interval's statistics added up
 	recent   []trace.Event // a ring of the last window events
 	next     int           // where the ring's next event goes
 	since    time.Time     // start of the current interval

@@ -22,6 +22,7 @@ type Row struct {
 	// began, every watched process together: it cannot tell whose they were.
 	Lost      uint64   `json:"lost"`
 	Events    uint64   `json:"events"`    // events seen in the interval
+	Totals    Totals   `json:"totals"`    // since attaching, for counters
 	Libraries []string `json:"libraries"` // the CUDA libraries probed
 	Detail    Detail   `json:"detail"`
 	Error     string   `json:"error,omitempty"` // why the process could not be traced

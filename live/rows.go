@@ -17,7 +17,7 @@ const topSites = 5
 // lost the events the tracer lost, every process together; names names its copy sites.
 func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols.Resolver) Row {
 	r := Row{PID: p.pid, Comm: p.comm(), Command: strings.Join(p.command, " "),
-		Lost: lost, Events: st.Events, Libraries: p.libraries()}
+		Lost: lost, Events: st.Events, Totals: p.totals, Libraries: p.libraries()}
 	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS)}
 	for _, pair := range p.plan.pairs {
 		if pair.Status == string(planner.StatusCandidate) {
@@ -42,7 +42,7 @@ func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols
 		share = *st.MovingShare
 	}
 	r.CopyShare = min(1, share*float64(st.WallNS)/1e9/secs)
-	r.LaunchesPerS = float64(st.Calls["cudaLaunchKernel"]+st.Calls["cuLaunchKernel"]) / secs
+	r.LaunchesPerS = float64(launches(st)) / secs
 	for _, s := range st.TopSites[:min(topSites, len(st.TopSites))] {
 		ns := s.NS
 		if s.MovingNS != nil {
@@ -64,6 +64,11 @@ func (p *process) siteSymbol(names *symbols.Resolver, s trace.SiteStats) symbols
 	m := symbols.Module{Path: procfs.RootPath(p.pid, s.Module), BuildID: s.BuildID, Size: s.ModuleSize}
 	sym, _ := names.Return(m, s.Offset)
 	return sym
+}
+
+// launches counts the kernel launches of an interval, runtime and driver.
+func launches(st *trace.Stats) uint64 {
+	return st.Calls["cudaLaunchKernel"] + st.Calls["cuLaunchKernel"]
 }
 
 // errorRow is the row of a process that could not be traced.

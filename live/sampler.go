@@ -199,7 +199,7 @@ func (s *Sampler) Sample() []Row {
 		case p.done:
 			rows = append(rows, errorRow(pid, p.comm(), p.err))
 		case p.sum != nil:
-			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, now), lost, s.names))
+			rows = append(rows, p.row(p.interval(), seconds(p.since, now), lost, s.names))
 			p.since = now
 			if !p.planBusy {
 				p.planBusy = true
@@ -282,7 +282,7 @@ func Once(ctx context.Context, opts Options) ([]Row, error) {
 		default:
 			h, events := p.snapshot()
 			p.plan = runPlanner(h, events)
-			rows = append(rows, p.row(p.sum.Interval(), seconds(p.since, end), lost, names))
+			rows = append(rows, p.row(p.interval(), seconds(p.since, end), lost, names))
 			traced++
 		}
 	}

@@ -53,6 +53,11 @@ func (p *PerDirection) Get(kind uint32) uint64 {
 	return 0
 }
 
+// Plus is p and q added direction by direction.
+func (p PerDirection) Plus(q PerDirection) PerDirection {
+	return PerDirection{H2D: p.H2D + q.H2D, D2H: p.D2H + q.D2H, D2D: p.D2D + q.D2D, H2H: p.H2H + q.H2H}
+}
+
 func (p *PerDirection) at(kind uint32) *uint64 {
 	switch kind {
 	case KindHostToHost:

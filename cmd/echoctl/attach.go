@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +22,13 @@ type attachOptions struct {
 	interval   time.Duration
 	once       bool
 	hostAllocs bool
+	metrics    string // serve Prometheus metrics on this address instead of showing rows
 }
 
 func newAttachCmd(global *globalOptions) *cobra.Command {
 	o := &attachOptions{global: global}
 	cmd := &cobra.Command{
-		Use:   "attach [-p PID]... [--interval D] [--once] [--json]",
+		Use:   "attach [-p PID]... [--interval D] [--once] [--json] [--metrics ADDR]",
 		Short: "Live view of the copy share of running CUDA processes",
 		Long: `attach traces running processes without restarting them and shows, per process and
 refreshed every interval: copies and bytes per second host-to-device and device-to-host,
@@ -37,7 +39,10 @@ Without -p it watches every process that maps a CUDA runtime or driver library, 
 picks up new ones as they start. In a terminal the view is interactive (s: sort, r:
 reverse, /: filter, enter: details with the 'echoctl optimize' command to try, q: quit);
 otherwise it prints a table every interval until interrupted. --once samples one
-interval, prints the rows (as JSON with --json) and exits.
+interval, prints the rows (as JSON with --json) and exits. --metrics ADDR shows nothing
+and serves the same figures, as counters since attaching, to Prometheus on
+http://ADDR/metrics, labelled with each process's PID, command name, build-id and control
+group (docs/metrics.md).
 
 A process whose runtime is linked statically into its executable is found only with -p.
 Pairs found by attaching are identified by pointers: optimize the program from its start
@@ -49,7 +54,8 @@ It exits non-zero, saying why, when it could attach to none of the processes it 
 no rows and exits 0).`,
 		Example: `  sudo echoctl attach
   sudo echoctl attach -p 4242 --interval 2s
-  sudo echoctl attach --once --json | jq '.processes[] | {pid, comm, copy_share}'`,
+  sudo echoctl attach --once --json | jq '.processes[] | {pid, comm, copy_share}'
+  sudo echoctl attach --metrics :9464`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAttach(cmd, o) },
 	}
@@ -57,6 +63,7 @@ no rows and exits 0).`,
 	f.IntSliceVarP(&o.pids, "pid", "p", nil, "trace these processes only (repeat or separate with commas)")
 	f.DurationVar(&o.interval, "interval", time.Second, "how often rows are refreshed; with --once, how long to sample")
 	f.BoolVar(&o.once, "once", false, "sample one interval, print the rows and exit")
+	f.StringVar(&o.metrics, "metrics", "", "run headless and serve Prometheus metrics on http://`ADDR`/metrics (:9464, 127.0.0.1:9464; port 0 picks one)")
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc & co. (their probes cost the most; attached traces pair buffers from the copies alone)")
 	return cmd
 }
@@ -67,6 +74,12 @@ func runAttach(cmd *cobra.Command, o *attachOptions) error {
 	}
 	opts := live.Options{PIDs: o.pids, Interval: o.interval, Version: version}
 	opts.Config.HostAllocs, opts.Config.MinHostBytes = o.hostAllocs, 64<<10
+	if o.metrics != "" {
+		if o.once {
+			return errors.New("--metrics serves until interrupted: leave out --once")
+		}
+		return runAttachMetrics(cmd, o, opts)
+	}
 	out := cmd.OutOrStdout()
 	if o.once {
 		rows, err := live.Once(cmd.Context(), opts)
