@@ -275,6 +275,10 @@ test-arm64-vm: cross
 test: build check-generated cross
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	@# The shared tracer's benchmark runs once here too (100 workloads watched; ~1 minute):
+	@# its figures are BENCHMARKS.md's, and a run that breaks it fails.
+	@if [ "$$(id -u)" = 0 ]; then $(GO) test -run '^$$' -bench SharedTracer -benchtime 1x -v ./live/; \
+	else echo "test: skipping the shared tracer's benchmark (tracing needs root)"; fi
 	tests/arm64.sh $(ARM64)
 	tests/arm64vm.sh $(ARM64_VM_PACKAGES)
 

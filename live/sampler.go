@@ -15,12 +15,19 @@ import (
 	"github.com/echo-uma/echo/tracer"
 )
 
+// DefaultWindow is how many recent events of each process the live planner reads: at 112
+// bytes an event, 0.45 MB a process once full, so that a node watching a hundred processes
+// keeps each under 2 MB (BENCHMARKS.md, "one shared tracer"); enough for a few iterations
+// even of a loop of hundreds of calls, which is what a plan needs, and for hundreds of a
+// copy loop's.
+const DefaultWindow = 4000
+
 // Options say what to sample.
 type Options struct {
 	PIDs     []int         // these processes; none: every process that maps a CUDA library
 	Interval time.Duration // how often processes are scanned for (and, with Once, how long to sample)
 	Config   tracer.Config // the probes; host allocations are off by default, as they cost the most
-	Window   int           // recent events per process the live planner reads (default 100000)
+	Window   int           // recent events per process the live planner reads (default DefaultWindow)
 	Version  string        // echoctl's, for the traces' headers
 }
 
@@ -29,7 +36,7 @@ func (o *Options) defaults() {
 		o.Interval = time.Second
 	}
 	if o.Window <= 0 {
-		o.Window = 100000
+		o.Window = DefaultWindow
 	}
 }
 

@@ -138,3 +138,59 @@ func BenchmarkSharedTracer(b *testing.B) {
 			(float64(last.mem.rss)-float64(first.mem.rss))/d/1e6, (float64(last.mem.bpf)-float64(first.mem.bpf))/d/1e6)
 	}
 }
+
+// The same cost once every process's window of recent events is full, as it is for any
+// process watched for long: 1 and then 10 stream workloads looping about 500 times a second
+// (a 2 ms emulated kernel), each sampled until the planner's window holds its default
+// (live.Options.Window) events; the line logged gives what each process added.
+func BenchmarkSharedTracerFullWindows(b *testing.B) {
+	testenv.RequireRoot(b)
+	window := live.DefaultWindow
+	var full []footprint
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("procs=%d", n), func(b *testing.B) {
+			pids := make([]int, n)
+			for i := range pids {
+				cmd := exec.Command(testenv.Built(b, "workloads/stream"), "--size", "4K", "--iters", "100000000", "--warmup", "0")
+				cmd.Env = append(os.Environ(), "CUDA_EMU_KERNEL_DELAY_US=2000")
+				pids[i] = testenv.StartInLoop(b, cmd).Process.Pid
+			}
+			s, err := live.Start(context.Background(), live.Options{PIDs: pids, Interval: time.Second})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			seen := map[int]uint64{}
+			filled := func() bool {
+				for _, pid := range pids {
+					if seen[pid] < uint64(window) {
+						return false
+					}
+				}
+				return true
+			}
+			for deadline := time.Now().Add(60 * time.Second); !filled(); time.Sleep(time.Second) {
+				if time.Now().After(deadline) {
+					b.Fatalf("windows not full after a minute: %v events seen", seen)
+				}
+				for _, r := range s.Sample() {
+					seen[r.PID] += r.Events
+				}
+			}
+			for b.Loop() {
+				time.Sleep(time.Second)
+				s.Sample()
+			}
+			mem := measure(b)
+			b.ReportMetric(float64(mem.heap)/1e6, "heap-MB")
+			b.ReportMetric(float64(mem.rss)/1e6, "rss-MB")
+			b.ReportMetric(float64(s.Lost()), "lost")
+			b.ReportMetric(0, "ns/op")
+			full = append(full, mem)
+		})
+	}
+	if len(full) == 2 {
+		b.Logf("per process added, windows full (%d events): heap %.2f MB, rss %.2f MB", window,
+			(float64(full[1].heap)-float64(full[0].heap))/9/1e6, (float64(full[1].rss)-float64(full[0].rss))/9/1e6)
+	}
+}
