@@ -35,17 +35,23 @@ void shim_activate(void)
 	atomic_store_explicit(&active, true, memory_order_release);
 }
 
+/* One line on stderr, as one write so that it does not interleave with the program's. */
+static void say_line(const char *fmt, va_list ap)
+{
+	char line[512];
+	vsnprintf(line, sizeof line, fmt, ap);
+	fprintf(stderr, "echo-shim: %s\n", line);
+}
+
 /* One line on stderr, at most once per run, unless ECHO_QUIET is set. */
 void shim_say(const char *fmt, ...)
 {
 	if (atomic_exchange(&said, true) || getenv("ECHO_QUIET"))
 		return;
-	char line[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	say_line(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "echo-shim: %s\n", line);
 }
 
 bool shim_said(void)
@@ -59,12 +65,10 @@ void shim_note(const char *fmt, ...)
 {
 	if (getenv("ECHO_QUIET"))
 		return;
-	char line[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	say_line(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "echo-shim: %s\n", line);
 }
 
 /* From now on every call passes through untouched; the report says why. */
