@@ -38,7 +38,8 @@ type Shared struct {
 
 // Sink receives one watched process's records in order: a module before the events whose
 // call sites lie in it. It is called from the reader's goroutine (and, for the events that
-// came while the process joined, from Join's) and must not block.
+// came while the process joined, from Join's) and must not block; the record's event is
+// reused after the call, so a sink copies what it keeps.
 type Sink func(trace.Record)
 
 // member is one watched process.
