@@ -36,10 +36,11 @@ page-locked memory (capped at ECHO_PINNED_CAP bytes, default 2 GiB; past it, all
 made as written), and every asynchronous copy on a pooled buffer still returns only once its
 host side is read or written, as from pageable memory.
 
-The library first checks that the plan was made for this executable (and, once
-calibrated, this GPU, driver and runtime); on any mismatch, unreadable plan or
-failed allocation the program runs untouched and one line on stderr says why (set
-ECHO_QUIET to silence it). echoctl exits with the program's status.
+The library first checks that the plan was made for this executable (and, before a
+merge, that a calibrated plan was calibrated on this GPU, driver and runtime; pinned,
+which keeps every copy, is not checked against the GPU); on any mismatch, unreadable
+plan or failed allocation the program runs untouched and one line on stderr says why
+(set ECHO_QUIET to silence it). echoctl exits with the program's status.
 
 A plan that was never calibrated has no enabled pair and no chosen strategy: run refuses it
 unless --force, which merges its candidate and validated pairs with --strategy (default
