@@ -1,6 +1,7 @@
 package validate_test
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,7 +181,14 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			// With a pool, pinning saves the staging copy alone, a few per cent on the
 			// emulator: calibration may or may not find it; no merge either way.
 			if s := p.Context.Strategy; s != planner.StrategyPinned && (c.pins || s != "") {
-				t.Fatalf("strategy %q, want pinned:\n%s", s, res.Stdout+res.Stderr)
+				// Pinning saves the fresh host tensors' page faults as well as the staging
+				// copy. Under full-system emulation (the arm64 VM) a page fault costs so much
+				// more than on hardware that the saving can outgrow what the traced copies
+				// explain, and calibration must then refuse it, by that rule and no other.
+				if !(c.pins && s == "" && os.Getenv("ECHO_EMULATED_CPU") == "1" && refusedAsUnexplained(p)) {
+					t.Fatalf("strategy %q, want pinned:\n%s", s, res.Stdout+res.Stderr)
+				}
+				t.Logf("pinned refused as a gain the copies cannot explain, on an emulated CPU:\n%s", res.Stdout)
 			}
 			for _, pair := range p.Pairs {
 				if pair.Status == planner.StatusEnabled && pair.Merges() {
@@ -277,4 +285,22 @@ func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, str
 		t.Fatal(err)
 	}
 	return p, planPath
+}
+
+// refusedAsUnexplained reports whether calibration passed the plan's pairs over only because
+// their gain was more than their copies could explain.
+func refusedAsUnexplained(p *planner.Plan) bool {
+	found := false
+	for _, pair := range p.Pairs {
+		if pair.Status == planner.StatusEnabled {
+			return false
+		}
+		if pair.Status == planner.StatusCalibrated {
+			if !strings.Contains(strings.Join(pair.Evidence, " "), "more than the") {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
