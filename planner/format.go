@@ -2,20 +2,17 @@ package planner
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
+
+	"github.com/echo-uma/echo/trace"
 )
 
 func msDuration(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
-// siteName is a site as a user reads it: module+offset.
 // Name is how a site reads to a person: module+offset (the raw address where no module
-// maps it).
+// maps it), as the trace names its sites.
 func (s Site) Name() string {
-	if s.Module == "" {
-		return fmt.Sprintf("%#x", s.Offset)
-	}
-	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
+	return trace.Site{Module: s.Module, Offset: s.Offset}.String()
 }
 
 func idsOf(ps []*pairAcc) string {

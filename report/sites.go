@@ -96,7 +96,7 @@ func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteR
 // siteName is a plan's site as a user reads it, like the trace's: "stream+0x1c8a", and
 // with names (nil: none) the function and line its module names there.
 func siteName(names *symbols.Resolver, s planner.Site) string {
-	site := trace.Site{Module: s.Module, Offset: s.Offset}.String()
+	site := s.Name()
 	if names == nil {
 		return site
 	}

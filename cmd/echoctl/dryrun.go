@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,10 +27,9 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string, a
 	} else {
 		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
 		for _, pair := range d.pairs {
-			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s+%#x (#%d), device %s at %s+%#x (#%d)\n", pair.ID, pair.Direction,
-				units.Bytes(pair.Bytes), pair.Host.Site.Call, filepath.Base(pair.Host.Site.Module), pair.Host.Site.Offset,
-				pair.Host.Site.Ordinal, pair.Device.Site.Call, filepath.Base(pair.Device.Site.Module), pair.Device.Site.Offset,
-				pair.Device.Site.Ordinal)
+			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s (#%d), device %s at %s (#%d)\n", pair.ID, pair.Direction,
+				units.Bytes(pair.Bytes), pair.Host.Site.Call, pair.Host.Site.Name(), pair.Host.Site.Ordinal,
+				pair.Device.Site.Call, pair.Device.Site.Name(), pair.Device.Site.Ordinal)
 			for _, c := range pair.Copies {
 				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), repairWords[c.Repair])
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -298,15 +297,6 @@ func renderLines(style lipgloss.Style, text string) string {
 func wrapIndented(text, indent string, width int) string {
 	lines := wrapLines(text, width-len(indent), 0)
 	return strings.Join(lines, "\n"+indent) + "\n"
-}
-
-// siteLabel is a site as a user reads it: "stream+0x1234", or the bare address when no
-// module maps it.
-func siteLabel(s planner.Site) string {
-	if s.Module == "" {
-		return fmt.Sprintf("%#x", s.Offset)
-	}
-	return fmt.Sprintf("%s+%#x", filepath.Base(s.Module), s.Offset)
 }
 
 // formatShare is a fraction as a percentage: "20.0%".

@@ -34,10 +34,10 @@ const maxFunctionWidth = 32
 func planSiteLabel(names *symbols.Resolver, s planner.Site) string {
 	sym, ok := names.Return(symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}, s.Offset)
 	if !ok {
-		return siteLabel(s)
+		return s.Name()
 	}
 	if fn := []rune(sym.Function); len(fn) > maxFunctionWidth {
 		sym.Function = string(fn[:maxFunctionWidth-1]) + "…"
 	}
-	return siteLabel(s) + "\n" + sym.String()
+	return s.Name() + "\n" + sym.String()
 }
