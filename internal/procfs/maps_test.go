@@ -105,16 +105,24 @@ func TestMapsOfProcessUnderPathWithSpaces(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	pid := cmd.Process.Pid
 
-	// exec has replaced the image once the exe link names the copy.
-	var maps []Mapping
-	for range 200 {
+	// exec is seen in steps: the exe link names the copy first, the image is mapped and the
+	// arguments written a moment later. Poll until the arguments are there (exec has finished
+	// with the new mm by then) or time runs out, then read the maps.
+	var args []string
+	for range 300 {
 		if path, _, err := Exe(pid); err == nil && path == exe {
-			if maps, err = Maps(pid); err != nil {
-				t.Fatal(err)
+			if args, err = Cmdline(pid); err == nil && len(args) > 0 {
+				break
 			}
-			break
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if len(args) != 2 || args[0] != exe || args[1] != "30" {
+		t.Errorf("Cmdline = %q; want [%q 30]", args, exe)
+	}
+	maps, err := Maps(pid)
+	if err != nil {
+		t.Fatal(err)
 	}
 	found := false
 	for _, m := range maps {
@@ -124,10 +132,6 @@ func TestMapsOfProcessUnderPathWithSpaces(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("process %d's maps have no executable mapping of %q: %+v", pid, exe, maps)
-	}
-	args, err := Cmdline(pid)
-	if err != nil || len(args) != 2 || args[0] != exe || args[1] != "30" {
-		t.Errorf("Cmdline = %q, %v; want [%q 30]", args, err, exe)
 	}
 	if st, err := State(pid); err != nil || st == 'Z' || st == 'X' {
 		t.Errorf("State = %c, %v; want a live state", st, err)
