@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -242,32 +243,27 @@ func streamTrace(t *testing.T) string {
 		devOut = 0x7100_0000
 	)
 	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	header := trace.Header{Host: "gpu01", Start: start, StartMonoNS: 1_000_000, PID: pid,
+	c := testenv.NewCalls(trace.Header{Host: "gpu01", Start: start, StartMonoNS: 1_000_000, PID: pid,
 		Command: []string{"./stream"}, Modules: []trace.Module{{Path: exe, BuildID: "ab12cd34",
-			Start: base, End: base + 0x100000, Base: base, Size: 123456}}}
-	now := uint64(1_000_000)
-	var events []trace.Event
-	call := func(typ trace.EventType, caller uint64, ns uint64, e trace.Event) {
-		e.Type, e.PID, e.TID, e.Caller, e.EnterNS, e.ExitNS = typ, pid, pid, base+caller, now, now+ns
-		events = append(events, e)
-		now += ns + 10_000
-	}
-	call(trace.EventMalloc, 0x1100, 2_000, trace.Event{Addr: hostIn, Bytes: size})
-	call(trace.EventMalloc, 0x1110, 2_000, trace.Event{Addr: hostOu, Bytes: size})
-	call(trace.EventCUDAMalloc, 0x1120, 50_000, trace.Event{Addr: devIn, Bytes: size})
-	call(trace.EventCUDAMalloc, 0x1130, 50_000, trace.Event{Addr: devOut, Bytes: size})
+			Start: base, End: base + 0x100000, Base: base, Size: 123456}}}, base)
+	c.Call(trace.EventMalloc, 0x1100, 2_000, trace.Event{Addr: hostIn, Bytes: size})
+	c.Call(trace.EventMalloc, 0x1110, 2_000, trace.Event{Addr: hostOu, Bytes: size})
+	c.Call(trace.EventCUDAMalloc, 0x1120, 50_000, trace.Event{Addr: devIn, Bytes: size})
+	c.Call(trace.EventCUDAMalloc, 0x1130, 50_000, trace.Event{Addr: devOut, Bytes: size})
 	for range 10 {
-		call(trace.EventCUDAMemcpy, 0x1200, 400_000, trace.Event{Addr: devIn, Src: hostIn, Bytes: size, Kind: trace.KindHostToDevice})
-		call(trace.EventCUDALaunchKernel, 0x1210, 5_000, trace.Event{})
-		call(trace.EventCUDADeviceSynchronize, 0x1220, 2_000_000, trace.Event{})
-		call(trace.EventCUDAMemcpy, 0x1230, 400_000, trace.Event{Addr: hostOu, Src: devOut, Bytes: size, Kind: trace.KindDeviceToHost})
-		now += 1_000_000 // host work between iterations
+		c.Call(trace.EventCUDAMemcpy, 0x1200, 400_000, trace.Event{Addr: devIn, Src: hostIn, Bytes: size, Kind: trace.KindHostToDevice})
+		c.Call(trace.EventCUDALaunchKernel, 0x1210, 5_000, trace.Event{})
+		c.Call(trace.EventCUDADeviceSynchronize, 0x1220, 2_000_000, trace.Event{})
+		c.Call(trace.EventCUDAMemcpy, 0x1230, 400_000, trace.Event{Addr: hostOu, Src: devOut, Bytes: size, Kind: trace.KindDeviceToHost})
+		c.Idle(1_000_000) // host work between iterations
 	}
-	call(trace.EventCUDAFree, 0x1300, 10_000, trace.Event{Addr: devIn})
-	call(trace.EventCUDAFree, 0x1310, 10_000, trace.Event{Addr: devOut})
-	call(trace.EventFree, 0x1320, 1_000, trace.Event{Addr: hostIn})
-	call(trace.EventFree, 0x1330, 1_000, trace.Event{Addr: hostOu})
-	return writeTrace(t, header, &trace.Footer{End: start.Add(time.Second), EndMonoNS: now, Complete: true}, events...)
+	c.Call(trace.EventCUDAFree, 0x1300, 10_000, trace.Event{Addr: devIn})
+	c.Call(trace.EventCUDAFree, 0x1310, 10_000, trace.Event{Addr: devOut})
+	c.Call(trace.EventFree, 0x1320, 1_000, trace.Event{Addr: hostIn})
+	c.Call(trace.EventFree, 0x1330, 1_000, trace.Event{Addr: hostOu})
+	path := filepath.Join(t.TempDir(), "trace.bin")
+	c.Write(t, path)
+	return path
 }
 
 func TestPlanCommand(t *testing.T) {

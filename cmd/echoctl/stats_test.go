@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,34 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/trace"
 )
 
-// writeTrace writes a trace file of events; a nil footer leaves it cut short.
+// writeTrace writes a trace file of events into a fresh directory; a nil footer leaves it
+// cut short.
 func writeTrace(t *testing.T, h trace.Header, footer *trace.Footer, events ...trace.Event) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := trace.NewWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range events {
-		if err := w.WriteEvent(&events[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if footer != nil {
-		err = w.Close(*footer)
-	} else {
-		err = w.Flush()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "trace.bin")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteTrace(t, path, h, footer, events...)
 	return path
 }
 
