@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"debug/elf"
 	"strconv"
 
 	"github.com/echo-uma/echo/internal/procfs"
@@ -22,22 +21,13 @@ type identity struct {
 // meanwhile, or the executable has no build-id) is left empty: Prometheus reads an empty
 // label as an absent one.
 func identify(r *live.Row) identity {
-	id := identity{command: r.Command, buildID: exeBuildID(r.PID)}
+	// The executable is opened through /proc, so that it is the file the process runs, inside a
+	// container or replaced on disk since; "" when it has no build-id or cannot be read.
+	buildID, _ := trace.FileBuildID(procfs.ExePath(r.PID))
+	id := identity{command: r.Command, buildID: buildID}
 	if cg, err := procfs.Cgroup(r.PID); err == nil {
 		id.cgroup, id.podUID = cg, procfs.PodUID(cg)
 	}
-	return id
-}
-
-// exeBuildID is the build-id of process pid's executable, opened through /proc so that it is
-// the file the process runs, inside a container or replaced on disk since.
-func exeBuildID(pid int) string {
-	f, err := elf.Open(procfs.ExePath(pid))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	id, _ := trace.BuildID(f)
 	return id
 }
 

@@ -2,7 +2,6 @@ package metrics_test
 
 import (
 	"bufio"
-	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -276,12 +275,7 @@ func scrape(t *testing.T, target string) string {
 // fileBuildID is the build-id of the ELF file at path.
 func fileBuildID(t *testing.T, path string) string {
 	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	id, err := trace.BuildID(f)
+	id, err := trace.FileBuildID(path)
 	if err != nil || id == "" {
 		t.Fatalf("build-id of %s: %q, %v", path, id, err)
 	}

@@ -1,7 +1,6 @@
 package symbols_test
 
 import (
-	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,12 +61,7 @@ func markerLine(t *testing.T, file, tag string) int {
 // traced is a module as the tracer records it: its path, build-id and size.
 func traced(t *testing.T, path string) symbols.Module {
 	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	id, err := trace.BuildID(f)
+	id, err := trace.FileBuildID(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,16 @@ func BuildID(f *elf.File) (string, error) {
 	return "", nil
 }
 
+// FileBuildID is BuildID of the ELF file at path.
+func FileBuildID(path string) (string, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return BuildID(f)
+}
+
 // findGNUBuildID walks ELF notes (namesz, descsz, type, name, desc; each padded to the
 // segment's alignment, 4 or 8) for the GNU build-id note, type NT_GNU_BUILD_ID (3).
 func findGNUBuildID(notes []byte, order binary.ByteOrder, align uint64) string {

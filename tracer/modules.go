@@ -64,7 +64,7 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 		s := spans[key]
 		if _, ok := ms.buildIDs[key]; !ok {
 			p := hostPath(pid, key.path)
-			ms.buildIDs[key] = buildID(p)
+			ms.buildIDs[key], _ = trace.FileBuildID(p) // "" when it has none or cannot be read
 			if st, err := os.Stat(p); err == nil {
 				ms.sizes[key] = st.Size()
 			}
