@@ -156,7 +156,7 @@ $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LI
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # Asynchronous copies from and to fresh pageable buffers, used at once: what pinned must keep.
-$(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
@@ -176,19 +176,19 @@ $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -ldl
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
-$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Copies made on a go from stdin, once the shared tracer watches the process.
-$(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The runtime's buffers and copies, a kernel launched through the driver as a library does.
-$(BUILD)/tests/library_launch: testdata/tracer/library_launch.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/library_launch: testdata/tracer/library_launch.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -ldl -Wl,-rpath,'$$ORIGIN/../lib'

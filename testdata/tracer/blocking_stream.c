@@ -11,14 +11,7 @@
 #include <stdlib.h>
 
 #include "cuda_emulator.h"
-
-#define CHECK(call)                                                                       \
-	do {                                                                              \
-		if ((call) != cudaSuccess) {                                              \
-			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
-			exit(1);                                                          \
-		}                                                                         \
-	} while (0)
+#include "check.h"
 
 static void triple(dim3 grid, dim3 block, void **args)
 {

@@ -11,14 +11,7 @@
 #include <string.h>
 
 #include "cuda_emulator.h"
-
-#define CHECK(call)                                                                       \
-	do {                                                                              \
-		if ((call) != cudaSuccess) {                                              \
-			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
-			exit(1);                                                          \
-		}                                                                         \
-	} while (0)
+#include "check.h"
 
 int main(int argc, char **argv)
 {

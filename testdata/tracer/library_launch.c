@@ -15,14 +15,7 @@
 
 #include "cuda.h"
 #include "cuda_emulator.h"
-
-#define CHECK(call)                                                                       \
-	do {                                                                              \
-		if ((int)(call) != 0) {                                                   \
-			fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
-			exit(1);                                                          \
-		}                                                                         \
-	} while (0)
+#include "check.h"
 
 static void add_one(dim3 grid, dim3 block, void **args)
 {
