@@ -72,6 +72,19 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// startStreams starts n stream workloads of 4 KiB copies around an emulated kernel of
+// kernelUS microseconds and returns their PIDs once each is in its loop.
+func startStreams(b *testing.B, n, kernelUS int) []int {
+	b.Helper()
+	pids := make([]int, n)
+	for i := range pids {
+		cmd := exec.Command(testenv.Built(b, "workloads/stream"), "--size", "4K", "--iters", "100000000", "--warmup", "0")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("CUDA_EMU_KERNEL_DELAY_US=%d", kernelUS))
+		pids[i] = testenv.StartInLoop(b, cmd).Process.Pid
+	}
+	return pids
+}
+
 // What watching more processes costs the one shared tracer: `attach -p` over N stream
 // workloads (4 KiB copies around a 10 ms emulated kernel, a GPU-bound loop of about 100
 // iterations a second), each iteration of the benchmark one interval of the view (Sample,
@@ -89,12 +102,7 @@ func BenchmarkSharedTracer(b *testing.B) {
 	var points []point
 	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("procs=%d", n), func(b *testing.B) {
-			pids := make([]int, n)
-			for i := range pids {
-				cmd := exec.Command(testenv.Built(b, "workloads/stream"), "--size", "4K", "--iters", "100000000", "--warmup", "0")
-				cmd.Env = append(os.Environ(), "CUDA_EMU_KERNEL_DELAY_US=10000")
-				pids[i] = testenv.StartInLoop(b, cmd).Process.Pid
-			}
+			pids := startStreams(b, n, 10000)
 			interval := time.Second
 			s, err := live.Start(context.Background(), live.Options{PIDs: pids, Interval: interval})
 			if err != nil {
@@ -149,12 +157,7 @@ func BenchmarkSharedTracerFullWindows(b *testing.B) {
 	var full []footprint
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("procs=%d", n), func(b *testing.B) {
-			pids := make([]int, n)
-			for i := range pids {
-				cmd := exec.Command(testenv.Built(b, "workloads/stream"), "--size", "4K", "--iters", "100000000", "--warmup", "0")
-				cmd.Env = append(os.Environ(), "CUDA_EMU_KERNEL_DELAY_US=2000")
-				pids[i] = testenv.StartInLoop(b, cmd).Process.Pid
-			}
+			pids := startStreams(b, n, 2000)
 			s, err := live.Start(context.Background(), live.Options{PIDs: pids, Interval: time.Second})
 			if err != nil {
 				b.Fatal(err)
