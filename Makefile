@@ -94,7 +94,7 @@ $(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.
 
 $(BUILD)/lib/libechoshim.so: $(SHIM_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,--build-id=sha1 -o $@ $(SHIM_OBJS) -ldl -lpthread
+	$(CC) -shared -static-libgcc -Wl,--build-id=sha1 -o $@ $(SHIM_OBJS) -ldl -lpthread
 
 $(BUILD)/lib/libcudart.so: $(BUILD)/lib/libcudart.so.12
 	ln -sf libcudart.so.12 $@

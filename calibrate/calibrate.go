@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Rounds     int            // runs of every variant (default 5)
 	Ignore     *regexp.Regexp // output lines that differ between runs by nature (timings)
-	Strategies []string       // to try; default mapped, managed, system where the device allows, and pinned
+	Strategies []string       // to try; default mapped, system where the device allows, and pinned
 	Stderr     io.Writer      // where the program's stderr goes (its stdout is captured)
 	Progress   func(format string, args ...any)
 }
@@ -134,13 +134,10 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	return res, nil
 }
 
-// applicable strategies: managed only where the host may touch managed memory while kernels
-// run (not on Jetson before Thor), system only where the device reaches pageable memory.
+// applicable strategies: system only where the device reaches pageable memory. (Managed is
+// no merge strategy any more: planner.MergeStrategies.)
 func applicable(device runner.Report) []string {
 	s := []string{planner.StrategyMapped}
-	if device.ConcurrentManaged {
-		s = append(s, planner.StrategyManaged)
-	}
 	if device.Pageable {
 		s = append(s, planner.StrategySystem)
 	}

@@ -110,11 +110,11 @@ func pairLines(pairs []Pair, strategy string) (string, error) {
 			if side.buf.Unresolved {
 				return "", fmt.Errorf("pair %s: its %s allocation site is unresolved (the trace did not see it); validate resolves it", pair.ID, side.name)
 			}
-			s := side.buf.Site
-			fmt.Fprintf(&b, "%s %s %x %s %d %d\n", side.name, siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, s.Ordinal)
+			fmt.Fprintf(&b, "%s %s\n", side.name, shimSite(side.buf))
 		}
 		if strategy != StrategyPinned {
 			b.WriteString(chunkLines(pair))
+			b.WriteString(copyLines(pair))
 		}
 	}
 	return b.String(), nil
@@ -134,6 +134,26 @@ func resolveLines(pairs []Pair) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// copyLines are a merged pair's linking-copy sites, each once a direction: the shim binds the
+// pair's two buffers only at a copy made at one of them (shim/bind.c). A pair with more
+// sites than the shim takes names none, and is bound at its allocations' identity alone.
+func copyLines(pair Pair) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, c := range pair.Copies {
+		s := c.Site
+		line := fmt.Sprintf("copy %s %x %s %d %s\n", siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, c.Direction)
+		if !seen[line] {
+			seen[line] = true
+			b.WriteString(line)
+		}
+	}
+	if len(seen) > maxShimCopies {
+		return ""
+	}
+	return b.String()
 }
 
 // maxShimCopies is how many copy sites of a pair the shim takes (MAX_COPIES).

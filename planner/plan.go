@@ -65,6 +65,9 @@ type Buffer struct {
 	// Allocations: how many allocations at Site a validate run saw linked at the pair's
 	// copies; more than one means a fresh buffer every iteration, which only pinned serves.
 	Allocations int `json:"allocations,omitempty"`
+	// Identity: who took the slot in the validate run (identity.go); nil before validation,
+	// or where the run could not read the call chain.
+	Identity *Identity `json:"identity,omitempty"`
 }
 
 // Copy is one linking-copy site of a pair.
@@ -154,8 +157,11 @@ const (
 	StrategyPinned  = "pinned"
 )
 
-// MergeStrategies serve a pair by making its two buffers one.
-var MergeStrategies = []string{StrategyManaged, StrategyMapped, StrategySystem}
+// MergeStrategies serve a pair by making its two buffers one. Managed is not among them any
+// more: managed memory cannot be mapped at a second address, so it would make the two one
+// from their allocations on, before a linking copy confirmed the planned slots hold the
+// planned buffers (shim/bind.c). Plans that name it still read; the shim refuses to deploy it.
+var MergeStrategies = []string{StrategyMapped, StrategySystem}
 
 // Allows reports whether the pair may be served by strategy.
 func (p *Pair) Allows(strategy string) bool {

@@ -135,6 +135,20 @@ type PairReport struct {
 	Note   string `json:"note"`
 	// Resolve: the host side, then the device side.
 	Resolved []ResolvedSide `json:"resolved,omitempty"`
+	// Validate: who took each side's slot (the host side, then the device side).
+	Identity []SideIdentity `json:"identity,omitempty"`
+}
+
+// SideIdentity is the call chain of the allocation that took a side's slot in a validate
+// run, its ordinal among that chain's calls of its site and size, and how many the run made.
+type SideIdentity struct {
+	Known bool `json:"known"` // the slot was taken and the chain read
+	Chain []struct {
+		Module string `json:"module"`
+		Offset uint64 `json:"offset"`
+	} `json:"chain"`
+	Ordinal int `json:"ordinal"`
+	Count   int `json:"count"`
 }
 
 // ErrNoReport: the program ran (Result.ExitCode is its status) but the shim wrote no report,

@@ -1,7 +1,7 @@
 /*
  * The CUDA runtime calls a merge touches: the allocations and frees of both sides, and the
- * linking copies, which between the two halves of one merged buffer move no data but keep
- * their ordering effect.
+ * linking copies, which bind a pair's two buffers at the first (bind.c) and then move no
+ * data but keep their ordering effect.
  */
 #include <string.h>
 
@@ -10,7 +10,7 @@
 #define RET __builtin_extract_return_addr(__builtin_return_address(0))
 
 /*
- * A runtime allocation through fn (and its flags, for cudaHostAlloc): the merged buffer when
+ * A runtime allocation through fn (and its flags, for cudaHostAlloc): the shim's buffer when
  * it is a planned side in deploy mode; otherwise the runtime allocates, and in validate mode
  * the pointer is noted for the pair. Allocations and frees may synchronize the device, which
  * may order any later work after any earlier (validate mode's stream time).
@@ -124,17 +124,6 @@ cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *
 	return real.cudaStreamSynchronize(stream);
 }
 
-/* A linking copy (the whole buffer, or one of its planned chunks) from one half of a merged
- * buffer to the other: counted for its pair, which it returns; NULL for any other copy. */
-static struct pair *elided(void *dst, const void *src, size_t n)
-{
-	struct pair *p;
-	if (dst != src || (p = shim_merged_piece(dst, n)) == NULL)
-		return NULL;
-	__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
-	return p;
-}
-
 /* Whether the pair's host side was pageable as written: allocated by the C library, not by
  * CUDA (a buffer the program registered itself counts as pageable here: the safe side). */
 static bool pageable_host(const struct pair *p)
@@ -207,7 +196,7 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 	cudaStream_t on = per_thread ? cudaStreamPerThread : cudaStreamLegacy;
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_copy(real_fn, on, dst, src, n, kind);
-	if (__builtin_expect(!elided(dst, src, n), 1))
+	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n), 1))
 		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* The synchronous copy was also a wait for earlier GPU work (S2): keep exactly that wait. */
@@ -226,7 +215,7 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 		return cudaErrorInitializationError;
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_async_copy(real_fn, dst, src, n, kind, stream, on);
-	struct pair *p = elided(dst, src, n);
+	struct pair *p = shim_linking_copy(ret, dst, src, n);
 	if (__builtin_expect(!p, 1))
 		return shim_pinned_completes(real_fn(dst, src, n, kind, stream), dst, src, on);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);

@@ -1,7 +1,7 @@
 /*
  * The host allocators. The passthrough path is one check of a thread-local flag and a scan
  * of the (few) planned sizes, then glibc's own entry points; a planned size from a planned
- * site gets the pair's merged buffer.
+ * site gets the shim's buffer for the pair's host side (bind.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -106,7 +106,10 @@ SHIM_API void free(void *p)
 
 SHIM_API void *realloc(void *p, size_t n)
 {
-	struct pair *pair = shim_merged_pair(p);
+	bool host_side = false;
+	struct pair *pair = shim_pair_buffer(p, &host_side);
+	if (pair && !host_side)
+		pair = NULL; /* a device side's buffer: not the C library's, as written */
 	size_t pinned = pair ? 0 : shim_pinned_size(p);
 	if (__builtin_expect(!pair && !pinned, 1)) {
 		if (__builtin_expect(shim_resolving(), 0))

@@ -34,8 +34,10 @@ __attribute__((constructor)) static void init(void)
 	const char *text = from_dir ? NULL : shim_read_file(path);
 	if (from_dir) {
 		shim_plan_dir(dir);
-		if (shim_active())
+		if (shim_active()) {
 			shim_locate_sites();
+			shim_chain_init();
+		}
 	} else if (!text) {
 		shim_passthrough("cannot read the plan %s", path);
 	} else if (shim_parse_plan(text, &shim_plan, why, sizeof why) != 0) {
@@ -54,10 +56,18 @@ __attribute__((constructor)) static void init(void)
 		else if (!shim_plan.digest_ok)
 			shim_passthrough("the plan's pairs are not the ones calibration measured (was it edited?): "
 					 "calibrate it again, or deploy it anyway with echoctl run --force");
+		else if (shim_plan.mode == MODE_DEPLOY && shim_plan.strategy == STRATEGY_MANAGED)
+			/* managed memory cannot be mapped at a second address, so a pair served by it
+			 * would be one buffer from its allocations on, before a linking copy showed the
+			 * planned slots hold the planned buffers (bind.c) */
+			shim_passthrough("the managed strategy is no longer deployed: it would merge buffers before their "
+					 "linking copy confirms them; calibrate the plan again");
 		else if (shim_plan.mode != MODE_MEASURE)
 			shim_activate();
-		if (shim_active())
+		if (shim_active()) {
 			shim_locate_sites();
+			shim_chain_init();
+		}
 		if (shim_plan.mode == MODE_VALIDATE)
 			shim_validate_init();
 	}

@@ -1,9 +1,8 @@
 /*
- * Matching allocations to the plan's pairs, handing out merged buffers, and releasing them
- * once both sides are freed, only for calls whose size a pair names. The pair table is read
- * and changed under shim_lock; calls into the runtime are made without it.
+ * Matching allocations to the plan's pairs, only for calls whose size a pair names, and
+ * handing the planned sides the shim's buffers (bind.c). The pair table is read and changed
+ * under shim_lock; calls into the runtime are made without it.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +17,6 @@ static struct {
 	int count;
 } seen[MAX_SITES];
 static int nseen;
-
-/* Merged host pointers, readable without the lock by the free and copy hot paths. */
-static _Atomic(void *) merged_ptrs[MAX_PAIRS];
 
 bool shim_size_planned(size_t bytes)
 {
@@ -43,58 +39,30 @@ int shim_next_ordinal(const struct site *s)
 	return 0;
 }
 
-static void *merged_alloc(size_t bytes)
-{
-	void *p = NULL;
-	cudaError_t err = cudaSuccess;
-	switch (shim_plan.strategy) {
-	case STRATEGY_MAPPED:
-		err = real.cudaHostAlloc(&p, bytes, cudaHostAllocMapped);
-		break;
-	case STRATEGY_MANAGED:
-		err = real.cudaMallocManaged(&p, bytes, cudaMemAttachGlobal);
-		break;
-	case STRATEGY_SYSTEM:
-		p = malloc(bytes);
-		break;
-	case STRATEGY_PINNED: /* keeps both buffers: pinned.c */
-		break;
-	}
-	return err == cudaSuccess ? p : NULL;
-}
-
-static void merged_free(void *p)
-{
-	switch (shim_plan.strategy) {
-	case STRATEGY_MAPPED:
-		real.cudaFreeHost(p);
-		break;
-	case STRATEGY_MANAGED:
-		real.cudaFree(p);
-		break;
-	case STRATEGY_SYSTEM:
-		/* Plain memory: wait for the GPU work that may still use it. */
-		real.cudaDeviceSynchronize();
-		free(p);
-		break;
-	case STRATEGY_PINNED:
-		break;
-	}
-}
-
-/* The pair side planned for an allocation of bytes from ret, if any. Caller holds the lock. */
+/* The pair side planned for an allocation of bytes from ret, if any. A slot that names a
+ * call chain is matched by it and by the ordinal among that chain's calls; one without, by
+ * the ordinal among every call of the size at the site. Validate mode reads the chain of the
+ * allocation that takes a slot, and counts that chain's calls, for the plan (chain.c).
+ * Caller holds the lock. */
 static struct pair *match(bool host_side, const void *ret, const char *call, size_t bytes)
 {
 	struct site s;
 	shim_site_of(ret, call, bytes, &s);
 	s.ordinal = shim_next_ordinal(&s);
+	struct frame chain[SHIM_CHAIN];
+	int nchain = -1, class_id = -1, class_ordinal = -1; /* -1: not read yet */
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *c = &shim_plan.pairs[i];
 		const struct site *want = host_side ? &c->host : &c->device;
 		if (c->failed || !shim_site_equal(want, &s))
 			continue;
 		c->seen[!host_side].calls++; /* the planned site and size, if not yet the planned call */
-		if (want->ordinal != s.ordinal)
+		if ((want->nchain || shim_plan.mode == MODE_VALIDATE) && nchain < 0) {
+			nchain = shim_chain_of(ret, chain);
+			class_id = shim_chain_class(&s, nchain, chain, &class_ordinal);
+		}
+		if (want->nchain ? !shim_chain_equal(want, nchain, chain) || want->ordinal != class_ordinal
+				 : want->ordinal != s.ordinal)
 			continue;
 		if (host_side ? c->host_taken : c->device_taken) {
 			/* a side allocated twice: not the program the plan saw */
@@ -102,68 +70,38 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 				 host_side ? "host" : "device");
 			return NULL;
 		}
+		if (shim_plan.mode == MODE_VALIDATE)
+			c->ident[!host_side] = (struct identity){.known = nchain > 0 && class_id >= 0, .nchain = nchain,
+								 .ordinal = class_ordinal, .class_id = class_id};
+		if (shim_plan.mode == MODE_VALIDATE && nchain > 0)
+			memcpy(c->ident[!host_side].chain, chain, nchain * sizeof *chain);
 		return c;
 	}
 	return NULL;
 }
 
 /* Gives up merging p in this run; the first reason is the one reported. Caller holds the lock. */
-static void give_up(struct pair *p, const char *why)
+void shim_give_up(struct pair *p, const char *why)
 {
 	p->failed = true;
 	if (!p->note[0])
 		snprintf(p->note, sizeof p->note, "%s", why);
 }
 
-/* Deploy mode: whether the side may have the merged buffer. The device side may only once the
- * host side holds it: a device side merged alone would put the program's device buffer in
+/* Deploy mode: whether the side may have the shim's buffer. The device side may only once the
+ * host side holds one: a device side served alone would put the program's device buffer in
  * host-reachable memory with no copy removed, slower and for nothing (a run with other
- * arguments, another host allocator). A host side merged alone is host memory the program
- * uses as such. Caller holds the lock. */
+ * arguments, another host allocator). Caller holds the lock. */
 static bool may_merge(struct pair *p, bool host_side)
 {
 	if (host_side)
 		return true;
 	if (p->host_taken && !p->host_freed)
 		return true;
-	give_up(p, p->host_freed ? "its host side was freed before its device side was allocated"
+	shim_give_up(p, p->host_freed ? "its host side was freed before its device side was allocated"
 				 : "its device side was allocated while its host side was not (not at its planned site, "
-				   "or later): the merged buffer is handed out at the host side");
+				   "or later): the host side is served first");
 	return false;
-}
-
-/* Deploy mode: the pair's merged buffer, allocating it if the other side has not yet. The
- * allocation calls the runtime, so it runs without the lock: a runtime thread that holds
- * one of its own locks may be waiting for ours in a hook. Two sides allocating at once both
- * allocate; the first to publish wins and the other frees its buffer. */
-static void *merged(struct pair *p, size_t bytes)
-{
-	pthread_mutex_lock(&shim_lock);
-	void *have = p->failed ? NULL : p->merged;
-	bool failed = p->failed;
-	pthread_mutex_unlock(&shim_lock);
-	if (have || failed)
-		return have;
-
-	void *fresh = merged_alloc(bytes);
-	pthread_mutex_lock(&shim_lock);
-	void *extra = NULL;
-	if (!fresh) {
-		give_up(p, "the merged allocation failed");
-		shim_count.fallbacks++;
-	} else if (p->merged || p->failed) {
-		extra = fresh;
-	} else {
-		p->merged = fresh;
-		atomic_store(&merged_ptrs[p - shim_plan.pairs], fresh);
-	}
-	void *out = p->failed ? NULL : p->merged;
-	pthread_mutex_unlock(&shim_lock);
-	if (extra)
-		merged_free(extra);
-	if (!fresh)
-		shim_say("pair %s: the merged allocation of %zu bytes failed; leaving the pair as written", p->id, bytes);
-	return out;
 }
 
 struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
@@ -185,11 +123,12 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 	struct pair *p = match(host_side, ret, call, bytes);
 	bool ok = p && (shim_plan.mode != MODE_DEPLOY || may_merge(p, host_side));
 	pthread_mutex_unlock(&shim_lock);
-	/* The context check and the merged allocation call the runtime: outside the lock. */
+	/* The context check and the shim's buffers call the runtime: outside the lock. */
 	if (!ok || !shim_context_ok())
 		return NULL;
 	if (shim_plan.mode == MODE_DEPLOY) {
-		if ((*out = merged(p, bytes)) == NULL)
+		*out = host_side ? shim_host_buffer(p, call) : shim_device_buffer(p);
+		if (*out == NULL)
 			return NULL;
 		*handled = true;
 	}
@@ -213,17 +152,6 @@ void shim_allocated(struct pair *p, bool host_side, void *ptr)
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* The pair whose merged buffer starts at ptr, or NULL. Lock-free. */
-struct pair *shim_merged_pair(const void *ptr)
-{
-	if (!ptr)
-		return NULL;
-	for (int i = 0; i < shim_plan.npairs; i++)
-		if (atomic_load_explicit(&merged_ptrs[i], memory_order_acquire) == ptr)
-			return &shim_plan.pairs[i];
-	return NULL;
-}
-
 /* The index of the piece of p at offset (the whole buffer, or one of the plan's chunks);
  * -1 when p has none there. */
 int shim_piece(const struct pair *p, uint64_t offset, size_t bytes)
@@ -234,58 +162,25 @@ int shim_piece(const struct pair *p, uint64_t offset, size_t bytes)
 	return -1;
 }
 
-/* The merged pair whose buffer holds a piece of n bytes at ptr, NULL if none. */
-struct pair *shim_merged_piece(const void *ptr, size_t n)
-{
-	for (int i = 0; ptr && i < shim_plan.npairs; i++) {
-		const char *m = atomic_load_explicit(&merged_ptrs[i], memory_order_acquire);
-		if (m && (const char *)ptr >= m && (const char *)ptr < m + shim_plan.pairs[i].bytes &&
-		    shim_piece(&shim_plan.pairs[i], (uint64_t)((const char *)ptr - m), n) >= 0)
-			return &shim_plan.pairs[i];
-	}
-	return NULL;
-}
-
-/* A free of one side of a merged buffer: true when handled (the caller must not free it).
- * The buffer itself goes once both sides are freed, with the deallocator that matches how
- * it was allocated. */
-static bool free_side(bool host_side, void *ptr)
-{
-	if (shim_plan.mode == MODE_VALIDATE)
-		return host_side && shim_validate_free(ptr);
-	struct pair *p = shim_merged_pair(ptr);
-	if (!p)
-		return false;
-	pthread_mutex_lock(&shim_lock);
-	bool taken = host_side ? p->host_taken : p->device_taken;
-	if (taken)
-		*(host_side ? &p->host_freed : &p->device_freed) = true;
-	/* A side that was never handed the merged buffer cannot free it: if it does, the
-	 * program is not the one planned; the free goes ahead as written. */
-	void *release = NULL;
-	if (taken && (p->host_freed || !p->host_taken) && (p->device_freed || !p->device_taken)) {
-		atomic_store(&merged_ptrs[p - shim_plan.pairs], NULL);
-		release = p->merged;
-		p->merged = NULL;
-		shim_count.freed++;
-	}
-	pthread_mutex_unlock(&shim_lock);
-	if (release)
-		merged_free(release); /* calls the runtime: outside the lock, like the allocation */
-	return taken;
-}
-
-/* The program frees ptr: a merged buffer's side (or a buffer validate mode made) is released
- * through the pair, never by the allocator that would have owned it. False: free as written. */
+/* The program frees ptr: a side's buffer of the shim's (or a buffer validate mode made) goes
+ * back to the shim, never to the allocator that would have owned it. False: free as written. */
 bool shim_release(bool host_side, void *ptr)
 {
 	if (__builtin_expect(!ptr || !shim_active(), 1))
 		return false;
-	if (shim_plan.mode == MODE_VALIDATE ? !shim_validate_watched(ptr) : !shim_merged_pair(ptr))
+	if (shim_plan.mode == MODE_VALIDATE) {
+		if (!host_side || !shim_validate_watched(ptr) || !shim_enter())
+			return false;
+		bool owned = shim_validate_free(ptr);
+		shim_leave();
+		return owned;
+	}
+	bool is_host;
+	struct pair *p = shim_pair_buffer(ptr, &is_host);
+	/* A side freed by the other side's deallocator is not the program the plan saw: as written. */
+	if (!p || is_host != host_side || !shim_enter())
 		return false;
-	if (!shim_enter())
-		return false;
-	bool handled = free_side(host_side, ptr);
+	bool handled = shim_free_buffer(p, host_side);
 	shim_leave();
 	return handled;
 }

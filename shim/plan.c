@@ -12,19 +12,21 @@
  *   marker MODULE OFFSET CALL BYTES [EVERY]   time every EVERY-th call there (optional)
  *   digest HEX             SHA-256 of the pair, host and device lines below  (optional)
  *   pair ID BYTES input|output|both
- *   host MODULE OFFSET CALL BYTES ORDINAL
- *   device MODULE OFFSET CALL BYTES ORDINAL
+ *   host MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
+ *   device MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
  *   chunk OFFSET BYTES     a piece of the pair its chunked copies move (merges, validate)
- *   copy MODULE OFFSET CALL BYTES h2d|d2h                                   (resolve mode)
+ *   copy MODULE OFFSET CALL BYTES h2d|d2h      a linking copy's site (merges, resolve mode)
  *   end
  *
  * A pair names both sides' sites for the merges, the host side's for pinned (which serves
- * the host allocation alone), and its linking-copy sites in resolve mode (which finds the
- * sides' sites).
+ * the host allocation alone), and its linking-copy sites for the merges (which bind the two
+ * sides only at one of them, bind.c) and in resolve mode (which finds the sides' sites). A
+ * side's MODULE:OFFSET words are its call chain (chain.c): with them, ORDINAL counts the
+ * calls from that chain.
  *
  * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
  * The digest is calibration's (planner.PairsDigest): the pairs deployed must be the pairs it
- * measured, byte for byte, lines and newlines (chunk lines included).
+ * measured, byte for byte, lines and newlines (chunk and copy lines included).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,13 +41,34 @@ static int fail(char *why, size_t len, int line, const char *what)
 	return -1;
 }
 
+/* A side's call chain: up to SHIM_CHAIN words MODULE:OFFSET, and nothing after them. */
+static int parse_chain(const char *rest, struct site *s)
+{
+	for (;;) {
+		char word[128], *colon, *end;
+		int used = 0;
+		if (sscanf(rest, "%127s%n", word, &used) != 1)
+			return 0;
+		rest += used;
+		if (s->nchain == SHIM_CHAIN || (colon = strrchr(word, ':')) == NULL || colon == word ||
+		    (size_t)(colon - word) >= sizeof s->chain[0].module)
+			return -1;
+		struct frame *f = &s->chain[s->nchain++];
+		f->offset = strtoull(colon + 1, &end, 16);
+		if (end == colon + 1 || *end)
+			return -1;
+		memcpy(f->module, word, (size_t)(colon - word));
+		f->module[colon - word] = '\0';
+	}
+}
+
 static int parse_site(const char *rest, struct site *s, bool ordinal)
 {
 	char module[96], call[32];
 	unsigned long long offset, bytes;
-	int ord = 0, n;
+	int ord = 0, n, used = 0;
 	if (ordinal)
-		n = sscanf(rest, "%95s %llx %31s %llu %d", module, &offset, call, &bytes, &ord);
+		n = sscanf(rest, "%95s %llx %31s %llu %d%n", module, &offset, call, &bytes, &ord, &used);
 	else
 		n = sscanf(rest, "%95s %llx %31s %llu", module, &offset, call, &bytes);
 	if (n != (ordinal ? 5 : 4) || bytes == 0 || ord < 0)
@@ -55,7 +78,8 @@ static int parse_site(const char *rest, struct site *s, bool ordinal)
 	s->offset = offset;
 	s->bytes = bytes;
 	s->ordinal = ord;
-	return 0;
+	s->nchain = 0;
+	return ordinal ? parse_chain(rest + used, s) : 0;
 }
 
 /* What a pair needs: its copy sites to be resolved, its host site to be pinned, both sites
@@ -98,7 +122,8 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		if (sscanf(buf, "%15s %n", key, &at) != 1)
 			return fail(why, whylen, lineno, "no keyword");
 		const char *rest = buf + at;
-		if (!strcmp(key, "pair") || !strcmp(key, "host") || !strcmp(key, "device") || !strcmp(key, "chunk")) {
+		if (!strcmp(key, "pair") || !strcmp(key, "host") || !strcmp(key, "device") || !strcmp(key, "chunk") ||
+		    !strcmp(key, "copy")) {
 			shim_sha256_add(&pairs_hash, buf, len);
 			shim_sha256_add(&pairs_hash, "\n", 1);
 		}
@@ -195,9 +220,11 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 			if (!cur || cur->ncopies == MAX_COPIES)
 				return fail(why, whylen, lineno, "a copy line outside a pair, or too many");
 			struct site *s = &cur->copy_sites[cur->ncopies];
-			if (parse_site(rest, s, false) != 0 || s->bytes != cur->bytes ||
+			/* a chunked copy moves less than the pair; resolve mode links whole buffers */
+			if (parse_site(rest, s, false) != 0 || s->bytes > cur->bytes ||
+			    (p->mode == MODE_RESOLVE && s->bytes != cur->bytes) ||
 			    sscanf(rest, "%*s %*s %*s %*s %7s", dir) != 1 || (strcmp(dir, "h2d") && strcmp(dir, "d2h")))
-				return fail(why, whylen, lineno, "a copy needs MODULE OFFSET CALL BYTES h2d|d2h of the pair's size");
+				return fail(why, whylen, lineno, "a copy needs MODULE OFFSET CALL BYTES h2d|d2h within the pair's size");
 			cur->copy_h2d[cur->ncopies++] = dir[0] == 'h';
 		} else if (!strcmp(key, "end")) {
 			ended = true;

@@ -88,9 +88,37 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 }
 
+/* Validate mode: the call chain of the allocation that took a side's slot, its ordinal among
+ * that chain's calls, and how many calls the chain made in the run (more than one: the
+ * chain does not tell them apart). */
+static void write_identity(FILE *f, const struct identity *id, bool comma)
+{
+	fprintf(f, "%s{\"known\":%s,\"chain\":[", comma ? "," : "", id->known ? "true" : "false");
+	for (int i = 0; id->known && i < id->nchain; i++) {
+		fprintf(f, "%s{\"module\":", i ? "," : "");
+		json_string(f, id->chain[i].module);
+		fprintf(f, ",\"offset\":%llu}", (unsigned long long)id->chain[i].offset);
+	}
+	pthread_mutex_lock(&shim_lock);
+	int count = id->known ? shim_chain_count(id->class_id) : 0;
+	pthread_mutex_unlock(&shim_lock);
+	fprintf(f, "],\"ordinal\":%d,\"count\":%d}", id->known ? id->ordinal : 0, count);
+}
+
+/* Deploy mode: why a pair whose sides both took their slots was not merged. */
+static const char *unbound_note(const struct pair *p)
+{
+	if (p->note[0] || shim_plan.mode != MODE_DEPLOY || shim_plan.strategy == STRATEGY_PINNED || !p->host_taken ||
+	    !p->device_taken || __atomic_load_n(&p->bound, __ATOMIC_ACQUIRE))
+		return p->note;
+	return "its planned buffers were never linked by the plan's copy in this run (did another allocation take a "
+	       "planned slot?): left as written";
+}
+
 /* What the run saw of a pair. Validate mode: whether both sides were allocated and linked, and
- * any access that refuses it, with the instruction as module+offset. Deploy mode: whether it
- * was merged (a copy between its halves was elided), and if not, why. */
+ * any access that refuses it, with the instruction as module+offset, and who took its slots.
+ * Deploy mode: whether it was merged (its buffers were bound and a copy between them elided),
+ * and if not, why. */
 static void write_pair(FILE *f, const struct pair *p, bool comma)
 {
 	fprintf(f, "%s{\"id\":", comma ? "," : "");
@@ -111,7 +139,13 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);
 	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"note\":",
 		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned);
-	json_string(f, p->note);
+	json_string(f, unbound_note(p));
+	if (shim_plan.mode == MODE_VALIDATE) {
+		fprintf(f, ",\"identity\":[");
+		for (int side = 0; side < 2; side++)
+			write_identity(f, &p->ident[side], side > 0);
+		fputc(']', f);
+	}
 	if (shim_plan.mode == MODE_RESOLVE) {
 		fprintf(f, ",\"resolved\":[");
 		for (int side = 0; side < 2; side++)

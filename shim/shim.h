@@ -26,13 +26,32 @@
 #define MAX_COPIES 8
 #define MAX_CHUNKS 17 /* a pair's pieces: [0] the whole buffer, then up to 16 chunks */
 
-/* A call site as the planner identifies it (planner.Site). */
+/* One return address above an allocation's own, as the planner names it (planner.Frame). */
+struct frame {
+	char module[96];
+	uint64_t offset;
+};
+#define SHIM_CHAIN 2 /* frames of an allocation's call chain that tell its callers apart */
+
+/* A call site as the planner identifies it (planner.Site). With a call chain, the ordinal
+ * counts the calls at the site, of the size, from that chain (chain.c). */
 struct site {
 	char module[96]; /* build-id in hex, or "path:size" for a module without one */
 	uint64_t offset;
 	char call[32];
 	uint64_t bytes;
 	int ordinal;
+	int nchain; /* 0: the plan names no chain, the ordinal counts every call of the size */
+	struct frame chain[SHIM_CHAIN];
+};
+
+/* Validate mode: who an allocation that took a planned slot was, beyond its site (chain.c). */
+struct identity {
+	bool known;     /* the slot was taken and its chain read */
+	int nchain;
+	struct frame chain[SHIM_CHAIN];
+	int ordinal;    /* among the calls of its site, size and chain */
+	int class_id;   /* its (site, size, chain) in chain.c's table, whose count the report gives */
 };
 
 enum strategy { STRATEGY_MAPPED, STRATEGY_MANAGED, STRATEGY_SYSTEM, STRATEGY_PINNED };
@@ -89,13 +108,21 @@ struct pair {
 	int ncopies;
 	struct resolved resolved[2]; /* [0] host side, [1] device side */
 	unsigned long pinned;        /* pinned strategy: host allocations served from its pool (atomic) */
-	/* merged state. A pair is merged whole or not at all: its host side is handed the merged
-	 * buffer (alone it is just host memory, which the program may use as such), its device
-	 * side only once the host side holds it. */
-	void *merged;
-	bool host_taken, device_taken; /* the side's allocation returned the merged buffer */
+	/* deploy state (bind.c). Each side is handed a buffer of the shim's: the host side plain
+	 * host memory, the device side memory the GPU reaches, which is a memory file's mapping.
+	 * They become one buffer only at the first linking copy between them, at one of the
+	 * plan's copy sites (bound): then the host side is mapped onto the device side's file.
+	 * Until then the GPU reaches none of the program's other memory, whichever allocation took
+	 * a planned slot. */
+	void *host_buf, *dev_buf;
+	size_t map_bytes;   /* both buffers' length: the pair's bytes in whole pages */
+	int fd;             /* the device side's memory file, until bound or freed; -1 none */
+	bool host_locked;   /* the host side was page-locked (allocated by CUDA as written) */
+	bool bound;         /* one buffer now (atomic) */
+	bool host_taken, device_taken; /* the side's allocation returned the shim's buffer */
 	bool host_freed, device_freed;
 	bool failed; /* merging was given up for this pair: both sides allocate as written */
+	struct identity ident[2]; /* validate mode: [0] host side, [1] device side */
 	char note[160];         /* why the pair was not merged, when it was not */
 	unsigned long elided;   /* linking copies elided (atomic) */
 	struct sighting seen[2]; /* [0] host side, [1] device side */
@@ -331,10 +358,23 @@ void shim_explain_unmatched(void); /* at exit, deploy: say why nothing merged, i
 struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const char *call, size_t bytes,
 			void **out, bool *handled);
 void shim_allocated(struct pair *p, bool host_side, void *ptr);
+void shim_give_up(struct pair *p, const char *why); /* merging p, in this run; caller holds the lock */
 bool shim_release(bool host_side, void *p); /* false: free as written */
-struct pair *shim_merged_pair(const void *p);
 int shim_piece(const struct pair *p, uint64_t offset, size_t bytes); /* its index, -1: none */
-struct pair *shim_merged_piece(const void *ptr, size_t n);
+
+/* bind.c: deploy mode's buffers, bound into one at a linking copy */
+void *shim_host_buffer(struct pair *p, const char *call); /* NULL: allocate as written */
+void *shim_device_buffer(struct pair *p);                 /* NULL: allocate as written */
+struct pair *shim_pair_buffer(const void *ptr, bool *host_side); /* whose buffer starts at ptr */
+bool shim_free_buffer(struct pair *p, bool host_side);    /* false: not the shim's */
+struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n);
+
+/* chain.c: call chains, which tell apart allocations a helper makes for several callers */
+void shim_chain_init(void);
+int shim_chain_of(const void *ret, struct frame *out); /* frames above ret's, at most SHIM_CHAIN */
+bool shim_chain_equal(const struct site *a, int n, const struct frame *f);
+int shim_chain_class(const struct site *s, int n, const struct frame *f, int *ordinal); /* -1: table full */
+int shim_chain_count(int class_id);
 
 /* validate.c: the windows in which merging would change what the program reads */
 void shim_validate_init(void);

@@ -85,6 +85,10 @@ func Apply(p *planner.Plan, report runner.Report) {
 		if pair.Status != planner.StatusCandidate || !ok {
 			continue
 		}
+		watched, ambiguous := r.Seen && r.Copies > 0, ""
+		if watched && !r.Refused {
+			ambiguous = identify(pair, r)
+		}
 		switch {
 		case r.Refused && pair.Allows(planner.StrategyPinned):
 			// What a merge would change, pinned does not: it keeps the copies.
@@ -94,7 +98,14 @@ func Apply(p *planner.Plan, report runner.Report) {
 				"program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
 			pair.Refuse("validation: " + r.Reason + at(p, r))
-		case r.Seen && r.Copies > 0:
+		case watched && ambiguous != "" && !pair.Allows(planner.StrategyPinned):
+			pair.Refuse("validation: " + ambiguous)
+		case watched && ambiguous != "":
+			pair.OnlyPinned("validation: " + ambiguous)
+			pair.Status = planner.StatusValidated
+			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s for pinned only: %s; a merge of the wrong "+
+				"buffer would let the GPU write the program's other data, and pinned merges nothing", stamp, ambiguous))
+		case watched:
 			pair.Status = planner.StatusValidated
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
 				"in a window where merging would change what is read or written (pointer comparisons, S3, cannot be seen)",
@@ -104,6 +115,26 @@ func Apply(p *planner.Plan, report runner.Report) {
 		}
 	}
 	p.Recount()
+}
+
+// identify records who took each side's slot in the run (planner.Identity), and says why the
+// pair's buffers cannot be told apart from others of their size, "" when they can.
+func identify(pair *planner.Pair, r runner.PairReport) string {
+	sides := []*planner.Buffer{&pair.Host, &pair.Device}
+	for i, id := range r.Identity {
+		if i >= len(sides) || !id.Known || len(id.Chain) == 0 || id.Count < 1 {
+			continue
+		}
+		got := &planner.Identity{Ordinal: id.Ordinal, Calls: id.Count}
+		for _, f := range id.Chain {
+			got.Chain = append(got.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
+		}
+		sides[i].Identity = got
+	}
+	if why := pair.Host.Ambiguous("host"); why != "" {
+		return why
+	}
+	return pair.Device.Ambiguous("device")
 }
 
 // at names the instruction that made the access, as module+offset, and when: how far into

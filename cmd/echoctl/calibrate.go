@@ -27,8 +27,8 @@ func newCalibrateCmd(g *globalOptions) *cobra.Command {
 		Use:   "calibrate PLAN -- CMD [ARGS...]",
 		Short: "Measure whether merging pays, and enable the plan only where it does",
 		Long: `calibrate runs CMD as written (the preload library only timing its loop) and with the
-plan's pairs merged by each applicable strategy (mapped, managed, and system where the device
-reaches pageable memory), alternating, for --rounds rounds. A strategy is enabled only if its
+plan's pairs merged by each applicable strategy (mapped, and system where the device
+reaches pageable memory) and pinned, alternating, for --rounds rounds. A strategy is enabled only if its
 median iteration beats the baseline's by more than the baseline's own spread, and only if the
 program printed and returned exactly what it did as written (--ignore drops lines that carry
 timings from that comparison); otherwise the pairs are refused with "output differs". The

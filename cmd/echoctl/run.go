@@ -29,8 +29,10 @@ func newRunCmd(g *globalOptions) *cobra.Command {
 		Use:   "run PLAN -- CMD [ARGS...] | run --plans DIR -- CMD [ARGS...]",
 		Short: "Run a program with its plan's buffer pairs merged",
 		Long: `run launches CMD with Echo's preload library, which serves every enabled pair of PLAN
-with the plan's strategy: a merge (mapped, managed, system) makes the pair one buffer at the
-next allocation and turns the copies between its halves into the waits they also were;
+with the plan's strategy: a merge (mapped, system) gives each side a buffer of the library's
+and makes them one buffer at their first linking copy made at one of the plan's copy sites
+(until then the GPU reaches no memory of the program's but the device side's), then turns
+the copies between them into the waits they also were;
 pinned keeps the copies but serves the host allocations at the pair's site from a pool of
 page-locked memory (capped at ECHO_PINNED_CAP bytes, default 2 GiB; past it, allocations are
 made as written), and every asynchronous copy on a pooled buffer still returns only once its
@@ -56,7 +58,7 @@ why. With --print-env it prints LD_PRELOAD and ECHO_PLAN_DIR.`,
 		Example: `  echoctl run app.plan -- ./app --size 64M
   echoctl run --dry-run app.plan -- ./app
   eval "$(echoctl run --print-env app.plan -- ./app)"; mpirun -x LD_PRELOAD -x ECHO_PLAN ./app
-  echoctl run --force --strategy managed trace.bin.plan -- ./app
+  echoctl run --force --strategy pinned trace.bin.plan -- ./app
   echoctl run --plans /srv/echo/plans -- ./app`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.plans != "" {
@@ -72,7 +74,7 @@ why. With --print-env it prints LD_PRELOAD and ECHO_PLAN_DIR.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.strategy, "strategy", "", "serve the pairs with this strategy: mapped, managed, system or pinned (default: the calibrated one)")
+	f.StringVar(&o.strategy, "strategy", "", "serve the pairs with this strategy: mapped, system or pinned (default: the calibrated one)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be merged and run nothing")
 	f.BoolVar(&o.force, "force", false, "deploy a plan that was never calibrated")
 	f.BoolVar(&o.printEnv, "print-env", false, "print the environment that deploys the plan (with --json: as an object) and run nothing")

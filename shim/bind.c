@@ -1,0 +1,257 @@
+/*
+ * Deploy mode's buffers, and the moment a pair becomes one buffer.
+ *
+ * A plan names each side of a pair by where it is allocated, and a run with other options
+ * can allocate another buffer in a planned slot. If the two sides were one buffer from
+ * their allocations on, the GPU would then write into whatever buffer took the host slot:
+ * the program's other data. So each side gets a buffer of its own: the host side plain host
+ * memory (page-locked, as asked, when CUDA allocated it), the device side a mapping of a
+ * memory file the GPU reaches (page-locked and used at its own address for the mapped
+ * strategy; through HMM/ATS for the system strategy). Until they are bound, the GPU reaches
+ * the device side's buffer alone, and a copy between the two moves data as written.
+ *
+ * The first linking copy between the two buffers, made at one of the plan's copy sites in
+ * one of the pair's directions, binds them: once the GPU has finished what it was doing, the
+ * copy's data is moved (into the device side for an input, the host side then seeing the
+ * device side's), and the host side's address is mapped onto the device side's memory file.
+ * From then on they are one memory under two addresses, and every linking copy between them
+ * moves nothing, keeping only its wait (repair.c). The program's two pointers stay two.
+ * A slot taken by another allocation is never linked to its partner by the plan's copy, so
+ * it is never bound, and the run computes what it computed as written.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* The sides' buffers, readable without the lock by the copy and free hot paths. */
+static _Atomic(char *) host_bufs[MAX_PAIRS], dev_bufs[MAX_PAIRS];
+/* One binding at a time: it synchronizes the device and remaps memory. */
+static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define LOCKED_FLAGS (cudaHostRegisterPortable | cudaHostRegisterMapped)
+
+static size_t whole_pages(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	return (n + page - 1) / page * page;
+}
+
+/* Gives up p for this run, saying why once. */
+static void *refuse(struct pair *p, const char *why)
+{
+	pthread_mutex_lock(&shim_lock);
+	shim_give_up(p, why);
+	shim_count.fallbacks++;
+	pthread_mutex_unlock(&shim_lock);
+	shim_say("pair %s: %s; leaving the pair as written", p->id, why);
+	return NULL;
+}
+
+void *shim_host_buffer(struct pair *p, const char *call)
+{
+	size_t len = whole_pages(p->bytes);
+	char *h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return refuse(p, "mapping its host side failed");
+	/* cudaMallocHost and cudaHostAlloc: the program may use the buffer as page-locked memory */
+	bool locked = strncmp(call, "cu", 2) == 0;
+	if (locked && real.cudaHostRegister(h, len, LOCKED_FLAGS) != cudaSuccess) {
+		munmap(h, len);
+		return refuse(p, "page-locking its host side failed");
+	}
+	pthread_mutex_lock(&shim_lock);
+	p->host_buf = h;
+	p->map_bytes = len;
+	p->host_locked = locked;
+	p->fd = -1;
+	atomic_store(&host_bufs[p - shim_plan.pairs], h);
+	pthread_mutex_unlock(&shim_lock);
+	return h;
+}
+
+/* Whether the GPU uses a page-locked host buffer at its host address (unified addressing),
+ * as the program will, having only that pointer. */
+static bool host_address_usable(void)
+{
+	int device = 0, usable = 0;
+	return real.cudaGetDevice && real.cudaDeviceGetAttribute && real.cudaGetDevice(&device) == cudaSuccess &&
+	       real.cudaDeviceGetAttribute(&usable, cudaDevAttrCanUseHostPointerForRegisteredMem, device) == cudaSuccess &&
+	       usable;
+}
+
+void *shim_device_buffer(struct pair *p)
+{
+	size_t len = whole_pages(p->bytes);
+	bool mapped = shim_plan.strategy == STRATEGY_MAPPED;
+	int fd = memfd_create("echo-pair", MFD_CLOEXEC);
+	char *d = MAP_FAILED;
+	const char *why = NULL;
+	if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
+		why = "no memory file for its device side";
+	else if ((d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+		why = "mapping its device side failed";
+	else if (mapped && !host_address_usable())
+		why = "the GPU cannot use page-locked memory at its host address";
+	else if (mapped && real.cudaHostRegister(d, len, LOCKED_FLAGS) != cudaSuccess)
+		why = "page-locking its device side failed";
+	if (why) {
+		if (d != MAP_FAILED)
+			munmap(d, len);
+		if (fd >= 0)
+			close(fd);
+		return refuse(p, why);
+	}
+	pthread_mutex_lock(&shim_lock);
+	p->dev_buf = d;
+	p->fd = fd;
+	atomic_store(&dev_bufs[p - shim_plan.pairs], d);
+	pthread_mutex_unlock(&shim_lock);
+	return d;
+}
+
+struct pair *shim_pair_buffer(const void *ptr, bool *host_side)
+{
+	for (int i = 0; ptr && i < shim_plan.npairs; i++) {
+		if (atomic_load_explicit(&host_bufs[i], memory_order_acquire) == ptr)
+			return *host_side = true, &shim_plan.pairs[i];
+		if (atomic_load_explicit(&dev_bufs[i], memory_order_acquire) == ptr)
+			return *host_side = false, &shim_plan.pairs[i];
+	}
+	return NULL;
+}
+
+bool shim_free_buffer(struct pair *p, bool host_side)
+{
+	int i = (int)(p - shim_plan.pairs);
+	pthread_mutex_lock(&shim_lock);
+	char *buf = atomic_exchange(host_side ? &host_bufs[i] : &dev_bufs[i], NULL);
+	int fd = -1;
+	if (buf) {
+		*(host_side ? &p->host_freed : &p->device_freed) = true;
+		*(host_side ? &p->host_buf : &p->dev_buf) = NULL;
+		if (!host_side)
+			fd = p->fd, p->fd = -1;
+		if (!p->host_buf && !p->dev_buf)
+			shim_count.freed++;
+	}
+	pthread_mutex_unlock(&shim_lock);
+	if (!buf)
+		return false;
+	/* The GPU may still use the device side: cudaFree would have waited for it. A bound host
+	 * side's memory stays while the other mapping of it does. */
+	if (!host_side)
+		real.cudaDeviceSynchronize();
+	if (host_side ? p->host_locked : shim_plan.strategy == STRATEGY_MAPPED)
+		real.cudaHostUnregister(buf);
+	munmap(buf, p->map_bytes);
+	if (fd >= 0)
+		close(fd);
+	return true;
+}
+
+/* Whether a copy made at ret is one of the pair's linking copies in the plan, that way. */
+static bool at_copy_site(const struct pair *p, const void *ret, bool h2d)
+{
+	if (p->ncopies == 0)
+		return true; /* a plan that names none (an older echoctl's): the allocations alone */
+	struct site s;
+	pthread_mutex_lock(&shim_lock);
+	shim_site_of(ret, "", 0, &s);
+	pthread_mutex_unlock(&shim_lock);
+	for (int k = 0; k < p->ncopies; k++)
+		if (p->copy_h2d[k] == h2d && p->copy_sites[k].offset == s.offset && !strcmp(p->copy_sites[k].module, s.module))
+			return true;
+	return false;
+}
+
+/* Back to a host side of its own, with the contents it has (both sides hold the same now),
+ * after a binding that could not finish. */
+static void unbind(struct pair *p)
+{
+	void *h = mmap(p->host_buf, p->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (h != MAP_FAILED)
+		memcpy(h, p->dev_buf, p->bytes);
+	if (p->host_locked)
+		real.cudaHostRegister(p->host_buf, p->map_bytes, LOCKED_FLAGS);
+}
+
+/* Binds p at its first linking copy, which has not been made yet. Holding bind_lock. */
+static const char *bind_now(struct pair *p, const void *ret, bool h2d)
+{
+	if (!at_copy_site(p, ret, h2d))
+		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
+	/* Nothing on the GPU may read or write either side while they become one. */
+	if (real.cudaDeviceSynchronize() != cudaSuccess)
+		return "the device failed before its linking copy";
+	if (h2d)
+		memcpy(p->dev_buf, p->host_buf, p->bytes);
+	if (p->host_locked)
+		real.cudaHostUnregister(p->host_buf);
+	if (mmap(p->host_buf, p->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd, 0) == MAP_FAILED) {
+		unbind(p);
+		return "mapping its host side onto its device side failed";
+	}
+	if (p->host_locked && real.cudaHostRegister(p->host_buf, p->map_bytes, LOCKED_FLAGS) != cudaSuccess) {
+		unbind(p);
+		return "page-locking its bound host side failed";
+	}
+	return NULL;
+}
+
+static bool bind(struct pair *p, const void *ret, bool h2d)
+{
+	if (!(h2d ? p->input : p->output))
+		return false; /* not its linking direction: a copy as written */
+	pthread_mutex_lock(&bind_lock);
+	pthread_mutex_lock(&shim_lock);
+	bool done = p->bound, failed = p->failed;
+	pthread_mutex_unlock(&shim_lock);
+	const char *why = done || failed ? NULL : bind_now(p, ret, h2d);
+	pthread_mutex_lock(&shim_lock);
+	if (why)
+		shim_give_up(p, why);
+	else if (!done && !failed) {
+		close(p->fd);
+		p->fd = -1;
+		__atomic_store_n(&p->bound, true, __ATOMIC_RELEASE);
+	}
+	done = p->bound;
+	pthread_mutex_unlock(&shim_lock);
+	pthread_mutex_unlock(&bind_lock);
+	if (why)
+		shim_say("pair %s: %s; leaving the pair as written", p->id, why);
+	return done;
+}
+
+static bool within(const char *ptr, const char *base, uint64_t bytes)
+{
+	return base && ptr >= base && ptr < base + bytes;
+}
+
+/* A linking copy (the whole buffer, or one of its planned chunks) between a pair's two
+ * buffers, binding them at the first: counted for its pair, which it returns, once the two
+ * are one (the copy then moves nothing); NULL for any other copy, which moves data as
+ * written. Lock-free unless it binds. */
+struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n)
+{
+	for (int i = 0; dst && src && i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		const char *h = atomic_load_explicit(&host_bufs[i], memory_order_acquire);
+		const char *d = atomic_load_explicit(&dev_bufs[i], memory_order_acquire);
+		bool h2d = within(dst, d, p->bytes) && within(src, h, p->bytes);
+		if (!h2d && !(within(dst, h, p->bytes) && within(src, d, p->bytes)))
+			continue;
+		uint64_t offset = (uint64_t)((const char *)dst - (h2d ? d : h));
+		if (offset != (uint64_t)((const char *)src - (h2d ? h : d)) || shim_piece(p, offset, n) < 0)
+			continue;
+		if (!__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE) && !bind(p, ret, h2d))
+			return NULL;
+		__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
+		return p;
+	}
+	return NULL;
+}
