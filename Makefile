@@ -45,7 +45,7 @@ SHIM_SRCS := $(wildcard shim/*.c)
 SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds \
-               unsafe_live_value-ptds unsafe_live_value-ptds-naive mt_stream) \
+               unsafe_live_value-ptds unsafe_live_value-ptds-naive mt_stream helper_alloc) \
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \

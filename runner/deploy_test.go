@@ -72,7 +72,7 @@ func TestDeployKeepsOutput(t *testing.T) {
 			argv := append([]string{testenv.Built(t, "workloads/"+c.workload)}, args...)
 			env := append([]string{delay}, c.env...)
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
-			strategies := []string{"mapped", "managed"}
+			strategies := []string{"mapped"}
 			if len(c.env) > 0 {
 				strategies = []string{"system"}
 			}
@@ -136,9 +136,9 @@ func TestDeployRefusesQuietly(t *testing.T) {
 		{"cut short", strings.TrimSuffix(good, "end\n"), nil, "cut short", false},
 		{"garbage", "echo-plan 1\nexe\n", nil, "unusable", false},
 		{"system strategy without pageable access", strings.Replace(good, "strategy mapped", "strategy system", 1), nil, "pageable", false},
-		// The first runtime allocation is the merged buffer of the first pair: it fails, and
-		// that pair is left as written.
-		{"merged allocation fails", good, []string{"CUDA_EMU_FAIL_ALLOC=1"}, "", true},
+		// The first page-locking is the device side of the first pair: it fails, and that
+		// pair is left as written.
+		{"merged allocation fails", good, []string{"CUDA_EMU_FAIL_REGISTER=1"}, "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,8 +11,8 @@
  * the device side's buffer alone, and a copy between the two moves data as written.
  *
  * The first linking copy between the two buffers, made at one of the plan's copy sites in
- * one of the pair's directions, binds them: once the GPU has finished what it was doing, the
- * copy's data is moved (into the device side for an input, the host side then seeing the
+ * one of the pair's directions, binds them: once the GPU work the copy is ordered after is
+ * done, the copy's data is moved (into the device side for an input, the host side then seeing the
  * device side's), and the host side's address is mapped onto the device side's memory file.
  * From then on they are one memory under two addresses, and every linking copy between them
  * moves nothing, keeping only its wait (repair.c). The program's two pointers stay two.
@@ -179,14 +179,17 @@ static void unbind(struct pair *p)
 		real.cudaHostRegister(p->host_buf, p->map_bytes, LOCKED_FLAGS);
 }
 
-/* Binds p at its first linking copy, which has not been made yet. Holding bind_lock. */
-static const char *bind_now(struct pair *p, const void *ret, bool h2d)
+/* Binds p at its first linking copy, which has not been made yet, on stream `on`. Holding
+ * bind_lock. */
+static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStream_t on)
 {
 	if (!at_copy_site(p, ret, h2d))
 		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
-	/* Nothing on the GPU may read or write either side while they become one. */
-	if (real.cudaDeviceSynchronize() != cudaSuccess)
-		return "the device failed before its linking copy";
+	/* The copy would have started once what it is ordered after was done: wait for exactly
+	 * that (not the device: a persistent kernel on another stream may wait for the host),
+	 * and then make the copy, here, where the two become one. */
+	if (shim_wait_before_copy(on) != cudaSuccess)
+		return "the GPU work before its linking copy failed";
 	if (h2d)
 		memcpy(p->dev_buf, p->host_buf, p->bytes);
 	if (p->host_locked)
@@ -202,7 +205,7 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d)
 	return NULL;
 }
 
-static bool bind(struct pair *p, const void *ret, bool h2d)
+static bool bind(struct pair *p, const void *ret, bool h2d, cudaStream_t on)
 {
 	if (!(h2d ? p->input : p->output))
 		return false; /* not its linking direction: a copy as written */
@@ -210,7 +213,7 @@ static bool bind(struct pair *p, const void *ret, bool h2d)
 	pthread_mutex_lock(&shim_lock);
 	bool done = p->bound, failed = p->failed;
 	pthread_mutex_unlock(&shim_lock);
-	const char *why = done || failed ? NULL : bind_now(p, ret, h2d);
+	const char *why = done || failed ? NULL : bind_now(p, ret, h2d, on);
 	pthread_mutex_lock(&shim_lock);
 	if (why)
 		shim_give_up(p, why);
@@ -236,7 +239,7 @@ static bool within(const char *ptr, const char *base, uint64_t bytes)
  * buffers, binding them at the first: counted for its pair, which it returns, once the two
  * are one (the copy then moves nothing); NULL for any other copy, which moves data as
  * written. Lock-free unless it binds. */
-struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n)
+struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n, cudaStream_t on)
 {
 	for (int i = 0; dst && src && i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
@@ -248,7 +251,7 @@ struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size
 		uint64_t offset = (uint64_t)((const char *)dst - (h2d ? d : h));
 		if (offset != (uint64_t)((const char *)src - (h2d ? h : d)) || shim_piece(p, offset, n) < 0)
 			continue;
-		if (!__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE) && !bind(p, ret, h2d))
+		if (!__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE) && !bind(p, ret, h2d, on))
 			return NULL;
 		__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
 		return p;

@@ -196,7 +196,7 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 	cudaStream_t on = per_thread ? cudaStreamPerThread : cudaStreamLegacy;
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_copy(real_fn, on, dst, src, n, kind);
-	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n), 1))
+	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n, on), 1))
 		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* The synchronous copy was also a wait for earlier GPU work (S2): keep exactly that wait. */
@@ -215,7 +215,7 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 		return cudaErrorInitializationError;
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_async_copy(real_fn, dst, src, n, kind, stream, on);
-	struct pair *p = shim_linking_copy(ret, dst, src, n);
+	struct pair *p = shim_linking_copy(ret, dst, src, n, on);
 	if (__builtin_expect(!p, 1))
 		return shim_pinned_completes(real_fn(dst, src, n, kind, stream), dst, src, on);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);

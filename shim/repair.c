@@ -45,19 +45,33 @@ static bool default_stream(cudaStream_t s)
 	return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
 }
 
-/* Waits for what a copy on stream `on` that returned once done waited for. */
-cudaError_t shim_wait_as_copy(cudaStream_t on)
+/* Waits for what a copy on stream `on` that returned once done waited for; counted as an
+ * elided copy's wait when counted. */
+static cudaError_t wait_as_copy(cudaStream_t on, bool counted)
 {
 	cudaEvent_t e = thread_event();
 	if (e) {
 		cudaError_t err = real.cudaEventRecord(e, on);
 		if (err == cudaSuccess) {
-			__atomic_add_fetch(&shim_count.waits_event, 1, __ATOMIC_RELAXED);
+			if (counted)
+				__atomic_add_fetch(&shim_count.waits_event, 1, __ATOMIC_RELAXED);
 			return real.cudaEventSynchronize(e);
 		}
 		if (err != cudaErrorInvalidResourceHandle)
 			return err; /* an earlier launch's error: the copy would have returned it */
 	}
-	__atomic_add_fetch(&shim_count.waits_fallback, 1, __ATOMIC_RELAXED);
+	if (counted)
+		__atomic_add_fetch(&shim_count.waits_fallback, 1, __ATOMIC_RELAXED);
 	return default_stream(on) ? real.cudaDeviceSynchronize() : real.cudaStreamSynchronize(on);
+}
+
+cudaError_t shim_wait_as_copy(cudaStream_t on)
+{
+	return wait_as_copy(on, true);
+}
+
+/* The same wait before a copy that binds a pair (bind.c): what the copy is ordered after. */
+cudaError_t shim_wait_before_copy(cudaStream_t on)
+{
+	return wait_as_copy(on, false);
 }

@@ -214,6 +214,7 @@ extern struct shim_counters shim_count;
 
 /* repair.c: an elided copy's wait */
 cudaError_t shim_wait_as_copy(cudaStream_t on);
+cudaError_t shim_wait_before_copy(cudaStream_t on); /* the same wait, not counted as a copy's */
 
 /* guard.c: the recursion guard every hook takes */
 bool shim_enter(void);
@@ -367,7 +368,7 @@ void *shim_host_buffer(struct pair *p, const char *call); /* NULL: allocate as w
 void *shim_device_buffer(struct pair *p);                 /* NULL: allocate as written */
 struct pair *shim_pair_buffer(const void *ptr, bool *host_side); /* whose buffer starts at ptr */
 bool shim_free_buffer(struct pair *p, bool host_side);    /* false: not the shim's */
-struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n);
+struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n, cudaStream_t on);
 
 /* chain.c: call chains, which tell apart allocations a helper makes for several callers */
 void shim_chain_init(void);

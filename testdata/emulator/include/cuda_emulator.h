@@ -58,6 +58,8 @@
  *                                allocations fail with cudaErrorMemoryAllocation (default none)
  *   CUDA_EMU_FAIL_ALLOC          the N-th runtime allocation of the process (1-based) fails
  *                                with cudaErrorMemoryAllocation, to inject exactly one failure
+ *   CUDA_EMU_FAIL_REGISTER       the N-th cudaHostRegister of the process (1-based) fails
+ *                                with cudaErrorMemoryAllocation (page-locked memory is limited)
  *   CUDA_EMU_DEVICE_COUNT        devices reported; 0 makes every call fail with
  *                                cudaErrorNoDevice (default 1)
  *   CUDA_EMU_DEVICE_NAME         device name (default "Echo UMA Emulator")

@@ -258,8 +258,11 @@ EMU_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 		return err;
 	if (!ptr || !size || flags & ~0xfu)
 		return emu_fail(cudaErrorInvalidValue);
+	static unsigned long registrations;
 	pthread_mutex_lock(&lock);
-	if (overlaps((uintptr_t)ptr, size))
+	if (++registrations == emu_knobs()->fail_register)
+		err = cudaErrorMemoryAllocation;
+	else if (overlaps((uintptr_t)ptr, size))
 		err = cudaErrorHostMemoryAlreadyRegistered;
 	else if (!insert((struct entry){(uintptr_t)ptr, size, 0, EMU_MEM_REGISTERED}))
 		err = cudaErrorMemoryAllocation;

@@ -20,6 +20,7 @@ struct emu_knobs {
 	double host_slowdown;
 	size_t mem_limit; /* 0: none */
 	unsigned long fail_alloc; /* the n-th runtime allocation fails (1-based); 0: none */
+	unsigned long fail_register; /* the n-th cudaHostRegister fails (1-based); 0: none */
 	int device_count;
 	char device_name[256];
 	int cc_major, cc_minor;

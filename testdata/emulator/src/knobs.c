@@ -153,6 +153,7 @@ static void load(void)
 	read_factor("CUDA_EMU_HOST_SLOWDOWN", &knobs.host_slowdown);
 	read_bytes("CUDA_EMU_MEM_LIMIT", &knobs.mem_limit);
 	read_ulong("CUDA_EMU_FAIL_ALLOC", &knobs.fail_alloc);
+	read_ulong("CUDA_EMU_FAIL_REGISTER", &knobs.fail_register);
 	read_int("CUDA_EMU_DEVICE_COUNT", &knobs.device_count, 0, 1);
 	const char *name = getenv("CUDA_EMU_DEVICE_NAME");
 	if (name && *name)

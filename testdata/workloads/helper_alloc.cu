@@ -1,0 +1,128 @@
+/*
+ * helper_alloc: stream's loop, with every host buffer allocated through one helper, as real
+ * programs do (alloc_or_die, a framework's allocator): every host allocation is made at one
+ * site, and only the callers above the helper tell the buffers apart. Options allocate one
+ * more buffer of the same size through the same helper, the way a switch of a real program
+ * does; a plan made without them must never merge that buffer with a device buffer.
+ *
+ *   --verify        keep a copy of the input, allocated between the input and the output,
+ *                   and check after every iteration that the copy still equals the input
+ *                   (exit 1 if not): the buffer the issue's plan merged by mistake
+ *   --verify-first  the same copy, allocated before the input
+ *   --previous      keep the previous iteration's output, allocated through the output's own
+ *                   allocator (another caller of the helper) before the output, and check it
+ *                   is what the last iteration produced (exit 1 if not)
+ *
+ * The other options are workload.h's.
+ */
+#include "workload.h"
+
+KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
+{
+	FOR_ALL(i, n)
+	{
+		float v = in[i];
+		for (int k = 0; k < work; k++)
+			v = v * 1.000001f + 0.5f;
+		out[i] = v;
+	}
+}
+
+#define STRIDE 1024
+
+/* The helper every host buffer comes from. noinline, and work after the call, so that the
+ * compiler keeps it a function of its own whose call to malloc is not a tail call. */
+__attribute__((noinline)) static float *alloc_or_die(size_t bytes)
+{
+	float *p = (float *)malloc(bytes);
+	if (!p) {
+		fprintf(stderr, "helper_alloc: out of memory\n");
+		exit(3);
+	}
+	return p;
+}
+
+/* Two callers of the helper: the input's allocator and the output's. */
+__attribute__((noinline)) static float *new_input(size_t bytes)
+{
+	float *p = alloc_or_die(bytes);
+	p[0] = 0;
+	return p;
+}
+
+__attribute__((noinline)) static float *new_output(size_t bytes)
+{
+	float *p = alloc_or_die(bytes);
+	p[0] = -1;
+	return p;
+}
+
+/* Takes a flag of this program's own out of argv; whether it was there. */
+static bool take_flag(int *argc, char **argv, const char *flag)
+{
+	for (int i = 1; i < *argc; i++)
+		if (!strcmp(argv[i], flag)) {
+			memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof *argv);
+			(*argc)--;
+			return true;
+		}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	bool verify = take_flag(&argc, argv, "--verify"), verify_first = take_flag(&argc, argv, "--verify-first");
+	bool previous = take_flag(&argc, argv, "--previous");
+	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
+	o = parse_options(argc, argv, o);
+	size_t n = o.size / sizeof(float);
+	float *h_saved = NULL, *h_prev = NULL, *d_in, *d_out;
+	if (verify_first)
+		h_saved = alloc_or_die(o.size);
+	float *h_in = new_input(o.size);
+	if (verify)
+		h_saved = alloc_or_die(o.size);
+	if (previous)
+		h_prev = new_output(o.size);
+	float *h_out = new_output(o.size);
+	CHECK(cudaMalloc((void **)&d_in, o.size));
+	CHECK(cudaMalloc((void **)&d_out, o.size));
+	for (size_t i = 0; i < n; i++)
+		h_in[i] = (float)(i % 1000) * 0.001f;
+
+	uint64_t sum = FNV_OFFSET, last = 0;
+	struct laps l = laps_start(&o);
+	for (int it = 0; it < o.warmup + o.iters; it++) {
+		for (size_t i = 0; i < n; i += STRIDE)
+			h_in[i] = (float)it + (float)(i % 7);
+		if (h_saved)
+			memcpy(h_saved, h_in, o.size);
+		CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
+		void *args[] = {&d_in, &d_out, &n, &o.work};
+		launch((const void *)scale, n, args, 0);
+		CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));
+		if (h_saved && memcmp(h_saved, h_in, o.size) != 0) {
+			fprintf(stderr, "helper_alloc: the saved input changed in iteration %d\n", it);
+			return 1;
+		}
+		if (h_prev && it > 0 && fnv1a(FNV_OFFSET, h_prev, o.size) != last) {
+			fprintf(stderr, "helper_alloc: the previous output changed in iteration %d\n", it);
+			return 1;
+		}
+		if (h_prev) {
+			memcpy(h_prev, h_out, o.size);
+			last = fnv1a(FNV_OFFSET, h_out, o.size);
+		}
+		for (size_t i = 0; i < n; i += STRIDE)
+			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		lap(&l);
+	}
+	report(fnv1a(sum, h_out, o.size), &l);
+	CHECK(cudaFree(d_in));
+	CHECK(cudaFree(d_out));
+	free(h_in);
+	free(h_out);
+	free(h_saved);
+	free(h_prev);
+	return 0;
+}
