@@ -43,14 +43,15 @@ func (id *Identity) check() error {
 	return nil
 }
 
-// Ambiguous says why a buffer cannot be told apart from the others its call chain allocated
-// of its size, "" when it can: then only its ordinal among them names it, and an option that
-// allocates one more of them shifts it.
-func (b Buffer) Ambiguous(side string) string {
+// Shared says, when the buffer's call chain also allocated others of its size in the run,
+// that only their order tells them apart, "" when the chain alone names it. Such buffers
+// are made in one loop for one role (a set per stream, a ring of frames); a merge binds one
+// only where the plan's linking copy joins it to its device buffer (shim/bind.c).
+func (b Buffer) Shared(side string) string {
 	if b.Identity == nil || b.Identity.Calls <= 1 {
 		return ""
 	}
-	return fmt.Sprintf("its %s buffer is one of %d allocations of %d bytes from the same call chain, which only their order tells apart",
+	return fmt.Sprintf("its %s buffer is one of %d allocations of %d bytes from one call chain, told apart by their order",
 		side, b.Identity.Calls, b.Site.Bytes)
 }
 

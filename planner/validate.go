@@ -275,8 +275,6 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 		ps.addf(where, "refused, yet strategies %v may serve it", p.Strategies)
 	case p.Merges() && counted && (p.Device.Block || p.Host.Allocations > 1 || p.Device.Allocations > 1):
 		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")
-	case p.Merges() && counted && (p.Host.Ambiguous("host") != "" || p.Device.Ambiguous("device") != ""):
-		ps.addf(where, "a merge strategy for a buffer its call chain does not tell apart from others: only pinned serves those")
 	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []string{StrategyPinned}):
 		ps.addf(where, "merge_refused, but strategies are %v, not pinned alone", p.Strategies)
 	}

@@ -144,7 +144,9 @@ func TestOptimizeThenRun(t *testing.T) {
 		// the same on the per-thread default stream (--default-stream per-thread's entry points)
 		{"unsafe_live_value-ptds", map[string]string{"p1": "(S1)"}, nil},
 		{"unsafe_sync_wait", nil, nil},
-		{"unsafe_ptr_identity", map[string]string{"p1": "output differs", "p2": "output differs"}, nil},
+		// a merge binds memory, not pointers: the two stay distinct, and the program's table of
+		// them keeps telling them apart
+		{"unsafe_ptr_identity", nil, nil},
 		// a fresh staging buffer each iteration: at one address (resolved as fresh allocations)
 		// or at several (pairs of one device buffer), as the allocator hands them out
 		{"unsafe_lifetime", map[string]string{"p1": "allocated afresh|linked to"}, nil},

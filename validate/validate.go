@@ -85,10 +85,7 @@ func Apply(p *planner.Plan, report runner.Report) {
 		if pair.Status != planner.StatusCandidate || !ok {
 			continue
 		}
-		watched, ambiguous := r.Seen && r.Copies > 0, ""
-		if watched && !r.Refused {
-			ambiguous = identify(pair, r)
-		}
+		watched := r.Seen && r.Copies > 0
 		switch {
 		case r.Refused && pair.Allows(planner.StrategyPinned):
 			// What a merge would change, pinned does not: it keeps the copies.
@@ -98,18 +95,10 @@ func Apply(p *planner.Plan, report runner.Report) {
 				"program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
 			pair.Refuse("validation: " + r.Reason + at(p, r))
-		case watched && ambiguous != "" && !pair.Allows(planner.StrategyPinned):
-			pair.Refuse("validation: " + ambiguous)
-		case watched && ambiguous != "":
-			pair.OnlyPinned("validation: " + ambiguous)
-			pair.Status = planner.StatusValidated
-			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s for pinned only: %s; a merge of the wrong "+
-				"buffer would let the GPU write the program's other data, and pinned merges nothing", stamp, ambiguous))
 		case watched:
 			pair.Status = planner.StatusValidated
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
-				"in a window where merging would change what is read or written (pointer comparisons, S3, cannot be seen)",
-				stamp, r.Copies))
+				"in a window where merging would change what is read or written%s", stamp, r.Copies, identify(pair, r)))
 		default:
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("not validated %s: the run never allocated and linked this pair", stamp))
 		}
@@ -117,12 +106,13 @@ func Apply(p *planner.Plan, report runner.Report) {
 	p.Recount()
 }
 
-// identify records who took each side's slot in the run (planner.Identity), and says why the
-// pair's buffers cannot be told apart from others of their size, "" when they can.
+// identify records who took each side's slot in the run (planner.Identity), by their call
+// chains, and says so for the evidence.
 func identify(pair *planner.Pair, r runner.PairReport) string {
 	sides := []*planner.Buffer{&pair.Host, &pair.Device}
+	named := 0
 	for i, id := range r.Identity {
-		if i >= len(sides) || !id.Known || len(id.Chain) == 0 || id.Count < 1 {
+		if i >= len(sides) || !id.Known || len(id.Chain) == 0 || id.Count < 1 || id.Ordinal >= id.Count {
 			continue
 		}
 		got := &planner.Identity{Ordinal: id.Ordinal, Calls: id.Count}
@@ -130,11 +120,15 @@ func identify(pair *planner.Pair, r runner.PairReport) string {
 			got.Chain = append(got.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
 		}
 		sides[i].Identity = got
+		named++
 	}
-	if why := pair.Host.Ambiguous("host"); why != "" {
-		return why
+	why := fmt.Sprintf("; %d of its 2 buffers named by their call chains", named)
+	for _, s := range []string{pair.Host.Shared("host"), pair.Device.Shared("device")} {
+		if s != "" {
+			why += "; " + s
+		}
 	}
-	return pair.Device.Ambiguous("device")
+	return why
 }
 
 // at names the instruction that made the access, as module+offset, and when: how far into

@@ -1,8 +1,9 @@
 /*
  * Unsafe case S3, pointer identity: the program keeps its own table of buffers keyed by
- * address and routes work by looking pointers up in it. Merged, the host and device
- * pointers are equal, the lookup finds the host entry for the device pointer, and the
- * program takes another path. The binary path cannot see this; it is a documented limit.
+ * address and routes work by looking pointers up in it. Merged into one pointer (the naive
+ * build), the lookup finds the host entry for the device pointer, and the program takes
+ * another path. Echo's binary path merges memory, not pointers (shim/bind.c): the two
+ * pointers stay distinct, and the program computes what it did as written.
  */
 #include "workload.h"
 
