@@ -94,13 +94,19 @@ __attribute__((destructor)) void shim_explain_unmatched(void)
 	    getpid() != planned_pid)
 		return;
 	char why[240] = "";
-	for (int i = 0; i < shim_plan.npairs && !why[0]; i++) {
+	bool made_one = false; /* a pair's sides got the merged buffer, and no copy linked them */
+	for (int i = 0; i < shim_plan.npairs; i++) {
 		const struct pair *p = &shim_plan.pairs[i];
 		if (!shim_pair_chosen(p))
 			continue;
-		if (!side_differed(p, 0, why, sizeof why) && !side_differed(p, 1, why, sizeof why) && p->note[0])
+		made_one = made_one || (p->host_taken && p->device_taken);
+		if (!why[0] && !side_differed(p, 0, why, sizeof why) && !side_differed(p, 1, why, sizeof why) && p->note[0])
 			snprintf(why, sizeof why, "pair %s: %s", p->id, p->note);
 	}
-	shim_say("the plan matched nothing in this run, so nothing was merged: %s",
-		 why[0] ? why : "no linking copy between the planned buffers was made");
+	if (made_one)
+		shim_say("the planned buffers were made one, yet no linking copy between them was made: the plan's sites "
+			 "are not this program's pairs (was it edited?), and what the program computed may differ");
+	else
+		shim_say("the plan matched nothing in this run, so nothing was merged: %s",
+			 why[0] ? why : "no linking copy between the planned buffers was made");
 }

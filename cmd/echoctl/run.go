@@ -124,17 +124,41 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	} else if err != nil {
 		return err
 	}
-	if o.verbose > 0 || !run.Report.Active && !run.Signaled {
+	// Buffers made one that no copy linked are merged all the same: always said, with the
+	// count of pairs merged beside them.
+	ids := unconfirmed(run.Report, strategy)
+	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
 				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
 				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
-			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
-				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
+			unlinked := ""
+			if len(ids) > 0 {
+				unlinked = fmt.Sprintf("; %d more (%s) had both buffers made one with no copy between them: "+
+					"not pairs of this program, and what it computed may differ", len(ids), strings.Join(ids, ", "))
+			}
+			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
+				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, unlinked)
 		}
 	}
 	return statusError(run.ExitCode)
+}
+
+// unconfirmed are the pairs whose two sides the shim handed the one merged buffer while no
+// linking copy between them came: what the report's merged count, which counts elided
+// copies, does not show. Those buffers were merged all the same, and they were not a pair.
+func unconfirmed(r runner.Report, strategy string) []string {
+	var ids []string
+	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
+		return nil
+	}
+	for _, p := range r.Pairs {
+		if p.Seen && !p.Merged {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
 }
 
 // deploy is what `echoctl run` does with a plan: the pairs to merge and the strategy, or why
@@ -171,7 +195,9 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 		unmeasured = p.CheckDigest(enabled)
 	}
 	if o.force {
-		// The shim checks the digest it is given: none, for what --force deploys.
+		// What --force deploys is not what calibration measured: the compact plan then carries
+		// the digest of its own lines (planner.Compact), which the shim still checks, and the
+		// shim's rules for a merge all hold.
 		p.Context.PairsDigest = ""
 	}
 	if len(enabled) > 0 && strategy != "" {
