@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,5 +339,87 @@ func TestRunThroughSymlink(t *testing.T) {
 	res = testenv.Echoctl(t, nil, append([]string{"-v", "run", "--force", planPath, "--", link}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged") {
 		t.Errorf("run through the link: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+}
+
+// swapDevices swaps the device lines of a compact plan's first two pairs and drops its digest
+// line: an edit that keeps every line well formed.
+func swapDevices(t *testing.T, compact string) string {
+	t.Helper()
+	var lines, devices []string
+	for _, l := range strings.SplitAfter(compact, "\n") {
+		if !strings.HasPrefix(l, "digest ") {
+			lines = append(lines, l)
+		}
+		if strings.HasPrefix(l, "device ") {
+			devices = append(devices, l)
+		}
+	}
+	if len(devices) < 2 || devices[0] == devices[1] {
+		t.Fatalf("want two pairs with different device sites to swap: %q", compact)
+	}
+	for i, l := range lines {
+		switch l {
+		case devices[0]:
+			lines[i] = devices[1]
+		case devices[1]:
+			lines[i] = devices[0]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// A deployment whose digest line was deleted merges nothing: with its device lines swapped
+// it would make the program's input its output (and change what it prints). Through
+// ECHO_PLAN and in a plan directory alike the program runs untouched and one line says why;
+// pinned, which keeps every copy, deploys without a digest.
+func TestDeployRefusesMissingDigest(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := swapDevices(t, good)
+	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	check := func(how string, res runner.Result, reason string) {
+		t.Helper()
+		if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+			t.Errorf("%s: exit %d, checksum %s; want the untouched program's %s", how, res.ExitCode, got, want)
+		}
+		if res.Report.Active || res.Report.Merged != 0 || !strings.Contains(res.Report.Reason, reason) {
+			t.Errorf("%s: report active %v, reason %q; want untouched: %s", how, res.Report.Active, res.Report.Reason, reason)
+		}
+	}
+	check("ECHO_PLAN", deploy(t, edited, nil, argv...), "carry no digest")
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "stream.plan.shim"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.RunDir(context.Background(), argv, dir, runner.IO{Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ECHO_PLAN_DIR", res, "no plan in "+dir+" is for this executable")
+	if res.Report.Skipped != 1 || !strings.Contains(res.Report.SkippedFirst, "stream.plan.shim: its pairs carry no digest") {
+		t.Errorf("ECHO_PLAN_DIR: %d skipped, the first %q; want stream.plan.shim skipped for its missing digest",
+			res.Report.Skipped, res.Report.SkippedFirst)
+	}
+
+	pinned, err := planner.Compact(p, candidates(p), "pinned", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned = strings.Join(slices.DeleteFunc(strings.SplitAfter(pinned, "\n"), func(l string) bool {
+		return strings.HasPrefix(l, "digest ")
+	}), "")
+	res = deploy(t, pinned, nil, argv...)
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want ||
+		!res.Report.Active || res.Report.Merged == 0 {
+		t.Errorf("pinned without a digest: exit %d, checksum %s (want %s), report %+v; want it served",
+			res.ExitCode, got, want, res.Report)
 	}
 }

@@ -1,6 +1,7 @@
 /* Start-up: read the compact plan named by ECHO_PLAN, check it is for this executable, and
  * arm the shim; or, with ECHO_PLAN_DIR instead, keep the directory's deployments for this
  * executable (plandir.c). Without either the shim stays out of the way, silently. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,10 @@ const char *shim_read_file(int dirfd, const char *path, bool strict, char *why, 
 	struct stat st;
 	const char *text = NULL;
 	if (fd < 0)
-		snprintf(why, len, strict ? "it vanished, is a symbolic link, or cannot be read" : "it cannot be read");
+		snprintf(why, len, "%s",
+			 errno == ELOOP && strict ? "it is a symbolic link, which a plan directory's files may not be"
+			 : errno == ENOENT	  ? "it vanished"
+						  : "it cannot be read");
 	else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		snprintf(why, len, "it is not a regular file");
 	else if (!strict || trusted(&st, why, len)) {
