@@ -423,3 +423,59 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 			res.ExitCode, got, want, res.Report)
 	}
 }
+
+// run --force skips calibration's check, not the shim's: the deployment it writes carries
+// the digest of its own lines, so an edit of that file merges nothing; and a plan whose
+// device sites were swapped, forced, has its buffers made one with no copy between them,
+// which run's summary says (without -v) instead of "0 of 2 pairs merged" alone.
+func TestRunForceKeepsTheRules(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+
+	res := testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
+	if res.ExitCode != 0 {
+		t.Fatalf("--print-env --force: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	deployed, err := os.ReadFile(planPath + ".shim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edited []string
+	for _, l := range strings.SplitAfter(swapDevices(t, string(deployed)), "\n") {
+		edited = append(edited, l)
+		if strings.HasPrefix(l, "mode ") { // swapDevices drops the digest: put it back
+			for _, d := range strings.SplitAfter(string(deployed), "\n") {
+				if strings.HasPrefix(d, "digest ") {
+					edited = append(edited, d)
+				}
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(edited, ""), "\ndigest ") {
+		t.Fatalf("the forced deployment carries no digest: %q", deployed)
+	}
+	res2 := deploy(t, strings.Join(edited, ""), nil, append([]string{stream}, args...)...)
+	if got := (testenv.Result{Stdout: string(res2.Stdout)}).Checksum(); got != want || res2.Report.Active ||
+		!strings.Contains(res2.Report.Reason, "not the ones calibration measured") {
+		t.Errorf("the forced deployment edited: checksum %s (want %s), report active %v, reason %q; want untouched",
+			got, want, res2.Report.Active, res2.Report.Reason)
+	}
+
+	swapped := *p
+	swapped.Pairs = append([]planner.Pair(nil), p.Pairs...)
+	swapped.Pairs[0].Device.Site, swapped.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
+	swappedPath := filepath.Join(t.TempDir(), "swapped.plan")
+	if err := planner.WriteFile(swappedPath, &swapped); err != nil {
+		t.Fatal(err)
+	}
+	res = testenv.Echoctl(t, nil, append([]string{"run", "--force", swappedPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "echoctl: 0 of 2 pairs merged (mapped), 0 copies elided, 0 fallbacks; "+
+		"2 more (p1, p2) had both buffers made one with no copy between them") ||
+		!strings.Contains(res.Stderr, "echo-shim: the planned buffers were made one, yet no linking copy between them was made") {
+		t.Errorf("run --force on swapped device sites: exit %d, stderr %q; want the two pairs whose buffers were made one named",
+			res.ExitCode, res.Stderr)
+	}
+}
