@@ -5,6 +5,7 @@
 package plandir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -34,8 +34,14 @@ type Entry struct {
 func (e Entry) PlanPath(dir string) string       { return filepath.Join(dir, e.Name+planExt) }
 func (e Entry) DeploymentPath(dir string) string { return filepath.Join(dir, e.Name+shimExt) }
 
-// Read lists the directory's plans and deployments by name.
+// Read lists the directory's plans and deployments by name. It reads them as the shim does
+// (shim/plandir.c): only from a directory root's or this user's that nobody else may write
+// into, and only regular files of those owners, opened without following a link or waiting
+// for a FIFO's writer; any other file is an entry with Err saying why the shim skips it.
 func Read(dir string) ([]Entry, error) {
+	if err := Trusted(dir); err != nil {
+		return nil, err
+	}
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading the plan directory: %w", err)
@@ -53,15 +59,17 @@ func Read(dir string) ([]Entry, error) {
 		case f.IsDir() || strings.HasPrefix(n, "."):
 		case strings.HasSuffix(n, shimExt):
 			e := entry(strings.TrimSuffix(n, shimExt))
-			if e.Deployment, err = os.ReadFile(filepath.Join(dir, n)); err != nil {
+			if e.Deployment, err = readTrusted(filepath.Join(dir, n)); err != nil {
 				e.Err = err
 			}
 		case strings.HasSuffix(n, planExt):
 			e := entry(strings.TrimSuffix(n, planExt))
-			if p, err := planner.ReadFile(filepath.Join(dir, n)); err != nil {
-				e.Err = err
-			} else {
-				e.Plan = p
+			data, err := readTrusted(filepath.Join(dir, n))
+			if err == nil {
+				e.Plan, err = planner.Read(bytes.NewReader(data))
+			}
+			if err != nil {
+				e.Err = fmt.Errorf("%s: %w", n, err)
 			}
 		}
 	}
@@ -100,8 +108,9 @@ func Conflict(entries []Entry, name string, p *planner.Plan) string {
 var ErrConflict = errors.New("the plan directory already holds a plan for this executable and GPU")
 
 // Add writes p as NAME.plan into dir, and compact, its deployment, beside it: the plan first,
-// so that a deployment is never without its plan, each file replaced whole (a node syncing
-// the directory never reads half of one). It refuses a plan for the executable and device
+// so that a deployment is never without its plan, each file replaced whole by a new file
+// renamed over it (a node syncing the directory never reads half of one, and a link put there
+// is replaced, not written through: as root, into whatever file it names). It refuses a plan for the executable and device
 // of another plan there, which would leave the program untouched.
 func Add(dir, name string, p *planner.Plan, compact string) error {
 	entries, err := Read(dir)
@@ -115,11 +124,15 @@ func Add(dir, name string, p *planner.Plan, compact string) error {
 	if other := Conflict(entries, name, p); other != "" {
 		return fmt.Errorf("%w: %s (remove it first, or add this one under its name)", ErrConflict, other)
 	}
+	var plan bytes.Buffer
+	if err := p.Write(&plan); err != nil {
+		return err
+	}
 	e := Entry{Name: name}
-	if err := planner.WriteFile(e.PlanPath(dir), p); err != nil {
+	if err := replace(e.PlanPath(dir), plan.Bytes()); err != nil {
 		return fmt.Errorf("writing the plan into the directory: %w", err)
 	}
-	if err := outfile.WriteFile(e.DeploymentPath(dir), []byte(compact), nil); err != nil {
+	if err := replace(e.DeploymentPath(dir), []byte(compact)); err != nil {
 		return fmt.Errorf("writing the deployment into the directory: %w", err)
 	}
 	return nil

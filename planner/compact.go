@@ -75,8 +75,16 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	if mode == ModeDeploy && p.Context.PairsDigest != "" {
-		fmt.Fprintf(&b, "digest %s\n", p.Context.PairsDigest)
+	// The shim merges nothing from a deployment without a digest, so that one whose digest
+	// line was deleted along with an edit is not deployed: calibration's, which the shim checks
+	// the lines against; or, for what echoctl deploys unmeasured (calibration's own runs,
+	// run --force), the lines' own, which still tells an edit of the file.
+	if mode == ModeDeploy || mode == ModeCalibrate {
+		digest := p.Context.PairsDigest
+		if digest == "" || mode == ModeCalibrate {
+			digest = linesDigest(lines)
+		}
+		fmt.Fprintf(&b, "digest %s\n", digest)
 	}
 	b.WriteString(lines)
 	b.WriteString("end\n")

@@ -15,8 +15,13 @@ func PairsDigest(pairs []Pair, strategy string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return linesDigest(lines), nil
+}
+
+// linesDigest is the digest of pair lines as the shim hashes them.
+func linesDigest(lines string) string {
 	sum := sha256.Sum256([]byte(lines))
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }
 
 const notMeasured = "the plan's enabled pairs are not the ones calibration measured"

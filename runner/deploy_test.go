@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,4 +340,146 @@ func TestRunThroughSymlink(t *testing.T) {
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged") {
 		t.Errorf("run through the link: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
+}
+
+// swapDevices swaps the device lines of a compact plan's first two pairs and drops its digest
+// line: an edit that keeps every line well formed.
+func swapDevices(t *testing.T, compact string) string {
+	t.Helper()
+	var lines, devices []string
+	for _, l := range strings.SplitAfter(compact, "\n") {
+		if !strings.HasPrefix(l, "digest ") {
+			lines = append(lines, l)
+		}
+		if strings.HasPrefix(l, "device ") {
+			devices = append(devices, l)
+		}
+	}
+	if len(devices) < 2 || devices[0] == devices[1] {
+		t.Fatalf("want two pairs with different device sites to swap: %q", compact)
+	}
+	for i, l := range lines {
+		switch l {
+		case devices[0]:
+			lines[i] = devices[1]
+		case devices[1]:
+			lines[i] = devices[0]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// A deployment whose digest line was deleted merges nothing: with its device lines swapped
+// it would make the program's input its output (and change what it prints). Through
+// ECHO_PLAN and in a plan directory alike the program runs untouched and one line says why;
+// pinned, which keeps every copy, deploys without a digest.
+func TestDeployRefusesMissingDigest(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := swapDevices(t, good)
+	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	check := func(how string, res runner.Result, reason string) {
+		t.Helper()
+		if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+			t.Errorf("%s: exit %d, checksum %s; want the untouched program's %s", how, res.ExitCode, got, want)
+		}
+		if res.Report.Active || res.Report.Merged != 0 || !strings.Contains(res.Report.Reason, reason) {
+			t.Errorf("%s: report active %v, reason %q; want untouched: %s", how, res.Report.Active, res.Report.Reason, reason)
+		}
+	}
+	check("ECHO_PLAN", deploy(t, edited, nil, argv...), "carry no digest")
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "stream.plan.shim"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.RunDir(context.Background(), argv, dir, runner.IO{Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ECHO_PLAN_DIR", res, "no plan in "+dir+" is for this executable")
+	if res.Report.Skipped != 1 || !strings.Contains(res.Report.SkippedFirst, "stream.plan.shim: its pairs carry no digest") {
+		t.Errorf("ECHO_PLAN_DIR: %d skipped, the first %q; want stream.plan.shim skipped for its missing digest",
+			res.Report.Skipped, res.Report.SkippedFirst)
+	}
+
+	pinned, err := planner.Compact(p, candidates(p), "pinned", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned = strings.Join(slices.DeleteFunc(strings.SplitAfter(pinned, "\n"), func(l string) bool {
+		return strings.HasPrefix(l, "digest ")
+	}), "")
+	res = deploy(t, pinned, nil, argv...)
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want ||
+		!res.Report.Active || res.Report.Merged == 0 {
+		t.Errorf("pinned without a digest: exit %d, checksum %s (want %s), report %+v; want it served",
+			res.ExitCode, got, want, res.Report)
+	}
+}
+
+// run --force skips calibration's check, not the shim's: the deployment it writes carries
+// the digest of its own lines, so an edit of that file merges nothing; and a plan whose
+// device sites were swapped, forced, binds no pair (no copy joins the buffers it names):
+// the program computes what it did, and run's summary names the pairs left as written
+// (without -v) instead of "0 of 2 pairs merged" alone.
+func TestRunForceKeepsTheRules(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+
+	res := testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
+	if res.ExitCode != 0 {
+		t.Fatalf("--print-env --force: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	deployed, err := os.ReadFile(planPath + ".shim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edited []string
+	for _, l := range strings.SplitAfter(swapDevices(t, string(deployed)), "\n") {
+		edited = append(edited, l)
+		if strings.HasPrefix(l, "mode ") { // swapDevices drops the digest: put it back
+			for _, d := range strings.SplitAfter(string(deployed), "\n") {
+				if strings.HasPrefix(d, "digest ") {
+					edited = append(edited, d)
+				}
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(edited, ""), "\ndigest ") {
+		t.Fatalf("the forced deployment carries no digest: %q", deployed)
+	}
+	res2 := deploy(t, strings.Join(edited, ""), nil, append([]string{stream}, args...)...)
+	if got := (testenv.Result{Stdout: string(res2.Stdout)}).Checksum(); got != want || res2.Report.Active ||
+		!strings.Contains(res2.Report.Reason, "not the ones calibration measured") {
+		t.Errorf("the forced deployment edited: checksum %s (want %s), report active %v, reason %q; want untouched",
+			got, want, res2.Report.Active, res2.Report.Reason)
+	}
+
+	swapped := *p
+	swapped.Pairs = append([]planner.Pair(nil), p.Pairs...)
+	swapped.Pairs[0].Device.Site, swapped.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
+	swappedPath := filepath.Join(t.TempDir(), "swapped.plan")
+	if err := planner.WriteFile(swappedPath, &swapped); err != nil {
+		t.Fatal(err)
+	}
+	// Swapped device sites: each pair's planned host buffer is never copied to or from its
+	// planned device buffer, so neither pair is bound, and the program computes what it did.
+	res = testenv.Echoctl(t, []string{delay}, append([]string{"run", "--force", swappedPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want ||
+		!strings.Contains(res.Stderr, "echoctl: 0 of 2 pairs merged (mapped), 0 copies elided, 0 fallbacks; "+
+			"2 more (p1, p2) left as written: no linking copy at the plan's sites joined their planned buffers") {
+		t.Errorf("run --force on swapped device sites: exit %d, checksum %s (want %s), stderr %q; want the program "+
+			"as written and the two pairs named", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+}
 }

@@ -82,6 +82,12 @@ type Report struct {
 	Waits             WaitsReport  `json:"waits"`
 	Pinned            PinnedReport `json:"pinned"`
 	Pairs             []PairReport `json:"pairs"`
+
+	// Skipped: the plan directory's files the shim could not use (it says so on stderr only
+	// under ECHO_VERBOSE, since every process of the environment reads them); SkippedFirst
+	// names the first and why.
+	Skipped      int    `json:"skipped"`
+	SkippedFirst string `json:"skipped_first"`
 }
 
 // WaitsReport counts the waits elided copies kept (shim/repair.c): as an event recorded on

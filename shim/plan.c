@@ -10,7 +10,7 @@
  *   strategy mapped|managed|system|pinned
  *   mode deploy|measure|validate|resolve
  *   marker MODULE OFFSET CALL BYTES [EVERY]   time every EVERY-th call there (optional)
- *   digest HEX             SHA-256 of the pair, host and device lines below  (optional)
+ *   digest HEX             SHA-256 of the pair, host, device and chunk lines below
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
  *   device MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
@@ -25,8 +25,13 @@
  * calls from that chain.
  *
  * MODULE is a build-id in hex, or size:N:BASENAME for a file without one; OFFSET is hex.
- * The digest is calibration's (planner.PairsDigest): the pairs deployed must be the pairs it
- * measured, byte for byte, lines and newlines (chunk and copy lines included).
+ * The digest is calibration's (planner.PairsDigest), or for what echoctl deploys unmeasured
+ * (calibration's own runs, run --force) the digest of the lines it wrote: the pairs deployed
+ * must be those, byte for byte, lines and newlines (chunk and copy lines included). A
+ * deployment that merges needs one: without it, a file whose digest line was deleted along
+ * with an edit (two pairs' device lines swapped) would deploy what no run measured. Pinned
+ * keeps every copy, so cannot change what the program computes, and deploys without one;
+ * the other modes merge nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -243,6 +248,15 @@ int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen)
 		return fail(why, whylen, lineno, "measure mode needs a marker");
 	char got[65];
 	shim_sha256_hex(&pairs_hash, got);
-	p->digest_ok = !p->digest[0] || !strcmp(got, p->digest);
+	if (p->digest[0])
+		p->digest_ok = !strcmp(got, p->digest);
+	else
+		p->digest_ok = p->mode != MODE_DEPLOY || p->strategy == STRATEGY_PINNED;
 	return 0;
+}
+
+const char *shim_digest_problem(const struct plan *p)
+{
+	return p->digest[0] ? "are not the ones calibration measured (was it edited?)"
+			    : "carry no digest, so an edit cannot be told from them (was its digest line removed?)";
 }

@@ -7,15 +7,25 @@
  * together in shim_plan, and at the first allocation at one of their sites (where a single
  * plan checks its GPU) the one deployment for this device is chosen, once, and the others'
  * pairs are given up before any was merged. None for this device, or two: the program runs
- * untouched, and one line says why. A file the shim cannot use is skipped, with one line:
- * a skipped file can only ever leave a program untouched, never give it another's plan,
- * since whatever is chosen still matches the executable and the device.
+ * untouched, and one line says why. A file the shim cannot use is skipped: a skipped file
+ * can only ever leave a program untouched, never give it another's plan, since whatever is
+ * chosen still matches the executable and the device.
+ *
+ * Only what the directory's owner put there is read: the directory must be root's or this
+ * user's and writable by nobody else, and each deployment a regular file of the same owners,
+ * not a symbolic link (another user's link to a file of his, or to /dev/stdin, which would
+ * eat the program's input), opened without waiting (a FIFO would hang every program at its
+ * start). Every process of the environment reads the directory (a shell pipeline, three
+ * times), so the skipped files are said on stderr only under ECHO_VERBOSE; the report carries
+ * them, and echoctl run --plans says them once.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -37,6 +47,8 @@ static atomic_bool choosing;
 static char dir_path[512];
 static pthread_mutex_t choose_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plan scratch; /* one file's deployment while it is read */
+static int nskipped;
+static char skipped[400]; /* the first skipped file, and why */
 
 static int is_deployment(const struct dirent *e)
 {
@@ -44,20 +56,21 @@ static int is_deployment(const struct dirent *e)
 	return e->d_name[0] != '.' && n > 5 && !strcmp(e->d_name + n - 5, ".shim");
 }
 
-/* Why the file at path cannot be used (into why), or "" when scratch holds it. */
-static void read_deployment(const char *path, char *why, size_t len)
+/* Why the file name in the directory dirfd cannot be used (into why), or "" when scratch
+ * holds it. */
+static void read_deployment(int dirfd, const char *name, char *why, size_t len)
 {
 	char parse[256];
-	const char *text = shim_read_file(path);
 	why[0] = '\0';
+	const char *text = shim_read_file(dirfd, name, true, why, len);
 	if (!text)
-		snprintf(why, len, "unreadable, or larger than 64 KiB");
+		;
 	else if (shim_parse_plan(text, &scratch, parse, sizeof parse) != 0)
 		snprintf(why, len, "%s", parse);
 	else if (scratch.mode != MODE_DEPLOY)
 		snprintf(why, len, "not a deployment (mode is not deploy)");
 	else if (!scratch.digest_ok)
-		snprintf(why, len, "its pairs are not the ones calibration measured (was it edited?)");
+		snprintf(why, len, "its pairs %s", shim_digest_problem(&scratch));
 }
 
 /* Adds scratch, a deployment for this executable, to the candidates; false when there is no
@@ -87,19 +100,28 @@ void shim_plan_dir(const char *dir)
 {
 	snprintf(dir_path, sizeof dir_path, "%s", dir);
 	struct dirent **list;
-	int n = scandir(dir, &list, is_deployment, alphasort);
-	if (n < 0) {
+	char exe[96], other[96] = "", why[300];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
 		shim_passthrough("cannot read the plan directory %s", dir);
 		return;
 	}
-	char exe[96], other[96] = "", why[300], skipped[400] = "";
-	int nskipped = 0;
+	if (!shim_dir_trusted(fd, why, sizeof why)) {
+		close(fd);
+		shim_passthrough("the plan directory %s is not to be trusted: %s; another user could put a plan "
+				 "there (chmod go-w it, or keep it root's)", dir, why);
+		return;
+	}
+	int n = scandirat(fd, ".", &list, is_deployment, alphasort);
+	if (n < 0) {
+		close(fd);
+		shim_passthrough("cannot read the plan directory %s", dir);
+		return;
+	}
 	bool full = false;
 	shim_exe_identity(exe, sizeof exe);
 	for (int i = 0; i < n; i++) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
-		read_deployment(path, why, sizeof why);
+		read_deployment(fd, list[i]->d_name, why, sizeof why);
 		if (why[0]) {
 			if (nskipped++ == 0)
 				snprintf(skipped, sizeof skipped, "%s: %s", list[i]->d_name, why);
@@ -114,6 +136,7 @@ void shim_plan_dir(const char *dir)
 		free(list[i]);
 	}
 	free(list);
+	close(fd);
 	memset(&scratch, 0, sizeof scratch);
 	if (nskipped)
 		shim_note("skipping %d unusable file%s in the plan directory %s; the first, %s", nskipped,
@@ -138,6 +161,12 @@ void shim_plan_dir(const char *dir)
 		atomic_store(&choosing, true);
 		shim_activate();
 	}
+}
+
+int shim_dir_skipped(const char **first)
+{
+	*first = skipped;
+	return nskipped;
 }
 
 bool shim_choosing(void)

@@ -171,6 +171,10 @@ __attribute__((destructor)) static void write_report(void)
 	json_string(f, shim_why);
 	fprintf(f, ",\"said\":%s,\"plan\":", shim_said() ? "true" : "false");
 	json_string(f, shim_chosen_plan());
+	const char *first;
+	int skipped = shim_dir_skipped(&first);
+	fprintf(f, ",\"skipped\":%d,\"skipped_first\":", skipped);
+	json_string(f, first);
 	fprintf(f, ",\"gpu\":");
 	json_string(f, shim_device.name);
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s,\"concurrent_managed\":%s",

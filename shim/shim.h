@@ -151,8 +151,8 @@ struct pair {
 
 struct plan {
 	char exe[96]; /* build-id or size:N:NAME */
-	char digest[65]; /* calibration's digest of the pairs (hex SHA-256), "" when none */
-	bool digest_ok;  /* the pair lines read hash to digest */
+	char digest[65]; /* the digest of the pairs (hex SHA-256), "" when none */
+	bool digest_ok;  /* the pair lines read hash to digest, or need none (plan.c) */
 	char name[256]; /* the executable's file name; "" when the plan does not say */
 	char gpu[256];
 	char cc[16];
@@ -178,7 +178,13 @@ void shim_sha256_hex(struct sha256 *h, char out[65]);
 
 /* plan.c */
 int shim_parse_plan(const char *text, struct plan *p, char *why, size_t whylen);
-char *shim_read_file(const char *path); /* init.c: into a static buffer; NULL if unreadable or too long */
+/* why digest_ok is false, to follow "the plan's pairs " */
+const char *shim_digest_problem(const struct plan *p);
+
+/* init.c: a file's text, into a static buffer; NULL, saying why, unless it is a regular file
+ * (strict: no symbolic link, and root's or this user's, writable by nobody else), whole. */
+const char *shim_read_file(int dirfd, const char *path, bool strict, char *why, size_t len);
+bool shim_dir_trusted(int fd, char *why, size_t len); /* root's or this user's, writable by nobody else */
 
 /* plandir.c: ECHO_PLAN_DIR, the deployment for this executable and device */
 void shim_plan_dir(const char *dir);
@@ -187,6 +193,7 @@ bool shim_site_in_dir(const void *ret, const char *call, size_t bytes); /* a sit
 bool shim_choose(void);   /* chooses, once; false: none applies (passing through) */
 const char *shim_chosen_plan(void); /* its file name, "" when none was chosen */
 bool shim_pair_chosen(const struct pair *p); /* of the chosen one, or nothing is chosen */
+int shim_dir_skipped(const char **first); /* files skipped, and the first with why */
 
 /* state.c: the one plan, the lock, passthrough, counters */
 extern struct plan shim_plan;

@@ -59,11 +59,13 @@ bool shim_said(void)
 	return atomic_load(&said) && !getenv("ECHO_QUIET");
 }
 
-/* One line on stderr that does not use up the run's one line (a plan directory's unusable
- * files), unless ECHO_QUIET is set. */
+/* A detail on stderr, only under ECHO_VERBOSE (and not under ECHO_QUIET), which does not use
+ * up the run's one line: a plan directory's unusable files, which every process of the
+ * environment would say otherwise (a shell pipeline, three times). */
 void shim_note(const char *fmt, ...)
 {
-	if (getenv("ECHO_QUIET"))
+	const char *verbose = getenv("ECHO_VERBOSE");
+	if (!verbose || !*verbose || getenv("ECHO_QUIET"))
 		return;
 	va_list ap;
 	va_start(ap, fmt);

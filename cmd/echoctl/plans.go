@@ -22,8 +22,10 @@ NAME.plan.shim). Synced to every node of a fleet, it is served by the preload li
 ECHO_PLAN_DIR=DIR (or echoctl run --plans DIR -- CMD): at start the library keeps the
 deployments made for the running executable, and at the first allocation at one of their
 sites chooses the one calibrated on this GPU (name, compute capability, driver, runtime).
-None, or two: the program runs untouched, and one line on stderr says why. A file it cannot
-use is skipped, with a line saying so.`,
+None, or two: the program runs untouched, and one line on stderr says why. It reads only a
+directory root or this user owns that nobody else may write, and in it only regular files of
+those owners (no links, no FIFOs); a file it cannot use is skipped: said once by echoctl run
+--plans, by the library itself only under ECHO_VERBOSE=1, and listed by plans ls.`,
 	}
 	cmd.AddCommand(newPlansAddCmd(g), newPlansLsCmd(g))
 	return cmd

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
@@ -115,7 +120,8 @@ func TestPlanDirectory(t *testing.T) {
 		t.Errorf("run --plans on compute: exit %d, stderr %q; want it untouched, saying why", res.ExitCode, res.Stderr)
 	}
 
-	// An unusable file, here a deployment cut short, is skipped with one line; the others serve.
+	// An unusable file, here a deployment cut short, is skipped with one line, echoctl's (not
+	// one from each process of the environment); the others serve.
 	shim := filepath.Join(dir, "stream.plan.shim")
 	whole, err := os.ReadFile(shim)
 	if err != nil {
@@ -126,7 +132,8 @@ func TestPlanDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = testenv.Echoctl(t, nil, append([]string{"-v", "run", "--plans", dir, "--"}, argv("stream")...)...)
-	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "echo-shim: skipping 1 unusable file in the plan directory "+dir+"; the first, cut.plan.shim: plan line") ||
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "echoctl: skipped 1 unusable file in the plan directory "+dir+"; the first, cut.plan.shim: plan line") ||
+		strings.Count(res.Stderr, "unusable file") != 1 ||
 		!strings.Contains(res.Stderr, "echoctl: plan stream.plan.shim: 1 pairs served") && !strings.Contains(res.Stderr, "echoctl: plan stream.plan.shim: 2 pairs served") {
 		t.Errorf("run --plans with a cut deployment: exit %d, stderr %q; want it skipped in one line and stream.plan.shim served", res.ExitCode, res.Stderr)
 	}
@@ -162,5 +169,137 @@ func TestPlanDirectory(t *testing.T) {
 	}
 	if r := got["cut"]; r.Status != "orphan" || len(doc.Plans) != 4 {
 		t.Errorf("plans ls: %d plans, cut: %+v; want 4, cut an orphan deployment", len(doc.Plans), r)
+	}
+}
+
+// echoctlWithin runs echoctl with stdin, failing the test when it has not ended after a
+// minute: what is tested here once hung forever, and no test should wait for that.
+func echoctlWithin(t *testing.T, stdin string, env []string, args ...string) testenv.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testenv.Built(t, "bin/echoctl"), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("echoctl %s did not end within a minute: stderr %q", strings.Join(args, " "), stderr.String())
+	}
+	res := testenv.Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+		res.ExitCode = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A plan directory is read only as its owner left it: a FIFO named like a deployment hangs
+// nothing, a link to /dev/stdin eats no program's input, a file of another user is skipped,
+// all said once, by echoctl; a directory others may write into is refused whole; plans ls
+// lists what the shim skips without hanging; and plans add replaces a link put in its place
+// instead of writing through it into the file it names.
+func TestPlanDirectoryTrust(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Setenv("ECHO_SHIM", testenv.Built(t, "lib/libechoshim.so"))
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	stream := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "plans")
+	streamPlan, _ := testenv.Plan(t, "stream", args...)
+	planPath := filepath.Join(src, "stream.plan")
+	pairs := calibrated(t, *streamPlan, "Echo UMA Emulator", planPath)
+	if res := testenv.Echoctl(t, nil, "plans", "add", dir, planPath); res.ExitCode != 0 {
+		t.Fatalf("plans add: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+
+	if err := os.Symlink("/dev/stdin", filepath.Join(dir, "stdin.plan.shim")); err != nil {
+		t.Fatal(err)
+	}
+	res := echoctlWithin(t, "the program's input\n", nil, "run", "--plans", dir, "--", "cat")
+	if res.ExitCode != 0 || res.Stdout != "the program's input\n" {
+		t.Errorf("cat under a plan directory with a link to /dev/stdin: exit %d, stdout %q; want its input back: %s",
+			res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.plan.shim"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, "foreign.plan.shim")
+	if err := os.WriteFile(foreign, []byte("echo-plan 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(foreign, testenv.Nobody, testenv.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	// Through a shell pipeline: four processes read the directory, echoctl says it once.
+	pipeline := strings.Join(stream, " ") + " | cat | cat"
+	res = echoctlWithin(t, "", nil, "-v", "run", "--plans", dir, "--", "sh", "-c", pipeline)
+	if res.ExitCode != 0 || (testenv.Result{Stdout: res.Stdout}).Checksum() != want ||
+		!strings.Contains(res.Stderr, "echoctl: skipped 3 unusable files in the plan directory "+dir+"; the first, fifo.plan.shim: it is not a regular file") ||
+		strings.Count(res.Stderr, "unusable file") != 1 {
+		t.Errorf("run --plans on a pipeline with a FIFO, a link and another user's file: exit %d, stdout %q, stderr %q; "+
+			"want stream's checksum %s and one line saying 3 files were skipped", res.ExitCode, res.Stdout, res.Stderr, want)
+	}
+	served, err := runner.RunDir(context.Background(), stream, dir, runner.IO{Stderr: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := served.Report; !r.Active || r.Plan != "stream.plan.shim" || r.Merged != pairs || r.Skipped != 3 {
+		t.Errorf("stream beside the skipped files: report %+v; want stream.plan.shim's %d pairs merged and 3 files skipped", r, pairs)
+	}
+
+	res = echoctlWithin(t, "", nil, "--json", "plans", "ls", dir)
+	var doc struct{ Plans []planRow }
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
+		t.Fatalf("plans ls --json: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
+	}
+	problems := map[string]string{}
+	for _, r := range doc.Plans {
+		problems[r.Name] = r.Status + ": " + r.Problem
+	}
+	for name, want := range map[string]string{"stream": "ok: ", "fifo": "not a regular file", "stdin": "a symbolic link",
+		"foreign": "belongs to uid 65534"} {
+		if !strings.Contains(problems[name], want) {
+			t.Errorf("plans ls: %s: %q; want %q", name, problems[name], want)
+		}
+	}
+
+	// plans add replaces a link, here another user's to a file only root may read, whole.
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("root's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "stream.plan.shim")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, testenv.Nobody, testenv.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	res = echoctlWithin(t, "", nil, "plans", "add", dir, planPath)
+	if data, err := os.ReadFile(secret); res.ExitCode != 0 || err != nil || string(data) != "root's\n" {
+		t.Errorf("plans add over a link: exit %d (%s); the file it named now holds %q (%v); want it untouched",
+			res.ExitCode, res.Stderr, data, err)
+	}
+	if st, err := os.Lstat(link); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("plans add over a link: the deployment is %v (%v); want a regular file", st.Mode(), err)
+	}
+
+	// A directory others may write into: nothing in it is used.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	res = echoctlWithin(t, "", nil, append([]string{"run", "--plans", dir, "--"}, stream...)...)
+	if res.ExitCode != 0 || (testenv.Result{Stdout: res.Stdout}).Checksum() != want ||
+		!strings.Contains(res.Stderr, "running the program untouched: the plan directory "+dir+" is not to be trusted: it is writable by others") {
+		t.Errorf("run --plans on a directory others may write: exit %d, stderr %q; want stream untouched, saying why", res.ExitCode, res.Stderr)
+	}
+	if res := echoctlWithin(t, "", nil, "plans", "ls", dir); res.ExitCode == 0 || !strings.Contains(res.Stderr, "writable by others") {
+		t.Errorf("plans ls on a directory others may write: exit %d, stderr %q; want it refused, saying why", res.ExitCode, res.Stderr)
 	}
 }

@@ -126,17 +126,42 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	} else if err != nil {
 		return err
 	}
-	if o.verbose > 0 || !run.Report.Active && !run.Signaled {
+	// Pairs whose planned buffers were allocated but never joined by the plan's copy were
+	// left as written: always said, beside the count of pairs merged.
+	ids := unlinked(run.Report, strategy)
+	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
 				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
 				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
-			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
-				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
+			more := ""
+			if len(ids) > 0 {
+				more = fmt.Sprintf("; %d more (%s) left as written: no linking copy at the plan's sites joined their "+
+					"planned buffers (another allocation in a planned slot, or a plan that is not this program's)",
+					len(ids), strings.Join(ids, ", "))
+			}
+			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
+				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
 	}
 	return statusError(run.ExitCode)
+}
+
+// unlinked are the pairs whose two sides took their planned slots while no linking copy at
+// the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
+// as written, which the report's merged count alone does not tell from "not allocated".
+func unlinked(r runner.Report, strategy string) []string {
+	var ids []string
+	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
+		return nil
+	}
+	for _, p := range r.Pairs {
+		if p.Seen && !p.Merged {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
 }
 
 // deploy is what `echoctl run` does with a plan: the pairs to merge and the strategy, or why
@@ -173,7 +198,9 @@ func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error
 		unmeasured = p.CheckDigest(enabled)
 	}
 	if o.force {
-		// The shim checks the digest it is given: none, for what --force deploys.
+		// What --force deploys is not what calibration measured: the compact plan then carries
+		// the digest of its own lines (planner.Compact), which the shim still checks, and the
+		// shim's rules for a merge all hold.
 		p.Context.PairsDigest = ""
 	}
 	if len(enabled) > 0 && strategy != "" {

@@ -45,6 +45,11 @@ func runPlans(cmd *cobra.Command, o *runOptions, argv []string) error {
 		return err
 	}
 	r := run.Report
+	if r.Skipped > 0 && os.Getenv("ECHO_QUIET") == "" {
+		// Said here, once, not by each process of the environment (shim/plandir.c).
+		fmt.Fprintf(stderr, "echoctl: skipped %d unusable file%s in the plan directory %s; the first, %s "+
+			"(echoctl plans ls %[3]s lists them)\n", r.Skipped, plural(r.Skipped, "", "s"), o.plans, r.SkippedFirst)
+	}
 	switch {
 	case run.Signaled:
 	case !r.Active && !r.Said && r.Reason != "" && os.Getenv("ECHO_QUIET") == "":
