@@ -482,4 +482,3 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 			"as written and the two pairs named", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }
-}
