@@ -214,6 +214,22 @@ type Loop struct {
 	// helper that copies both ways): the shim, which sees no direction, times every n-th.
 	MarkerEvery int     `json:"marker_every,omitempty"`
 	CopyMS      float64 `json:"copy_ms_per_iteration"` // removable copy time, all candidate pairs
+	// Span is where the loop repeats exactly, and Confidence how sure the planner is that it
+	// is the program's main loop (0 to 1); both absent when no loop was found.
+	Span       *LoopSpan `json:"span,omitempty"`
+	Confidence float64   `json:"confidence,omitempty"`
+}
+
+// LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)
+// repeats back to back: its first and last iterations' starts, as the indices of the
+// marker's calls among the trace's events and their entry times on the trace's clock.
+type LoopSpan struct {
+	FirstEvent uint64 `json:"first_event"`
+	LastEvent  uint64 `json:"last_event"`
+	FirstNS    uint64 `json:"first_ns"`
+	LastNS     uint64 `json:"last_ns"`
+	Repeats    int    `json:"repeats"`             // iterations in the span, the unit exactly each
+	Calls      int    `json:"calls_per_iteration"` // copies and syncs in the unit
 }
 
 // Module names a file the plan depends on.
