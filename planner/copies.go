@@ -187,13 +187,14 @@ func chunkOf(host, dev *buffer, hostAddr, devAddr, bytes uint64) bool {
 // fresh host buffer every iteration links a new pair each time, yet recurs as a site.
 type copySites map[copyKey]*copyAcc
 
-func (cs copySites) add(k copyKey, e *trace.Event, waited bool) {
+func (cs copySites) add(k copyKey, e *trace.Event, waited bool) *copyAcc {
 	c := cs[k]
 	if c == nil {
 		c = newCopyAcc(k, e)
 		cs[k] = c
 	}
 	c.record(e, waited)
+	return c
 }
 
 func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {

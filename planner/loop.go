@@ -1,10 +1,5 @@
 package planner
 
-import (
-	"math"
-	"sort"
-)
-
 // loopFit is the loop found in a trace: what loop returns.
 type loopFit struct {
 	iterations int
@@ -27,8 +22,8 @@ func (a *analysis) loop() loopFit {
 	var best loopFit
 	bestScore := 0.0
 	for _, th := range a.seq.order {
-		tok, ns, pos := th.recurring(len(a.seq.sites))
-		runs := findRepeats(tok, ns, len(a.seq.sites))
+		tok, pos := th.recurring(len(a.seq.sites))
+		runs := findRepeats(tok, func(i int) uint64 { return th.ns(int(pos[i])) }, len(a.seq.sites))
 		for _, run := range runs {
 			fit, ok := a.fit(th, tok, pos, run)
 			if !ok {
@@ -85,29 +80,21 @@ func (a *analysis) fit(th *threadSeq, tok []uint32, pos []int32, run repeat) (lo
 	}
 	starts := func(k int) int { return int(pos[j+k*run.period]) }
 	first, second, last := starts(0), starts(1), starts(r-1)
-	from, spans := th.ns[first], r-1
+	from, spans := th.ns(first), r-1
 	if r >= minWarmCopies+1 {
-		from, spans = th.ns[second], r-2
+		from, spans = th.ns(second), r-2
 	}
 	fit := loopFit{
 		iterations: marker.count / m,
-		ms:         float64(th.ns[last]-from) / float64(spans) / 1e6,
+		ms:         float64(th.ns(last)-from) / float64(spans) / 1e6,
 		marker:     marker,
-		span: &LoopSpan{FirstEvent: uint64(th.idx[first]), LastEvent: uint64(th.idx[last]),
-			FirstNS: th.ns[first], LastNS: th.ns[last], Repeats: r, Calls: run.period},
+		span: &LoopSpan{FirstEvent: uint64(th.idx(first)), LastEvent: uint64(th.idx(last)),
+			FirstNS: th.ns(first), LastNS: th.ns(last), Repeats: r, Calls: run.period},
 	}
-	// How sure: the share of the calls made while the loop ran (every thread's) that its unit
-	// explains, times 1 − 1/repeats (two repeats may be chance; hundreds are not).
-	end := uint64(math.MaxUint64)
-	if after := int(pos[j+r*run.period-1]) + 1; after < len(th.ns) {
-		end = th.ns[after]
-	}
-	made := 0
-	for _, other := range a.seq.order {
-		lo := sort.Search(len(other.ns), func(i int) bool { return other.ns[i] >= th.ns[first] })
-		hi := sort.Search(len(other.ns), func(i int) bool { return other.ns[i] >= end })
-		made += hi - lo
-	}
+	// How sure: the share of the thread's calls over the span that the unit explains (one-off
+	// calls among them make the loop less regular), times 1 − 1/repeats (two repeats may be
+	// chance; hundreds are not). loop weighs in the rival stretches.
+	made := int(pos[j+r*run.period-1]) + 1 - first
 	fit.confidence = float64(r*run.period) / float64(max(made, r*run.period)) * (1 - 1/float64(r))
 	return fit, true
 }

@@ -4,7 +4,7 @@ import "github.com/echo-uma/echo/trace"
 
 // callSeq is each thread's copies and synchronizations in the order it made them, one token
 // a call: what loop detection reads. It is the one part of an analysis that grows with the
-// trace, 16 bytes a copy or sync call (launches, the bulk of a framework's calls, are left
+// trace, 16 bytes a copy or sync call, and 8 more while it looks (launches, the bulk of a framework's calls, are left
 // out).
 type callSeq struct {
 	events  uint64 // events seen so far: the index of the next one
@@ -27,11 +27,24 @@ type tokenKey struct {
 }
 
 type threadSeq struct {
-	key uint64   // pid << 32 | tid
-	tok []uint32 // the calls' tokens
-	ns  []uint64 // their entry times
-	idx []uint32 // their indices among the trace's events (saturating: 2^32-1 and beyond)
+	key    uint64 // pid << 32 | tid
+	n      int    // calls
+	chunks []*callChunk
 }
+
+// callChunk holds chunkCalls of a thread's calls: chunks, not one growing slice, so that a
+// long trace's calls are never copied as they accumulate.
+type callChunk struct {
+	tok [chunkCalls]uint32 // the calls' tokens
+	ns  [chunkCalls]uint64 // their entry times
+	idx [chunkCalls]uint32 // their indices among the trace's events (saturating at 2^32-1)
+}
+
+const chunkCalls = 1 << 10
+
+func (th *threadSeq) tok(i int) uint32 { return th.chunks[i/chunkCalls].tok[i%chunkCalls] }
+func (th *threadSeq) ns(i int) uint64  { return th.chunks[i/chunkCalls].ns[i%chunkCalls] }
+func (th *threadSeq) idx(i int) uint32 { return th.chunks[i/chunkCalls].idx[i%chunkCalls] }
 
 func newCallSeq() *callSeq {
 	return &callSeq{ids: map[tokenKey]uint32{}, threads: map[uint64]*threadSeq{}}
@@ -71,31 +84,40 @@ func (s *callSeq) call(e *trace.Event) {
 		}
 		s.last = th
 	}
-	th.tok = append(th.tok, id)
-	th.ns = append(th.ns, e.EnterNS)
-	th.idx = append(th.idx, uint32(min(s.events-1, 1<<32-1)))
+	if th.n%chunkCalls == 0 {
+		th.chunks = append(th.chunks, new(callChunk))
+	}
+	c, i := th.chunks[th.n/chunkCalls], th.n%chunkCalls
+	c.tok[i], c.ns[i], c.idx[i] = id, e.EnterNS, uint32(min(s.events-1, 1<<32-1))
+	th.n++
 }
 
 // link records the copy being analysed as one of a pair's, at its copy site and at the site
 // over all pairs.
 func (a *analysis) link(p *pairAcc, k copyKey, e *trace.Event, waited bool) {
 	p.add(k, e, waited)
-	a.copySites.add(k, e, waited)
-	a.seq.linked = a.copySites[k]
+	a.seq.linked = a.copySites.add(k, e, waited)
 }
 
 // recurring is the thread's calls without those whose token it makes only once: a one-off
 // upload (a model's parameters, a lazily made buffer) is no step of a loop, and left in it
 // would break the repeats of the loop it falls in. pos maps back into the thread's calls.
-func (th *threadSeq) recurring(ntok int) (tok []uint32, ns []uint64, pos []int32) {
+func (th *threadSeq) recurring(ntok int) (tok []uint32, pos []int32) {
 	seen := make([]int32, ntok)
-	for _, t := range th.tok {
-		seen[t]++
+	for i := range th.n {
+		seen[th.tok(i)]++
 	}
-	for i, t := range th.tok {
-		if seen[t] > 1 {
-			tok, ns, pos = append(tok, t), append(ns, th.ns[i]), append(pos, int32(i))
+	n := 0
+	for _, c := range seen {
+		if c > 1 {
+			n += int(c)
 		}
 	}
-	return tok, ns, pos
+	tok, pos = make([]uint32, 0, n), make([]int32, 0, n)
+	for i := range th.n {
+		if t := th.tok(i); seen[t] > 1 {
+			tok, pos = append(tok, t), append(pos, int32(i))
+		}
+	}
+	return tok, pos
 }

@@ -27,14 +27,14 @@ const (
 	keptRepeats = 16
 )
 
-// findRepeats finds the stretches of toks (call tokens below ntok, with their entry times)
+// findRepeats finds the stretches of toks (call tokens below ntok, with their entry times ns)
 // where a unit repeats back to back, best first. A stretch scores the time from its first to
 // its last unit's start times its repeats: a program's main loop is where its time goes and
 // what recurs most, so a model's set-up, uploading its repeated blocks' parameters in a few
 // milliseconds, does not outscore its loop, and of two periods that explain the same stretch
 // the smaller scores higher (twice the repeats). Periods come from the distances between
 // equal calls (autocorrelation over the sequence): O(periodCandidates × len(toks)).
-func findRepeats(toks []uint32, ns []uint64, ntok int) []repeat {
+func findRepeats(toks []uint32, ns func(i int) uint64, ntok int) []repeat {
 	n := len(toks)
 	if n < 2 {
 		return nil
@@ -71,7 +71,7 @@ func findRepeats(toks []uint32, ns []uint64, ntok int) []repeat {
 			return
 		}
 		rep := repeat{start: start, end: end, period: p, repeats: r,
-			score: float64(ns[start+(r-1)*p]-ns[start]+1) * float64(r)}
+			score: float64(ns(start+(r-1)*p)-ns(start)+1) * float64(r)}
 		kept = append(kept, rep)
 		if len(kept) >= 4*keptRepeats {
 			kept = bestRepeats(kept)

@@ -33,7 +33,7 @@ func TestFindRepeats(t *testing.T) {
 			for i := c.apart; c.apart > 0 && i < len(ns); i++ {
 				ns[i] += uint64(i-c.apart+1) * 100_000
 			}
-			runs := findRepeats(toks, ns, 26)
+			runs := findRepeats(toks, func(i int) uint64 { return ns[i] }, 26)
 			if len(runs) == 0 {
 				t.Fatalf("no repeat found in %s", c.seq)
 			}
@@ -42,7 +42,7 @@ func TestFindRepeats(t *testing.T) {
 			}
 		})
 	}
-	if toks, ns := seqOf("ABCDEFG"); len(findRepeats(toks, ns, 26)) != 0 {
+	if toks, ns := seqOf("ABCDEFG"); len(findRepeats(toks, func(i int) uint64 { return ns[i] }, 26)) != 0 {
 		t.Errorf("repeats in a sequence without any")
 	}
 }
@@ -68,7 +68,7 @@ func BenchmarkFindRepeats(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if runs := findRepeats(toks, ns, 600); len(runs) == 0 {
+		if runs := findRepeats(toks, func(i int) uint64 { return ns[i] }, 600); len(runs) == 0 {
 			b.Fatal("no repeat found")
 		}
 	}
