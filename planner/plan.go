@@ -13,8 +13,8 @@ import (
 // version 2 added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
 // deploy only with --force, or once calibrated again); version 3 added the strategies a
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
-// allowed, and device blocks.
-const Version = 3
+// allowed, and device blocks; version 4 added the loop's span and confidence.
+const Version = 4
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -267,7 +267,7 @@ type Source struct {
 
 // Plan is Echo's decision for one program.
 type Plan struct {
-	// Schema names the document for scripts ("echo.plan/3"); Version is what Read goes by.
+	// Schema names the document for scripts ("echo.plan/4"); Version is what Read goes by.
 	// Plans written before it have none.
 	Schema           string      `json:"schema,omitempty"`
 	Version          int         `json:"version"`
