@@ -9,7 +9,8 @@ import (
 )
 
 // analysis is the state of one pass over a trace. It grows with buffers, pairs and call
-// sites, never with the number of events.
+// sites, and with the copies and syncs (16 bytes each, for loop detection), not with the
+// other events.
 type analysis struct {
 	opts      Options
 	header    trace.Header
@@ -22,6 +23,7 @@ type analysis struct {
 	clock     copyClock
 	pids      map[uint32]bool
 	failures  failures
+	seq       *callSeq // the one part that grows with the events: loop.go reads it
 }
 
 // Records is what Analyze reads: a trace's header, its records in order (io.EOF after the
@@ -39,6 +41,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
 		pids: map[uint32]bool{}, failures: newFailures(), clock: copyClock{minBytes: opts.MinBytes},
+		seq: newCallSeq(),
 	}
 	for {
 		rec, err := r.Next()
@@ -59,6 +62,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 }
 
 func (a *analysis) event(e *trace.Event) {
+	a.seq.events++
 	if e.Type.IsCUDA() {
 		a.failures.count(e)
 	}
@@ -76,6 +80,9 @@ func (a *analysis) event(e *trace.Event) {
 		a.bufs.free(e.PID, e.Addr, e.EnterNS)
 	case t.IsCopy():
 		a.copy(e)
+		a.seq.call(e)
+	case syncCall(t):
+		a.seq.call(e)
 	case t == trace.EventCUDAMemset || t == trace.EventCUDAMemsetAsync:
 		a.memset(e)
 	}

@@ -21,13 +21,14 @@ const needsValidation = "needs validation: host reads and writes between the cop
 // plan assembles the plan from what the pass gathered.
 func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	a.settleChunks()
-	iterations, msPerIter, marker := a.loop()
+	found := a.loop()
+	iterations, msPerIter, marker := found.iterations, found.ms, found.marker
 	p := &Plan{
 		Version: Version, Created: time.Now().UTC(), Tool: tool,
 		Trace: Source{Path: path, Command: a.header.Command, PID: a.header.PID, Host: a.header.Host,
 			Start: a.header.Start, Attached: a.header.Attached},
 		Context:  a.context(),
-		Loop:     Loop{Iterations: iterations, MS: msPerIter},
+		Loop:     Loop{Iterations: iterations, MS: msPerIter, Span: found.span, Confidence: found.confidence},
 		Pairs:    []Pair{},
 		Rejected: []Rejection{},
 	}

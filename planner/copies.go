@@ -152,8 +152,7 @@ func (a *analysis) copy(e *trace.Event) {
 	k := copyKey{a.sites.of(e, e.Bytes, false), dir, e.Stream, hostAddr - host.start}
 	if (hostAddr != host.start || e.Bytes != host.size) && chunkOf(host, dev, hostAddr, devAddr, e.Bytes) {
 		p.async = p.async || async
-		p.add(k, e, waited)
-		a.copySites.add(k, e, waited)
+		a.link(p, k, e, waited)
 		return
 	}
 	if hostAddr != host.start || e.Bytes != host.size {
@@ -171,8 +170,7 @@ func (a *analysis) copy(e *trace.Event) {
 		p.blocks[devAddr-dev.start] = true
 	}
 	p.async = p.async || async
-	p.add(k, e, waited)
-	a.copySites.add(k, e, waited)
+	a.link(p, k, e, waited)
 }
 
 // chunkOf is whether a copy of part of a buffer is a chunk of a pair: the same offset into
@@ -189,13 +187,14 @@ func chunkOf(host, dev *buffer, hostAddr, devAddr, bytes uint64) bool {
 // fresh host buffer every iteration links a new pair each time, yet recurs as a site.
 type copySites map[copyKey]*copyAcc
 
-func (cs copySites) add(k copyKey, e *trace.Event, waited bool) {
+func (cs copySites) add(k copyKey, e *trace.Event, waited bool) *copyAcc {
 	c := cs[k]
 	if c == nil {
 		c = newCopyAcc(k, e)
 		cs[k] = c
 	}
 	c.record(e, waited)
+	return c
 }
 
 func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {

@@ -13,8 +13,8 @@ import (
 // version 2 added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
 // deploy only with --force, or once calibrated again); version 3 added the strategies a
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
-// allowed, and device blocks.
-const Version = 3
+// allowed, and device blocks; version 4 added the loop's span and confidence.
+const Version = 4
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -220,6 +220,22 @@ type Loop struct {
 	// helper that copies both ways): the shim, which sees no direction, times every n-th.
 	MarkerEvery int     `json:"marker_every,omitempty"`
 	CopyMS      float64 `json:"copy_ms_per_iteration"` // removable copy time, all candidate pairs
+	// Span is where the loop repeats exactly, and Confidence how sure the planner is that it
+	// is the program's main loop (0 to 1); both absent when no loop was found.
+	Span       *LoopSpan `json:"span,omitempty"`
+	Confidence float64   `json:"confidence,omitempty"`
+}
+
+// LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)
+// repeats back to back: its first and last iterations' starts, as the indices of the
+// marker's calls among the trace's events and their entry times on the trace's clock.
+type LoopSpan struct {
+	FirstEvent uint64 `json:"first_event"`
+	LastEvent  uint64 `json:"last_event"`
+	FirstNS    uint64 `json:"first_ns"`
+	LastNS     uint64 `json:"last_ns"`
+	Repeats    int    `json:"repeats"`             // iterations in the span, the unit exactly each
+	Calls      int    `json:"calls_per_iteration"` // copies and syncs in the unit
 }
 
 // Module names a file the plan depends on.
@@ -257,7 +273,7 @@ type Source struct {
 
 // Plan is Echo's decision for one program.
 type Plan struct {
-	// Schema names the document for scripts ("echo.plan/3"); Version is what Read goes by.
+	// Schema names the document for scripts ("echo.plan/4"); Version is what Read goes by.
 	// Plans written before it have none.
 	Schema           string      `json:"schema,omitempty"`
 	Version          int         `json:"version"`

@@ -61,7 +61,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 3,\n")) {
+		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 4,\n")) {
 			t.Errorf("not indented JSON with a trailing newline:\n%s", buf.String())
 		}
 		got, err := Read(bytes.NewReader(buf.Bytes()))
@@ -166,7 +166,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	path := filepath.Join(dir, "bad.plan")
 	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (3)" {
+	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (4)" {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -213,8 +213,8 @@ func TestReadRejects(t *testing.T) {
 		{"version 0", planJSON(t, func(m map[string]any) { m["version"] = 0 }), "not an Echo plan: no version"},
 		{"version string", planJSON(t, func(m map[string]any) { m["version"] = "1" }), `version "1" is not a whole number`},
 		{"version negative", planJSON(t, func(m map[string]any) { m["version"] = -2 }), "not an Echo plan: version -2"},
-		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 4; m["novel"] = true }),
-			"plan format version 4 is newer than this echoctl understands (3)"},
+		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 5; m["novel"] = true }),
+			"plan format version 5 is newer than this echoctl understands (4)"},
 		{"bad digest", planJSON(t, func(m map[string]any) { m["context"].(map[string]any)["pairs_digest"] = "ABC" }),
 			`pairs_digest "ABC" is not 64 lowercase hex digits`},
 		{"empty object", "{}", "not an Echo plan: no version"},
@@ -281,7 +281,16 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 3"},
+		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 4"},
+		{"loop span and confidence", func(p *Plan) {
+			p.Loop.Span = &LoopSpan{FirstEvent: 10, LastEvent: 200, FirstNS: 1000, LastNS: 9000, Repeats: 22, Calls: 2}
+			p.Loop.Confidence = 0.95
+		}, ""},
+		{"confidence above 1", func(p *Plan) { p.Loop.Confidence = 1.5 }, "confidence 1.5"},
+		{"span of one repeat", func(p *Plan) { p.Loop.Span = &LoopSpan{FirstEvent: 1, LastEvent: 2, Repeats: 1, Calls: 1} }, "span"},
+		{"span without a loop", func(p *Plan) {
+			p.Loop = Loop{Span: &LoopSpan{FirstEvent: 1, LastEvent: 2, Repeats: 2, Calls: 1}}
+		}, "span"},
 		{"no created", func(p *Plan) { p.Created = time.Time{} }, "plan: no created time"},
 		{"no tool", func(p *Plan) { p.Tool = " " }, "plan: no tool"},
 		{"no command", func(p *Plan) { p.Trace.Command = nil }, "plan: trace: no command"},

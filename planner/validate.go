@@ -166,6 +166,13 @@ func (l *Loop) check(ps *problems) {
 	if l.MarkerEvery < 0 || l.MarkerEvery == 1 || (l.MarkerEvery > 0 && l.Marker == nil) {
 		ps.addf("loop", "marker_every %d: more than one call per iteration at a marker, or absent", l.MarkerEvery)
 	}
+	if !(l.Confidence >= 0 && l.Confidence <= 1) || (l.Confidence > 0 && l.Iterations == 0) {
+		ps.addf("loop", "confidence %v: from 0 to 1, and only with iterations", l.Confidence)
+	}
+	if s := l.Span; s != nil && (l.Iterations == 0 || s.Repeats < 2 || s.Calls < 1 ||
+		s.FirstEvent >= s.LastEvent || s.FirstNS > s.LastNS) {
+		ps.addf("loop", "span %+v: only with iterations, 2 or more repeats of 1 or more calls, the first before the last", *s)
+	}
 }
 
 func (p *Pair) check(ps *problems, where string, loop *Loop) {
