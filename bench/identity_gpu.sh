@@ -19,6 +19,9 @@ size=${SIZE:-64M}
 out=build-gpu/identity
 mkdir -p "$out"
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+gpu_build bench/bind_probe.cu "$out/bind_probe"
+echo "== bind_probe: a page-locked memory file bound to a second host address"
+"$out/bind_probe" || true
 for w in helper_alloc pipeline stream; do
 	gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 done

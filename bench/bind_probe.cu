@@ -1,5 +1,9 @@
-// Probe: can a memfd-backed shared mapping be registered with CUDA, used by kernels as device
-// memory, and have another host VA remapped onto the same pages (a merge bound at a copy)?
+// What shim/bind.c rests on, on a real GPU: a memory file's shared mapping, page-locked with
+// cudaHostRegister, used by kernels at its host address as device memory; another host
+// address mapped onto the same file (a pair bound at its linking copy) sees the kernels'
+// writes and the GPU sees its writes; copies and memsets on the registered mapping work; and
+// a kernel over it runs as fast as over cudaHostAlloc memory. Last, whether an unregistered
+// mapping is reachable (the system strategy: pageable memory access). bench/identity_gpu.sh.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
