@@ -22,6 +22,14 @@ echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,nohe
 gpu_build bench/bind_probe.cu "$out/bind_probe"
 echo "== bind_probe: a page-locked memory file bound to a second host address"
 "$out/bind_probe" || true
+# chains PLAN: each pair's status, and whether validation named its sides by call chain.
+chains() {
+	python3 -c 'import json,sys
+p = json.load(open(sys.argv[1]))
+for x in p["pairs"]:
+    print(" ", x["id"], x["status"], "host:", x["host"]["site"]["call"], "chain" if x["host"].get("identity") else "no chain",
+          "device:", "chain" if x["device"].get("identity") else "no chain")' "$1"
+}
 for w in helper_alloc pipeline stream; do
 	gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared
 done
@@ -46,29 +54,27 @@ deployed() {
 		"$(grep -v '^/' "$out/err" | grep -v 'pairs merged' | head -n 1 | cut -c1-90)")
 }
 
-for prog in helper_alloc pipeline; do
-	plan="$out/$prog.plan"
-	echo "== optimize $prog $size"
-	build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- "$out/$prog" "${args[@]}" 2>&1 |
-		grep -E 'round|predicted|enabled|nothing|variant|baseline|mapped|pinned|refused' || true
-	python3 -c 'import json,sys
-p = json.load(open(sys.argv[1]))
-print("strategy:", p["context"].get("strategy"))
-for x in p["pairs"]:
-    print(x["id"], x["status"], "host chain" if x["host"].get("identity") else "host: no chain",
-          "device chain" if x["device"].get("identity") else "device: no chain")' "$plan"
-	# The binding is what is checked: where calibration chose no merge, --force mapped.
-	runflags=()
-	if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"].get("strategy"))' "$plan")" != mapped ]; then
-		runflags=(--force --strategy mapped)
-	fi
-	opts=("")
-	[ "$prog" = helper_alloc ] && opts=("" --verify --verify-first --previous)
-	for opt in "${opts[@]}"; do
-		# shellcheck disable=SC2086
-		deployed "$prog" "$plan" "$opt"
-	done
+# helper_alloc: the whole pipeline, as a user runs it (calibration enables mapped at 64M).
+runflags=()
+plan="$out/helper_alloc.plan"
+echo "== optimize helper_alloc $size"
+build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- "$out/helper_alloc" "${args[@]}" 2>&1 |
+	grep -E 'round|predicted|enabled|nothing|variant|baseline|mapped|pinned|refused' || true
+chains "$plan"
+for opt in "" --verify --verify-first --previous; do
+	deployed helper_alloc "$plan" "$opt"
 done
+# pipeline: traced, planned and validated, then every validated pair merged with mapped
+# (--force), whatever calibration would choose: its output pairs' host sides come from
+# cudaMallocHost and cudaHostAlloc, page-locked again once bound.
+plan="$out/pipeline.trace.plan"
+echo "== trace, plan and validate pipeline $size"
+build/bin/echoctl trace -o "$out/pipeline.trace" -- "$out/pipeline" "${args[@]}" >/dev/null 2>&1
+build/bin/echoctl plan -o "$plan" "$out/pipeline.trace" >/dev/null
+build/bin/echoctl validate "$plan" -- "$out/pipeline" "${args[@]}" 2>&1 | grep -v '^/' | tail -n 3
+chains "$plan"
+runflags=(--force --strategy mapped)
+deployed pipeline "$plan" ""
 
 echo "== stream $size: as written, deployed, hand-merged (mapped), $rounds alternating rounds"
 build/bin/echoctl optimize --ignore '^iter_ms=' --rounds 3 -o "$out/stream.plan" -- "$out/stream" "${args[@]}" 2>&1 |
