@@ -252,9 +252,8 @@ func TestRunPrintEnv(t *testing.T) {
 }
 
 // The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
-// concurrent managed access, no pageable access) mapped and pinned; on a Grace Hopper
-// (both) managed and system too. A managed plan forced onto the Orin runs the program
-// untouched, saying why: there, the host touching managed memory while a kernel runs faults.
+// pageable access) mapped and pinned; on a Grace Hopper system too. Managed is no merge
+// strategy (planner.MergeStrategies): forced, the program runs untouched, saying why.
 func TestStrategiesFollowTheDevice(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
@@ -266,7 +265,7 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		tried   []string
 	}{
 		{"orin", []string{"mapped", "pinned"}},
-		{"gh200", []string{"mapped", "managed", "system", "pinned"}},
+		{"gh200", []string{"mapped", "system", "pinned"}},
 	} {
 		env := []string{"CUDA_EMU_PROFILE=" + c.profile}
 		res := testenv.Echoctl(t, env, append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--ignore", "^iter_ms=",
@@ -286,7 +285,7 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 	}
 	orin := []string{"CUDA_EMU_PROFILE=orin", "CUDA_EMU_KERNEL_DELAY_US=2000"}
 	res := testenv.Echoctl(t, orin, append([]string{"-v", "run", "--force", "--strategy", "managed", planPath, "--", stream}, args...)...)
-	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "needs a device with concurrent managed access") {
-		t.Errorf("managed on the Orin: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), want, res.Stderr)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "no pair of the plan can be served with managed") {
+		t.Errorf("managed forced: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }

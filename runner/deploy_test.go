@@ -137,6 +137,8 @@ func TestDeployRefusesQuietly(t *testing.T) {
 		{"cut short", strings.TrimSuffix(good, "end\n"), nil, "cut short", false},
 		{"garbage", "echo-plan 1\nexe\n", nil, "unusable", false},
 		{"system strategy without pageable access", strings.Replace(good, "strategy mapped", "strategy system", 1), nil, "pageable", false},
+		// managed memory cannot be bound at a linking copy (shim/bind.c): never deployed
+		{"managed strategy", strings.Replace(good, "strategy mapped", "strategy managed", 1), nil, "managed strategy is no longer deployed", false},
 		// The first page-locking is the device side of the first pair: it fails, and that
 		// pair is left as written.
 		{"merged allocation fails", good, []string{"CUDA_EMU_FAIL_REGISTER=1"}, "", true},
