@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -60,9 +61,16 @@ type Footer struct {
 }
 
 // TotalLost is the number of events lost on all CPUs together.
-func (f Footer) TotalLost() uint64 {
+func (f Footer) TotalLost() uint64 { return SumLost(f.Lost) }
+
+// SumLost adds per-CPU lost-event counts, stopping at the largest uint64 instead of wrapping:
+// a damaged footer or counter of 2^64−1 on one CPU must not read as a handful of events lost.
+func SumLost(perCPU []uint64) uint64 {
 	var n uint64
-	for _, l := range f.Lost {
+	for _, l := range perCPU {
+		if l > math.MaxUint64-n {
+			return math.MaxUint64
+		}
 		n += l
 	}
 	return n

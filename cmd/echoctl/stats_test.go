@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,13 @@ func TestStatsCommand(t *testing.T) {
 			path:    writeTrace(t, header, lossy, events...),
 			want:    []string{"WARNING: 42 EVENTS LOST (the ring buffer was full, on 2 of 3 CPUs)", "--ring-size"},
 			notWant: []string{"incomplete"},
+		},
+		{
+			name:    "lost events past 2^64",
+			args:    func(p string) []string { return []string{"stats", p} },
+			path:    writeTrace(t, header, &trace.Footer{Complete: true, Lost: []uint64{math.MaxUint64, 5}}, events...),
+			want:    []string{"WARNING: 18446744073709551615 EVENTS LOST (the ring buffer was full, on 2 of 2 CPUs)"},
+			notWant: []string{" 4 EVENTS LOST"},
 		},
 		{
 			name: "top",
