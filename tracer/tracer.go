@@ -80,6 +80,9 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 		}
 	}
 	if cfg.RingBytes != 0 {
+		if err := CheckRingSize(uint64(cfg.RingBytes)); err != nil {
+			return nil, fmt.Errorf("sizing the ring buffer: %w", err)
+		}
 		spec.Maps["events"].MaxEntries = cfg.RingBytes
 	}
 	if !cfg.HostAllocs {
