@@ -42,6 +42,8 @@ func TestStatsCommand(t *testing.T) {
 	lossy := &trace.Footer{End: start.Add(time.Second), EndMonoNS: 1_001_000_000, Complete: true, Lost: []uint64{0, 40, 2}}
 	attached := header
 	attached.Attached = true
+	escapes := header
+	escapes.Command = []string{"./stream", "--label", "\x1b]0;owned\a\x1b[2J"}
 
 	tests := []struct {
 		name    string
@@ -79,6 +81,13 @@ func TestStatsCommand(t *testing.T) {
 			path:    writeTrace(t, header, &trace.Footer{Complete: true, Lost: []uint64{math.MaxUint64, 5}}, events...),
 			want:    []string{"WARNING: 18446744073709551615 EVENTS LOST (the ring buffer was full, on 2 of 2 CPUs)"},
 			notWant: []string{" 4 EVENTS LOST"},
+		},
+		{
+			name:    "escape codes in the command line",
+			args:    func(p string) []string { return []string{"stats", p} },
+			path:    writeTrace(t, escapes, clean, events...),
+			want:    []string{`./stream --label $'\x1b]0;owned\x07\x1b[2J' (pid 4242)`},
+			notWant: []string{"\x1b", "\a"},
 		},
 		{
 			name: "top",
