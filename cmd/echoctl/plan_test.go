@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -223,6 +225,42 @@ func TestWrapLines(t *testing.T) {
 		got := wrapLines(tt.text, tt.width, tt.maxLines)
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("wrapLines(%q, %d, %d) = %q, want %q", tt.text, tt.width, tt.maxLines, got, tt.want)
+		}
+	}
+}
+
+// A word far longer than a line (one huge argument of the traced command) is cut into whole
+// lines that join back to it, with work in proportion to its length: the allocations are
+// counted, since cutting it line by line from a re-decoded rest was quadratic (8.7 s for
+// 200 000 characters; BenchmarkRenderPlanLongArgument measures the time).
+func TestWrapLinesLongWord(t *testing.T) {
+	const n, width = 200_000, 70
+	word := strings.Repeat("abcdefghij", n/10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lines := wrapLines("x "+word, width, 0)
+	runtime.ReadMemStats(&after)
+	if len(lines) != 1+(n+width-1)/width || lines[0] != "x" || strings.Join(lines[1:], "") != word {
+		t.Fatalf("%d lines, not the word cut into lines of %d", len(lines), width)
+	}
+	for _, l := range lines[1 : len(lines)-1] {
+		if len(l) != width {
+			t.Fatalf("a line of %d characters, want %d", len(l), width)
+		}
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 64*n {
+		t.Errorf("wrapping %d characters allocated %d bytes: more than in proportion", n, allocated)
+	}
+}
+
+// One plan whose command has a 200 000-character argument, rendered as text (go test
+// -bench RenderPlanLongArgument ./cmd/echoctl/).
+func BenchmarkRenderPlanLongArgument(b *testing.B) {
+	p := streamPlan()
+	p.Trace.Command = []string{"./stream", "--data", strings.Repeat("0123456789", 20_000)}
+	for b.Loop() {
+		if err := renderPlan(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
