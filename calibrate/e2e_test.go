@@ -290,3 +290,29 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		t.Errorf("managed on the Orin: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }
+
+// A program the dynamic loader refuses never reaches the shim: calibrate says it did not
+// start and gives the loader's own words, not a question and the shim's missing report file.
+func TestCalibrateProgramThatCannotStart(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	// The same executable elsewhere: its runpath ($ORIGIN/../lib) finds no CUDA runtime there.
+	moved := filepath.Join(t.TempDir(), "bin", "stream")
+	data, err := os.ReadFile(testenv.Built(t, "workloads/stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(moved, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "1", planPath, "--", moved}, args...)...)
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, moved+" did not start (exit status 127") ||
+		!strings.Contains(res.Stderr, "error while loading shared libraries: libcudart.so") ||
+		strings.Contains(res.Stderr, "report.json") {
+		t.Errorf("calibrate: exit %d, stderr %q; want the loader's error", res.ExitCode, res.Stderr)
+	}
+}
