@@ -12,7 +12,7 @@ char *shim_read_file(const char *path)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return NULL;
-	static char text[64 << 10]; /* no malloc: this runs before the program */
+	static char text[SHIM_MAX_PLAN_BYTES + 1]; /* no malloc: this runs before the program */
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	bool whole = feof(f);
 	fclose(f);
@@ -37,7 +37,7 @@ __attribute__((constructor)) static void init(void)
 		if (shim_active())
 			shim_locate_sites();
 	} else if (!text) {
-		shim_passthrough("cannot read the plan %s", path);
+		shim_passthrough("cannot read the plan %s, or it is larger than %d KiB", path, SHIM_MAX_PLAN_BYTES >> 10);
 	} else if (shim_parse_plan(text, &shim_plan, why, sizeof why) != 0) {
 		memset(&shim_plan, 0, sizeof shim_plan); /* nothing of a bad plan stays */
 		shim_passthrough("the plan %s is unusable: %s", path, why);

@@ -51,7 +51,7 @@ static void read_deployment(const char *path, char *why, size_t len)
 	const char *text = shim_read_file(path);
 	why[0] = '\0';
 	if (!text)
-		snprintf(why, len, "unreadable, or larger than 64 KiB");
+		snprintf(why, len, "unreadable, or larger than %d KiB", SHIM_MAX_PLAN_BYTES >> 10);
 	else if (shim_parse_plan(text, &scratch, parse, sizeof parse) != 0)
 		snprintf(why, len, "%s", parse);
 	else if (scratch.mode != MODE_DEPLOY)
