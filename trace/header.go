@@ -35,6 +35,9 @@ type Header struct {
 	Start       time.Time `json:"start"`         // wall clock when tracing began
 	StartMonoNS uint64    `json:"start_mono_ns"` // CLOCK_MONOTONIC at Start: places event timestamps in wall time
 	Command     []string  `json:"command"`       // the traced command line
+	// CommandBytes is Command byte for byte when an argument is not UTF-8 (RawArgs), which
+	// JSON cannot carry: the writer fills it in and the reader puts it back into Command.
+	CommandBytes [][]byte `json:"command_bytes,omitempty"`
 	// Executable is the file the traced process runs, symbolic links resolved: argv[0] may
 	// name a link (python3 -> python3.12) or nothing on disk at all.
 	Executable string `json:"executable,omitempty"`

@@ -196,7 +196,7 @@ func nextStep(p *planner.Plan, planPath string, available func(command string) b
 		if !available(name) {
 			return ""
 		}
-		return fmt.Sprintf("next: echoctl %s %s -- %s", name, planPath, cmd)
+		return fmt.Sprintf("next: echoctl %s %s -- %s", name, shell.Quote(planPath), cmd)
 	}
 	switch {
 	case has[planner.StatusCandidate]:

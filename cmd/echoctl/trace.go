@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/tracer"
 )
@@ -130,7 +131,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 		}
 	} else {
 		fmt.Fprintf(stderr, "echoctl: wrote %s: %d events, %d lost, %d CUDA libraries probed; next: echoctl stats %s\n",
-			o.output, res.Events, res.Lost, len(res.Libraries), o.output)
+			o.output, res.Events, res.Lost, len(res.Libraries), shell.Quote(o.output))
 	}
 	if res.Lost > 0 {
 		fmt.Fprintf(stderr, "echoctl: WARNING: %d events were lost (the ring buffer was full): the trace is incomplete; "+
