@@ -9,6 +9,7 @@ package calibrate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -151,6 +152,12 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 		stderr = io.MultiWriter(o.Stderr, tail)
 	}
 	res, err := runner.Run(ctx, argv, compact, runner.IO{Stderr: stderr})
+	if errors.Is(err, runner.ErrNoReport) {
+		// No report: the shim never ran, so neither did the program (the dynamic loader
+		// refused it, say); the loader's own words are in its stderr.
+		return tail.Explain(fmt.Sprintf("%s did not start (exit status %d, and the shim left no report)",
+			argv[0], res.ExitCode))
+	}
 	if err != nil {
 		return err
 	}

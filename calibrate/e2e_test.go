@@ -2,6 +2,7 @@ package calibrate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,5 +288,88 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 	res := testenv.Echoctl(t, orin, append([]string{"-v", "run", "--force", "--strategy", "managed", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "no pair of the plan can be served with managed") {
 		t.Errorf("managed forced: exit %d, checksum %s (want %s), stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), want, res.Stderr)
+	}
+}
+
+// A program the dynamic loader refuses never reaches the shim: calibrate says it did not
+// start and gives the loader's own words, not a question and the shim's missing report file.
+func TestCalibrateProgramThatCannotStart(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	// The same executable elsewhere: its runpath ($ORIGIN/../lib) finds no CUDA runtime there.
+	moved := filepath.Join(t.TempDir(), "bin", "stream")
+	data, err := os.ReadFile(testenv.Built(t, "workloads/stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(moved, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "1", planPath, "--", moved}, args...)...)
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, moved+" did not start (exit status 127") ||
+		!strings.Contains(res.Stderr, "error while loading shared libraries: libcudart.so") ||
+		strings.Contains(res.Stderr, "report.json") {
+		t.Errorf("calibrate: exit %d, stderr %q; want the loader's error", res.ExitCode, res.Stderr)
+	}
+}
+
+// A deployment may pass 64 KiB (MAX_PAIRS pairs of 16 chunks, their modules named by size
+// and a long file name): the shim reads it whole and merges, instead of running the program
+// untouched for want of reading the temporary file it was handed.
+func TestRunReadsALargeDeployment(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", testenv.Built(t, "workloads/stream"))
+	var doc struct{ Env map[string]string }
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); res.ExitCode != 0 || err != nil {
+		t.Fatalf("--print-env --json: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
+	}
+	deployment, err := os.ReadFile(doc.Env["ECHO_PLAN"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pairs of a module that is never loaded, as long as the format lets a pair be.
+	var pad strings.Builder
+	module := "size:1:" + strings.Repeat("m", 95-len("size:1:"))
+	const pairBytes, chunkBytes = 10_000_000_000_000_000_000, 1_000_000_000_000_000_000
+	for i := range 64 - 2 { // the shim's MAX_PAIRS, with the two real ones
+		fmt.Fprintf(&pad, "pair padding-%03d %d output\n", i, uint64(pairBytes))
+		fmt.Fprintf(&pad, "host %s fffffffffffff000 cudaMallocHost %d 2147483647\n", module, uint64(pairBytes))
+		fmt.Fprintf(&pad, "device %s fffffffffffff100 cudaMalloc %d 2147483647\n", module, uint64(pairBytes))
+		for c := range 16 {
+			fmt.Fprintf(&pad, "chunk %d %d\n", uint64(c+1)*chunkBytes/2, uint64(chunkBytes))
+		}
+	}
+	text, ok := strings.CutSuffix(string(deployment), "end\n")
+	if !ok || strings.Contains(text, "\ndigest ") {
+		t.Fatalf("deployment %q: want one without a digest, ending in end", deployment)
+	}
+	text += pad.String() + "end\n"
+	if len(text) <= 64<<10 || len(text) > planner.MaxCompactBytes {
+		t.Fatalf("the padded deployment is %d bytes: want more than 64 KiB and what the shim reads", len(text))
+	}
+	if err := os.WriteFile(doc.Env["ECHO_PLAN"], []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	got := testenv.RunWorkload(t, "stream", []string{"LD_PRELOAD=" + doc.Env["LD_PRELOAD"], "ECHO_PLAN=" + doc.Env["ECHO_PLAN"],
+		"ECHO_REPORT=" + report}, args...)
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runner.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if got.Checksum() != want || !r.Active || r.Merged != 2 {
+		t.Errorf("with a %d-byte deployment: checksum %s (want %s), active %v (%s), %d merged; stderr %q",
+			len(text), got.Checksum(), want, r.Active, r.Reason, r.Merged, got.Stderr)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/procfs"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/echo-uma/echo/tracer"
@@ -81,7 +82,7 @@ func (p *process) comm() string {
 	if len(p.command) == 0 {
 		return ""
 	}
-	return filepath.Base(p.command[0])
+	return shell.Quote(filepath.Base(p.command[0])) // shown in a terminal: no raw escapes
 }
 
 // watch joins the process to the shared tracer; when it cannot, it is done, with why.

@@ -9,8 +9,8 @@ import "github.com/echo-uma/echo/symbols"
 // `echoctl attach --once --json`.
 type Row struct {
 	PID           int     `json:"pid"`
-	Comm          string  `json:"comm"`
-	Command       string  `json:"command"`          // the command line, for the optimize hint
+	Comm          string  `json:"comm"`             // the executable's base name, shell-quoted where it must be
+	Command       string  `json:"command"`          // the command line, shell-quoted (no raw control bytes)
 	CopiesPerS    float64 `json:"copies_per_s"`     // successful copy calls
 	CopyBytesPerS float64 `json:"copy_bytes_per_s"` // all directions
 	H2DBytesPerS  float64 `json:"h2d_bytes_per_s"`  // host to device

@@ -1,10 +1,10 @@
 package live
 
 import (
-	"strings"
 	"time"
 
 	"github.com/echo-uma/echo/internal/procfs"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
@@ -16,7 +16,9 @@ const topSites = 5
 // row turns an interval's statistics into the process's row; secs is the interval's length;
 // lost the events the tracer lost, every process together; names names its copy sites.
 func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols.Resolver) Row {
-	r := Row{PID: p.pid, Comm: p.comm(), Command: strings.Join(p.command, " "),
+	// Quoted: a command line is whatever the program was given, and the view, the table and
+	// a terminal reading the JSON must not receive its escape sequences raw.
+	r := Row{PID: p.pid, Comm: p.comm(), Command: shell.Join(p.command),
 		Lost: lost, Events: st.Events, Totals: p.totals, Libraries: p.libraries()}
 	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS)}
 	for _, pair := range p.plan.pairs {

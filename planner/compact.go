@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/echo-uma/echo/internal/units"
 )
 
 // Mode is what the shim does with a compact plan.
@@ -88,8 +90,17 @@ func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) 
 	}
 	b.WriteString(lines)
 	b.WriteString("end\n")
+	if b.Len() > MaxCompactBytes {
+		return "", fmt.Errorf("the plan's %s form for the shim is %s, more than the %s the shim reads: "+
+			"deploy fewer pairs", mode, units.Bytes(uint64(b.Len())), units.Bytes(MaxCompactBytes))
+	}
 	return b.String(), nil
 }
+
+// MaxCompactBytes is the largest compact plan the shim reads (SHIM_MAX_PLAN_BYTES): a larger
+// one is refused here, naming the plan, rather than by the shim, which could only name the
+// temporary file it was handed.
+const MaxCompactBytes = 1 << 20
 
 // pairLines are the pairs as the shim reads them: what a pair is, to the shim and to the
 // digest that calibration records. A merge needs both sides' sites; pinned serves the host

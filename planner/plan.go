@@ -263,12 +263,15 @@ type Context struct {
 
 // Source is the trace a plan was made from.
 type Source struct {
-	Path     string    `json:"path"`
-	Command  []string  `json:"command"`
-	PID      int       `json:"pid"`
-	Host     string    `json:"host"`
-	Start    time.Time `json:"start"`
-	Attached bool      `json:"attached,omitempty"` // allocations before the attach are missing
+	Path    string   `json:"path"`
+	Command []string `json:"command"`
+	// CommandBytes is Command byte for byte when an argument is not UTF-8 (trace.RawArgs):
+	// Write fills it in and Read puts it back into Command.
+	CommandBytes [][]byte  `json:"command_bytes,omitempty"`
+	PID          int       `json:"pid"`
+	Host         string    `json:"host"`
+	Start        time.Time `json:"start"`
+	Attached     bool      `json:"attached,omitempty"` // allocations before the attach are missing
 }
 
 // Plan is Echo's decision for one program.

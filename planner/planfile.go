@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/trace"
 )
 
 // maxPlanSize bounds what Read takes in: a plan holds a few records per pair, so anything
@@ -24,6 +25,7 @@ func (p *Plan) Write(w io.Writer) error {
 	}
 	q := *p
 	q.Schema = Schema()
+	q.Trace.CommandBytes = trace.RawArgs(q.Trace.Command)
 	if q.Pairs == nil { // "pairs": [] says no pair was found; null would read as a gap
 		q.Pairs = []Pair{}
 	}
@@ -114,6 +116,8 @@ func Read(r io.Reader) (*Plan, error) {
 	if p.Schema != "" && p.Schema != schemaOf(p.Version) {
 		return nil, fmt.Errorf("plan: schema %q does not match version %d (%s)", p.Schema, p.Version, schemaOf(p.Version))
 	}
+	p.Trace.Command = trace.WithRawArgs(p.Trace.Command, p.Trace.CommandBytes)
+	p.Trace.CommandBytes = nil
 	p.Version = Version // an older plan is this version without what was added since
 	p.Schema = ""       // Write names the document; in memory a plan is its fields
 	if err := p.Validate(); err != nil {

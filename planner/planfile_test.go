@@ -56,7 +56,10 @@ func examplePlan() *Plan {
 
 func TestPlanRoundTrip(t *testing.T) {
 	for _, p := range []*Plan{examplePlan(), {Version: Version, Created: time.Unix(1, 0).UTC(), Tool: "t",
-		Trace: Source{Path: "x", Command: []string{"x"}}, PredictedSpeedup: 1}} {
+		Trace: Source{Path: "x", Command: []string{"x"}}, PredictedSpeedup: 1},
+		// A command line that is not UTF-8 comes back byte for byte, not with U+FFFD.
+		{Version: Version, Created: time.Unix(1, 0).UTC(), Tool: "t",
+			Trace: Source{Path: "x", Command: []string{"./app\xff", "da\xfeta"}}, PredictedSpeedup: 1}} {
 		var buf bytes.Buffer
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)

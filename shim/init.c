@@ -49,13 +49,13 @@ const char *shim_read_file(int dirfd, const char *path, bool strict, char *why, 
 	else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		snprintf(why, len, "it is not a regular file");
 	else if (!strict || trusted(&st, why, len)) {
-		static char buf[64 << 10]; /* no malloc: this runs before the program */
+		static char buf[SHIM_MAX_PLAN_BYTES + 1]; /* no malloc: this runs before the program */
 		size_t n = 0;
 		ssize_t got = 0;
 		while (n < sizeof buf - 1 && (got = read(fd, buf + n, sizeof buf - 1 - n)) > 0)
 			n += (size_t)got;
 		if (n == sizeof buf - 1 || got < 0)
-			snprintf(why, len, "it is larger than 64 KiB, or could not be read");
+			snprintf(why, len, "it is larger than %d KiB, or could not be read", SHIM_MAX_PLAN_BYTES >> 10);
 		else {
 			buf[n] = '\0';
 			text = buf;

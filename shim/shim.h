@@ -25,6 +25,10 @@
 #define MAX_PAIRS 64
 #define MAX_COPIES 8
 #define MAX_CHUNKS 17 /* a pair's pieces: [0] the whole buffer, then up to 16 chunks */
+/* The largest compact plan the shim reads (planner.MaxCompactBytes): MAX_PAIRS pairs of
+ * MAX_CHUNKS pieces whose modules are named by size and a long file name pass 64 KiB. The
+ * buffer is static (no malloc before the program runs); its untouched pages cost nothing. */
+#define SHIM_MAX_PLAN_BYTES (1 << 20)
 
 /* One return address above an allocation's own, as the planner names it (planner.Frame). */
 struct frame {

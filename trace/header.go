@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -34,6 +35,9 @@ type Header struct {
 	Start       time.Time `json:"start"`         // wall clock when tracing began
 	StartMonoNS uint64    `json:"start_mono_ns"` // CLOCK_MONOTONIC at Start: places event timestamps in wall time
 	Command     []string  `json:"command"`       // the traced command line
+	// CommandBytes is Command byte for byte when an argument is not UTF-8 (RawArgs), which
+	// JSON cannot carry: the writer fills it in and the reader puts it back into Command.
+	CommandBytes [][]byte `json:"command_bytes,omitempty"`
 	// Executable is the file the traced process runs, symbolic links resolved: argv[0] may
 	// name a link (python3 -> python3.12) or nothing on disk at all.
 	Executable string `json:"executable,omitempty"`
@@ -60,9 +64,16 @@ type Footer struct {
 }
 
 // TotalLost is the number of events lost on all CPUs together.
-func (f Footer) TotalLost() uint64 {
+func (f Footer) TotalLost() uint64 { return SumLost(f.Lost) }
+
+// SumLost adds per-CPU lost-event counts, stopping at the largest uint64 instead of wrapping:
+// a damaged footer or counter of 2^64−1 on one CPU must not read as a handful of events lost.
+func SumLost(perCPU []uint64) uint64 {
 	var n uint64
-	for _, l := range f.Lost {
+	for _, l := range perCPU {
+		if l > math.MaxUint64-n {
+			return math.MaxUint64
+		}
 		n += l
 	}
 	return n

@@ -74,6 +74,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err := json.Unmarshal(meta, &tr.header); err != nil {
 		return nil, &CorruptError{Offset: metaOff, Reason: fmt.Sprintf("header metadata: %v", err)}
 	}
+	tr.header.Command = WithRawArgs(tr.header.Command, tr.header.CommandBytes)
+	tr.header.CommandBytes = nil
 	if tr.header.EventSize != EventSize {
 		return nil, &CorruptError{Offset: metaOff, Reason: fmt.Sprintf(
 			"header says events are %d bytes; format version %d has %d", tr.header.EventSize, Version, EventSize)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -289,5 +290,26 @@ func TestSummarizeFailedCalls(t *testing.T) {
 	}
 	if !reflect.DeepEqual(st.Failed, want) || st.Copies.H2D != 1 {
 		t.Errorf("failed %+v, %d h2d copies; want %+v and the one copy that worked", st.Failed, st.Copies.H2D, want)
+	}
+}
+
+// A lost-event count that does not fit in 64 bits (a damaged footer, or a counter near its
+// end) stops at the largest count instead of wrapping to a few events.
+func TestSumLostDoesNotWrap(t *testing.T) {
+	tests := []struct {
+		perCPU []uint64
+		want   uint64
+	}{
+		{nil, 0},
+		{[]uint64{0, 5, 0, 2}, 7},
+		{[]uint64{math.MaxUint64 - 5, 5}, math.MaxUint64},
+		{[]uint64{math.MaxUint64, 5}, math.MaxUint64},
+		{[]uint64{5, math.MaxUint64, 1}, math.MaxUint64},
+		{[]uint64{math.MaxUint64 / 2, math.MaxUint64/2 + 2}, math.MaxUint64},
+	}
+	for _, tt := range tests {
+		if got := (Footer{Lost: tt.perCPU}).TotalLost(); got != tt.want {
+			t.Errorf("TotalLost of %v = %d, want %d", tt.perCPU, got, tt.want)
+		}
 	}
 }

@@ -59,6 +59,7 @@ var errClosed = errors.New("trace writer is closed")
 // h.EventSize itself.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	h.EventSize = EventSize
+	h.CommandBytes = RawArgs(h.Command)
 	for _, m := range h.Modules {
 		if err := checkModule(m); err != nil {
 			return nil, fmt.Errorf("writing trace header: %w", err)

@@ -136,13 +136,9 @@ func (r *recorder) reportLost() {
 	if r.opts.Lost == nil {
 		return
 	}
-	var total uint64
 	perCPU, err := r.t.Lost()
-	for _, n := range perCPU {
-		total += n
-	}
 	if err == nil {
-		r.opts.Lost(total)
+		r.opts.Lost(trace.SumLost(perCPU))
 	}
 }
 

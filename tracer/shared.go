@@ -191,11 +191,7 @@ func (s *Shared) FoundCUDA(pid int) error {
 // processes together: one buffer cannot tell whose they would have been.
 func (s *Shared) Lost() (uint64, error) {
 	perCPU, err := s.t.Lost()
-	var total uint64
-	for _, n := range perCPU {
-		total += n
-	}
-	return total, err
+	return trace.SumLost(perCPU), err
 }
 
 // Probes is how many probe links the tracer holds, for every process together.

@@ -80,6 +80,9 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 		}
 	}
 	if cfg.RingBytes != 0 {
+		if err := CheckRingSize(uint64(cfg.RingBytes)); err != nil {
+			return nil, fmt.Errorf("sizing the ring buffer: %w", err)
+		}
 		spec.Maps["events"].MaxEntries = cfg.RingBytes
 	}
 	if !cfg.HostAllocs {
@@ -93,6 +96,10 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	keepPrograms(spec, multi)
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
+		// A map, a program and a BTF blob each, and the loader's feature probes.
+		if fdErr := outOfFDs(err, len(spec.Maps)+len(spec.Programs)+8); fdErr != nil {
+			return nil, fmt.Errorf("loading BPF programs: %w", fdErr)
+		}
 		var verr *ebpf.VerifierError
 		if errors.As(err, &verr) {
 			return nil, fmt.Errorf("loading BPF programs: the kernel's verifier refused them: %+v", verr)

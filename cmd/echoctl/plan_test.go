@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/echo-uma/echo/internal/testenv"
@@ -227,10 +232,46 @@ func TestWrapLines(t *testing.T) {
 	}
 }
 
+// A word far longer than a line (one huge argument of the traced command) is cut into whole
+// lines that join back to it, with work in proportion to its length: the allocations are
+// counted, since cutting it line by line from a re-decoded rest was quadratic (8.7 s for
+// 200 000 characters; BenchmarkRenderPlanLongArgument measures the time).
+func TestWrapLinesLongWord(t *testing.T) {
+	const n, width = 200_000, 70
+	word := strings.Repeat("abcdefghij", n/10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lines := wrapLines("x "+word, width, 0)
+	runtime.ReadMemStats(&after)
+	if len(lines) != 1+(n+width-1)/width || lines[0] != "x" || strings.Join(lines[1:], "") != word {
+		t.Fatalf("%d lines, not the word cut into lines of %d", len(lines), width)
+	}
+	for _, l := range lines[1 : len(lines)-1] {
+		if len(l) != width {
+			t.Fatalf("a line of %d characters, want %d", len(l), width)
+		}
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 64*n {
+		t.Errorf("wrapping %d characters allocated %d bytes: more than in proportion", n, allocated)
+	}
+}
+
+// One plan whose command has a 200 000-character argument, rendered as text (go test
+// -bench RenderPlanLongArgument ./cmd/echoctl/).
+func BenchmarkRenderPlanLongArgument(b *testing.B) {
+	p := streamPlan()
+	p.Trace.Command = []string{"./stream", "--data", strings.Repeat("0123456789", 20_000)}
+	for b.Loop() {
+		if err := renderPlan(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // streamTrace writes the trace of a program that allocates a host and a device buffer for
 // its input and for its output, then loops ten times: copy the input in, run a kernel, copy
-// the output back.
-func streamTrace(t *testing.T) string {
+// the output back. Its command line is command, ./stream when none is given.
+func streamTrace(t *testing.T, command ...string) string {
 	t.Helper()
 	const (
 		pid    = 4242
@@ -242,9 +283,12 @@ func streamTrace(t *testing.T) string {
 		devIn  = 0x7000_0000
 		devOut = 0x7100_0000
 	)
+	if len(command) == 0 {
+		command = []string{"./stream"}
+	}
 	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	c := testenv.NewCalls(trace.Header{Host: "gpu01", Start: start, StartMonoNS: 1_000_000, PID: pid,
-		Command: []string{"./stream"}, Modules: []trace.Module{{Path: exe, BuildID: "ab12cd34",
+		Command: command, Modules: []trace.Module{{Path: exe, BuildID: "ab12cd34",
 			Start: base, End: base + 0x100000, Base: base, Size: 123456}}}, base)
 	c.Call(trace.EventMalloc, 0x1100, 2_000, trace.Event{Addr: hostIn, Bytes: size})
 	c.Call(trace.EventMalloc, 0x1110, 2_000, trace.Event{Addr: hostOu, Bytes: size})
@@ -429,5 +473,37 @@ func TestPlanThresholds(t *testing.T) {
 				t.Errorf("plan %v: pair %s %s (%s), want refused: %s", tt.args, pair.ID, pair.Status, pair.Reason, tt.want)
 			}
 		}
+	}
+}
+
+// A program whose name and arguments are not UTF-8 is recorded byte for byte, and the next
+// command plan suggests, pasted into a shell, names the plan written and the program traced:
+// not their names with U+FFFD where the bytes were.
+func TestPlanNextStepKeepsNonUTF8Names(t *testing.T) {
+	command := []string{"./app\xff", "--in", "data\xfe.bin"}
+	planPath := filepath.Join(t.TempDir(), "app\xff.plan")
+	out, err := execute(t, "plan", "-o", planPath, streamTrace(t, command...))
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Trace.Command, command) {
+		t.Errorf("the plan records the command as %q, want %q", p.Trace.Command, command)
+	}
+	_, next, ok := strings.Cut(out, "\nnext: ")
+	next, _, _ = strings.Cut(next, "\n")
+	if !ok || !utf8.ValidString(next) || strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == utf8.RuneError }) {
+		t.Fatalf("next step %q: want printable text\n%s", next, out)
+	}
+	got, err := exec.Command("bash", "-c", `for a in `+next+`; do printf '%s\0' "$a"; done`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"echoctl", "validate", planPath, "--"}, command...)
+	if args := strings.Split(strings.TrimSuffix(string(got), "\x00"), "\x00"); !slices.Equal(args, want) {
+		t.Errorf("bash reads the next step %s as %q, want %q", next, args, want)
 	}
 }

@@ -196,7 +196,7 @@ func nextStep(p *planner.Plan, planPath string, available func(command string) b
 		if !available(name) {
 			return ""
 		}
-		return fmt.Sprintf("next: echoctl %s %s -- %s", name, planPath, cmd)
+		return fmt.Sprintf("next: echoctl %s %s -- %s", name, shell.Quote(planPath), cmd)
 	}
 	switch {
 	case has[planner.StatusCandidate]:
@@ -253,12 +253,17 @@ func wrapLines(text string, width, maxLines int) []string {
 	var lines []string
 	line := ""
 	for _, word := range strings.Fields(text) {
-		for lipgloss.Width(word) > width { // a word longer than a line: cut it
+		if lipgloss.Width(word) > width { // a word longer than a line: cut it
 			if line != "" {
 				lines, line = append(lines, line), ""
 			}
-			cut := []rune(word)[:width]
-			lines, word = append(lines, string(cut)), string([]rune(word)[width:])
+			// Decoded and measured once: cutting and re-measuring the rest per line made a
+			// 200 000-character argument take seconds.
+			runes := []rune(word)
+			for len(runes) > width {
+				lines, runes = append(lines, string(runes[:width])), runes[width:]
+			}
+			word = string(runes)
 		}
 		switch {
 		case line == "":

@@ -118,7 +118,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	}
 	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
 	if err != nil {
-		return err
+		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
 	run, err := runner.Run(cmd.Context(), argv, compact, stdio)
 	if errors.Is(err, runner.ErrNoReport) {

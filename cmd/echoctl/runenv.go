@@ -31,7 +31,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 	}
 	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
 	if err != nil {
-		return err
+		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
 	deployed, err := filepath.Abs(planner.SideFile(planPath, planner.SideDeployment))
 	if err != nil {

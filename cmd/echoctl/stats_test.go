@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,8 @@ func TestStatsCommand(t *testing.T) {
 	lossy := &trace.Footer{End: start.Add(time.Second), EndMonoNS: 1_001_000_000, Complete: true, Lost: []uint64{0, 40, 2}}
 	attached := header
 	attached.Attached = true
+	escapes := header
+	escapes.Command = []string{"./stream", "--label", "\x1b]0;owned\a\x1b[2J"}
 
 	tests := []struct {
 		name    string
@@ -71,6 +74,20 @@ func TestStatsCommand(t *testing.T) {
 			path:    writeTrace(t, header, lossy, events...),
 			want:    []string{"WARNING: 42 EVENTS LOST (the ring buffer was full, on 2 of 3 CPUs)", "--ring-size"},
 			notWant: []string{"incomplete"},
+		},
+		{
+			name:    "lost events past 2^64",
+			args:    func(p string) []string { return []string{"stats", p} },
+			path:    writeTrace(t, header, &trace.Footer{Complete: true, Lost: []uint64{math.MaxUint64, 5}}, events...),
+			want:    []string{"WARNING: 18446744073709551615 EVENTS LOST (the ring buffer was full, on 2 of 2 CPUs)"},
+			notWant: []string{" 4 EVENTS LOST"},
+		},
+		{
+			name:    "escape codes in the command line",
+			args:    func(p string) []string { return []string{"stats", p} },
+			path:    writeTrace(t, escapes, clean, events...),
+			want:    []string{`./stream --label $'\x1b]0;owned\x07\x1b[2J' (pid 4242)`},
+			notWant: []string{"\x1b", "\a"},
 		},
 		{
 			name: "top",

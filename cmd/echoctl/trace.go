@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/tracer"
 )
@@ -69,7 +70,7 @@ Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's pr
 	f.Var(&o.minHostBytes, "min-host-bytes", "with --host-allocs: record host allocations of at least this size")
 	f.BoolVar(&o.noHostAllocs, "no-host-allocs", false, "the default now; kept for scripts")
 	_ = f.MarkHidden("no-host-allocs")
-	f.Var(&o.ringSize, "ring-size", "ring buffer size (a power of two, at least 4K)")
+	f.Var(&o.ringSize, "ring-size", "ring buffer size (a power of two, from a page to 2G)")
 	f.BoolVar(&o.perFunction, "uprobe-per-function", false, "attach one uprobe per function, as on kernels before 6.6 (slower to detach)")
 	_ = f.MarkHidden("uprobe-per-function")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of echoctl itself to this file")
@@ -87,8 +88,8 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	if o.hostAllocs && o.noHostAllocs {
 		return errors.New("--host-allocs and --no-host-allocs contradict each other")
 	}
-	if r := uint64(o.ringSize); r < 4096 || r&(r-1) != 0 {
-		return fmt.Errorf("--ring-size %s is not a power of two of at least 4K", units.Size(r))
+	if err := tracer.CheckRingSize(uint64(o.ringSize)); err != nil {
+		return fmt.Errorf("--ring-size: %w", err)
 	}
 	if err := tracer.CheckPrivileges(); err != nil {
 		return err
@@ -130,7 +131,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 		}
 	} else {
 		fmt.Fprintf(stderr, "echoctl: wrote %s: %d events, %d lost, %d CUDA libraries probed; next: echoctl stats %s\n",
-			o.output, res.Events, res.Lost, len(res.Libraries), o.output)
+			o.output, res.Events, res.Lost, len(res.Libraries), shell.Quote(o.output))
 	}
 	if res.Lost > 0 {
 		fmt.Fprintf(stderr, "echoctl: WARNING: %d events were lost (the ring buffer was full): the trace is incomplete; "+
