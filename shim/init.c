@@ -7,6 +7,10 @@
 
 #include "shim.h"
 
+/* What echoctl looks for before it preloads a file as this library (runner.CheckShim), so
+ * that a stray, truncated or foreign file of the name is never preloaded into a program. */
+SHIM_API const char echo_shim_marker[] = "echo preload library";
+
 char *shim_read_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
