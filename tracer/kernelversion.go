@@ -19,10 +19,10 @@ import (
 // read its memory: that also needs every capability echoctl holds (the kernel's
 // cap_ptrace_access_check).
 var kernelVersion = sync.OnceValue(func() error {
-	dumpable, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	if err == nil && dumpable != 1 {
+	// Not dumpable is 0, or 2 where fs.suid_dumpable is 2; PR_SET_DUMPABLE takes 0 or 1.
+	if dumpable, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err == nil && dumpable != 1 {
 		if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err == nil {
-			defer unix.Prctl(unix.PR_SET_DUMPABLE, uintptr(dumpable), 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 		}
 	}
 	if _, err := features.LinuxVersionCode(); err != nil {
