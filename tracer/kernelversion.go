@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -25,7 +26,15 @@ var kernelVersion = sync.OnceValue(func() error {
 			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 		}
 	}
-	if _, err := features.LinuxVersionCode(); err != nil {
+	_, err := features.LinuxVersionCode()
+	if errors.Is(err, unix.ENOENT) {
+		// The Go runtime has no auxiliary vector: a dynamically linked echoctl in secure
+		// mode, whose loader deleted LD_LIBRARY_PATH or the like from the environment in
+		// place (the Makefile's comment on echoctl says how).
+		return fmt.Errorf("reading the kernel's version from the vDSO: %w (a setcap'd echoctl must be "+
+			"built static: CGO_ENABLED=0, as make does)", err)
+	}
+	if err != nil {
 		return fmt.Errorf("reading the kernel's version from the vDSO: %w", err)
 	}
 	return nil
