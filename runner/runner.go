@@ -34,12 +34,17 @@ func FindShim() (string, error) {
 		return "", fmt.Errorf("finding echoctl's own executable: %w", err)
 	}
 	beside := filepath.Clean(filepath.Join(filepath.Dir(self), "..", "lib", "libechoshim.so"))
-	if CheckShim(beside) == nil {
+	err = CheckShim(beside)
+	if err == nil {
 		return beside, nil
+	}
+	none := "none beside echoctl (" + beside + ")"
+	if !errors.Is(err, os.ErrNotExist) {
+		none = "none beside echoctl (" + err.Error() + ")"
 	}
 	p, err := embedshim.Extract()
 	if err != nil {
-		return "", fmt.Errorf("no preload library: none beside echoctl (%s), and %w (set ECHO_SHIM to one)", beside, err)
+		return "", fmt.Errorf("no preload library: %s, and %w (set ECHO_SHIM to one)", none, err)
 	}
 	return p, nil
 }
