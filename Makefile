@@ -59,12 +59,16 @@ all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
 # echoctl carries the preload library it was built beside (internal/embedshim), so one
-# copied binary does everything.
+# copied binary does everything. It is static (CGO_ENABLED=0, as for arm64): a setcap'd
+# echoctl runs in secure mode, where the dynamic loader deletes LD_LIBRARY_PATH and kin from
+# the environment in place, which leaves the Go runtime without the auxiliary vector that
+# cilium/ebpf reads the kernel's version from ("read auxv from runtime"), and the traced
+# program without LD_LIBRARY_PATH.
 EMBED := internal/embedshim/lib
 echoctl: $(BUILD)/lib/libechoshim.so
 	@mkdir -p $(BUILD)/bin
 	cp $(BUILD)/lib/libechoshim.so $(EMBED)/libechoshim-$(shell $(GO) env GOARCH).so
-	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
 
 $(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
 	@mkdir -p $(@D)

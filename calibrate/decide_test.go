@@ -23,6 +23,12 @@ func TestDecide(t *testing.T) {
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
 			{Strategy: "managed", RoundMS: []float64{0.40, 0.41, 0.40, 0.39, 0.40}, Merged: 2},
 		}, "managed", false},
+		// The framework workload's case (validate's TestOptimizeFrameworkPins): no merge
+		// serves it, and pinned, which keeps the copies but makes them faster, wins as any.
+		{"pinned where no merge serves", 0.4, []Variant{
+			{Strategy: "mapped", RoundMS: []float64{1.00, 1.01, 0.99, 1.00, 1.00}},
+			{Strategy: "pinned", RoundMS: []float64{0.70, 0.71, 0.69, 0.70, 0.70}, Merged: 2},
+		}, "pinned", false},
 		{"within the baseline's spread", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.99, 0.98, 0.99, 0.98, 0.99}, Merged: 2},
 		}, "", false},

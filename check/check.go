@@ -6,6 +6,7 @@ package check
 
 import (
 	"context"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -37,6 +38,9 @@ type Item struct {
 	Detail   string `json:"detail"`
 	Disables string `json:"disables"`      // what does not work while it is missing or limited; "" when ok
 	Fix      string `json:"fix,omitempty"` // what to run about it, when there is a command for it
+	// Grant are the capabilities Fix's setcap line grants (none when Fix is no setcap line):
+	// setcap replaces a file's capabilities, so the report's Fix grants every item's at once.
+	Grant []tracer.Capability `json:"-"`
 }
 
 // Report is everything checked. OK means tracing and deploying can work: no item is missing.
@@ -48,6 +52,9 @@ type Report struct {
 	Libraries []Library `json:"libraries"`
 	GPU       *GPU      `json:"gpu,omitempty"`
 	Items     []Item    `json:"items"`
+	// Fix grants, in one setcap line, every capability the items' fixes name: running the
+	// items' own lines one after another would leave echoctl with the last one's alone.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Options say where to look.
@@ -76,5 +83,28 @@ func Run(ctx context.Context, opts Options) Report {
 	for _, it := range r.Items {
 		r.OK = r.OK && it.Status != StatusMissing
 	}
+	r.Fix = grantAll(r.Items, priv)
 	return r
+}
+
+// grantAll is the one fix that grants every capability the items not ok want, and keeps
+// those of the tracer's this process holds: setcap replaces what the file had.
+func grantAll(items []Item, p tracer.Privileges) string {
+	var want []tracer.Capability
+	for _, it := range items {
+		if it.Status != StatusOK {
+			want = append(want, it.Grant...)
+		}
+	}
+	if len(want) == 0 {
+		return ""
+	}
+	var all []tracer.Capability
+	for _, c := range append([]tracer.Capability{tracer.CapBPF, tracer.CapPerfmon, tracer.CapSysPtrace,
+		tracer.CapDACReadSearch, tracer.CapSysAdmin}, want...) {
+		if (p.Has(c) || slices.Contains(want, c)) && !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	return (&tracer.PrivilegeError{Need: all, Root: p.Root}).Fix()
 }

@@ -17,7 +17,7 @@ func privilegeItems(p tracer.Privileges) []Item {
 	if missing := p.CanTrace(); len(missing) > 0 {
 		e := &tracer.PrivilegeError{What: "tracing", Need: []tracer.Capability{tracer.CapBPF, tracer.CapPerfmon},
 			Missing: missing, Root: p.Root}
-		capItem = Item{Name: "capabilities", Status: StatusMissing, Disables: disablesTrace, Fix: e.Fix(),
+		capItem = Item{Name: "capabilities", Status: StatusMissing, Disables: disablesTrace, Fix: e.Fix(), Grant: e.Need,
 			Detail: fmt.Sprintf("tracing needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN; missing %s (%s)",
 				capNames(missing), held)}
 	}
@@ -26,7 +26,7 @@ func privilegeItems(p tracer.Privileges) []Item {
 		need := []tracer.Capability{tracer.CapBPF, tracer.CapPerfmon, tracer.CapSysPtrace}
 		e := &tracer.PrivilegeError{What: "tracing other users' processes", Need: need,
 			Missing: []tracer.Capability{tracer.CapSysPtrace}, Root: p.Root}
-		ptrace = Item{Name: "other users", Status: StatusWarn, Fix: e.Fix(),
+		ptrace = Item{Name: "other users", Status: StatusWarn, Fix: e.Fix(), Grant: need,
 			Detail:   "missing CAP_SYS_PTRACE: only this user's processes can be traced",
 			Disables: "echoctl trace -p and attach on other users' processes"}
 	}
@@ -36,6 +36,7 @@ func privilegeItems(p tracer.Privileges) []Item {
 		var perr *tracer.PrivilegeError
 		if errors.As(err, &perr) {
 			follow.Detail, follow.Fix = "tracefs is readable by root only: missing CAP_DAC_READ_SEARCH", perr.Fix()
+			follow.Grant = perr.Need
 		}
 	}
 	return []Item{capItem, ptrace, follow}

@@ -52,7 +52,7 @@ func attachFailure(name string, err error, status Status, disables string) Item 
 	var perr *tracer.PrivilegeError
 	if errors.As(err, &perr) {
 		it.Detail = fmt.Sprintf("refused without %s (%v)%s", capNames(perr.Missing), perr.Cause, paranoid())
-		it.Fix = perr.Fix()
+		it.Fix, it.Grant = perr.Fix(), perr.Need
 	}
 	return it
 }

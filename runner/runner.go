@@ -20,22 +20,31 @@ import (
 
 // FindShim locates libechoshim.so: $ECHO_SHIM, else lib/ beside the bin/ directory echoctl
 // runs from (build/bin/echoctl finds build/lib/libechoshim.so), else the copy echoctl
-// carries, written once to its cache (internal/embedshim).
+// carries, written once to its cache (internal/embedshim). $ECHO_SHIM must be the library
+// (CheckShim); a file beside echoctl that is not is passed over for the carried copy.
 func FindShim() (string, error) {
 	if p := os.Getenv("ECHO_SHIM"); p != "" {
+		if err := CheckShim(p); err != nil {
+			return "", fmt.Errorf("ECHO_SHIM: %w (unset it to use the library echoctl carries)", err)
+		}
 		return p, nil
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("finding echoctl's own executable: %w", err)
 	}
-	p := filepath.Clean(filepath.Join(filepath.Dir(self), "..", "lib", "libechoshim.so"))
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
+	beside := filepath.Clean(filepath.Join(filepath.Dir(self), "..", "lib", "libechoshim.so"))
+	err = CheckShim(beside)
+	if err == nil {
+		return beside, nil
 	}
-	p, err = embedshim.Extract()
+	none := "none beside echoctl (" + beside + ")"
+	if !errors.Is(err, os.ErrNotExist) {
+		none = "none beside echoctl (" + err.Error() + ")"
+	}
+	p, err := embedshim.Extract()
 	if err != nil {
-		return "", fmt.Errorf("no preload library: none beside echoctl (../lib/libechoshim.so), and %w (set ECHO_SHIM to one)", err)
+		return "", fmt.Errorf("no preload library: %s, and %w (set ECHO_SHIM to one)", none, err)
 	}
 	return p, nil
 }

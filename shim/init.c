@@ -11,6 +11,10 @@
 
 #include "shim.h"
 
+/* What echoctl looks for before it preloads a file as this library (runner.CheckShim), so
+ * that a stray, truncated or foreign file of the name is never preloaded into a program. */
+SHIM_API const char echo_shim_marker[] = "echo preload library";
+
 /* Whether a file or directory of this owner and mode may name what this program runs:
  * root's or this user's, and writable by nobody else (a directory writable by others only
  * with the sticky bit, where nobody else may replace a file he does not own; /tmp is one). */

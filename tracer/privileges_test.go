@@ -109,7 +109,9 @@ func checkTraced(t *testing.T, res testenv.Result, out string, launched bool) {
 
 // The setcap line the refusal prints, run as written (root needs no sudo), lets a user with
 // no capabilities of their own trace: launched (echoctl's launcher re-executes the file
-// with its capabilities, then execs the program without them) and attached.
+// with its capabilities, then execs the program without them) and attached. The user has
+// LD_LIBRARY_PATH set, as the README's examples do: in the secure mode file capabilities
+// bring, a dynamic loader would delete it and, with it, the Go runtime's auxiliary vector.
 func TestSetcapFix(t *testing.T) {
 	u := testenv.NewUnprivileged(t)
 	if _, err := exec.LookPath("setcap"); err != nil {
@@ -129,8 +131,9 @@ func TestSetcapFix(t *testing.T) {
 	if b, err := exec.Command(fix[0], fix[1:]...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v: %s", m[1], err, b)
 	}
-	checkTraced(t, u.Run(t, nil, nil, u.Echoctl, launch...), out, true)
+	env := []string{"LD_LIBRARY_PATH=" + filepath.Join(u.Dir, "lib")}
+	checkTraced(t, u.Run(t, nil, env, u.Echoctl, launch...), out, true)
 	own := u.LongStream(t, "64K").Process.Pid
-	checkTraced(t, u.Run(t, nil, nil, u.Echoctl, "trace", "-o", out, "-p", strconv.Itoa(own), "--duration", "300ms"),
+	checkTraced(t, u.Run(t, nil, env, u.Echoctl, "trace", "-o", out, "-p", strconv.Itoa(own), "--duration", "300ms"),
 		out, false)
 }

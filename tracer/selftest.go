@@ -24,7 +24,10 @@ func KernelSupport() Support {
 	return Support{RingBuf: features.HaveMapType(ebpf.RingBuf), UprobeMulti: haveUprobeMulti()}
 }
 
-func haveUprobeMulti() error { return features.HaveBPFLinkUprobeMulti() }
+func haveUprobeMulti() error {
+	_ = kernelVersion() // the probe loads a kprobe-type program; a failure shows there
+	return features.HaveBPFLinkUprobeMulti()
+}
 
 // SelfTest is what a trace would do, short of tracing anything.
 type SelfTest struct {

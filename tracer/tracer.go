@@ -58,6 +58,9 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("raising the locked-memory limit for BPF maps: %w", err)
 	}
+	if err := kernelVersion(); err != nil {
+		return nil, fmt.Errorf("loading BPF programs: %w", err)
+	}
 	spec, err := loadEcho()
 	if err != nil {
 		return nil, fmt.Errorf("reading the embedded BPF object: %w", err)

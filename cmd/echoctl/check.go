@@ -64,11 +64,19 @@ func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
 	table, _ := renderTable(st, []string{"CHECK", "STATUS", "DETAIL"}, rows, nil, 0, nil)
 	var b strings.Builder
 	b.WriteString(table)
-	fixes := ""
+	// The items' setcap lines become the report's one: each would replace the last's grant.
+	fixes, granted := "", []string{}
 	for _, it := range rep.Items {
-		if it.Fix != "" && it.Status != check.StatusOK {
+		switch {
+		case it.Fix == "" || it.Status == check.StatusOK:
+		case len(it.Grant) > 0:
+			granted = append(granted, it.Name)
+		default:
 			fixes += fmt.Sprintf("  %s: %s\n", it.Name, it.Fix)
 		}
+	}
+	if len(granted) > 0 && rep.Fix != "" {
+		fixes = fmt.Sprintf("  %s: %s\n", strings.Join(granted, ", "), rep.Fix) + fixes
 	}
 	if fixes != "" {
 		b.WriteString("\nto fix:\n" + fixes)

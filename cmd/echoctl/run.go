@@ -87,7 +87,9 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		return errors.New("--json prints what --dry-run or --print-env would do: a run's standard output is the program's")
 	}
 	p, err := loadPlanFor(planPath, argv)
-	if err != nil {
+	if err != nil && !o.dryRun && !o.printEnv {
+		return runAsWritten(cmd, argv, err.Error())
+	} else if err != nil {
 		return err
 	}
 	d, err := deployment(p, o, cmd.ErrOrStderr())
@@ -109,12 +111,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	// with the program's status, whatever the plan did.
 	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, Forward: true}
 	if d.untouched != "" {
-		fmt.Fprintf(stderr, "echoctl: running the program as written: %s\n", d.untouched)
-		status, err := runner.RunPlain(cmd.Context(), argv, stdio)
-		if err != nil {
-			return err
-		}
-		return statusError(status)
+		return runAsWritten(cmd, argv, d.untouched)
 	}
 	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
 	if err != nil {

@@ -41,8 +41,13 @@ func Extract() (string, error) {
 	return extract(base, b, sum)
 }
 
-// extract is Extract for the library b, whose SHA-256 is sum, under base.
+// extract is Extract for the library b, whose SHA-256 is sum, under base. What is missing
+// above base is made, private to this user (0700, as the XDG spec asks of ~/.cache): a new
+// user, or one who never ran anything that caches, has no ~/.cache yet.
 func extract(base string, b []byte, sum string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+		return "", fmt.Errorf("making the preload library's cache: %w", err)
+	}
 	dir := filepath.Join(base, "shim-"+sum[:16])
 	for _, d := range []string{base, dir} {
 		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {

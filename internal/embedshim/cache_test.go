@@ -92,3 +92,17 @@ func TestExtractRefusesSharedCache(t *testing.T) {
 		t.Errorf("another user's cache: %v; want a refusal saying so", err)
 	}
 }
+
+// A user without ~/.cache (a new account, nobody's HOME) gets one, private to them.
+func TestExtractMakesTheCacheHome(t *testing.T) {
+	home := t.TempDir()
+	base := filepath.Join(home, ".cache", "echo")
+	b, sum := library(t, "a preload library")
+	if _, err := extract(base, b, sum); err != nil {
+		t.Fatalf("no ~/.cache yet: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(home, ".cache"))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("~/.cache: %v, %v; want it made, 0700", fi.Mode(), err)
+	}
+}

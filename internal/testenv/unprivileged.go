@@ -79,14 +79,17 @@ func copyFile(t testing.TB, from, to string) {
 }
 
 // Command is path with args run as nobody with exactly the capabilities caps in effect
-// ("bpf", "perfmon", as setpriv names them; none for an ordinary user), in u.Out.
+// ("bpf", "perfmon", as setpriv names them; none for an ordinary user), in u.Out. path is
+// exec'd by nobody's own env, as a user's shell would: a file with capabilities exec'd
+// straight from setpriv, root a moment before, stays dumpable, and would hide what such a
+// file meets when a user starts it (its /proc/self files are root's).
 func (u *Unprivileged) Command(caps []string, env []string, path string, args ...string) *exec.Cmd {
 	argv := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
 	if len(caps) > 0 {
 		set := "+" + strings.Join(caps, ",+")
 		argv = append(argv, "--inh-caps="+set, "--ambient-caps="+set)
 	}
-	cmd := exec.Command("setpriv", append(append(argv, "--", path), args...)...)
+	cmd := exec.Command("setpriv", append(append(argv, "--", "env", "--", path), args...)...)
 	cmd.Dir, cmd.Env = u.Out, append(os.Environ(), env...)
 	return cmd
 }

@@ -1,0 +1,51 @@
+package readme
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+)
+
+// aptInstall finds the packages of every `apt-get install` command in text (continued over
+// backslashed lines), options left out.
+func aptInstall(text string) map[string]bool {
+	pkgs := map[string]bool{}
+	joined := strings.ReplaceAll(text, "\\\n", " ")
+	for _, m := range regexp.MustCompile(`apt-get install([^\n]*)`).FindAllStringSubmatch(joined, -1) {
+		for _, f := range strings.Fields(m[1]) {
+			if f = strings.Trim(f, "`"); f != "" && !strings.HasPrefix(f, "-") {
+				pkgs[f] = true
+			}
+		}
+	}
+	return pkgs
+}
+
+// The README's set-up section names every Debian package CI installs before `make test`, so
+// a fresh machine set up from it runs the whole suite, not one skipped in part.
+func TestReadmeInstallsWhatCIInstalls(t *testing.T) {
+	root := testenv.Root(t)
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, _, _ := strings.Cut(string(readme), "\n## Check a machine")
+	setup = setup[strings.Index(setup, "## Set up"):]
+	want, have := aptInstall(string(ci)), aptInstall(setup)
+	if len(want) < 10 {
+		t.Fatalf("found %d packages in .ci/run's apt-get install: want its whole list", len(want))
+	}
+	for p := range want {
+		if !have[p] {
+			t.Errorf("README's set-up section does not install %s, which .ci/run installs", p)
+		}
+	}
+}
