@@ -161,29 +161,12 @@ func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error 
 // Ctrl-C or a process without CUDA still give a trace); a command that could not be traced
 // at all leaves path as it was.
 func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.Result, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
-	}
-	if len(opts.Command) > 0 {
-		if exe, err := exec.LookPath(opts.Command[0]); err == nil {
-			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
-				return tracer.Result{}, err
-			}
-		}
-	}
-	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
-	out, err := outfile.Create(path, cmd.OutOrStdout())
+	out, err := createTrace(cmd, path, opts.Command)
 	if err != nil {
 		return tracer.Result{}, err
 	}
-	var w io.Writer = out
-	if f := out.OS(); f != nil {
-		w = f // a file: on a full disk the tracer cuts it back to whole records
-	}
-	res, err := tracer.Record(cmd.Context(), w, opts)
-	recorded := err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
-	if !recorded {
+	res, err := recordInto(cmd, out, opts)
+	if !recorded(res, err) {
 		out.Abort()
 		return res, err
 	}
@@ -191,4 +174,36 @@ func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.R
 		err = cerr
 	}
 	return res, err
+}
+
+// createTrace starts the trace file at path, which must not be the program being traced;
+// the caller commits it, or aborts and leaves path as it was.
+func createTrace(cmd *cobra.Command, path string, command []string) (*outfile.File, error) {
+	if len(command) > 0 {
+		if exe, err := exec.LookPath(command[0]); err == nil {
+			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return outfile.Create(path, cmd.OutOrStdout())
+}
+
+// recordInto traces into out, which it leaves uncommitted.
+func recordInto(cmd *cobra.Command, out *outfile.File, opts tracer.Options) (tracer.Result, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
+	}
+	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
+	var w io.Writer = out
+	if f := out.OS(); f != nil {
+		w = f // a file: on a full disk the tracer cuts it back to whole records
+	}
+	return tracer.Record(cmd.Context(), w, opts)
+}
+
+// recorded tells whether Record's outcome is a trace worth keeping.
+func recorded(res tracer.Result, err error) bool {
+	return err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
 }

@@ -137,6 +137,10 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(app, stream, 0o755)
+	// A plan optimize wrote before, with its trace: a later optimize that fails keeps both.
+	plan := filepath.Join(dir, "app.plan")
+	os.WriteFile(plan, []byte("the previous plan"), 0o644)
+	os.WriteFile(plan+".trace", []byte("the previous plan's trace"), 0o644)
 	cases := []struct {
 		name, file string
 		args       []string
@@ -146,6 +150,8 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 		{"the program itself", app, []string{"trace", "-o", app, "--", app}},
 		{"the trace itself", old, []string{"plan", "-o", old, old}},
 		{"export over its trace", old, []string{"export", "-o", old, old}},
+		{"a failing optimize", plan + ".trace", []string{"optimize", "-o", plan, "--", app, "--iters", "nonsense"}},
+		{"a failing optimize", plan, []string{"optimize", "-o", plan, "--", app, "--iters", "nonsense"}},
 	}
 	for _, c := range cases {
 		before, _ := os.ReadFile(c.file)
@@ -155,7 +161,7 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 			t.Errorf("%s: exit %d (%s); the file changed or went: %v", c.name, res.ExitCode, res.Stderr, err)
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
 		t.Errorf("left behind in the directory: %v", entries)
 	}
 }

@@ -87,6 +87,16 @@ func resolve(path string) (string, error) {
 
 func (o *File) Write(p []byte) (int, error) { return o.w.Write(p) }
 
+// Name is the file being written: the temporary file until Commit, or the target written
+// in place; "-" for stdout. A command that reads back what it wrote before deciding to keep
+// it (optimize plans from its trace) opens this.
+func (o *File) Name() string {
+	if o.tmp != "" {
+		return o.tmp
+	}
+	return o.path
+}
+
 // OS is the open file, for what only a file can do (Truncate, Sync); nil for stdout.
 func (o *File) OS() *os.File { return o.f }
 
