@@ -69,6 +69,13 @@ func TestOutputs(t *testing.T) {
 			t.Errorf("%s -o -: exit %d, stdout %.200q (want the plan alone); stderr %s", args[0], res.ExitCode, res.Stdout, res.Stderr)
 		}
 	}
+	// /dev/stdout when stdout is a pipe (as here): the plan goes down the pipe (and the
+	// table plan prints after writing a file follows it).
+	res = testenv.Echoctl(t, nil, "plan", "-o", "/dev/stdout", tracePath)
+	var first json.RawMessage
+	if res.ExitCode != 0 || json.NewDecoder(strings.NewReader(res.Stdout)).Decode(&first) != nil || !isPlan(first) {
+		t.Errorf("plan -o /dev/stdout into a pipe: exit %d, stdout %.200q; stderr %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
 	res = testenv.Echoctl(t, nil, "export", "-o", "-", tracePath)
 	if res.ExitCode != 0 || !json.Valid([]byte(res.Stdout)) {
 		t.Errorf("export -o -: exit %d, stdout not JSON: %.200q", res.ExitCode, res.Stdout)

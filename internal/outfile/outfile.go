@@ -35,19 +35,21 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	if path == Stdout {
 		return &File{w: stdout, path: path}, nil
 	}
+	// What is not a regular file is opened by the name given, through the kernel's own link
+	// walk: /dev/stdout names fd 1 by a /proc link whose text ("pipe:[…]") is not a path.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, failed(path, err)
+		}
+		return &File{w: f, f: f, path: path}, nil
+	}
 	target, err := resolve(path)
 	if err != nil {
 		return nil, failed(path, err)
 	}
 	st, err := os.Stat(target)
-	switch {
-	case err == nil && !st.Mode().IsRegular():
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, failed(path, err)
-		}
-		return &File{w: f, f: f, path: target}, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, failed(path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
