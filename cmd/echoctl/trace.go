@@ -107,7 +107,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
 		},
 		Command: command, PID: o.pid, Duration: o.duration,
-		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Stdin: cmd.InOrStdin(), Stdout: programOut(cmd.OutOrStdout()), Stderr: stderr,
 		Progress: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
