@@ -105,7 +105,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	}
 	// From here on echoctl is the program: its signals go to the program, and echoctl ends
 	// with the program's status, whatever the plan did.
-	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: programOut(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	if d.untouched != "" {
 		fmt.Fprintf(stderr, "echoctl: running the program as written: %s\n", d.untouched)
 		status, err := runner.RunPlain(cmd.Context(), argv, stdio)

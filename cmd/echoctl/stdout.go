@@ -35,10 +35,11 @@ func (s *stdout) failed() error {
 	return fmt.Errorf("writing standard output: %w", err)
 }
 
-// programOut is where a program echoctl starts writes its standard output: the file itself
-// behind echoctl's stdout, so that the program inherits the descriptor (a terminal stays a
-// terminal) rather than a pipe echoctl copies from.
-func programOut(w io.Writer) io.Writer {
+// stdoutFile is the file behind echoctl's stdout, for what handles its own write errors: a
+// program echoctl starts inherits the descriptor itself (a terminal stays a terminal, not
+// a pipe echoctl copies from), and the tracer stops recording on a full disk or a closed
+// pipe and lets the program finish.
+func stdoutFile(w io.Writer) io.Writer {
 	if s, ok := w.(*stdout); ok {
 		return s.f
 	}

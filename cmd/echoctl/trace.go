@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,7 +52,8 @@ the process exits, Ctrl-C, or --duration; calls made before the attach are not i
 The trace is recorded beside -o and replaces it only once recorded: a command that fails
 to start leaves the old trace as it was. With -o - the trace goes to standard output and
 the program's own standard output to standard error. A disk that fills stops the recording,
-not the program: the trace is kept, truncated, and says so.
+not the program: the trace is kept, truncated, and says so; so does a reader of -o - that
+closes the pipe early.
 
 Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's process): see echoctl check.`,
 		Example: `  sudo echoctl trace -- ./build/workloads/stream --size 64M
@@ -107,7 +110,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
 		},
 		Command: command, PID: o.pid, Duration: o.duration,
-		Stdin: cmd.InOrStdin(), Stdout: programOut(cmd.OutOrStdout()), Stderr: stderr,
+		Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr,
 		Progress: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
@@ -118,6 +121,14 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	if o.output == outfile.Stdout || o.json {
 		// The trace or the JSON is on stdout: the program's output must not mix into it.
 		opts.Stdout = stderr
+	}
+	if o.output == outfile.Stdout {
+		// A reader that closes the pipe (| head -c 1000) must fail the write, not kill echoctl
+		// with SIGPIPE as Go does for fd 1 (and the program with it): the tracer then stops
+		// recording and the program runs to its end.
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
 	}
 	res, err := recordTrace(cmd, o.output, opts)
 	noCUDA := errors.Is(err, tracer.ErrNoCUDA)
@@ -186,7 +197,7 @@ func createTrace(cmd *cobra.Command, path string, command []string) (*outfile.Fi
 			}
 		}
 	}
-	return outfile.Create(path, cmd.OutOrStdout())
+	return outfile.Create(path, stdoutFile(cmd.OutOrStdout()))
 }
 
 // recordInto traces into out, which it leaves uncommitted.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -204,5 +205,35 @@ func TestDiskFullKeepsProgram(t *testing.T) {
 	text := testenv.Echoctl(t, nil, "stats", out)
 	if !strings.Contains(text.Stdout, "TRUNCATED") {
 		t.Errorf("stats does not say the trace is truncated: %s", text.Stdout)
+	}
+}
+
+// A reader that closes the trace's pipe early (| head -c 1000) stops the recording, not the
+// program: the program runs to its end with its output and status, and one line says so.
+func TestClosedPipeKeepsProgram(t *testing.T) {
+	testenv.RequireRoot(t)
+	// 3 events an iteration, 112 bytes each: 2000 iterations are ~660 KiB, far more than a
+	// pipe holds, so the trace is still being written when the reader goes.
+	args := []string{"--size", "64K", "--iters", "2000", "--warmup", "0"}
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"trace", "-o", "-", "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	var stderr strings.Builder // the program's stdout comes here too with -o -
+	cmd.Stderr = &stderr
+	trace, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(trace, make([]byte, 1000)); err != nil {
+		t.Fatalf("reading the trace's first 1000 bytes: %v", err)
+	}
+	trace.Close()
+	if err := cmd.Wait(); err != nil || !strings.Contains(stderr.String(), "checksum="+want) {
+		t.Fatalf("trace -o - | head -c 1000: %v (want the program's status, 0), stderr %s (want checksum=%s)", err, stderr.String(), want)
+	}
+	if n := strings.Count(stderr.String(), "closed the pipe"); n != 1 {
+		t.Errorf("%d lines about the closed pipe, want 1: %s", n, stderr.String())
 	}
 }
