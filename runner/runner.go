@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +59,7 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
+	PID      int    `json:"pid"` // the process that wrote it
 	Mode     string `json:"mode"`
 	Active   bool   `json:"active"`
 	Reason   string `json:"reason"` // why it ran the program untouched, if it did
@@ -156,7 +156,10 @@ type Result struct {
 	ExitCode int    // as a shell reports it: 128+N when signal N ended the program
 	Signaled bool   // a signal ended the program (it wrote no report then)
 	Stdout   []byte // when captured
-	Report   Report
+	Report   Report // what the program's processes did together
+	// Processes are the reports of each process that reached exit with the shim, the
+	// started one's among them (a program may fork, and use CUDA in the child).
+	Processes []Report
 }
 
 // Run runs argv with the shim preloaded on the compact plan and reads its report. The end
@@ -251,10 +254,8 @@ func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Res
 	if err != nil {
 		return res, fmt.Errorf("%w (did %s start?): %w", ErrNoReport, argv[0], err)
 	}
-	if err := json.Unmarshal(data, &res.Report); err != nil {
-		return res, fmt.Errorf("reading the shim's report: %w", err)
-	}
-	return res, nil
+	res.Report, res.Processes, err = readReports(data, cmd.Process.Pid)
+	return res, err
 }
 
 func withoutEnv(env []string, names ...string) []string {

@@ -133,6 +133,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks\n",
 				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks)
 		}
+		printProcesses(stderr, run.Processes)
 	}
 	return statusError(run.ExitCode)
 }
