@@ -56,10 +56,23 @@ static void fork_child(void)
 	}
 }
 
+static atomic_bool forked;
+
+/* In the parent: its run now goes on in a child too, whose merges it cannot see. */
+static void fork_parent(void)
+{
+	atomic_store(&forked, true);
+}
+
+bool shim_forked(void)
+{
+	return atomic_load(&forked);
+}
+
 void shim_report_init(void)
 {
 	start_ns = now_ns();
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(NULL, fork_parent, fork_child);
 	if (shim_plan.has_marker) {
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		measuring = marks != NULL;
