@@ -25,6 +25,13 @@ func (s *stdout) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Fd, Read and Close make stdout a terminal's file to those who ask (lipgloss's colour
+// detection, attach's live view): they look for the descriptor to tell a terminal from a pipe.
+// Close leaves standard output open for what is still to be printed.
+func (s *stdout) Fd() uintptr                { return s.f.Fd() }
+func (s *stdout) Read(p []byte) (int, error) { return s.f.Read(p) }
+func (s *stdout) Close() error               { return nil }
+
 // failed is the error of the write that failed, without the file name (/dev/stdout) a
 // PathError carries: the user knows standard output by that name.
 func (s *stdout) failed() error {

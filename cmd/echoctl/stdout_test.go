@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/term"
+	"golang.org/x/sys/unix"
 
 	"github.com/echo-uma/echo/internal/testenv"
 )
@@ -36,5 +40,33 @@ func TestFullStdoutFails(t *testing.T) {
 			t.Errorf("echoctl %s > /dev/full: %v, stderr %q: want a failure that says the output was lost",
 				strings.Join(args, " "), err, stderr.String())
 		}
+	}
+}
+
+// Standard output, kept to catch a failed write, is still a terminal to whoever asks: the
+// plan's colours and attach's live view depend on it.
+func TestStdoutStaysTerminal(t *testing.T) {
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	// lipgloss's colour detection asks for a term.File and its descriptor.
+	out := &stdout{f: tty}
+	f, ok := any(out).(term.File)
+	if !isTerminal(out) || !ok || !term.IsTerminal(f.Fd()) {
+		t.Errorf("stdout on a terminal: isTerminal %v, a term.File %v", isTerminal(out), ok)
 	}
 }
