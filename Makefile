@@ -49,7 +49,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
-             $(BUILD)/tests/gated_copies \
+             $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
@@ -183,6 +183,12 @@ $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
+		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+
+# A copy→kernel→copy loop, with --fork in a forked child while the parent waits.
+$(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Copies made on a go from stdin, once the shared tracer watches the process.

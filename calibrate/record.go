@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 )
@@ -49,7 +49,7 @@ func WriteRecord(planPath string, p *planner.Plan, r *Result) error {
 // returns nil and no error when there is none, or when the one there is for another plan.
 func ReadRecord(planPath string, p *planner.Plan) (*Record, error) {
 	path := RecordPath(planPath)
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

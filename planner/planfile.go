@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/trace"
 )
@@ -58,7 +59,7 @@ func WriteFile(path string, p *Plan) error {
 
 // ReadFile reads and checks the plan at path (Read).
 func ReadFile(path string) (*Plan, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening plan: %w", err)
 	}

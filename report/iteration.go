@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -21,7 +21,7 @@ type scanned struct {
 
 // openTrace opens a trace and reads its header.
 func openTrace(path string) (*trace.Reader, io.Closer, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the trace: %w", err)
 	}

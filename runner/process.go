@@ -9,8 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Forwarded are the signals `echoctl run` passes on to the program it runs, so that a
@@ -39,19 +37,33 @@ func Signaled(ps *os.ProcessState) bool {
 
 // execute starts cmd and waits for it. The program dies with echoctl (a SIGKILLed echoctl
 // orphans nothing). With forward, the signals echoctl receives go to the program and ctx is
-// not watched; otherwise the end of ctx stops the program (SIGTERM, then SIGKILL after a
-// grace period) and execute returns ctx's cause.
+// not watched, and in a terminal's foreground the program is the foreground job (terminal);
+// otherwise the end of ctx stops the program (SIGTERM, then SIGKILL after a grace period)
+// and execute returns ctx's cause.
 func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var sigs chan os.Signal
+	var sigs, chld chan os.Signal
+	var tty *terminal
 	if forward {
 		// Registered before the start, so that no signal in between is lost to echoctl.
 		sigs = make(chan os.Signal, 8)
 		signal.Notify(sigs, Forwarded...)
 		defer signal.Stop(sigs)
+		if tty = foregroundTerminal(); tty != nil {
+			tty.hand(cmd.SysProcAttr)
+			chld = make(chan os.Signal, 1)
+			signal.Notify(chld, syscall.SIGCHLD)
+			defer signal.Stop(chld)
+		}
 	}
 	if err := cmd.Start(); err != nil {
+		if tty != nil {
+			tty.done(0)
+		}
 		return fmt.Errorf("starting %s: %w", cmd.Args[0], err)
+	}
+	if tty != nil {
+		defer tty.done(cmd.Process.Pid)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -68,8 +80,10 @@ func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
 			}
 			return nil
 		case s := <-sigs:
-			if !fromTerminal(s) {
-				_ = cmd.Process.Signal(s)
+			_ = cmd.Process.Signal(s)
+		case <-chld:
+			if childStopped(cmd.Process.Pid) {
+				tty.stopped(cmd.Process.Pid)
 			}
 		case <-done:
 			_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -82,16 +96,4 @@ func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
 			return context.Cause(ctx)
 		}
 	}
-}
-
-// fromTerminal reports whether s is a keyboard signal (Ctrl-C, Ctrl-\) that the terminal
-// has already sent to the program: the program shares echoctl's process group, and when that
-// group is the terminal's foreground group the key's signal reaches both. Sending it again
-// would deliver it twice, which many programs read as "stop now, skip the cleanup".
-func fromTerminal(s os.Signal) bool {
-	if s != syscall.SIGINT && s != syscall.SIGQUIT {
-		return false
-	}
-	fg, err := unix.IoctlGetInt(int(os.Stdin.Fd()), unix.TIOCGPGRP)
-	return err == nil && fg == unix.Getpgrp()
 }

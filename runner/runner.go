@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +68,7 @@ func Preloadable(exe string) error {
 
 // Report is what the shim writes at exit (shim/report.c).
 type Report struct {
+	PID      int    `json:"pid"` // the process that wrote it
 	Mode     string `json:"mode"`
 	Active   bool   `json:"active"`
 	Reason   string `json:"reason"` // why it ran the program untouched, if it did
@@ -185,7 +185,10 @@ type Result struct {
 	ExitCode int    // as a shell reports it: 128+N when signal N ended the program
 	Signaled bool   // a signal ended the program (it wrote no report then)
 	Stdout   []byte // when captured
-	Report   Report
+	Report   Report // what the program's processes did together
+	// Processes are the reports of each process that reached exit with the shim, the
+	// started one's among them (a program may fork, and use CUDA in the child).
+	Processes []Report
 }
 
 // Run runs argv with the shim preloaded on the compact plan and reads its report. The end
@@ -193,12 +196,12 @@ type Result struct {
 func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, error) {
 	dir, err := os.MkdirTemp("", "echoctl-run-")
 	if err != nil {
-		return Result{}, err
+		return untouched(ctx, argv, stdio, err)
 	}
 	defer os.RemoveAll(dir)
 	planPath := filepath.Join(dir, "plan")
 	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
-		return Result{}, err
+		return untouched(ctx, argv, stdio, err)
 	}
 	return run(ctx, argv, "ECHO_PLAN="+planPath, dir, stdio)
 }
@@ -212,10 +215,45 @@ func RunDir(ctx context.Context, argv []string, plans string, stdio IO) (Result,
 	}
 	dir, err := os.MkdirTemp("", "echoctl-run-")
 	if err != nil {
-		return Result{}, err
+		return untouched(ctx, argv, stdio, err)
 	}
 	defer os.RemoveAll(dir)
 	return run(ctx, argv, "ECHO_PLAN_DIR="+plans, dir, stdio)
+}
+
+// untouched is a deployment whose files (the compact plan, the report's directory) could
+// not be made in TMPDIR, full or read-only: where echoctl stands for the program
+// (stdio.Forward, echoctl run) the program runs as written, as the shim runs it on any
+// other failure, and one line says why; a validation or calibration run fails instead,
+// since a run without the shim measures nothing.
+func untouched(ctx context.Context, argv []string, stdio IO, cause error) (Result, error) {
+	if pe, ok := errors.AsType[*os.PathError](cause); ok {
+		cause = pe.Err // the temporary name means nothing to the user
+	}
+	why := fmt.Sprintf("making the plan's temporary files in %s: %v", os.TempDir(), cause)
+	if !stdio.Forward {
+		return Result{}, fmt.Errorf("%s: free space there or set TMPDIR to another directory", why)
+	}
+	if stdio.Stderr != nil {
+		fmt.Fprintf(stdio.Stderr, "echoctl: running the program as written: %s\n", why)
+	}
+	cmd, captured := command(argv, stdio)
+	if err := execute(ctx, cmd, stdio.Forward); err != nil {
+		return Result{}, err
+	}
+	return Result{ExitCode: Status(cmd.ProcessState), Signaled: Signaled(cmd.ProcessState), Stdout: captured.Bytes(),
+		Report: Report{Reason: why, Said: stdio.Stderr != nil}}, nil
+}
+
+// command is argv with stdio attached, standard output captured when stdio has none.
+func command(argv []string, stdio IO) (*exec.Cmd, *bytes.Buffer) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	captured := &bytes.Buffer{}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	if stdio.Stdout == nil {
+		cmd.Stdout = captured
+	}
+	return cmd, captured
 }
 
 // run runs argv with the shim on the plan that planEnv names, its report in dir.
@@ -225,12 +263,7 @@ func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Res
 		return Result{}, err
 	}
 	reportPath := filepath.Join(dir, "report.json")
-	cmd := exec.Command(argv[0], argv[1:]...)
-	var captured bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
-	if stdio.Stdout == nil {
-		cmd.Stdout = &captured
-	}
+	cmd, captured := command(argv, stdio)
 	preload := shim
 	if old := os.Getenv("LD_PRELOAD"); old != "" {
 		preload += " " + old
@@ -250,10 +283,8 @@ func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Res
 	if err != nil {
 		return res, fmt.Errorf("%w (did %s start?): %w", ErrNoReport, argv[0], err)
 	}
-	if err := json.Unmarshal(data, &res.Report); err != nil {
-		return res, fmt.Errorf("reading the shim's report: %w", err)
-	}
-	return res, nil
+	res.Report, res.Processes, err = readReports(data, cmd.Process.Pid)
+	return res, err
 }
 
 func withoutEnv(env []string, names ...string) []string {

@@ -226,6 +226,9 @@ func TestInterruptWritesNoPlan(t *testing.T) {
 	}
 	stream := testenv.Built(t, "workloads/stream")
 	dir := t.TempDir()
+	// The trace of an earlier optimize's plan: the interrupted one must not replace it.
+	oldTrace := filepath.Join(dir, "stream.plan.trace")
+	os.WriteFile(oldTrace, []byte("the earlier plan's trace"), 0o644)
 	cases := []struct {
 		name, ready string
 		args        []string
@@ -252,6 +255,12 @@ func TestInterruptWritesNoPlan(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "stream.plan")); err == nil {
 				t.Error("optimize wrote a plan after the interrupt")
+			}
+			if data, err := os.ReadFile(oldTrace); err != nil || string(data) != "the earlier plan's trace" {
+				t.Errorf("the earlier plan's trace was replaced or removed: %v", err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
 			}
 		})
 	}

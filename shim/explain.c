@@ -87,11 +87,12 @@ static bool side_differed(const struct pair *p, int side, char *out, size_t len)
 	return false;
 }
 
-/* At exit, so that a deployment started by something else (--print-env) says it too. */
+/* At exit, so that a deployment started by something else (--print-env) says it too. Not
+ * in a process that forked: the merges may be its child's, which it cannot count. */
 __attribute__((destructor)) void shim_explain_unmatched(void)
 {
 	if (shim_plan.mode != MODE_DEPLOY || !shim_active() || shim_plan.npairs == 0 || shim_pairs_merged() > 0 ||
-	    getpid() != planned_pid)
+	    getpid() != planned_pid || shim_forked())
 		return;
 	char why[240] = "";
 	for (int i = 0; i < shim_plan.npairs && !why[0]; i++) {

@@ -2,11 +2,20 @@
  * The run report (ECHO_REPORT): what the shim did, and in measure mode the iteration
  * latencies, each the time between successive copies at the plan's loop marker. Taking a
  * timestamp there costs one clock read per iteration.
+ *
+ * Every process of the program reports, one JSON document each, appended to ECHO_REPORT in
+ * one write: a program that forks and uses CUDA in the child has its merges there, not in the
+ * parent that exits last. A forked child starts its counts at zero, so that each document
+ * says what its own process did and the runner can add them up.
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -30,9 +39,40 @@ uint64_t shim_uptime_ns(void)
 	return now_ns() - start_ns;
 }
 
+/* In a forked child: what the parent did is the parent's to report. (The merge states stay:
+ * the child's memory holds the buffers as merged.) */
+static void fork_child(void)
+{
+	atomic_store(&nmarks, 0);
+	atomic_store(&calls, 0);
+	start_ns = now_ns();
+	memset(&shim_count, 0, sizeof shim_count);
+	memset(&shim_pinned_count, 0, sizeof shim_pinned_count);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		__atomic_store_n(&p->elided, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->pinned, 0, __ATOMIC_RELAXED);
+		p->copies = 0;
+	}
+}
+
+static atomic_bool forked;
+
+/* In the parent: its run now goes on in a child too, whose merges it cannot see. */
+static void fork_parent(void)
+{
+	atomic_store(&forked, true);
+}
+
+bool shim_forked(void)
+{
+	return atomic_load(&forked);
+}
+
 void shim_report_init(void)
 {
 	start_ns = now_ns();
+	pthread_atfork(NULL, fork_parent, fork_child);
 	if (shim_plan.has_marker) {
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		measuring = marks != NULL;
@@ -160,14 +200,17 @@ __attribute__((destructor)) static void write_report(void)
 	const char *path = getenv("ECHO_REPORT");
 	if (!path || !*path)
 		return;
-	FILE *f = fopen(path, "w");
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
 	if (!f)
 		return;
 	int n = atomic_load(&nmarks);
 	n = n > MAX_ITERATIONS ? MAX_ITERATIONS : n;
 	static const char *modes[] = {"deploy", "measure", "validate", "resolve"};
 	unsigned mode = (unsigned)shim_plan.mode < 4 ? (unsigned)shim_plan.mode : 0;
-	fprintf(f, "{\"mode\":\"%s\",\"active\":%s,\"reason\":", modes[mode], shim_active() ? "true" : "false");
+	fprintf(f, "{\"pid\":%d,\"mode\":\"%s\",\"active\":%s,\"reason\":", (int)getpid(), modes[mode],
+		shim_active() ? "true" : "false");
 	json_string(f, shim_why);
 	fprintf(f, ",\"said\":%s,\"plan\":", shim_said() ? "true" : "false");
 	json_string(f, shim_chosen_plan());
@@ -197,5 +240,18 @@ __attribute__((destructor)) static void write_report(void)
 		if (shim_pair_chosen(&shim_plan.pairs[i]))
 			write_pair(f, &shim_plan.pairs[i], n++ > 0);
 	fprintf(f, "]}\n");
-	fclose(f);
+	if (fclose(f) == 0) {
+		/* One write of the whole document: O_APPEND keeps the processes' documents apart. */
+		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			for (size_t off = 0; off < len;) {
+				ssize_t w = write(fd, doc + off, len - off);
+				if (w <= 0)
+					break;
+				off += (size_t)w;
+			}
+			close(fd);
+		}
+	}
+	free(doc);
 }

@@ -489,6 +489,7 @@ bool shim_query_device(void); /* once; CUDA must be loaded */
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);
 void shim_report_init(void);
+bool shim_forked(void); /* this process forked: part of the run is in its children */
 uint64_t shim_uptime_ns(void); /* since the shim started; async-signal-safe */
 
 #endif

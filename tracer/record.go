@@ -44,7 +44,7 @@ type Options struct {
 type Result struct {
 	Events    uint64
 	Lost      uint64
-	Truncated string   // why recording stopped while the program ran on (the disk filled)
+	Truncated string   // why recording stopped while the program ran on (the disk filled, the reader left)
 	ExitCode  int      // launch mode: the command's exit status (-1 when killed by a signal)
 	Libraries []string // the CUDA libraries probed
 }
@@ -60,7 +60,7 @@ type recorder struct {
 	opts Options
 	out  io.Writer
 	w    *trace.Writer
-	full error // ENOSPC or EDQUOT: a write found the disk full, and recording stopped there
+	full error // ENOSPC, EDQUOT or EPIPE: a write found no room or no reader, and recording stopped there
 }
 
 // Record traces a command it launches, or a running process, into out until the process
@@ -152,13 +152,16 @@ func (r *recorder) loop(er *eventReader) error {
 	}
 }
 
-// errDiskFull ends the loop when the trace file's disk is full: recording stops, the trace
-// is kept truncated, and the program runs on untraced.
+// errDiskFull ends the loop when the trace file's disk is full, or the pipe it goes down has
+// lost its reader (`echoctl trace -o - | head -c 1000`): recording stops, a file is kept
+// truncated, and the program runs on untraced. The program is the user's; the trace only
+// watches it.
 var errDiskFull = errors.New("the disk is full")
 
-// stopIfFull turns a write that found the disk full into errDiskFull, remembering why.
+// stopIfFull turns a write that found the disk full, or the pipe closed, into errDiskFull,
+// remembering why.
 func (r *recorder) stopIfFull(err error) error {
-	for _, full := range []error{unix.ENOSPC, unix.EDQUOT} {
+	for _, full := range []error{unix.ENOSPC, unix.EDQUOT, unix.EPIPE} {
 		if errors.Is(err, full) {
 			r.full = full
 			return errDiskFull
@@ -174,6 +177,10 @@ func (r *recorder) stopRecording(pid int) {
 	r.t.detach()
 	if r.opts.StopForMaps {
 		_ = unix.Kill(pid, unix.SIGCONT)
+	}
+	if r.full == unix.EPIPE {
+		r.opts.Progress("the trace's reader closed the pipe: stopped recording; the program runs on untraced")
+		return
 	}
 	r.opts.Progress("the disk is full (%v): stopped recording; the trace is kept, truncated, and the program "+
 		"runs on untraced", r.full)
@@ -228,8 +235,13 @@ func (r *recorder) finish(er *eventReader, loop <-chan error) (Result, error) {
 }
 
 // truncate closes a trace whose disk filled: cut back to whole records with a footer that
-// says so, where the output is a file that can be cut (not a pipe).
+// says so, where the output is a file that can be cut (not a pipe). A pipe whose reader
+// left takes nothing more: the reader had what it wanted.
 func (r *recorder) truncate(footer *trace.Footer) error {
+	if r.full == unix.EPIPE {
+		footer.Truncated = "the reader closed the pipe"
+		return nil
+	}
 	footer.Truncated = fmt.Sprintf("disk full: %v", r.full)
 	file, ok := r.out.(trace.Truncater)
 	if !ok {

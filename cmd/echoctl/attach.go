@@ -118,7 +118,7 @@ type attachDoc struct {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := stdoutFile(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

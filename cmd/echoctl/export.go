@@ -6,10 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/echo-uma/echo/export"
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
@@ -75,7 +75,7 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 		}
 		xopts.PlanPath = opts.plan
 	}
-	in, err := os.Open(tracePath)
+	in, err := infile.Open(tracePath)
 	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			err = pe.Err // the path is in our message already

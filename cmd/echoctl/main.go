@@ -12,8 +12,14 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signalContext()
-	err := newRootCmd().ExecuteContext(ctx)
+	out := &stdout{f: os.Stdout}
+	root := newRootCmd()
+	root.SetOut(out)
+	err := root.ExecuteContext(ctx)
 	stop()
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
+		err = out.failed()
+	}
 	var status exitStatus
 	var intr interrupted
 	switch {

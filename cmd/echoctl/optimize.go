@@ -106,7 +106,14 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		defer os.RemoveAll(dir)
 		tracePath = filepath.Join(dir, "trace.bin")
 	}
-	traced, err := recordTrace(cmd, tracePath, tracer.Options{
+	// The new trace replaces PLAN.trace only with the plan it belongs to (finishOptimize): an
+	// interrupted or failing optimize leaves the old plan and its trace as they were.
+	traceOut, err := createTrace(cmd, tracePath, argv)
+	if err != nil {
+		return err
+	}
+	defer traceOut.Abort()
+	traced, err := recordInto(cmd, traceOut, tracer.Options{
 		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: o.hostAllocs, RingBytes: 16 << 20},
 		Command: argv, Stdout: io.Discard, Stderr: tail,
 	})
@@ -124,7 +131,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 
 	step(2, "planning")
-	p, err := planFile(tracePath)
+	p, err := planFile(traceOut.Name(), tracePath)
 	if err != nil {
 		return err
 	}
@@ -134,7 +141,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	candidates := validate.Candidates(p)
 	step(2, "%d pairs, %d candidates, predicted speed-up %.2f×", len(p.Pairs), len(candidates), p.PredictedSpeedup)
 	if len(candidates) == 0 {
-		return finishOptimize(cmd, p, planPath, nil, "no pair can be merged: the program stays as written", o.json)
+		return finishOptimize(cmd, p, planPath, traceOut, nil, "no pair can be merged: the program stays as written", o.json)
 	}
 
 	runs := "one run"
@@ -165,7 +172,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		}
 	}
 	if len(validated) == 0 {
-		return finishOptimize(cmd, p, planPath, nil, "validation refused every candidate: the program stays as written", o.json)
+		return finishOptimize(cmd, p, planPath, traceOut, nil, "validation refused every candidate: the program stays as written", o.json)
 	}
 
 	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
@@ -179,7 +186,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err := calibrate.Apply(p, validated, cal); err != nil {
 		return err
 	}
-	return finishOptimize(cmd, p, planPath, cal, "", o.json)
+	return finishOptimize(cmd, p, planPath, traceOut, cal, "", o.json)
 }
 
 // failed is the error that stops the pipeline when the program itself fails: a plan made
@@ -188,8 +195,9 @@ func failed(program, when string, status int, stderr *runner.Tail) error {
 	return stderr.Explain(fmt.Sprintf("%s exited with status %d %s: no plan was written; fix the run first", program, status, when))
 }
 
-func planFile(path string) (*planner.Plan, error) {
-	f, err := os.Open(path)
+// planFile plans from the trace in file, which the plan records as path (where it will be).
+func planFile(file, path string) (*planner.Plan, error) {
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
@@ -201,10 +209,17 @@ func planFile(path string) (*planner.Plan, error) {
 	return planner.Analyze(r, path, planner.DefaultOptions(), "echoctl "+version)
 }
 
-// finishOptimize writes the plan and prints the before/after table.
-func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, cal *calibrate.Result, why string, asJSON bool) error {
+// finishOptimize writes the plan, then puts its trace beside it, and prints the before/after
+// table.
+func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace *outfile.File, cal *calibrate.Result,
+	why string, asJSON bool) error {
 	if err := writePlan(cmd, planPath, p); err != nil {
 		return err
+	}
+	if planPath != outfile.Stdout {
+		if err := trace.Commit(); err != nil {
+			return err
+		}
 	}
 	if cal != nil && planPath != outfile.Stdout {
 		if err := calibrate.WriteRecord(planPath, p, cal); err != nil { // the rounds, for echoctl report

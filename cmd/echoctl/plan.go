@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
@@ -74,7 +74,7 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
 		return err
 	}
-	f, err := os.Open(tracePath)
+	f, err := infile.Open(tracePath)
 	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			err = pe.Err // the path is in our message already
@@ -113,7 +113,7 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 
 // isPlanFile tells a plan (JSON) from a trace (binary, with its magic) by the first byte.
 func isPlanFile(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false
 	}

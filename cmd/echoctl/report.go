@@ -83,6 +83,10 @@ func runReport(stdout io.Writer, planPath string, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	// The trace the page draws is known only now: the plan's own (PLAN.trace) is found, not named.
+	if err := outfile.NotAnInput(outPath, "the plan's trace", pg.TracePath); err != nil {
+		return err
+	}
 	out, err := outfile.Create(outPath, stdout)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 )
 
 // The command writes PLAN.html by default, the page to stdout with -o -, its JSON with
-// --json, and refuses to write over its plan.
+// --json, and refuses to write over its plan or the trace it draws.
 func TestReportCommand(t *testing.T) {
 	tracePath := streamTrace(t)
 	planPath := tracePath + ".plan"
@@ -49,6 +49,14 @@ func TestReportCommand(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(planPath); string(after) != string(before) {
 		t.Error("report -o PLAN changed the plan")
+	}
+	// The trace the report found by itself (not named with --trace) is an input too.
+	before, _ = os.ReadFile(tracePath)
+	if _, err := execute(t, "report", "-o", tracePath, planPath); err == nil || !strings.Contains(err.Error(), "is the plan's trace itself") {
+		t.Errorf("report -o TRACE: %v, want a refusal", err)
+	}
+	if after, _ := os.ReadFile(tracePath); string(after) != string(before) {
+		t.Error("report -o TRACE changed the plan's trace")
 	}
 }
 

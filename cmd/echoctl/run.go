@@ -109,7 +109,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	}
 	// From here on echoctl is the program: its signals go to the program, and echoctl ends
 	// with the program's status, whatever the plan did.
-	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, Forward: true}
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	if d.untouched != "" {
 		return runAsWritten(cmd, argv, d.untouched)
 	}
@@ -141,6 +141,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
 				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
+		printProcesses(stderr, run.Processes)
 	}
 	return statusError(run.ExitCode)
 }

@@ -37,7 +37,7 @@ func runPlans(cmd *cobra.Command, o *runOptions, argv []string) error {
 		return printPlansEnv(cmd, o)
 	}
 	stderr := cmd.ErrOrStderr()
-	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr, Forward: true}
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	run, err := runner.RunDir(cmd.Context(), argv, o.plans, stdio)
 	if errors.Is(err, runner.ErrNoReport) {
 		fmt.Fprintf(stderr, "echoctl: warning: %v\n", err)

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
@@ -52,7 +52,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if opts.top < 0 {
 		return fmt.Errorf("--top %d: give 0 (all sites) or more", opts.top)
 	}
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			err = pe.Err // the path is in our message already

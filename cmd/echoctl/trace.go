@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +53,8 @@ the process exits, Ctrl-C, or --duration; calls made before the attach are not i
 The trace is recorded beside -o and replaces it only once recorded: a command that fails
 to start leaves the old trace as it was. With -o - the trace goes to standard output and
 the program's own standard output to standard error. A disk that fills stops the recording,
-not the program: the trace is kept, truncated, and says so.
+not the program: the trace is kept, truncated, and says so; so does a reader of -o - that
+closes the pipe early.
 
 Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's process): see echoctl check.`,
 		Example: `  sudo echoctl trace -- ./build/workloads/stream --size 64M
@@ -108,7 +111,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
 		},
 		Command: command, PID: o.pid, Duration: o.duration,
-		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr,
 		Progress: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
@@ -119,6 +122,14 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 	if o.output == outfile.Stdout || o.json {
 		// The trace or the JSON is on stdout: the program's output must not mix into it.
 		opts.Stdout = stderr
+	}
+	if o.output == outfile.Stdout {
+		// A reader that closes the pipe (| head -c 1000) must fail the write, not kill echoctl
+		// with SIGPIPE as Go does for fd 1 (and the program with it): the tracer then stops
+		// recording and the program runs to its end.
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
 	}
 	res, err := recordTrace(cmd, o.output, opts)
 	noCUDA := errors.Is(err, tracer.ErrNoCUDA)
@@ -162,29 +173,12 @@ func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error 
 // Ctrl-C or a process without CUDA still give a trace); a command that could not be traced
 // at all leaves path as it was.
 func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.Result, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
-	}
-	if len(opts.Command) > 0 {
-		if exe, err := exec.LookPath(opts.Command[0]); err == nil {
-			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
-				return tracer.Result{}, err
-			}
-		}
-	}
-	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
-	out, err := outfile.Create(path, cmd.OutOrStdout())
+	out, err := createTrace(cmd, path, opts.Command)
 	if err != nil {
 		return tracer.Result{}, err
 	}
-	var w io.Writer = out
-	if f := out.OS(); f != nil {
-		w = f // a file: on a full disk the tracer cuts it back to whole records
-	}
-	res, err := tracer.Record(cmd.Context(), w, opts)
-	recorded := err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
-	if !recorded {
+	res, err := recordInto(cmd, out, opts)
+	if !recorded(res, err) {
 		out.Abort()
 		return res, err
 	}
@@ -192,4 +186,36 @@ func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.R
 		err = cerr
 	}
 	return res, err
+}
+
+// createTrace starts the trace file at path, which must not be the program being traced;
+// the caller commits it, or aborts and leaves path as it was.
+func createTrace(cmd *cobra.Command, path string, command []string) (*outfile.File, error) {
+	if len(command) > 0 {
+		if exe, err := exec.LookPath(command[0]); err == nil {
+			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return outfile.Create(path, stdoutFile(cmd.OutOrStdout()))
+}
+
+// recordInto traces into out, which it leaves uncommitted.
+func recordInto(cmd *cobra.Command, out *outfile.File, opts tracer.Options) (tracer.Result, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
+	}
+	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
+	var w io.Writer = out
+	if f := out.OS(); f != nil {
+		w = f // a file: on a full disk the tracer cuts it back to whole records
+	}
+	return tracer.Record(cmd.Context(), w, opts)
+}
+
+// recorded tells whether Record's outcome is a trace worth keeping.
+func recorded(res tracer.Result, err error) bool {
+	return err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
 }

@@ -59,7 +59,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if err != nil {
 		return err
 	}
-	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: cmd.ErrOrStderr()}
 	if o.output == outfile.Stdout || o.json {
 		stdio.Stdout = cmd.ErrOrStderr() // the plan or the JSON is on stdout: the program's output must not mix into it
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -68,6 +69,13 @@ func TestOutputs(t *testing.T) {
 		if res.ExitCode != 0 || !isPlan([]byte(res.Stdout)) {
 			t.Errorf("%s -o -: exit %d, stdout %.200q (want the plan alone); stderr %s", args[0], res.ExitCode, res.Stdout, res.Stderr)
 		}
+	}
+	// /dev/stdout when stdout is a pipe (as here): the plan goes down the pipe (and the
+	// table plan prints after writing a file follows it).
+	res = testenv.Echoctl(t, nil, "plan", "-o", "/dev/stdout", tracePath)
+	var first json.RawMessage
+	if res.ExitCode != 0 || json.NewDecoder(strings.NewReader(res.Stdout)).Decode(&first) != nil || !isPlan(first) {
+		t.Errorf("plan -o /dev/stdout into a pipe: exit %d, stdout %.200q; stderr %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	res = testenv.Echoctl(t, nil, "export", "-o", "-", tracePath)
 	if res.ExitCode != 0 || !json.Valid([]byte(res.Stdout)) {
@@ -137,6 +145,10 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(app, stream, 0o755)
+	// A plan optimize wrote before, with its trace: a later optimize that fails keeps both.
+	plan := filepath.Join(dir, "app.plan")
+	os.WriteFile(plan, []byte("the previous plan"), 0o644)
+	os.WriteFile(plan+".trace", []byte("the previous plan's trace"), 0o644)
 	cases := []struct {
 		name, file string
 		args       []string
@@ -146,6 +158,8 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 		{"the program itself", app, []string{"trace", "-o", app, "--", app}},
 		{"the trace itself", old, []string{"plan", "-o", old, old}},
 		{"export over its trace", old, []string{"export", "-o", old, old}},
+		{"a failing optimize", plan + ".trace", []string{"optimize", "-o", plan, "--", app, "--iters", "nonsense"}},
+		{"a failing optimize", plan, []string{"optimize", "-o", plan, "--", app, "--iters", "nonsense"}},
 	}
 	for _, c := range cases {
 		before, _ := os.ReadFile(c.file)
@@ -155,7 +169,7 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 			t.Errorf("%s: exit %d (%s); the file changed or went: %v", c.name, res.ExitCode, res.Stderr, err)
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
 		t.Errorf("left behind in the directory: %v", entries)
 	}
 }
@@ -191,5 +205,35 @@ func TestDiskFullKeepsProgram(t *testing.T) {
 	text := testenv.Echoctl(t, nil, "stats", out)
 	if !strings.Contains(text.Stdout, "TRUNCATED") {
 		t.Errorf("stats does not say the trace is truncated: %s", text.Stdout)
+	}
+}
+
+// A reader that closes the trace's pipe early (| head -c 1000) stops the recording, not the
+// program: the program runs to its end with its output and status, and one line says so.
+func TestClosedPipeKeepsProgram(t *testing.T) {
+	testenv.RequireRoot(t)
+	// 3 events an iteration, 112 bytes each: 2000 iterations are ~660 KiB, far more than a
+	// pipe holds, so the trace is still being written when the reader goes.
+	args := []string{"--size", "64K", "--iters", "2000", "--warmup", "0"}
+	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"trace", "-o", "-", "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	var stderr strings.Builder // the program's stdout comes here too with -o -
+	cmd.Stderr = &stderr
+	trace, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(trace, make([]byte, 1000)); err != nil {
+		t.Fatalf("reading the trace's first 1000 bytes: %v", err)
+	}
+	trace.Close()
+	if err := cmd.Wait(); err != nil || !strings.Contains(stderr.String(), "checksum="+want) {
+		t.Fatalf("trace -o - | head -c 1000: %v (want the program's status, 0), stderr %s (want checksum=%s)", err, stderr.String(), want)
+	}
+	if n := strings.Count(stderr.String(), "closed the pipe"); n != 1 {
+		t.Errorf("%d lines about the closed pipe, want 1: %s", n, stderr.String())
 	}
 }

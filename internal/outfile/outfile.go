@@ -35,19 +35,21 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	if path == Stdout {
 		return &File{w: stdout, path: path}, nil
 	}
+	// What is not a regular file is opened by the name given, through the kernel's own link
+	// walk: /dev/stdout names fd 1 by a /proc link whose text ("pipe:[…]") is not a path.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, failed(path, err)
+		}
+		return &File{w: f, f: f, path: path}, nil
+	}
 	target, err := resolve(path)
 	if err != nil {
 		return nil, failed(path, err)
 	}
 	st, err := os.Stat(target)
-	switch {
-	case err == nil && !st.Mode().IsRegular():
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, failed(path, err)
-		}
-		return &File{w: f, f: f, path: target}, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, failed(path, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
@@ -86,6 +88,16 @@ func resolve(path string) (string, error) {
 }
 
 func (o *File) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Name is the file being written: the temporary file until Commit, or the target written
+// in place; "-" for stdout. A command that reads back what it wrote before deciding to keep
+// it (optimize plans from its trace) opens this.
+func (o *File) Name() string {
+	if o.tmp != "" {
+		return o.tmp
+	}
+	return o.path
+}
 
 // OS is the open file, for what only a file can do (Truncate, Sync); nil for stdout.
 func (o *File) OS() *os.File { return o.f }

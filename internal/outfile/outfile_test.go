@@ -2,6 +2,7 @@ package outfile
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -160,5 +161,22 @@ func TestNotAnInput(t *testing.T) {
 	}
 	if err := NotAnInput("-", "the trace", in); err != nil {
 		t.Error(err)
+	}
+}
+
+// A descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N) that stands for a pipe is
+// written in place: its link's text, "pipe:[…]", is no path to make a file beside.
+func TestDescriptorPipe(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
+	err = WriteFile(path, []byte("plan"), nil)
+	w.Close()
+	got, _ := io.ReadAll(r)
+	if err != nil || string(got) != "plan" {
+		t.Errorf("WriteFile(%s) of a pipe: %v; the reader got %q", path, err, got)
 	}
 }

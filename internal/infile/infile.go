@@ -1,0 +1,65 @@
+// Package infile opens a command's input files (traces, plans, calibration records) so that
+// a name that is no file cannot hang the command: a FIFO, a terminal or a device is refused
+// with an error instead of blocking in open(2) for a writer that never comes, where no
+// signal echoctl handles could reach it.
+package infile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotRegular is the error of an input that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if it is a regular file. It opens without blocking and checks
+// what it opened (a check before the open would race a swap of the file); a regular file
+// ignores the non-blocking flag, so what is returned reads as os.Open's would.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path,
+			Err: fmt.Errorf("%w (a %s): give the file itself, echoctl reads its inputs whole", ErrNotRegular, kind(st.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadFile is os.ReadFile through Open.
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m.IsDir():
+		return "directory"
+	}
+	return m.Type().String()
+}
