@@ -484,3 +484,35 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 			"as written and the two pairs named", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
 }
+
+// A run whose option has the program page-lock its host buffer itself (malloc at the planned
+// site, then cudaHostRegister) has the GPU reach the pages it locked: binding the buffer would
+// map other memory under that page-locking, so such a pair is left as written, saying why,
+// and the program computes what it did.
+func TestDeployLeavesProgramLockedBuffers(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "256K", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "helper_alloc", args...)
+	args = append(args, "--register")
+	pairs := candidates(p)
+	if len(pairs) != 2 {
+		t.Fatalf("%d candidates, want helper_alloc's 2", len(pairs))
+	}
+	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testenv.RunWorkload(t, "helper_alloc", nil, args...).Checksum()
+	res := deploy(t, compact, []string{delay}, append([]string{testenv.Built(t, "workloads/helper_alloc")}, args...)...)
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
+		t.Fatalf("exit %d, checksum %s; want 0 and %s", res.ExitCode, got, want)
+	}
+	if res.Report.Merged != 0 {
+		t.Errorf("%d pairs merged, want none", res.Report.Merged)
+	}
+	for _, pair := range res.Report.Pairs {
+		if !strings.Contains(pair.Note, "page-locks its host buffer itself") {
+			t.Errorf("pair %s: note %q; want it left as written because the program page-locks it", pair.ID, pair.Note)
+		}
+	}
+}

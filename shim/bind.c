@@ -168,6 +168,36 @@ static bool at_copy_site(const struct pair *p, const void *ret, bool h2d)
 	return false;
 }
 
+/* The program page-locks memory of a host side not yet bound: binding would map other memory
+ * under that page-locking (the GPU would go on reaching the pages it locked), so the pair is
+ * left as written. Once bound, page-locking locks the bound memory itself. */
+void shim_host_registered(const void *p, size_t n)
+{
+	for (int i = 0; p && i < shim_plan.npairs; i++) {
+		struct pair *pair = &shim_plan.pairs[i];
+		const char *h = atomic_load_explicit(&host_bufs[i], memory_order_acquire);
+		if (!h || (const char *)p >= h + pair->map_bytes || (const char *)p + n <= h ||
+		    __atomic_load_n(&pair->bound, __ATOMIC_ACQUIRE))
+			continue;
+		pthread_mutex_lock(&shim_lock);
+		shim_give_up(pair, "the program page-locks its host buffer itself");
+		pthread_mutex_unlock(&shim_lock);
+	}
+}
+
+/* Whether the runtime says ptr is page-locked host memory: the first field of
+ * cudaPointerAttributes, in room enough for any CUDA version's struct. */
+static bool locked_now(const void *ptr)
+{
+	union {
+		struct cudaPointerAttributes attr;
+		char room[256];
+	} u;
+	memset(&u, 0, sizeof u);
+	return real.cudaPointerGetAttributes && real.cudaPointerGetAttributes(&u.attr, ptr) == cudaSuccess &&
+	       u.attr.type == cudaMemoryTypeHost;
+}
+
 /* Back to a host side of its own, with the contents it has (both sides hold the same now),
  * after a binding that could not finish. */
 static void unbind(struct pair *p)
@@ -185,6 +215,8 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 {
 	if (!at_copy_site(p, ret, h2d))
 		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
+	if (!p->host_locked && locked_now(p->host_buf))
+		return "the program page-locked its host buffer itself"; /* through the driver, say */
 	/* The copy would have started once what it is ordered after was done: wait for exactly
 	 * that (not the device: a persistent kernel on another stream may wait for the host),
 	 * and then make the copy, here, where the two become one. */

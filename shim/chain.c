@@ -44,7 +44,9 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *data)
 void shim_chain_init(void)
 {
 	struct frame f[SHIM_CHAIN];
+	pthread_mutex_lock(&shim_lock);
 	shim_chain_of(__builtin_return_address(0), f);
+	pthread_mutex_unlock(&shim_lock);
 }
 
 /* The frames above the one that returns to ret, as module and offset, into out; how many

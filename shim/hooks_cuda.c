@@ -24,11 +24,11 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 		shim_sighted(host_side, ret, n);
 	else if (out && shim_active() && !shim_resolving() && !shim_pinning() && shim_enter()) {
 		bool handled;
-		void *merged = NULL;
-		p = shim_alloc(host_side, false, ret, call, n, &merged, &handled);
+		void *mine = NULL;
+		p = shim_alloc(host_side, false, ret, call, n, &mine, &handled);
 		shim_leave();
 		if (handled) {
-			*out = merged;
+			*out = mine;
 			return cudaSuccess;
 		}
 	}
@@ -103,6 +103,7 @@ SHIM_API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
 	shim_resolve();
 	if (__builtin_expect(shim_pinned_holds(p), 0))
 		return cudaSuccess;
+	shim_host_registered(p, n);
 	return real.cudaHostRegister ? real.cudaHostRegister(p, n, flags) : cudaErrorInitializationError;
 }
 

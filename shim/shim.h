@@ -380,6 +380,7 @@ void *shim_device_buffer(struct pair *p);                 /* NULL: allocate as w
 struct pair *shim_pair_buffer(const void *ptr, bool *host_side); /* whose buffer starts at ptr */
 bool shim_free_buffer(struct pair *p, bool host_side);    /* false: not the shim's */
 struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size_t n, cudaStream_t on);
+void shim_host_registered(const void *p, size_t n); /* the program page-locks [p, p+n) */
 
 /* chain.c: call chains, which tell apart allocations a helper makes for several callers */
 void shim_chain_init(void);

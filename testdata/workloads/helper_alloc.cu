@@ -12,6 +12,8 @@
  *   --previous      keep the previous iteration's output, allocated through the output's own
  *                   allocator (another caller of the helper) before the output, and check it
  *                   is what the last iteration produced (exit 1 if not)
+ *   --register      page-lock the input and output buffers with cudaHostRegister once they
+ *                   are allocated (the same allocations, then locked by the program)
  *
  * The other options are workload.h's.
  */
@@ -72,7 +74,7 @@ static bool take_flag(int *argc, char **argv, const char *flag)
 int main(int argc, char **argv)
 {
 	bool verify = take_flag(&argc, argv, "--verify"), verify_first = take_flag(&argc, argv, "--verify-first");
-	bool previous = take_flag(&argc, argv, "--previous");
+	bool previous = take_flag(&argc, argv, "--previous"), lock = take_flag(&argc, argv, "--register");
 	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
@@ -85,6 +87,10 @@ int main(int argc, char **argv)
 	if (previous)
 		h_prev = new_output(o.size);
 	float *h_out = new_output(o.size);
+	if (lock) {
+		CHECK(cudaHostRegister(h_in, o.size, cudaHostRegisterDefault));
+		CHECK(cudaHostRegister(h_out, o.size, cudaHostRegisterDefault));
+	}
 	CHECK(cudaMalloc((void **)&d_in, o.size));
 	CHECK(cudaMalloc((void **)&d_out, o.size));
 	for (size_t i = 0; i < n; i++)
@@ -120,6 +126,10 @@ int main(int argc, char **argv)
 	report(fnv1a(sum, h_out, o.size), &l);
 	CHECK(cudaFree(d_in));
 	CHECK(cudaFree(d_out));
+	if (lock) {
+		CHECK(cudaHostUnregister(h_in));
+		CHECK(cudaHostUnregister(h_out));
+	}
 	free(h_in);
 	free(h_out);
 	free(h_saved);
