@@ -1,6 +1,7 @@
 package tracer_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/trace"
 	"github.com/echo-uma/echo/tracer"
+	"golang.org/x/sys/unix"
 )
 
 func TestCanTrace(t *testing.T) {
@@ -35,6 +37,13 @@ func TestCanTrace(t *testing.T) {
 // capabilities: what it says is enough is enough, and what is refused names what is missing.
 func TestUnprivilegedTrace(t *testing.T) {
 	u := testenv.NewUnprivileged(t)
+	// The --follow cases are about reading tracefs, which a user never mounts: as root, mount
+	// it where a machine that starts with it (systemd) has it, if this one did not.
+	if _, err := os.Stat("/sys/kernel/tracing/events/sched"); err != nil {
+		if err := unix.Mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, ""); err != nil {
+			t.Logf("mounting tracefs: %v", err)
+		}
+	}
 	own := u.LongStream(t, "64K").Process.Pid
 	roots := testenv.LongStream(t, "64K").Process.Pid
 	launch := []string{"--", u.Stream, "--size", "64K", "--iters", "3"}
