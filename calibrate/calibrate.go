@@ -30,10 +30,10 @@ type Options struct {
 
 // Variant is one way of running the program and what the runs showed.
 type Variant struct {
-	Strategy   string    `json:"strategy"` // "" for the baseline
-	RoundMS    []float64 `json:"round_ms"` // median iteration of each round
-	MedianMS   float64   `json:"median_ms"`
-	SpreadMS   float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
+	Strategy string    `json:"strategy"` // "" for the baseline
+	RoundMS  []float64 `json:"round_ms"` // median iteration of each round
+	MedianMS float64   `json:"median_ms"`
+	SpreadMS float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	// RunMS is the complete run of each round, start to exit, as the user waits for it:
 	// set-up (page-locking, pools, first touch) and all, which RoundMS leaves out.
 	RunMS       []float64 `json:"run_ms,omitempty"`
@@ -46,11 +46,11 @@ type Variant struct {
 	BreakEven int     `json:"break_even,omitempty"`
 	// Verdict says why the variant was enabled or not: "output differs: …", "not believed:
 	// …", "set-up not repaid: …", or what won.
-	Verdict string `json:"verdict,omitempty"`
-	Enabled bool   `json:"enabled,omitempty"`
-	OutputDiff string    `json:"output_diff,omitempty"`
-	Untouched  string    `json:"untouched,omitempty"` // the shim ran the program untouched: why
-	Merged     int       `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
+	Verdict    string `json:"verdict,omitempty"`
+	Enabled    bool   `json:"enabled,omitempty"`
+	OutputDiff string `json:"output_diff,omitempty"`
+	Untouched  string `json:"untouched,omitempty"` // the shim ran the program untouched: why
+	Merged     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
