@@ -164,7 +164,7 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	prog := testenv.Built(t, "workloads/unsafe_live_value")
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
 		planPath, "--", prog}, args...)...)
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "DIFFERS") {
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	p, err := planner.ReadFile(planPath)

@@ -19,14 +19,14 @@ func (v *Variant) repays(base *Variant) (ok bool, why string) {
 	n := v.Iterations
 	v.SetupMS = max(0, slower+float64(n)*gain)
 	v.BreakEven = int(math.Ceil(v.SetupMS / gain))
-	run := fmt.Sprintf("complete run %.1f ms against %.1f ms as written", v.RunMedianMS, base.RunMedianMS)
+	run := fmt.Sprintf("%.1f ms against %.1f ms as written", v.RunMedianMS, base.RunMedianMS)
 	if margin := max(base.RunSpreadMS, v.RunSpreadMS); -slower > margin {
 		return true, fmt.Sprintf("complete run faster: %s, more than the spread (%.1f ms)", run, margin)
 	}
 	if float64(n)*gain >= v.SetupMS {
 		return true, fmt.Sprintf("set-up repaid: %.1f ms of set-up, repaid after %d iterations at %.3f ms saved each; "+
-			"the run has %d (%s)", v.SetupMS, v.BreakEven, gain, n, run)
+			"the run has %d (complete run %s)", v.SetupMS, v.BreakEven, gain, n, run)
 	}
 	return false, fmt.Sprintf("set-up not repaid: %.1f ms of set-up (page-locking, pools) against %.3f ms saved per "+
-		"iteration: repaid after %d iterations, the run has %d (%s)", v.SetupMS, gain, v.BreakEven, n, run)
+		"iteration: repaid after %d iterations, the run has %d (complete run %s)", v.SetupMS, gain, v.BreakEven, n, run)
 }
