@@ -114,18 +114,17 @@ func (r *Result) evidence() string {
 	var parts []string
 	for _, v := range r.Variants {
 		note := ""
-		if v.Untouched != "" {
-			note = " (ran untouched: " + v.Untouched + ")"
-		}
-		if v.Unexplained != "" {
-			note = " (not believed: it " + v.Unexplained + ")"
+		if why := v.Refusal(); why != "" {
+			note = " (" + why + ")"
 		}
 		parts = append(parts, fmt.Sprintf("%s %.3f ms%s", v.Strategy, v.MedianMS, note))
 	}
-	verdict := "no strategy beat it by more than that spread"
-	if r.Chosen != "" {
-		verdict = r.Chosen + " chosen"
+	verdict := "no strategy enabled"
+	for _, v := range r.Variants {
+		if v.Enabled {
+			verdict = r.Chosen + " chosen: " + v.Verdict
+		}
 	}
-	return fmt.Sprintf("calibrated over %d rounds: baseline %.3f ms per iteration (spread %.3f ms); %s; %s",
-		len(r.Baseline.RoundMS), r.Baseline.MedianMS, r.Baseline.SpreadMS, strings.Join(parts, ", "), verdict)
+	return fmt.Sprintf("calibrated over %d rounds: baseline %.3f ms per iteration (spread %.3f ms), complete run %.1f ms; %s; %s",
+		len(r.Baseline.RoundMS), r.Baseline.MedianMS, r.Baseline.SpreadMS, r.Baseline.RunMedianMS, strings.Join(parts, ", "), verdict)
 }

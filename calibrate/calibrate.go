@@ -1,9 +1,10 @@
 // Package calibrate decides a plan by measurement (paper §3.3.2): the program as written
 // (baseline, the shim only timing its loop) and merged with each applicable strategy run
-// in turn for several rounds; a strategy is enabled only if its median iteration beats the
-// baseline's by more than the baseline's own spread, by no more than the copies the trace
-// saw can explain, and only if the program printed and returned exactly what the baseline
-// did.
+// in turn for several rounds, each run timed whole as well as per iteration; a strategy is
+// enabled only if its median iteration beats the baseline's by more than the baseline's own
+// spread, by no more than the copies the trace saw can explain, only if the complete run
+// pays for the strategy's set-up (setup.go), and only if the program printed and returned
+// exactly what the baseline did.
 package calibrate
 
 import (
@@ -29,13 +30,27 @@ type Options struct {
 
 // Variant is one way of running the program and what the runs showed.
 type Variant struct {
-	Strategy   string    `json:"strategy"` // "" for the baseline
-	RoundMS    []float64 `json:"round_ms"` // median iteration of each round
-	MedianMS   float64   `json:"median_ms"`
-	SpreadMS   float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
-	OutputDiff string    `json:"output_diff,omitempty"`
-	Untouched  string    `json:"untouched,omitempty"` // the shim ran the program untouched: why
-	Merged     int       `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
+	Strategy string    `json:"strategy"` // "" for the baseline
+	RoundMS  []float64 `json:"round_ms"` // median iteration of each round
+	MedianMS float64   `json:"median_ms"`
+	SpreadMS float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
+	// RunMS is the complete run of each round, start to exit, as the user waits for it:
+	// set-up (page-locking, pools, first touch) and all, which RoundMS leaves out.
+	RunMS       []float64 `json:"run_ms,omitempty"`
+	RunMedianMS float64   `json:"run_median_ms,omitempty"`
+	RunSpreadMS float64   `json:"run_spread_ms,omitempty"`
+	Iterations  int       `json:"iterations,omitempty"` // the loop's iterations in a run
+	// SetupMS is what the variant adds to the complete run beyond what its iterations save
+	// (page-locking, pool growth, first touch); BreakEven the iterations that repay it.
+	SetupMS   float64 `json:"setup_ms,omitempty"`
+	BreakEven int     `json:"break_even,omitempty"`
+	// Verdict says why the variant was enabled or not: "output differs: …", "not believed:
+	// …", "set-up not repaid: …", or what won.
+	Verdict    string `json:"verdict,omitempty"`
+	Enabled    bool   `json:"enabled,omitempty"`
+	OutputDiff string `json:"output_diff,omitempty"`
+	Untouched  string `json:"untouched,omitempty"` // the shim ran the program untouched: why
+	Merged     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
@@ -173,6 +188,8 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 		ms[i] = float64(ns) / 1e6
 	}
 	v.RoundMS = append(v.RoundMS, median(ms))
+	v.RunMS = append(v.RunMS, float64(res.Wall.Nanoseconds())/1e6)
+	v.Iterations = len(ms) + 1 // the shim times the gaps between the marker's copies, one per iteration
 	v.lastReport = res.Report
 	v.Merged = res.Report.Merged
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
@@ -224,9 +241,9 @@ func lines(out []byte, ignore *regexp.Regexp) [][]byte {
 }
 
 func (r *Result) roundLine(round int) string {
-	line := fmt.Sprintf("baseline %.3f ms", r.Baseline.RoundMS[round])
+	line := fmt.Sprintf("baseline %.3f ms (run %.0f ms)", r.Baseline.RoundMS[round], r.Baseline.RunMS[round])
 	for _, v := range r.Variants {
-		line += fmt.Sprintf(", %s %.3f ms", v.Strategy, v.RoundMS[round])
+		line += fmt.Sprintf(", %s %.3f ms (run %.0f ms)", v.Strategy, v.RoundMS[round], v.RunMS[round])
 	}
 	return line
 }

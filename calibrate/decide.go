@@ -15,32 +15,79 @@ import (
 const gainSlack = 2.0
 
 // decide picks the fastest strategy that computes what the baseline computes, beats it by
-// more than the baseline's own spread (and more than its own), and saves no more than the
-// calibrated pairs' copies can explain. It reports whether a strategy was passed over only
-// for that last reason, when more rounds could settle it.
+// more than the baseline's own spread (and more than its own), saves no more than the
+// calibrated pairs' copies can explain, and whose complete run pays for its set-up (repays).
+// Every variant gets its verdict, the reason where it is refused. It reports whether a
+// strategy was passed over only for being unexplained, when more rounds could settle it.
 func (r *Result) decide() (unexplained bool) {
 	r.Baseline.summarize()
 	r.Chosen = ""
-	best := r.Baseline.MedianMS
+	best := -1
+	base := &r.Baseline
+	repaid := map[int]bool{}
 	for i := range r.Variants {
 		v := &r.Variants[i]
 		v.summarize()
-		v.Unexplained = ""
-		margin := max(r.Baseline.SpreadMS, v.SpreadMS)
-		if v.OutputDiff != "" || v.Untouched != "" || v.Merged == 0 || v.MedianMS >= r.Baseline.MedianMS-margin {
+		v.Unexplained, v.Verdict, v.Enabled, v.SetupMS, v.BreakEven = "", "", false, 0, 0
+		margin := max(base.SpreadMS, v.SpreadMS)
+		switch {
+		case v.OutputDiff != "":
+			v.Verdict = "output differs: the program " + v.OutputDiff
+			continue
+		case v.Untouched != "":
+			v.Verdict = "ran untouched: " + v.Untouched
+			continue
+		case v.Merged == 0:
+			v.Verdict = "nothing served: no pair was merged or pinned in its runs"
+			continue
+		case v.MedianMS >= base.MedianMS-margin:
+			v.Verdict = fmt.Sprintf("not faster: %.3f ms per iteration against %.3f as written, within the spread (%.3f ms)",
+				v.MedianMS, base.MedianMS, margin)
 			continue
 		}
-		if saved, bound := r.Baseline.MedianMS-v.MedianMS, gainSlack*r.CopyMS+margin; saved > bound {
+		if saved, bound := base.MedianMS-v.MedianMS, gainSlack*r.CopyMS+margin; saved > bound {
 			v.Unexplained = fmt.Sprintf("saves %.3f ms per iteration, more than the %.3f ms of copies the trace accounts for can explain",
 				saved, r.CopyMS)
+			v.Verdict = "not believed: it " + v.Unexplained
 			unexplained = true
 			continue
 		}
-		if v.MedianMS < best {
-			best, r.Chosen = v.MedianMS, v.Strategy
+		ok, why := v.repays(base)
+		v.Verdict = why
+		if ok {
+			repaid[i] = true
+		}
+		if ok && (best < 0 || v.MedianMS < r.Variants[best].MedianMS) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		r.Chosen = r.Variants[best].Strategy
+		r.Variants[best].Enabled = true
+		for i := range repaid {
+			if v := &r.Variants[i]; i != best {
+				v.Verdict = fmt.Sprintf("passed over: %s is faster per iteration (%s)", r.Chosen, v.Verdict)
+			}
 		}
 	}
 	return unexplained && r.Chosen == ""
+}
+
+// Refusal is why the variant was not enabled ("" when it was): its verdict, or, in a record
+// written before verdicts were, the first problem the record names.
+func (v Variant) Refusal() string {
+	if v.Enabled {
+		return ""
+	}
+	if v.Verdict != "" {
+		return v.Verdict
+	}
+	for _, why := range []string{v.OutputDiff, v.Untouched, v.Unexplained} {
+		if why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // summarize sets the median and the spread of the rounds. The spread is twice the median
@@ -53,6 +100,15 @@ func (v *Variant) summarize() {
 		dev[i] = math.Abs(ms - v.MedianMS)
 	}
 	v.SpreadMS = 2 * median(dev)
+	v.RunMedianMS, v.RunSpreadMS = 0, 0
+	if len(v.RunMS) > 0 {
+		v.RunMedianMS = median(v.RunMS)
+		dev := make([]float64, len(v.RunMS))
+		for i, ms := range v.RunMS {
+			dev[i] = math.Abs(ms - v.RunMedianMS)
+		}
+		v.RunSpreadMS = 2 * median(dev)
+	}
 }
 
 func median(v []float64) float64 {

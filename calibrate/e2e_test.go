@@ -167,7 +167,7 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	prog := testenv.Built(t, "workloads/unsafe_live_value")
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
 		planPath, "--", prog}, args...)...)
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "DIFFERS") {
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	p, err := planner.ReadFile(planPath)
@@ -394,4 +394,48 @@ func withDigest(text string) string {
 	sum := sha256.Sum256([]byte(lines.String()))
 	re := regexp.MustCompile(`(?m)^digest [0-9a-f]{64}$`)
 	return re.ReplaceAllString(text, "digest "+hex.EncodeToString(sum[:]))
+}
+
+// A merge page-locks its buffers, which the real runtime prices at milliseconds: with the
+// emulator's page-locking made dear (100 ms per MiB, 200 ms for stream's two 1 MiB device
+// buffers) and each iteration saving two 5 ms copies, a run of 6 iterations is left as
+// written ("set-up not repaid", with the break-even), while a run of 61 is served. The knobs
+// widen the gap beyond what a loaded machine can hide; TestDecideSetup tests the rule.
+func TestCalibrateSetupNotRepaid(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Setenv("CUDA_EMU_COPY_DELAY_US", "5000") // the trace must see the copies as they will be
+	stream := testenv.Built(t, "workloads/stream")
+	dear := []string{"CUDA_EMU_PIN_US_PER_MIB=100000"}
+	for _, c := range []struct {
+		iters   string
+		enabled bool
+	}{{"5", false}, {"60", true}} {
+		args := []string{"--size", "1M", "--iters", c.iters, "--warmup", "1"}
+		_, planPath := testenv.Plan(t, "stream", args...)
+		res := testenv.Echoctl(t, dear, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
+			"--strategy", "mapped", planPath, "--", stream}, args...)...)
+		if res.ExitCode != 0 {
+			t.Fatalf("calibrate --iters %s: exit %d: %s", c.iters, res.ExitCode, res.Stderr)
+		}
+		p, err := planner.ReadFile(planPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Context.Strategy == "mapped"; got != c.enabled {
+			t.Errorf("--iters %s: strategy %q; want enabled %v\n%s", c.iters, p.Context.Strategy, c.enabled, res.Stdout)
+		}
+		row := "set-up not repaid: "
+		if c.enabled {
+			row = "enabled: complete run faster"
+		}
+		if !strings.Contains(res.Stdout, row) || c.enabled == strings.Contains(res.Stdout, "repaid after") {
+			t.Errorf("--iters %s: the table's mapped row does not say %q (with the break-even where refused):\n%s",
+				c.iters, row, res.Stdout)
+		}
+		for _, pair := range p.Pairs {
+			if !c.enabled && (pair.Status != planner.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "set-up not repaid")) {
+				t.Errorf("%s: %s %v; want calibrated, the set-up not repaid", pair.ID, pair.Status, pair.Evidence)
+			}
+		}
+	}
 }

@@ -57,10 +57,8 @@ func (pg *Page) Render(w io.Writer) error {
 	}
 	v.CalChart = calibrationChart(pg.Calibration)
 	for _, vr := range pg.Calibration.variants() {
-		for _, why := range []string{vr.OutputDiff, vr.Untouched, vr.Unexplained} {
-			if why != "" {
-				v.CalProblems = append(v.CalProblems, vr.Strategy+": "+why)
-			}
+		if why := vr.Refusal(); why != "" && vr.Strategy != "as written" {
+			v.CalProblems = append(v.CalProblems, vr.Strategy+": "+why)
 		}
 	}
 	for _, pair := range pg.Plan.Pairs {

@@ -121,6 +121,8 @@ func TestReportCalibration(t *testing.T) {
 			{Strategy: "mapped", RoundMS: []float64{1.2, 1.25, 1.3}, MedianMS: 1.25, SpreadMS: 0.1, Merged: 2},
 			{Strategy: "managed", RoundMS: []float64{4.5, 4.1, 4.7}, MedianMS: 4.5, SpreadMS: 0.4, Merged: 2,
 				OutputDiff: "line 3: checksum=1 vs checksum=2"},
+			{Strategy: "pinned", RoundMS: []float64{2.0, 2.1, 2.0}, MedianMS: 2.0, SpreadMS: 0.1, Merged: 2,
+				Verdict: "set-up not repaid: 40.0 ms of set-up, repaid after 20 iterations"},
 		},
 		Chosen: "mapped",
 	}
@@ -136,7 +138,8 @@ func TestReportCalibration(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"as written", "mapped ✓ chosen", "managed", "mapped round 3: 1.30 ms", "as written round 2: 3.30 ms",
-			"managed: line 3: checksum=1 vs checksum=2", "Chosen: <b>mapped</b>"}, []string{"not calibrated"}},
+			"managed: line 3: checksum=1 vs checksum=2", "pinned: set-up not repaid: 40.0 ms of set-up, repaid after 20 iterations",
+			"Chosen: <b>mapped</b>"}, []string{"not calibrated"}},
 		{"for an earlier plan", func(planPath string, p *planner.Plan) {
 			older := *p
 			older.Created = p.Created.Add(-1)

@@ -216,13 +216,7 @@ func verdictText(v calibrate.Variant, base float64) string {
 	if v.MedianMS > 0 && v.Strategy != "as written" {
 		s += fmt.Sprintf("  %.2f×", base/v.MedianMS)
 	}
-	var why []string
-	for _, w := range []string{v.OutputDiff, v.Untouched, v.Unexplained} {
-		if w != "" {
-			why = append(why, w)
-		}
-	}
-	if len(why) > 0 {
+	if v.Strategy != "as written" && v.Refusal() != "" {
 		s += "  (!)"
 	}
 	return s

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/echo-uma/echo/internal/embedshim"
 )
@@ -185,7 +186,11 @@ type Result struct {
 	ExitCode int    // as a shell reports it: 128+N when signal N ended the program
 	Signaled bool   // a signal ended the program (it wrote no report then)
 	Stdout   []byte // when captured
-	Report   Report // what the program's processes did together
+	// Wall is the complete run as the user waits for it, from the program's start to its
+	// exit: loader, set-up (page-locking, pools) and tail included, which the iterations the
+	// shim times leave out.
+	Wall   time.Duration
+	Report Report // what the program's processes did together
 	// Processes are the reports of each process that reached exit with the shim, the
 	// started one's among them (a program may fork, and use CUDA in the child).
 	Processes []Report
@@ -270,10 +275,12 @@ func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Res
 	}
 	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_PLAN_DIR", "ECHO_REPORT"),
 		"LD_PRELOAD="+preload, planEnv, "ECHO_REPORT="+reportPath)
+	start := time.Now()
 	if err := execute(ctx, cmd, stdio.Forward); err != nil {
 		return Result{}, err
 	}
-	res := Result{ExitCode: Status(cmd.ProcessState), Signaled: Signaled(cmd.ProcessState), Stdout: captured.Bytes()}
+	res := Result{ExitCode: Status(cmd.ProcessState), Signaled: Signaled(cmd.ProcessState), Stdout: captured.Bytes(),
+		Wall: time.Since(start)}
 	data, err := os.ReadFile(reportPath)
 	if err != nil && res.Signaled {
 		// The shim writes its report at exit; a program killed by a signal never gets there.

@@ -31,7 +31,10 @@ plan's pairs merged by each applicable strategy (mapped, and system where the de
 reaches pageable memory) and pinned, alternating, for --rounds rounds. A strategy is enabled only if its
 median iteration beats the baseline's by more than the baseline's own spread, and only if the
 program printed and returned exactly what it did as written (--ignore drops lines that carry
-timings from that comparison); otherwise the pairs are refused with "output differs". The
+timings from that comparison); otherwise the pairs are refused with "output differs". Each
+run is also timed whole: a strategy is enabled only where its complete run is faster, or its
+iterations repay its set-up (page-locking, pools); else "set-up not repaid", with the
+break-even in iterations. Every row of the table says its verdict. The
 plan is updated in place (or written to -o) with the numbers, the device and the strategy.
 
 Pairs that were never validated are calibrated only with --unvalidated: the output

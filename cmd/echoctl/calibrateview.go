@@ -8,23 +8,25 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// renderCalibration prints the variants side by side and what the plan now says.
+// renderCalibration prints the variants side by side, each with its verdict and the reason
+// where it was refused, and what the plan now says.
 func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
-	t := columns{headers: []string{"variant", "ms/iter", "spread", "speed-up", "output"}, right: []int{1, 2, 3}}
-	row := func(name string, v calibrate.Variant) {
-		out := "same"
-		switch {
-		case v.OutputDiff != "":
-			out = "DIFFERS: " + v.OutputDiff
-		case v.Untouched != "":
-			out = "ran untouched: " + v.Untouched
-		}
+	t := columns{headers: []string{"variant", "ms/iter", "spread", "speed-up", "run ms", "verdict"}, right: []int{1, 2, 3, 4}}
+	row := func(name string, v calibrate.Variant, verdict string) {
 		t.rows = append(t.rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
-			fmt.Sprintf("%.2f×", r.Baseline.MedianMS/v.MedianMS), out})
+			fmt.Sprintf("%.2f×", r.Baseline.MedianMS/v.MedianMS), fmt.Sprintf("%.1f", v.RunMedianMS), verdict})
 	}
-	row("baseline", r.Baseline)
+	base := "as written"
+	if r.Baseline.OutputDiff != "" {
+		base = "output differs between its own runs: the program " + r.Baseline.OutputDiff
+	}
+	row("baseline", r.Baseline, base)
 	for _, v := range r.Variants {
-		row(v.Strategy, v)
+		verdict := v.Refusal()
+		if v.Enabled {
+			verdict = "enabled: " + v.Verdict
+		}
+		row(v.Strategy, v, verdict)
 	}
 	if _, err := io.WriteString(w, t.render()); err != nil {
 		return err

@@ -225,9 +225,20 @@ EMU_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int f
 	return emu_allocate(devPtr, size, EMU_MEM_MANAGED);
 }
 
+/* pin prices page-locking size bytes as the real runtime does (CUDA_EMU_PIN_US_PER_MIB): far
+ * more than a malloc, so that a plan whose page-locking costs more than its iterations save
+ * shows as a slower complete run here too. */
+static cudaError_t pin(cudaError_t err, size_t size)
+{
+	unsigned long per_mib = emu_knobs()->pin_us_per_mib;
+	if (err == cudaSuccess && per_mib)
+		emu_sleep_us((unsigned long)(((unsigned long long)size * per_mib + (1u << 20) - 1) >> 20));
+	return err;
+}
+
 EMU_API cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-	return emu_allocate(ptr, size, EMU_MEM_PINNED);
+	return pin(emu_allocate(ptr, size, EMU_MEM_PINNED), size);
 }
 
 EMU_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -235,7 +246,7 @@ EMU_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 	if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
 				cudaHostAllocWriteCombined))
 		return emu_fail(cudaErrorInvalidValue);
-	return emu_allocate(pHost, size, EMU_MEM_PINNED);
+	return pin(emu_allocate(pHost, size, EMU_MEM_PINNED), size);
 }
 
 EMU_API cudaError_t cudaFree(void *devPtr)
@@ -267,7 +278,7 @@ EMU_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 	else if (!insert((struct entry){(uintptr_t)ptr, size, 0, EMU_MEM_REGISTERED}))
 		err = cudaErrorMemoryAllocation;
 	pthread_mutex_unlock(&lock);
-	return emu_fail(err);
+	return pin(emu_fail(err), size);
 }
 
 EMU_API cudaError_t cudaHostUnregister(void *ptr)

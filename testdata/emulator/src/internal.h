@@ -16,6 +16,7 @@
 struct emu_knobs {
 	unsigned long kernel_delay_us;
 	unsigned long copy_delay_us;
+	unsigned long pin_us_per_mib; /* page-locking's price: cudaHostAlloc, cudaMallocHost, cudaHostRegister */
 	double managed_slowdown;
 	double host_slowdown;
 	size_t mem_limit; /* 0: none */
