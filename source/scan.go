@@ -2,6 +2,7 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -103,83 +104,109 @@ func (s *scanner) empty(end byte) (bool, error) {
 	return false, nil
 }
 
-// str reads a string into s.buf, decoding escapes.
+// str reads a string into s.buf, decoding escapes. Most of a dump's strings have none: they
+// are copied a buffered slice at a time.
 func (s *scanner) str() ([]byte, error) {
 	if err := s.expect('"'); err != nil {
 		return nil, err
 	}
 	s.buf = s.buf[:0]
+	if err := s.rawString(); err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(s.buf, '\\') < 0 {
+		return s.buf, nil
+	}
+	return s.unescape()
+}
+
+// rawString reads up to the closing quote, leaving the string as written (escapes and all,
+// without the quotes) in s.buf.
+func (s *scanner) rawString() error {
 	for {
-		c, err := s.readByte()
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case c == '"':
-			return s.buf, nil
-		case c == '\\':
-			if err := s.escape(); err != nil {
-				return nil, err
-			}
-		case c < 0x20:
-			return nil, s.errorf("control character in string")
+		chunk, err := s.r.ReadSlice('"')
+		s.off += int64(len(chunk))
+		s.buf = append(s.buf, chunk...)
+		switch err {
+		case nil:
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			return s.errorf("unexpected end of input")
 		default:
+			return fmt.Errorf("reading clang's AST: %w", err)
+		}
+		// The quote ends the string unless an odd number of backslashes escapes it.
+		n := 0
+		for i := len(s.buf) - 2; i >= 0 && s.buf[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 0 {
+			s.buf = s.buf[:len(s.buf)-1]
+			return nil
+		}
+	}
+}
+
+// unescape decodes the escapes in s.buf.
+func (s *scanner) unescape() ([]byte, error) {
+	raw := append([]byte(nil), s.buf...)
+	s.buf = s.buf[:0]
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
 			s.buf = append(s.buf, c)
+			continue
 		}
-	}
-}
-
-func (s *scanner) escape() error {
-	c, err := s.readByte()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case '"', '\\', '/':
-		s.buf = append(s.buf, c)
-	case 'b':
-		s.buf = append(s.buf, '\b')
-	case 'f':
-		s.buf = append(s.buf, '\f')
-	case 'n':
-		s.buf = append(s.buf, '\n')
-	case 'r':
-		s.buf = append(s.buf, '\r')
-	case 't':
-		s.buf = append(s.buf, '\t')
-	case 'u':
-		r, err := s.hex4()
-		if err != nil {
-			return err
+		if i+1 >= len(raw) {
+			return nil, s.errorf("bad escape at the end of a string")
 		}
-		if utf16.IsSurrogate(r) {
-			// A surrogate pair is two escapes; a lone half decodes to U+FFFD.
-			if c, _ := s.r.Peek(2); len(c) == 2 && c[0] == '\\' && c[1] == 'u' {
-				s.readByte()
-				s.readByte()
-				r2, err := s.hex4()
-				if err != nil {
-					return err
-				}
-				r = utf16.DecodeRune(r, r2)
-			} else {
-				r = utf8.RuneError
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			s.buf = append(s.buf, raw[i])
+		case 'b':
+			s.buf = append(s.buf, '\b')
+		case 'f':
+			s.buf = append(s.buf, '\f')
+		case 'n':
+			s.buf = append(s.buf, '\n')
+		case 'r':
+			s.buf = append(s.buf, '\r')
+		case 't':
+			s.buf = append(s.buf, '\t')
+		case 'u':
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				return nil, s.errorf("bad \\u escape")
 			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				// A surrogate pair is two escapes; a lone half decodes to U+FFFD.
+				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if r2, ok := hex4(raw[i+3:]); ok {
+						r = utf16.DecodeRune(r, r2)
+						i += 6
+					}
+				}
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
+			}
+			s.buf = utf8.AppendRune(s.buf, r)
+		default:
+			return nil, s.errorf("bad escape \\%c", raw[i])
 		}
-		s.buf = utf8.AppendRune(s.buf, r)
-	default:
-		return s.errorf("bad escape \\%c", c)
 	}
-	return nil
+	return s.buf, nil
 }
 
-func (s *scanner) hex4() (rune, error) {
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
 	var r rune
-	for range 4 {
-		c, err := s.readByte()
-		if err != nil {
-			return 0, err
-		}
+	for _, c := range b[:4] {
 		switch {
 		case c >= '0' && c <= '9':
 			r = r<<4 | rune(c-'0')
@@ -188,10 +215,10 @@ func (s *scanner) hex4() (rune, error) {
 		case c >= 'A' && c <= 'F':
 			r = r<<4 | rune(c-'A'+10)
 		default:
-			return 0, s.errorf("bad \\u escape")
+			return 0, false
 		}
 	}
-	return r, nil
+	return r, true
 }
 
 // skipString consumes a string without keeping it.
@@ -199,20 +226,8 @@ func (s *scanner) skipString() error {
 	if err := s.expect('"'); err != nil {
 		return err
 	}
-	for {
-		c, err := s.readByte()
-		if err != nil {
-			return err
-		}
-		switch c {
-		case '"':
-			return nil
-		case '\\':
-			if _, err := s.readByte(); err != nil {
-				return err
-			}
-		}
-	}
+	s.buf = s.buf[:0]
+	return s.rawString()
 }
 
 // literal reads a number, true, false or null as its text.
