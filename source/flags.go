@@ -1,0 +1,144 @@
+package source
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Lang is the language clang parses a file as.
+type Lang int
+
+const (
+	LangC Lang = iota
+	LangCXX
+	LangCUDA
+)
+
+// LangOf picks the language by the file's extension, as compilers do.
+func LangOf(file string) (Lang, error) {
+	switch filepath.Ext(file) {
+	case ".cu", ".cuh":
+		return LangCUDA, nil
+	case ".c":
+		return LangC, nil
+	case ".cpp", ".cc", ".cxx", ".C", ".c++", ".cp":
+		return LangCXX, nil
+	}
+	return 0, fmt.Errorf("parsing %s: not a C, C++ or CUDA source (.c, .cpp, .cc, .cxx, .cu)", file)
+}
+
+// Options say how to run clang; the zero value runs "clang" from PATH with no CUDA installation
+// and no runtime headers.
+type Options struct {
+	// Clang is the clang driver to run; "" is "clang" from PATH.
+	Clang string
+	// CUDAPath is a CUDA installation (clang's --cuda-path): its headers replace the prelude
+	// and the runtime headers.
+	CUDAPath string
+	// RuntimeHeaders is a directory holding cuda_runtime.h for when there is no CUDA
+	// installation: the emulator's testdata/emulator/include.
+	RuntimeHeaders string
+}
+
+// Command is one file to parse with the flags its build uses.
+type Command struct {
+	Dir  string   // the directory relative paths are relative to; "" is the current one
+	File string   // the source file
+	Args []string // the build's own flags: only the preprocessor and language ones are used
+}
+
+// clangArgs is the whole clang command line after the driver's name. prelude is the path of
+// the written prelude, used only for CUDA without a CUDA installation.
+func clangArgs(c Command, lang Lang, o Options, prelude string) []string {
+	args := []string{"-fsyntax-only", "-Xclang", "-ast-dump=json", "-fno-color-diagnostics",
+		"-fno-caret-diagnostics", "-Wno-everything"}
+	switch lang {
+	case LangC:
+		args = append(args, "-x", "c")
+	case LangCXX:
+		args = append(args, "-x", "c++")
+	case LangCUDA:
+		args = append(args, "-x", "cuda", "--cuda-host-only")
+		if o.CUDAPath != "" {
+			args = append(args, "--cuda-path="+o.CUDAPath)
+		} else {
+			args = append(args, "-nocudainc")
+		}
+	}
+	if o.CUDAPath == "" && o.RuntimeHeaders != "" {
+		args = append(args, "-isystem", o.RuntimeHeaders)
+	} else if o.CUDAPath != "" && lang != LangCUDA {
+		args = append(args, "-isystem", filepath.Join(o.CUDAPath, "include"))
+	}
+	if lang == LangCUDA && o.CUDAPath == "" {
+		args = append(args, "-include", prelude)
+	}
+	args = append(args, buildFlags(c.Args, c.Dir)...)
+	return append(args, abs(c.File, c.Dir))
+}
+
+// Flags a build passes that matter to the parse: where headers are, macros, the language
+// standard, forced includes. Everything else (optimization, code generation, warnings, -o,
+// nvcc's -arch and -gencode, dependency files) is dropped, so an nvcc or gcc line works with
+// clang. The ones with a path argument are made absolute so the dump names every file by an
+// absolute path.
+var (
+	pathFlags  = map[string]bool{"-I": true, "-isystem": true, "-iquote": true, "-idirafter": true, "-include": true, "-imacros": true}
+	valueFlags = map[string]bool{"-D": true, "-U": true}
+	// nvcc's long spellings of the same flags.
+	nvccFlags = map[string]string{"--include-path": "-I", "--system-include": "-isystem",
+		"--define-macro": "-D", "--undefine-macro": "-U", "--pre-include": "-include"}
+)
+
+func buildFlags(in []string, dir string) []string {
+	var out []string
+	for i := 0; i < len(in); i++ {
+		a := in[i]
+		if name, val, hasVal := strings.Cut(a, "="); nvccFlags[name] != "" {
+			if !hasVal && i+1 < len(in) {
+				i++
+				val = in[i]
+			}
+			out = appendFlag(out, nvccFlags[name], val, dir)
+			continue
+		}
+		switch {
+		case pathFlags[a] || valueFlags[a]: // the value is the next argument
+			if i+1 < len(in) {
+				i++
+				out = appendFlag(out, a, in[i], dir)
+			}
+		case len(a) > 2 && (strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "-D") || strings.HasPrefix(a, "-U")):
+			out = appendFlag(out, a[:2], a[2:], dir)
+		case strings.HasPrefix(a, "-std=") || strings.HasPrefix(a, "--std="):
+			out = append(out, "-std="+a[strings.Index(a, "=")+1:])
+		case a == "-nostdinc" || a == "-nostdinc++" || a == "-pthread":
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func appendFlag(out []string, flag, val, dir string) []string {
+	if pathFlags[flag] {
+		val = abs(val, dir)
+	}
+	if flag == "-I" || flag == "-D" || flag == "-U" {
+		return append(out, flag+val)
+	}
+	return append(out, flag, val)
+}
+
+func abs(p, dir string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if dir == "" {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	return filepath.Join(dir, p)
+}

@@ -1,0 +1,348 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// needClang skips a test that runs clang when there is none; CI installs it (.ci/run).
+func needClang(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed (apt-get install clang): the source path parses with it")
+	}
+}
+
+func emulatorHeaders(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../testdata/emulator/include")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func function(tu *TU, name string) *Node {
+	for _, n := range tu.Root.Inner {
+		if n.Kind == "FunctionDecl" && n.Name == name && len(n.Inner) > 0 {
+			return n
+		}
+	}
+	return nil
+}
+
+// calls are the calls below n to the named function.
+func calls(n *Node, name string) []*Node {
+	var out []*Node
+	n.Walk(func(c *Node) bool {
+		if isCall(c.Kind) && c.Callee() == name {
+			out = append(out, c)
+		}
+		return true
+	})
+	return out
+}
+
+// varDecls maps each variable declared below n to its declaration id.
+func varDecls(n *Node) map[string]DeclID {
+	out := map[string]DeclID{}
+	n.Walk(func(c *Node) bool {
+		if c.Kind == "VarDecl" || c.Kind == "ParmVarDecl" {
+			out[c.Name] = c.ID
+		}
+		return true
+	})
+	return out
+}
+
+// pointee is the variable an argument names: d in `d`, `(void **)&d`, `(float *)d`.
+func pointee(arg *Node) *Ref {
+	a := Unwrap(arg)
+	if a.Kind == "UnaryOperator" && a.Opcode == "&" && len(a.Inner) == 1 {
+		a = Unwrap(a.Inner[0])
+	}
+	if a.Kind == "DeclRefExpr" {
+		return a.Ref
+	}
+	return nil
+}
+
+// tokenAt is the text of the file at a location: where a macro argument was written, if the
+// location comes from one.
+func tokenAt(t *testing.T, l Loc) string {
+	t.Helper()
+	if l.Spelling != nil {
+		l = *l.Spelling
+	}
+	b, err := os.ReadFile(l.File)
+	if err != nil {
+		t.Fatalf("reading the file a location names: %v", err)
+	}
+	if l.Offset+l.TokLen > len(b) {
+		t.Fatalf("location %+v is past the end of %s", l, l.File)
+	}
+	lines := strings.Split(string(b), "\n")
+	if l.Line < 1 || l.Line > len(lines) || l.Col < 1 || l.Col > len(lines[l.Line-1])+1 {
+		t.Fatalf("location %+v has no line %d column %d in %s", l, l.Line, l.Col, l.File)
+	}
+	line := lines[l.Line-1]
+	tok := string(b[l.Offset : l.Offset+l.TokLen])
+	if !strings.HasPrefix(line[l.Col-1:], tok) {
+		t.Errorf("offset %d (%q) and line %d column %d (%q) disagree", l.Offset, tok, l.Line, l.Col, line[l.Col-1:])
+	}
+	return tok
+}
+
+// Every workload parses in CUDA host-only mode with the prelude and the emulator's headers,
+// and in each of its functions the reader finds each runtime call at the line it is written on, with the
+// declaration ids of the pointer variables it is given.
+func TestParseWorkloads(t *testing.T) {
+	needClang(t)
+	files, err := filepath.Glob("../testdata/workloads/*.cu")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workloads found: %v", err)
+	}
+	o := Options{RuntimeHeaders: emulatorHeaders(t)}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tu, err := Parse(context.Background(), Command{File: f}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if function(tu, "main") == nil {
+				t.Fatal("no main with a body in the dump")
+			}
+			found := 0
+			// Each function of the workload's own file, with the variables it declares.
+			for _, fn := range tu.Root.Inner {
+				abs, _ := filepath.Abs(f)
+				if fn.Kind != "FunctionDecl" || len(fn.Inner) == 0 || fn.Loc.File != abs {
+					continue
+				}
+				vars := varDecls(fn)
+				for _, name := range []string{"cudaMalloc", "cudaMemcpy", "cudaMemcpyAsync", "malloc", "cudaFree"} {
+					for _, c := range calls(fn, name) {
+						found++
+						callee := Unwrap(c.Inner[0])
+						if got := tokenAt(t, callee.Range.Begin); got != name {
+							t.Errorf("%s call at line %d: the file has %q there", name, callee.Range.Begin.Line, got)
+						}
+						if len(c.Args()) == 0 {
+							t.Errorf("%s call at line %d has no arguments", name, callee.Range.Begin.Line)
+							continue
+						}
+						ref := pointee(c.Args()[0])
+						if name == "malloc" || ref == nil {
+							continue
+						}
+						if id, ok := vars[ref.Name]; ok && id != ref.ID {
+							t.Errorf("%s(%s) at line %d refers to declaration %#x, main declares %s as %#x",
+								name, ref.Name, callee.Range.Begin.Line, ref.ID, ref.Name, id)
+						}
+					}
+				}
+			}
+			if found == 0 {
+				t.Error("found no runtime or allocation call in the file")
+			}
+		})
+	}
+}
+
+// compute.cu in detail: three device buffers, each cudaMalloc'd through its own variable, and
+// the copies that link them, at their lines.
+func TestParseComputeCalls(t *testing.T) {
+	needClang(t)
+	f := "../testdata/workloads/compute.cu"
+	tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := function(tu, "main")
+	vars := varDecls(main)
+	src, _ := os.ReadFile(f)
+	lineOf := func(text string) int {
+		i := strings.Index(string(src), text)
+		if i < 0 {
+			t.Fatalf("compute.cu no longer has %q", text)
+		}
+		return strings.Count(string(src[:i]), "\n") + 1
+	}
+	var mallocs []string
+	for _, c := range calls(main, "cudaMalloc") {
+		r := pointee(c.Args()[0])
+		if r == nil || r.ID != vars[r.Name] || r.ID == 0 {
+			t.Fatalf("cudaMalloc's argument is not a variable of main: %+v", r)
+		}
+		if want := lineOf("cudaMalloc((void **)&" + r.Name); c.Range.Begin.Line != want && spellLine(c) != want {
+			t.Errorf("cudaMalloc(&%s) at line %d, want %d", r.Name, spellLine(c), want)
+		}
+		mallocs = append(mallocs, r.Name)
+	}
+	if strings.Join(mallocs, ",") != "d_a,d_b,d_c" {
+		t.Errorf("cudaMalloc'd %v, want d_a, d_b, d_c", mallocs)
+	}
+	var copies []string
+	for _, c := range calls(main, "cudaMemcpy") {
+		dst, src := pointee(c.Args()[0]), pointee(c.Args()[1])
+		if dst.ID != vars[dst.Name] || src.ID != vars[src.Name] {
+			t.Errorf("cudaMemcpy(%s, %s): ids %#x, %#x; main declares %#x, %#x", dst.Name, src.Name, dst.ID, src.ID, vars[dst.Name], vars[src.Name])
+		}
+		if want := lineOf("cudaMemcpy(" + dst.Name + ", " + src.Name); spellLine(c) != want {
+			t.Errorf("cudaMemcpy(%s, %s) at line %d, want %d", dst.Name, src.Name, spellLine(c), want)
+		}
+		copies = append(copies, dst.Name+"<-"+src.Name)
+	}
+	if strings.Join(copies, ",") != "d_b<-h_b,d_a<-h_a,h_c<-d_c" {
+		t.Errorf("copies %v", copies)
+	}
+	// Under __CUDACC__ the kernel is a real __global__ function.
+	if k := function(tu, "matmul"); k == nil {
+		t.Error("no kernel matmul")
+	}
+}
+
+func spellLine(n *Node) int {
+	if s := n.Range.Begin.Spelling; s != nil {
+		return s.Line
+	}
+	return n.Range.Begin.Line
+}
+
+// A plain CUDA program: a __global__ kernel and a <<<…>>> launch, parsed with the prelude.
+func TestParseKernelLaunch(t *testing.T) {
+	needClang(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "scale.cu")
+	src := `#include <stdlib.h>
+__global__ void scale(float *a, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		a[i] *= 2;
+}
+
+int main()
+{
+	float *h = (float *)malloc(4096), *d;
+	cudaMalloc((void **)&d, 4096);
+	cudaMemcpy(d, h, 4096, cudaMemcpyHostToDevice);
+	scale<<<4, 256>>>(d, 1024);
+	cudaMemcpy(h, d, 4096, cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	free(h);
+	return 0;
+}
+`
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := function(tu, "main")
+	vars := varDecls(main)
+	launches := calls(main, "scale")
+	if len(launches) != 1 || launches[0].Kind != "CUDAKernelCallExpr" {
+		t.Fatalf("launches of scale: %d, want one CUDAKernelCallExpr", len(launches))
+	}
+	l := launches[0]
+	if l.Range.Begin.Line != 14 || l.Config() == nil || len(l.Args()) != 2 {
+		t.Errorf("launch at line %d with config %v and %d arguments", l.Range.Begin.Line, l.Config() != nil, len(l.Args()))
+	}
+	if r := pointee(l.Args()[0]); r == nil || r.ID != vars["d"] {
+		t.Errorf("the launch's first argument is not d (%#x): %+v", vars["d"], r)
+	}
+	if m := calls(main, "malloc"); len(m) != 1 || m[0].Range.Begin.Line != 11 {
+		t.Errorf("malloc calls: %d", len(m))
+	}
+	for _, name := range []string{"cudaMalloc", "cudaFree", "free"} {
+		c := calls(main, name)
+		if len(c) != 1 {
+			t.Fatalf("%s calls: %d, want 1", name, len(c))
+		}
+		want := vars["d"]
+		if name == "free" {
+			want = vars["h"]
+		}
+		if r := pointee(c[0].Args()[0]); r == nil || r.ID != want {
+			t.Errorf("%s's argument: %+v, want declaration %#x", name, r, want)
+		}
+	}
+}
+
+// A file clang cannot parse is a ParseError with clang's first error line, not a crash.
+func TestParseBrokenFile(t *testing.T) {
+	needClang(t)
+	f := filepath.Join(t.TempDir(), "broken.cu")
+	os.WriteFile(f, []byte("int main() {\n\tfloat *d;\n\tcudaMalloc(&d, 16)\n\treturn undeclared;\n}\n"), 0o644)
+	_, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v, want a ParseError", err)
+	}
+	if !strings.Contains(pe.Reason, "broken.cu:3:") || !strings.Contains(pe.Reason, "error:") {
+		t.Errorf("reason %q is not clang's first error (line 3)", pe.Reason)
+	}
+	if pe.File != f {
+		t.Errorf("file %q, want %q", pe.File, f)
+	}
+}
+
+// Flags come from compile_commands.json: relative -I and -D in the "command" form, relative
+// to the entry's directory; without them the file does not parse.
+func TestParseCompileCommands(t *testing.T) {
+	needClang(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.MkdirAll(filepath.Join(root, "include"), 0o755)
+	os.WriteFile(filepath.Join(root, "include", "sizes.h"), []byte("#define N (ECHO_SCALE * 256)\nstatic inline float *grab(void) { return (float *)0; }\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", "app.c"), []byte("#include \"sizes.h\"\n#include <cuda_runtime.h>\nint main(void) {\n\tfloat *d;\n\tcudaMalloc((void **)&d, N);\n\treturn grab() != 0;\n}\n"), 0o644)
+	db := `[{"directory": "` + root + `", "file": "src/app.c",
+	  "command": "gcc -c -o app.o -I include '-DECHO_SCALE=4' -O2 -Wall src/app.c"},
+	 {"directory": "` + root + `", "file": "src/other.cpp",
+	  "arguments": ["nvcc", "-x", "cu", "-arch=sm_90", "--include-path", "include", "-std=c++17", "src/other.cpp"]}]`
+	os.WriteFile(filepath.Join(root, "compile_commands.json"), []byte(db), 0o644)
+
+	cdb, err := LoadCompileDB(filepath.Join(root, "compile_commands.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{RuntimeHeaders: emulatorHeaders(t)}
+	if _, err := Parse(context.Background(), Command{File: filepath.Join(root, "src", "app.c")}, o); err == nil {
+		t.Fatal("parsed without the database's -I: the test proves nothing")
+	}
+	cmd, ok := cdb.Lookup(filepath.Join(root, "src", "app.c"))
+	if !ok {
+		t.Fatalf("no entry for src/app.c among %v", cdb.Files())
+	}
+	tu, err := Parse(context.Background(), cmd, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The project's own header (an -I directory) is kept in full; the runtime's is not.
+	if function(tu, "grab") == nil {
+		t.Error("the project's header include/sizes.h was read past")
+	}
+	if function(tu, "cudaMalloc") != nil {
+		t.Error("a runtime header's declaration was kept")
+	}
+	c := calls(function(tu, "main"), "cudaMalloc")
+	if len(c) != 1 || c[0].Range.Begin.Line != 5 {
+		t.Fatalf("cudaMalloc calls: %d", len(c))
+	}
+	other, ok := cdb.Lookup(filepath.Join(root, "src", "other.cpp"))
+	if !ok {
+		t.Fatal("no entry for src/other.cpp")
+	}
+	want := []string{"-I" + filepath.Join(root, "include"), "-std=c++17"}
+	if got := buildFlags(other.Args, other.Dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("nvcc's flags became %q, want %q", got, want)
+	}
+}
