@@ -296,5 +296,5 @@ type Plan struct {
 	// saves and what finding it cost (calibration fills it in).
 	Estimates []Estimate `json:"estimates,omitempty"`
 	Savings   *Savings   `json:"savings,omitempty"`
-	Notes            []string    `json:"notes,omitempty"`   // what the user should know about the plan as a whole
+	Notes     []string   `json:"notes,omitempty"` // what the user should know about the plan as a whole
 }
