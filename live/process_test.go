@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -55,4 +56,14 @@ func BenchmarkRunPlanner(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+func TestLiveSpeedupIsTheEstimate(t *testing.T) {
+	p := &planner.Plan{PredictedSpeedup: 15, Estimates: []planner.Estimate{{Strategy: "pinned", Speedup: 1.2}, {Strategy: "mapped", Speedup: 1.1}}}
+	if got := liveSpeedup(p); got != 1.2 {
+		t.Errorf("live speed-up %v, want the best estimate 1.2, not the bound 15", got)
+	}
+	if got := liveSpeedup(&planner.Plan{PredictedSpeedup: 3}); got != 1 {
+		t.Errorf("no estimate: %v, want 1", got)
+	}
 }

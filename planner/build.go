@@ -68,6 +68,7 @@ func (p *Plan) Recount() {
 	}
 	p.FCopy = min(p.FCopy, maxFCopy)
 	p.PredictedSpeedup = 1 / (1 - p.FCopy)
+	p.Estimates = Predict(p, MachineFor(p.Context.GPU))
 }
 
 // pairOf fills in a pair's buffers, copies and share of the loop.
@@ -89,7 +90,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 			perIter = float64(c.count) / float64(iterations)
 		}
 		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: c.dir, Stream: StreamName(c.stream),
-			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated,
+			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated, Waited: float64(c.waited) / float64(c.count),
 			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
 		pair.CopyMSPerIteration += perIter * ms

@@ -14,7 +14,7 @@ import (
 // deploy only with --force, or once calibrated again); version 3 added the strategies a
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
 // allowed, and device blocks; version 4 added the loop's span and confidence.
-const Version = 4
+const Version = 5
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -84,6 +84,9 @@ type Copy struct {
 	// Estimated: the call also waited for earlier GPU work, so MS comes from the bytes and
 	// the bandwidth seen on copies that did not wait, not from the call's own duration.
 	Estimated bool `json:"estimated,omitempty"`
+	// Waited is the share of the site's calls that also waited for GPU work: where MS is not
+	// Estimated, that wait is in MS, and a merge keeps it (DESIGN.md S2), so it removes less.
+	Waited float64 `json:"waited,omitempty"`
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
 	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
 	// "" for a copy no merge elides (driver API).
@@ -288,6 +291,10 @@ type Plan struct {
 	Pairs            []Pair      `json:"pairs"`
 	Rejected         []Rejection `json:"rejected"`
 	FCopy            float64     `json:"f_copy"`            // candidate pairs together
-	PredictedSpeedup float64     `json:"predicted_speedup"` // 1 / (1 - FCopy)
-	Notes            []string    `json:"notes,omitempty"`   // what the user should know about the plan as a whole
+	PredictedSpeedup float64     `json:"predicted_speedup"` // 1 / (1 - FCopy): the Amdahl bound
+	// Estimates predict each strategy's iteration (Predict); Savings is what the enabled plan
+	// saves and what finding it cost (calibration fills it in).
+	Estimates []Estimate `json:"estimates,omitempty"`
+	Savings   *Savings   `json:"savings,omitempty"`
+	Notes     []string   `json:"notes,omitempty"` // what the user should know about the plan as a whole
 }

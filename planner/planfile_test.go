@@ -64,7 +64,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 4,\n")) {
+		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 5,\n")) {
 			t.Errorf("not indented JSON with a trailing newline:\n%s", buf.String())
 		}
 		got, err := Read(bytes.NewReader(buf.Bytes()))
@@ -169,7 +169,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	path := filepath.Join(dir, "bad.plan")
 	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (4)" {
+	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (5)" {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -216,8 +216,8 @@ func TestReadRejects(t *testing.T) {
 		{"version 0", planJSON(t, func(m map[string]any) { m["version"] = 0 }), "not an Echo plan: no version"},
 		{"version string", planJSON(t, func(m map[string]any) { m["version"] = "1" }), `version "1" is not a whole number`},
 		{"version negative", planJSON(t, func(m map[string]any) { m["version"] = -2 }), "not an Echo plan: version -2"},
-		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 5; m["novel"] = true }),
-			"plan format version 5 is newer than this echoctl understands (4)"},
+		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 6; m["novel"] = true }),
+			"plan format version 6 is newer than this echoctl understands (5)"},
 		{"bad digest", planJSON(t, func(m map[string]any) { m["context"].(map[string]any)["pairs_digest"] = "ABC" }),
 			`pairs_digest "ABC" is not 64 lowercase hex digits`},
 		{"empty object", "{}", "not an Echo plan: no version"},
@@ -284,7 +284,7 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 4"},
+		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 5"},
 		{"loop span and confidence", func(p *Plan) {
 			p.Loop.Span = &LoopSpan{FirstEvent: 10, LastEvent: 200, FirstNS: 1000, LastNS: 9000, Repeats: 22, Calls: 2}
 			p.Loop.Confidence = 0.95

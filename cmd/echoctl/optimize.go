@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -96,6 +97,8 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	ctx := cmd.Context()
 
 	step(1, "tracing %s", exe)
+	var found planner.Finding // the one-time cost of finding the plan, step by step
+	began := time.Now()
 	tracePath := planner.SideFile(planPath, planner.SideTrace)
 	if planPath == outfile.Stdout {
 		// No file to keep the trace beside: it is only a step here.
@@ -130,6 +133,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		return fmt.Errorf("the trace was cut short (%s): no plan was made from a part of the run; free space and run again", traced.Truncated)
 	}
 
+	found.TraceMS = msSince(began)
 	step(2, "planning")
 	p, err := planFile(traceOut.Name(), tracePath)
 	if err != nil {
@@ -139,7 +143,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		step(2, "WARNING: the trace lost %d events (the ring buffer was full): the plan may miss pairs, and says so", traced.Lost)
 	}
 	candidates := validate.Candidates(p)
-	step(2, "%d pairs, %d candidates, predicted speed-up %.2f×", len(p.Pairs), len(candidates), p.PredictedSpeedup)
+	step(2, "%d pairs, %d candidates, %s", len(p.Pairs), len(candidates), predictionLine(p))
 	if len(candidates) == 0 {
 		return finishOptimize(cmd, p, planPath, traceOut, nil, "no pair can be merged: the program stays as written", o.json)
 	}
@@ -152,7 +156,9 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		}
 	}
 	step(3, "validating %d candidate pairs: %s", len(candidates), runs)
+	began = time.Now()
 	res, err := validate.Run(ctx, p, argv, quiet)
+	found.ValidateMS = msSince(began)
 	if err := stopped(ctx); err != nil {
 		return err
 	}
@@ -176,6 +182,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 
 	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
+	began = time.Now()
 	cal, err := calibrate.Calibrate(ctx, p, validated, argv, calibrate.Options{
 		Rounds: o.rounds, Ignore: ignore,
 		Progress: func(format string, args ...any) { step(4, format, args...) },
@@ -183,9 +190,11 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err != nil {
 		return err
 	}
+	found.CalibrateMS = msSince(began)
 	if err := calibrate.Apply(p, validated, cal); err != nil {
 		return err
 	}
+	p.Savings = savingsOf(p, cal, found)
 	return finishOptimize(cmd, p, planPath, traceOut, cal, "", o.json)
 }
 
@@ -236,6 +245,10 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace 
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
 		return nil
 	}
-	fmt.Fprintf(out, "\npredicted speed-up %.2f× from the trace (f_copy %.1f%%)\n", p.PredictedSpeedup, 100*p.FCopy)
-	return renderCalibration(out, cal, p, planPath)
+	fmt.Fprintf(out, "\n%s from the trace (f_copy %.1f%%)\n", predictionLine(p), 100*p.FCopy)
+	if err := renderCalibration(out, cal, p, planPath); err != nil {
+		return err
+	}
+	renderSavings(out, p.Savings)
+	return nil
 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/planner"
+)
+
+func TestPredictionLineLabelsTheBound(t *testing.T) {
+	p := &planner.Plan{PredictedSpeedup: 7.98, Context: planner.Context{Strategy: planner.StrategyMapped},
+		Estimates: []planner.Estimate{{Strategy: planner.StrategySystem, Speedup: 7.9}, {Strategy: planner.StrategyMapped, Speedup: 6.5}}}
+	if got, want := predictionLine(p), "predicted 6.50× (mapped), Amdahl bound 7.98×"; got != want {
+		t.Errorf("got %q, want %q (the chosen strategy's estimate)", got, want)
+	}
+	p.Context.Strategy = ""
+	if got := predictionLine(p); !strings.HasPrefix(got, "predicted 7.90× (system)") {
+		t.Errorf("uncalibrated: %q, want the best estimate", got)
+	}
+	if got := predictionLine(&planner.Plan{PredictedSpeedup: 1.5}); got != "Amdahl bound 1.50×" {
+		t.Errorf("no estimates: %q", got)
+	}
+}
+
+func TestSavingsLines(t *testing.T) {
+	s := &planner.Savings{Strategy: "mapped", BytesSkipped: 8 << 20, CapacitySaved: 4 << 20,
+		Finding: planner.Finding{TraceMS: 700, ValidateMS: 2000, CalibrateMS: 5400}, BreakEvenIterations: 1207, BreakEvenS: 9.2}
+	got := strings.Join(savingsLines(s), "\n")
+	for _, want := range []string{"skips 8.0 MiB of copies per iteration and frees 4.0 MiB of buffers (mapped)",
+		"finding it took 8.1 s (trace 0.7, validation 2.0, calibration 5.4)", "pays back after 1207 iterations (9.2 s",
+		"energy per iteration: not measured"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	s.BreakEvenIterations = 0
+	if got := strings.Join(savingsLines(s), "\n"); !strings.Contains(got, "never pays back") {
+		t.Errorf("a plan that saves nothing: %s", got)
+	}
+}

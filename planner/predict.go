@@ -1,0 +1,155 @@
+package planner
+
+import (
+	"slices"
+	"strings"
+)
+
+// Machine is what serving a pair costs on the machine besides the copies it removes: the
+// prediction's parameters (issue 26 item 4). The Amdahl bound 1/(1−f_copy) assumes a removed
+// copy leaves nothing behind; on a discrete GPU a kernel reading mapped memory pulls the same
+// bytes over the link, a page-locked copy still copies, and page-locking costs time once.
+type Machine struct {
+	// Unified: host and device share one DRAM (Jetson, Grace Hopper's C2C is close to it, the
+	// emulator): a kernel reads merged memory at the speed it read device memory.
+	Unified bool
+	// LinkBytesPerMS is the host link's rate: a kernel on mapped memory reads the pair's bytes
+	// at it, and a page-locked copy moves at it (DMA). Used only when not Unified.
+	LinkBytesPerMS float64
+	// CopyBytesPerMS is the rate assumed for a copy whose calls also waited for GPU work and
+	// whose transfer the trace could not separate from the wait (no copy waited for nothing).
+	CopyBytesPerMS float64
+	// SetupMSPerBuffer is the one-time cost of page-locking one host buffer (cudaHostAlloc,
+	// cudaHostRegister), which mapped and pinned pay per pair.
+	SetupMSPerBuffer float64
+}
+
+// Discrete is a PCIe 5 x16 GPU as the H200 host measured it: about 50 GB/s page-locked, and
+// page-locking a buffer costs about a millisecond.
+var Discrete = Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 1}
+
+// UnifiedMemory is a machine whose GPU shares the host's DRAM (and the emulator).
+var UnifiedMemory = Machine{Unified: true, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 0.1}
+
+// unifiedGPUs name GPUs that share the host's DRAM: Jetson boards, Grace superchips (whose
+// C2C link reads host memory at nearly device speed), and the emulator.
+var unifiedGPUs = []string{"Orin", "Xavier", "Thor", "Jetson", "Tegra", "GH200", "GB200", "Echo UMA Emulator"}
+
+// MachineFor is the cost model of the GPU named gpu (context.gpu): one that shares host
+// memory, or a discrete one, which is also what a plan not yet calibrated (no GPU) assumes.
+func MachineFor(gpu string) Machine {
+	for _, name := range unifiedGPUs {
+		if strings.Contains(gpu, name) {
+			return UnifiedMemory
+		}
+	}
+	return Discrete
+}
+
+// Estimate is the predicted iteration of one strategy serving every pair it may serve.
+type Estimate struct {
+	Strategy string  `json:"strategy"`
+	MS       float64 `json:"ms_per_iteration"` // predicted wall time of one iteration
+	Speedup  float64 `json:"speedup"`          // loop.ms_per_iteration / MS
+	Pairs    int     `json:"pairs"`            // pairs it serves
+}
+
+// Predict estimates each strategy's iteration from the trace's copy times, their sync
+// structure and the strategy's costs on m; strategies that serve no pair of p are left out.
+// The Amdahl bound (p.PredictedSpeedup) stays what it is: the most removing the copies could
+// give.
+func Predict(p *Plan, m Machine) []Estimate {
+	T := p.Loop.MS
+	if T <= 0 || p.Loop.Iterations <= 0 {
+		return nil
+	}
+	var out []Estimate
+	for _, s := range []string{StrategyMapped, StrategySystem, StrategyPinned} {
+		var saved, added float64
+		n := 0
+		for _, pair := range p.Pairs {
+			if !pair.Status.Counted() || !pair.Allows(s) {
+				continue
+			}
+			n++
+			d := pairCost(pair, s, m)
+			saved += d.saved
+			added += d.added
+		}
+		if n == 0 {
+			continue
+		}
+		if s != StrategySystem { // page-locked memory: mapped allocates it, pinned pools it
+			added += m.SetupMSPerBuffer * float64(n) / float64(p.Loop.Iterations)
+		}
+		ms := max(T-saved+added, T*(1-maxFCopy))
+		out = append(out, Estimate{Strategy: s, MS: ms, Speedup: T / ms, Pairs: n})
+	}
+	return out
+}
+
+// Best is the estimate with the highest speed-up, or nil.
+func Best(es []Estimate) *Estimate {
+	if len(es) == 0 {
+		return nil
+	}
+	best := slices.MaxFunc(es, func(a, b Estimate) int {
+		switch {
+		case a.Speedup < b.Speedup:
+			return -1
+		case a.Speedup > b.Speedup:
+			return 1
+		}
+		return 0
+	})
+	return &best
+}
+
+// EstimateFor is the estimate of strategy, or nil.
+func EstimateFor(es []Estimate, strategy string) *Estimate {
+	for i := range es {
+		if es[i].Strategy == strategy {
+			return &es[i]
+		}
+	}
+	return nil
+}
+
+type cost struct{ saved, added float64 }
+
+// pairCost is what serving pair with strategy saves and adds per iteration, in ms.
+func pairCost(pair Pair, strategy string, m Machine) cost {
+	var c cost
+	for _, cp := range pair.Copies {
+		transfer := removableMS(cp, m)
+		dma := 0.0
+		if !m.Unified && m.LinkBytesPerMS > 0 {
+			dma = float64(cp.Site.Bytes) / m.LinkBytesPerMS
+		}
+		switch strategy {
+		case StrategyPinned:
+			// The copy stays, at DMA speed; on unified memory page-locked and pageable copies
+			// are both DRAM copies, so nothing is saved.
+			if !m.Unified {
+				c.saved += max(transfer-dma, 0) * cp.PerIteration
+			}
+		default:
+			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
+			// GPU the kernels read the bytes over the link instead.
+			c.saved += transfer * cp.PerIteration
+			c.added += dma * cp.PerIteration
+		}
+	}
+	return c
+}
+
+// removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work
+// (Waited) and whose time the planner could not estimate from a clean copy's bandwidth holds
+// that wait, which a merge keeps; its transfer is then taken at m's copy rate.
+func removableMS(cp Copy, m Machine) float64 {
+	if cp.Estimated || cp.Waited <= 0 || m.CopyBytesPerMS <= 0 {
+		return cp.MS
+	}
+	transfer := min(cp.MS, float64(cp.Site.Bytes)/m.CopyBytesPerMS)
+	return (1-cp.Waited)*cp.MS + cp.Waited*transfer
+}

@@ -1,0 +1,88 @@
+package planner
+
+import (
+	"math"
+	"testing"
+)
+
+// predictPlan is a loop of 10 ms per iteration with one input pair copied once per
+// iteration, 4 ms a copy, 100 iterations, served by any strategy.
+func predictPlan(cp Copy) *Plan {
+	p := &Plan{Loop: Loop{Iterations: 100, MS: 10}, Context: Context{GPU: "NVIDIA H200"}}
+	p.Pairs = []Pair{{ID: "p1", Bytes: cp.Site.Bytes, Status: StatusCandidate, Copies: []Copy{cp}, FCopy: cp.MS * cp.PerIteration / 10, CopyMSPerIteration: cp.MS * cp.PerIteration,
+		Strategies: []string{StrategyMapped, StrategySystem, StrategyPinned}}}
+	return p
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestPredictStrategies(t *testing.T) {
+	mib := uint64(100e6) // 2 ms at the link's 50 MB/ms
+	clean := Copy{Site: Site{Bytes: mib}, PerIteration: 1, MS: 4}
+	waited := Copy{Site: Site{Bytes: mib}, PerIteration: 1, MS: 4, Waited: 1} // 3 ms of it a wait
+	m := Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 100e6, SetupMSPerBuffer: 50}
+	for _, tc := range []struct {
+		name     string
+		cp       Copy
+		m        Machine
+		strategy string
+		wantMS   float64
+	}{
+		// Mapped removes the 4 ms copy, the kernel reads the bytes over the link (2 ms), and
+		// the buffer's page-locking (50 ms) spreads over 100 iterations.
+		{"mapped discrete", clean, m, StrategyMapped, 10 - 4 + 2 + 0.5},
+		// Pinned keeps the copy at DMA speed: 2 ms of the 4 stay.
+		{"pinned discrete", clean, m, StrategyPinned, 10 - 2 + 0.5},
+		// System memory is not page-locked: no set-up.
+		{"system discrete", clean, m, StrategySystem, 10 - 4 + 2},
+		// A copy that was also the wait for the kernel removes only its transfer (1 ms at the
+		// copy rate), not the 3 ms it waited.
+		{"mapped waited", waited, m, StrategyMapped, 10 - 1 + 2 + 0.5},
+		// On unified memory the kernel reads in place, and pinned gains nothing.
+		{"mapped unified", clean, Machine{Unified: true}, StrategyMapped, 6},
+		{"pinned unified", clean, Machine{Unified: true}, StrategyPinned, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := EstimateFor(Predict(predictPlan(tc.cp), tc.m), tc.strategy)
+			if e == nil || !near(e.MS, tc.wantMS) || !near(e.Speedup, 10/tc.wantMS) || e.Pairs != 1 {
+				t.Fatalf("estimate %+v, want %v ms, %v×", e, tc.wantMS, 10/tc.wantMS)
+			}
+		})
+	}
+}
+
+// The Amdahl bound stays the bound: no estimate exceeds it.
+func TestPredictWithinBound(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	p.Recount()
+	for _, e := range p.Estimates {
+		if e.Speedup > p.PredictedSpeedup+1e-9 {
+			t.Errorf("%s: %v× above the bound %v×", e.Strategy, e.Speedup, p.PredictedSpeedup)
+		}
+	}
+	if len(p.Estimates) == 0 {
+		t.Fatal("no estimates")
+	}
+}
+
+func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	p.Pairs[0].Refuse("too small")
+	if es := Predict(p, Discrete); len(es) != 0 {
+		t.Errorf("refused pair predicted: %+v", es)
+	}
+	p = predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	p.Loop = Loop{}
+	if es := Predict(p, Discrete); len(es) != 0 {
+		t.Errorf("no loop, yet predicted: %+v", es)
+	}
+}
+
+func TestMachineFor(t *testing.T) {
+	for gpu, unified := range map[string]bool{"Echo UMA Emulator": true, "Orin (nvgpu)": true,
+		"NVIDIA GH200 480GB": true, "NVIDIA H200": false, "": false} {
+		if got := MachineFor(gpu).Unified; got != unified {
+			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, got, unified)
+		}
+	}
+}

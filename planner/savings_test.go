@@ -1,0 +1,31 @@
+package planner
+
+import "testing"
+
+func TestSavings(t *testing.T) {
+	p := &Plan{Pairs: []Pair{
+		{ID: "p1", Bytes: 4 << 20, BytesPerIteration: 8 << 20, Status: StatusEnabled},
+		{ID: "p2", Bytes: 1 << 20, BytesPerIteration: 1 << 20, Status: StatusRefused},
+	}}
+	f := Finding{TraceMS: 1000, ValidateMS: 500, CalibrateMS: 2500}
+	s := NewSavings(p, StrategyMapped, 10, 6, f)
+	// A merge skips the enabled pair's copies and keeps one buffer of the two.
+	if s.BytesSkipped != 8<<20 || s.CapacitySaved != 4<<20 {
+		t.Errorf("mapped: skipped %d, saved %d", s.BytesSkipped, s.CapacitySaved)
+	}
+	// 4000 ms found, 4 ms a iteration saved: 1000 iterations, 10 s of the run as written.
+	if !near(s.BreakEvenIterations, 1000) || !near(s.BreakEvenS, 10) {
+		t.Errorf("break-even %v iterations, %v s", s.BreakEvenIterations, s.BreakEvenS)
+	}
+	if s.Energy.Measured() {
+		t.Error("energy measured without a meter")
+	}
+	// Pinned keeps every copy and both buffers.
+	if s := NewSavings(p, StrategyPinned, 10, 8, f); s.BytesSkipped != 0 || s.CapacitySaved != 0 || !near(s.BreakEvenIterations, 2000) {
+		t.Errorf("pinned: %+v", s)
+	}
+	// A plan that saves nothing never pays back.
+	if it, sec := BreakEven(4000, 10, 10.5); it != 0 || sec != 0 {
+		t.Errorf("break-even of a loss: %v, %v", it, sec)
+	}
+}
