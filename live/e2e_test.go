@@ -17,7 +17,7 @@ import (
 // attachOnce runs `echoctl attach --once --json` with args and decodes its rows.
 func attachOnce(t *testing.T, args ...string) []live.Row {
 	t.Helper()
-	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"attach", "--once", "--json"}, args...)...)
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"attach", "--once", "--json", "--launches"}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

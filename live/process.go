@@ -99,7 +99,7 @@ func (p *process) watch(sh *tracer.Shared) {
 func (p *process) begin(h trace.Header) {
 	p.mu.Lock()
 	p.header, p.modules, p.since = &h, h.Modules, h.Start
-	p.sum = trace.NewSummarizer(h, planner.NewTransferTimer())
+	p.sum = trace.NewSummarizer(h, planner.NewTransferTimer(h))
 	p.mu.Unlock()
 }
 

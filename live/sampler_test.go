@@ -7,6 +7,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/live"
+	"github.com/echo-uma/echo/tracer"
 )
 
 // The live sampler reports each interval on its own, keeps finding the pairs, and drops a
@@ -14,7 +15,8 @@ import (
 func TestSamplerIntervals(t *testing.T) {
 	testenv.RequireRoot(t)
 	target := testenv.LongStream(t, "256K")
-	s, err := live.Start(context.Background(), live.Options{PIDs: []int{target.Process.Pid}, Interval: 500 * time.Millisecond})
+	s, err := live.Start(context.Background(), live.Options{PIDs: []int{target.Process.Pid}, Interval: 500 * time.Millisecond,
+		Config: tracer.Config{Launches: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

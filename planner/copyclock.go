@@ -11,6 +11,11 @@ type copyClock struct {
 	bw       bandwidth
 	gpuBusy  bool   // GPU work may be pending: a synchronous copy now also waits for it
 	minBytes uint64 // smaller copies say more about call overhead than about the rate
+	// unseenLaunches: the trace has no launch events because none were probed (the
+	// default), so GPU work may be pending before any synchronous copy without the clock
+	// seeing it start. Every such copy is then taken as one that may have waited, and the
+	// fastest call site's rate stands in for the copies that waited for nothing.
+	unseenLaunches bool
 }
 
 // event notes a successful call that is not a copy: a launch or memset starts GPU work, a
@@ -38,6 +43,12 @@ func (c *copyClock) copy(e *trace.Event, dir string) (waited bool) {
 	waited = !async && dir != "d2d" && c.gpuBusy
 	c.gpuBusy = async || dir == "d2d"
 	pitched := e.Type == trace.EventCUDAMemcpy2D || e.Type == trace.EventCUDAMemcpy2DAsync
+	if c.unseenLaunches && !async && (dir == "h2d" || dir == "d2h") {
+		if !pitched && e.Bytes > 0 && e.Bytes >= c.minBytes {
+			c.bw.sampleSite(e, dir)
+		}
+		return true
+	}
 	if !waited && !pitched && (dir == "h2d" || dir == "d2h") && e.Bytes > 0 && e.Bytes >= c.minBytes {
 		c.bw.sample(e, dir)
 	}
@@ -70,9 +81,10 @@ func (c *copyClock) transferNS(e *trace.Event, dir string, waited bool) uint64 {
 // copy that waited for nothing counts whole.
 type TransferTimer struct{ clock copyClock }
 
-// NewTransferTimer starts a timer with the planner's default options.
-func NewTransferTimer() *TransferTimer {
-	return &TransferTimer{clock: copyClock{minBytes: DefaultOptions().MinBytes}}
+// NewTransferTimer starts a timer with the planner's default options, for a trace with
+// header h (which says whether its launches were traced).
+func NewTransferTimer(h trace.Header) *TransferTimer {
+	return &TransferTimer{clock: copyClock{minBytes: DefaultOptions().MinBytes, unseenLaunches: h.NoLaunches}}
 }
 
 // Observe takes every event in trace order; for a successful copy in direction dir it

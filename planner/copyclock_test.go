@@ -37,7 +37,7 @@ func TestTransferTimer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tt := NewTransferTimer()
+			tt := NewTransferTimer(trace.Header{})
 			var got uint64
 			for _, e := range c.events {
 				dir := ""
@@ -48,6 +48,43 @@ func TestTransferTimer(t *testing.T) {
 			}
 			if got != c.want {
 				t.Errorf("moved %d ns, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// Without launch events (not probed), a synchronous copy may have waited for kernels the
+// clock never saw start: its time is capped at its bytes at the fastest call site's rate, as
+// the traced launch would have had it; a trace that probed them keeps its account.
+func TestTransferTimerWithoutLaunches(t *testing.T) {
+	const mib = 1 << 20
+	var now uint64
+	at := func(caller uint64, kind uint32, dur uint64) *trace.Event {
+		e := &trace.Event{Type: trace.EventCUDAMemcpy, Kind: kind, Bytes: mib, Caller: caller, EnterNS: now, ExitNS: now + dur}
+		now += dur + 1000
+		return e
+	}
+	// A loop: copy in (1 ms, waits for nothing), a kernel of 9 ms not traced, copy out.
+	var events []*trace.Event
+	for range 3 {
+		events = append(events, at(0x10, trace.KindHostToDevice, 1_000_000), at(0x20, trace.KindDeviceToHost, 10_000_000))
+	}
+	for _, c := range []struct {
+		name string
+		h    trace.Header
+		want uint64
+	}{
+		{"launches not probed: the fastest site's rate", trace.Header{NoLaunches: true}, 1_000_000},
+		{"launches probed, none seen: counted whole", trace.Header{}, 10_000_000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tt := NewTransferTimer(c.h)
+			var got uint64
+			for _, e := range events {
+				got = tt.Observe(e, trace.Direction(e.Kind))
+			}
+			if got != c.want {
+				t.Errorf("the last copy out moved %d ns, want %d", got, c.want)
 			}
 		})
 	}

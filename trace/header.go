@@ -45,10 +45,13 @@ type Header struct {
 	Attached   bool   `json:"attached"` // -p trace: allocations made before the attach are missing
 	// NoHostAllocs: the host allocators were not probed (the default), so host buffers are
 	// known only by the pointer and size the copies name.
-	NoHostAllocs bool     `json:"no_host_allocs,omitempty"`
-	Tracer       string   `json:"tracer"`     // echoctl version that wrote the trace
-	EventSize    int      `json:"event_size"` // EventSize; the writer fills it in
-	Modules      []Module `json:"modules"`    // mapped when tracing began
+	NoHostAllocs bool `json:"no_host_allocs,omitempty"`
+	// NoLaunches: kernel launches were not probed (the default), so the trace has none; a
+	// trace without this key (an older tracer's) probed them.
+	NoLaunches bool     `json:"no_launches,omitempty"`
+	Tracer     string   `json:"tracer"`     // echoctl version that wrote the trace
+	EventSize  int      `json:"event_size"` // EventSize; the writer fills it in
+	Modules    []Module `json:"modules"`    // mapped when tracing began
 }
 
 // Footer closes a trace that ended cleanly.

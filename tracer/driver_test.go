@@ -23,7 +23,7 @@ var driverEvents = []trace.EventType{
 func TestTraceDriverAPI(t *testing.T) {
 	testenv.RequireRoot(t)
 	const copies, size = 5, 1 << 20
-	res, path := testenv.Trace(t, "--", testenv.Built(t, "tests/driver_api"), "5")
+	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "tests/driver_api"), "5")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 	}
@@ -80,7 +80,7 @@ func TestTraceRuntimeOverDriver(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_DRIVER", "1")
 	const iters, size = 6, 1 << 20
-	res, path := testenv.Trace(t, "--", testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "5", "--warmup", "1")
+	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "5", "--warmup", "1")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 	}

@@ -32,6 +32,12 @@ type probe struct {
 	fam     family
 }
 
+// launch is whether the probe is a kernel launch's, which only Config.Launches attaches.
+func (p probe) launch() bool {
+	t := trace.EventType(p.cookie &^ withFlags)
+	return t == trace.EventCUDALaunchKernel || t == trace.EventCULaunchKernel
+}
+
 func host(prog string, t trace.EventType, f family, symbols ...string) probe {
 	return probe{symbols: symbols, cookie: uint64(t), enter: prog + "_enter", fam: f}
 }

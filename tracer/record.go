@@ -112,7 +112,7 @@ func newHeader(cfg Config, version string, pid int, exe string, cmd []string, at
 	return trace.Header{
 		Host: host, Kernel: unix.ByteSliceToString(uts.Release[:]), Start: time.Now(),
 		StartMonoNS: monotonicNS(), Command: cmd, Executable: exe, PID: pid, Attached: attached,
-		NoHostAllocs: !cfg.HostAllocs, Tracer: version,
+		NoHostAllocs: !cfg.HostAllocs, NoLaunches: !cfg.Launches, Tracer: version,
 	}
 }
 

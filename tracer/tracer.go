@@ -21,9 +21,13 @@ import (
 type Config struct {
 	MinHostBytes uint64 // host allocations below this are not recorded
 	HostAllocs   bool   // probe malloc & co. and operator new[]/delete[]
-	Follow       bool   // trace children of traced processes too
-	StopForMaps  bool   // launch mode: the process waits while the tracer reads its libraries
-	RingBytes    uint32 // ring buffer size, a power of two pages
+	// Launches probes kernel launches (cudaLaunchKernel, cuLaunchKernel and their
+	// per-thread twins). A plan needs none: a launch-bound loop makes dozens per iteration,
+	// and their traps were most of what tracing one cost (issue 27).
+	Launches    bool
+	Follow      bool   // trace children of traced processes too
+	StopForMaps bool   // launch mode: the process waits while the tracer reads its libraries
+	RingBytes   uint32 // ring buffer size, a power of two pages
 	// OnePerFunction attaches one uprobe per function even where the kernel could attach a
 	// program to many at once, as kernels before 6.6 must: that path stays tested.
 	OnePerFunction bool
@@ -197,6 +201,9 @@ func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
 		var syms []string
 		var cookies []uint64
 		for _, p := range ps {
+			if p.launch() && !t.cfg.Launches {
+				continue
+			}
 			for _, sym := range p.symbols {
 				if !defined[sym] {
 					continue

@@ -1,6 +1,7 @@
 package tracer_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,7 +34,7 @@ func TestTraceStream(t *testing.T) {
 		name := c.workload
 		t.Run(c.name, func(t *testing.T) {
 			const iters, size = 6, 1 << 20
-			args := append(append(c.flags, "--host-allocs"), "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
+			args := append(append(c.flags, "--host-allocs", "--launches"), "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
 			res, path := testenv.Trace(t, args...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
@@ -131,7 +132,7 @@ func TestTraceWorkloads(t *testing.T) {
 		}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, path := testenv.Trace(t, append([]string{"--host-allocs", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
+			res, path := testenv.Trace(t, append([]string{"--host-allocs", "--launches", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
 			if res.ExitCode != 0 {
 				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
 			}
@@ -252,5 +253,34 @@ func TestTraceRefusesScript(t *testing.T) {
 	res, _ := testenv.Trace(t, "--", script, "--iters", "1")
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "is a script (#!/bin/sh), which runs another program: trace that program itself") {
 		t.Errorf("exit %d, stderr %q; want the script refused, saying why", res.ExitCode, res.Stderr)
+	}
+}
+
+// Kernel launches are probed only when asked: by default the trace has none and its header
+// says they were not probed; --launches records each one.
+func TestTraceLaunchesOnlyAsked(t *testing.T) {
+	testenv.RequireRoot(t)
+	const n = 3 // --iters 2 --warmup 1
+	for _, c := range []struct {
+		flags    []string
+		launches int
+	}{{nil, 0}, {[]string{"--launches"}, n}} {
+		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
+			args := append(c.flags, "--", testenv.Built(t, "workloads/compute"), "--size", "64K", "--iters", "2", "--warmup", "1")
+			res, path := testenv.Trace(t, args...)
+			if res.ExitCode != 0 {
+				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			tr := readTrace(t, path)
+			if got := tr.count(trace.EventCUDALaunchKernel); got != c.launches {
+				t.Errorf("%d cudaLaunchKernel recorded, want %d", got, c.launches)
+			}
+			if tr.header.NoLaunches != (c.launches == 0) {
+				t.Errorf("header no_launches %v, want %v", tr.header.NoLaunches, c.launches == 0)
+			}
+			if got := tr.count(trace.EventCUDAMemcpy); got != 1+2*n {
+				t.Errorf("%d cudaMemcpy recorded, want %d: copies are traced either way", got, 1+2*n)
+			}
+		})
 	}
 }

@@ -28,6 +28,7 @@ type optimizeOptions struct {
 	rounds     int
 	ignore     string
 	hostAllocs bool
+	launches   bool
 }
 
 func newOptimizeCmd(g *globalOptions) *cobra.Command {
@@ -56,6 +57,7 @@ timings so that the output comparison only sees results.`,
 	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
 	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
+	f.BoolVar(&o.launches, "launches", false, "also trace kernel launches (a plan needs none; they cost most in launch-bound loops)")
 	return cmd
 }
 
@@ -117,7 +119,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 	defer traceOut.Abort()
 	traced, err := recordInto(cmd, traceOut, tracer.Options{
-		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: o.hostAllocs, RingBytes: 16 << 20},
+		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: o.hostAllocs, Launches: o.launches, RingBytes: 16 << 20},
 		Command: argv, Stdout: io.Discard, Stderr: tail,
 	})
 	if err := stopped(ctx); err != nil {

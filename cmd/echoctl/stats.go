@@ -64,7 +64,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	st, readErr := trace.SummarizeEstimating(r, planner.NewTransferTimer())
+	st, readErr := trace.SummarizeEstimating(r, planner.NewTransferTimer(r.Header()))
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
 	}
