@@ -12,8 +12,8 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// A plan needs no launch events: each workload of the corpus, traced as by default (no
-// launches probed) and with --launches, gives the same pairs with the same verdicts. Copy
+// A plan needs no launch events: each workload of the corpus, traced with --launches=false
+// (no launches probed) and as by default, gives the same pairs with the same verdicts. Copy
 // shares of two runs differ by the runs' own noise on a shared machine (±10 points seen on
 // multistream and background), so the share is compared on one run: the --launches trace
 // planned as it is, and planned with its launch events taken out, as a default trace would
@@ -23,8 +23,8 @@ func TestPlansWithoutLaunches(t *testing.T) {
 	for name, args := range workloadArgs {
 		t.Run(name, func(t *testing.T) {
 			rel := "workloads/" + name
-			without, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, rel, args...)
-			with, withPath := testenv.PlanTraced(t, []string{"--host-allocs", "--launches"}, rel, args...)
+			without, _ := testenv.PlanTraced(t, []string{"--host-allocs", "--launches=false"}, rel, args...)
+			with, withPath := testenv.PlanTraced(t, []string{"--host-allocs"}, rel, args...)
 			if got, want := pairsOf(without), pairsOf(with); !slices.Equal(got, want) {
 				t.Errorf("pairs without launches:\n  %v\nwith --launches:\n  %v", got, want)
 			}
