@@ -16,8 +16,9 @@ import (
 // (no launches probed) and as by default, gives the same pairs with the same verdicts. Copy
 // shares of two runs differ by the runs' own noise on a shared machine (±10 points seen on
 // multistream and background), so the share is compared on one run: the --launches trace
-// planned as it is, and planned with its launch events taken out, as a default trace would
-// have it. Within 3 points.
+// planned as it is, and planned with its launch events taken out, as a trace made with
+// --launches=false would have it. The shares are logged, not yet held within 3 points (see
+// below: issue 27).
 func TestPlansWithoutLaunches(t *testing.T) {
 	testenv.RequireRoot(t)
 	for name, args := range workloadArgs {
