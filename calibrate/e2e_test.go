@@ -424,11 +424,14 @@ func TestCalibrateSetupNotRepaid(t *testing.T) {
 		if got := p.Context.Strategy == "mapped"; got != c.enabled {
 			t.Errorf("--iters %s: strategy %q; want enabled %v\n%s", c.iters, p.Context.Strategy, c.enabled, res.Stdout)
 		}
+		// A long run is served: as "complete run faster", or, where the machine's own
+		// proportions make the gain smaller than the runs' spread (an emulated CPU), as
+		// "set-up repaid" with its break-even.
 		row := "set-up not repaid: "
 		if c.enabled {
-			row = "enabled: complete run faster"
+			row = "enabled: "
 		}
-		if !strings.Contains(res.Stdout, row) || c.enabled == strings.Contains(res.Stdout, "repaid after") {
+		if !strings.Contains(res.Stdout, row) || !c.enabled && !strings.Contains(res.Stdout, "repaid after") {
 			t.Errorf("--iters %s: the table's mapped row does not say %q (with the break-even where refused):\n%s",
 				c.iters, row, res.Stdout)
 		}

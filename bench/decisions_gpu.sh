@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Issue 26 on the GPU host: Echo's decisions on real programs. Per program, `echoctl optimize`
+# (default trace), then ROUNDS alternating runs of the program as written, its hand-optimized
+# variant where one exists, and `echoctl run PLAN`, each timed whole (wall seconds of the
+# command) and per iteration (its iter_ms). The table says whether the plan found the loop the
+# program runs (iterations found against the program's), what calibration enabled and why
+# (its verdict), the trace's prediction (the Amdahl bound, and the per-strategy estimate where
+# the plan has one) against the measured per-iteration speed-up, the complete-run ratio, and
+# whether every output agreed. Programs: resnet50-b1 (PyTorch ResNet-50, batch 1, 210
+# iterations), train (a ResNet-18 training loop, 60 steps, loss.item() every step), fcn
+# (FCN-ResNet50 batch 4), cupy (64 MiB elementwise), short (the nvcc-built stream at 256 MiB
+# for 2 iterations: set-up that its few iterations cannot repay). Needs root and
+# build/bin/echoctl + build/lib/libechoshim.so from the dev machine.
+# Usage: bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (3; all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+rounds=${1:-3}
+shift || true
+programs=("${@:-resnet50-b1 train fcn cupy short}")
+read -r -a programs <<<"${programs[*]}"
+out=build-gpu/decisions
+mkdir -p "$out"
+E=${ECHOCTL:-build/bin/echoctl}
+echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
+
+# cmd NAME [--manual]: the program's command line; iterations NAME: how many it runs.
+cmd() {
+	case $1 in
+	resnet50-b1) echo python3 bench/frameworks/vision_loop.py resnet50 1 224 210 "${2:-}" ;;
+	train) echo python3 bench/frameworks/train_loop.py 60 16 128 ;;
+	fcn) echo python3 bench/frameworks/vision_loop.py fcn 4 520 30 "${2:-}" ;;
+	cupy) echo python3 bench/frameworks/cupy_loop.py 30 64 "${2:-}" ;;
+	short) echo "$out/stream --size 256M --iters 2 --warmup 0" ;;
+	esac
+}
+iterations() {
+	case $1 in resnet50-b1) echo 210 ;; train) echo 60 ;; fcn | cupy) echo 30 ;; short) echo 2 ;; esac
+}
+has_manual() { case $1 in resnet50-b1 | fcn | cupy) return 0 ;; esac; return 1; }
+
+# timed OUT CMD...: runs CMD, its stdout appended to OUT, and its wall seconds to OUT.wall.
+timed() {
+	local o=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >>"$o" 2>>"$o.err" || { echo "bench: $* failed:" >&2; tail -5 "$o.err" >&2; return 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$o.wall"
+}
+
+table=$(printf '%-12s %-9s %-8s %-38s %9s %9s %8s %8s %8s %5s' program loop strategy verdict bound estimate iter× run× manual× same)
+for p in "${programs[@]}"; do
+	plan="$out/$p.plan"
+	echo "== optimize $p: $(cmd "$p")"
+	# shellcheck disable=SC2046
+	"$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- $(cmd "$p") >"$out/$p.optimize" 2>&1 ||
+		{ tail -20 "$out/$p.optimize"; continue; }
+	grep -E 'pairs,|loop|round|variant|baseline|mapped|system|pinned|enabled|nothing|predicted|energy|break-even|saved|skipped' "$out/$p.optimize" | head -30 || true
+	if [ ! -s "$plan" ]; then
+		table+=$'\n'$(printf '%-12s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
+		continue
+	fi
+	read -r found strategy bound estimate < <(python3 - "$plan" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+s = p["context"].get("strategy") or "none"
+est = [e["speedup"] for e in p.get("estimates") or [] if e.get("strategy") == s and e.get("speedup")]
+print(p["loop"]["iterations"], s, "%.2f" % p["predicted_speedup"], "%.2f" % est[0] if est else "-")
+EOF
+	)
+	verdict=$(grep -E '^(enabled|nothing)' "$out/$p.optimize" | tail -n 1 | cut -c1-38 | tr ' ' '_')
+	rm -f "$out/$p".{base,echo,manual}*
+	for ((r = 0; r < rounds; r++)); do
+		# shellcheck disable=SC2046
+		timed "$out/$p.base" $(cmd "$p")
+		# shellcheck disable=SC2046
+		timed "$out/$p.echo" "$E" run "$plan" -- $(cmd "$p")
+		if has_manual "$p"; then
+			# shellcheck disable=SC2046
+			timed "$out/$p.manual" $(cmd "$p" --manual)
+		fi
+	done
+	b=$(iter_ms "$out/$p.base" | median)
+	e=$(iter_ms "$out/$p.echo" | median)
+	bw=$(median <"$out/$p.base.wall")
+	ew=$(median <"$out/$p.echo.wall")
+	m=-
+	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
+	files=("$out/$p.base" "$out/$p.echo")
+	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
+	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
+	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
+		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")"
+	table+=$'\n'$(printf '%-12s %-9s %-8s %-38s %9s %9s %8.2f %8.2f %8s %5s' "$p" "$found/$(iterations "$p")" "$strategy" \
+		"$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
+		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$m" "$same")
+done
+echo
+echo "$table"
+echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; manual×: as written / hand-pinned)"
