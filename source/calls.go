@@ -282,7 +282,7 @@ func (e *effects) summarize(name string) *summary {
 			sub.tracked[id] = true
 		}
 	}
-	body := fn.Inner[len(fn.Inner)-1]
+	body := funcBody(fn)
 	var evs []event
 	body.Walk(func(n *Node) bool {
 		switch n.Kind {
@@ -337,7 +337,7 @@ func (e *effects) summarize(name string) *summary {
 // returnsHostAlloc reports whether every return of fn returns a local pointer whose every
 // value is a host allocation (or null), all of the same size parameter.
 func returnsHostAlloc(fn *Node, idx map[DeclID]int, e *effects) (bool, int) {
-	body := fn.Inner[len(fn.Inner)-1]
+	body := funcBody(fn)
 	var ret DeclID
 	ok := true
 	body.Walk(func(n *Node) bool {

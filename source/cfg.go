@@ -37,21 +37,21 @@ type Unstructured struct {
 func (u *Unstructured) Error() string { return fmt.Sprintf("line %d: %s", u.At.Line, u.Reason) }
 
 type cfgBuilder struct {
-	g                *CFG
+	g                 *CFG
 	breaks, continues []int // targets of the innermost loop
 }
 
 // BuildCFG builds the control-flow graph of a function's body (the FunctionDecl's last child,
 // a CompoundStmt).
 func BuildCFG(fn *Node) (*CFG, error) {
-	if fn == nil || len(fn.Inner) == 0 || fn.Inner[len(fn.Inner)-1].Kind != "CompoundStmt" {
+	if funcBody(fn) == nil {
 		return nil, fmt.Errorf("building the control-flow graph: %s has no body", fn.Name)
 	}
 	b := &cfgBuilder{g: &CFG{}}
 	entry := b.block()
 	exit := b.block()
 	b.g.Entry, b.g.Exit = entry.ID, exit.ID
-	end, err := b.stmt(fn.Inner[len(fn.Inner)-1], entry)
+	end, err := b.stmt(funcBody(fn), entry)
 	if err != nil {
 		return nil, err
 	}
@@ -229,4 +229,18 @@ func (b *cfgBuilder) loop(cur *Block, init, cond, inc, body *Node, bodyFirst boo
 		b.edge(incEnd, head.ID, nil, false)
 	}
 	return after, nil
+}
+
+// funcBody is a function's body: its CompoundStmt child (attributes such as __global__ come
+// after it in the dump); nil for a declaration without one.
+func funcBody(fn *Node) *Node {
+	if fn == nil {
+		return nil
+	}
+	for _, c := range fn.Inner {
+		if c.Kind == "CompoundStmt" {
+			return c
+		}
+	}
+	return nil
 }

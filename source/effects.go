@@ -51,6 +51,7 @@ type event struct {
 	sync     bool      // evCopy: a synchronous copy
 	copySize string    // evCopy: the size argument, canonical
 
+	undef     bool // evDef: a declaration without a value (no buffer yet)
 	gpuWrites bool // evLaunch: the kernel may write through v (not a pointer to const)
 
 	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
@@ -77,7 +78,7 @@ type argSlot struct {
 func newEffects(tu *TU) *effects {
 	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}}
 	for _, n := range tu.Root.Inner {
-		if n.Kind == "FunctionDecl" && len(n.Inner) > 0 && n.Inner[len(n.Inner)-1].Kind == "CompoundStmt" {
+		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
 			e.funcs[n.Name] = n
 		}
 	}
@@ -216,6 +217,15 @@ func (e *effects) visit(n *Node, u use) {
 		}
 		if n.CastKind == "PointerToBoolean" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
 			return // a null test
+		}
+		if len(n.Inner) == 1 {
+			e.visit(n.Inner[0], u)
+			return
+		}
+	case "ParenExpr":
+		if len(n.Inner) == 1 {
+			e.visit(n.Inner[0], u)
+			return
 		}
 	case "UnaryExprOrTypeTraitExpr":
 		return // sizeof, alignof: nothing is evaluated
@@ -383,7 +393,7 @@ func (e *effects) decl(d *Node) {
 	}
 	if len(d.Inner) == 0 {
 		if e.tracked[d.ID] {
-			e.emit(event{kind: evDef, v: d.ID, at: d.Loc, alloc: allocOther})
+			e.emit(event{kind: evDef, v: d.ID, at: d.Loc, alloc: allocOther, undef: true})
 		}
 		return
 	}
@@ -403,6 +413,10 @@ func (e *effects) decl(d *Node) {
 		all := len(il.Inner) > 0
 		for _, x := range il.Inner {
 			r := addrOf(x)
+			if r == nil && fieldAddr(x) {
+				slots = append(slots, argSlot{})
+				continue
+			}
 			if r == nil {
 				all = false
 				break
@@ -533,4 +547,17 @@ func sizeVars(n *Node) []DeclID {
 		return true
 	})
 	return out
+}
+
+// fieldAddr reports whether n is &s.f: the address of a field of a struct variable.
+func fieldAddr(n *Node) bool {
+	u := Unwrap(n)
+	if u == nil || u.Kind != "UnaryOperator" || u.Opcode != "&" || len(u.Inner) != 1 {
+		return false
+	}
+	m := Unwrap(u.Inner[0])
+	for m.Kind == "MemberExpr" && !m.IsArrow && len(m.Inner) == 1 {
+		m = Unwrap(m.Inner[0])
+	}
+	return m.Kind == "DeclRefExpr"
 }

@@ -80,7 +80,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 			}
 		}
 	} else {
-		walkStmts(fn.Inner[len(fn.Inner)-1])
+		walkStmts(funcBody(fn))
 	}
 	pairs := candidates(fn, all, names)
 	var out []Proof

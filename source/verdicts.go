@@ -10,9 +10,17 @@ import (
 // S1–S4 for the pair.
 func (a *pairAnalysis) event(s pstate, ev event) pstate {
 	h, d := a.h, a.d
+	// On paths where a side holds only buffers that are not the pair's allocations (a
+	// hand-merged branch, say), what happens there is about those buffers, not the pair.
+	if ev.kind != evDef && ev.kind != evEscape && (s.hDefs == 1<<otherDef || s.dDefs == 1<<otherDef) {
+		return s
+	}
 	switch ev.kind {
 	case evDef:
 		bit := a.defBit(ev.at, ev.alloc, ev.size)
+		if ev.undef {
+			bit = 0
+		}
 		if ev.v == h {
 			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, Loc{}, Loc{}, Loc{}
 		} else if ev.v == d {
