@@ -40,6 +40,7 @@
 //   - S4 is refused where a kernel uses the device side after the host side was freed; it
 //     records where the shared buffer can be freed: the second of the pair's frees, undecidable
 //     if a kernel may still use the buffer there.
+//
 // Not yet: std::vector data, cuMemcpy*, multi-stream ordering, cross-function pairs (a pointer
 // that is a parameter or a global is not a candidate), the copy-size threshold.
 //
