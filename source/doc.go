@@ -10,7 +10,40 @@
 // streaming reader of the dump, and ParseError, the value a file clang cannot parse yields,
 // carrying clang's first error line so the analysis can mark that file's pairs undecidable.
 //
-// What comes next is not here yet: candidate pairs over these nodes, a control-flow graph per
-// function, the four proofs (S1 values, S2 ordering, S3 pointer observability, S4 lifetime),
-// the byte-range rewrite (`echoctl rewrite`) and the tree survey (`echoctl scan`).
+// What is proved, and how (Prove; candidates.go, cfg.go, effects.go, calls.go, proofs.go,
+// verdicts.go). In each function with a body in the main file, a candidate pair is two local
+// pointer variables (by declaration id) that some path gives a host allocation (malloc,
+// calloc, aligned_alloc, new[] of bytes, cudaMallocHost, cudaHostAlloc, or a function in the
+// translation unit that returns one of those, as the corpus's host_alloc) and a device
+// allocation (cudaMalloc, cudaMallocAsync), linked by a cudaMemcpy(Async) between the two. A
+// control-flow graph of the body's structured statements (goto, switch, setjmp and exceptions
+// make every pair of the function undecidable) carries a forward dataflow per pair to a
+// fixpoint. Paths are kept apart by the branch conditions they took while the variables those
+// conditions read are unchanged, so `if (o.manual) … if (!o.manual)` is two paths, and on a
+// path where a side holds a buffer that is not the pair's allocation its accesses are not the
+// pair's. Calls into functions with a body are followed through a per-parameter summary (what
+// the callee reads, writes, frees, launches or lets escape); a launch is `<<<…>>>` or
+// cudaLaunchKernel (directly or through such a helper) with an array of &variables, and a
+// kernel parameter that is a pointer to const is only read.
+//   - A copy links the pair only where each side may hold only its allocations, all of the
+//     copy's size (the same canonical expression, variables by id); otherwise undecidable.
+//   - S1 is refused at a host write that reaches a kernel using the device side with no H2D
+//     copy between, a host access while that kernel may still run, a host use before the D2H
+//     copy after a kernel that may write the device side, and a copy that would overwrite the
+//     other side's newer value.
+//   - S2: a synchronous linking copy reached while a launch may be in flight is "keep wait"
+//     (the rewrite keeps a synchronize at its line); otherwise its wait is provably a no-op.
+//     Asynchronous copies' stream ordering is not followed yet: undecidable.
+//   - S3 is refused where a side is compared (other than with null), converted to an integer or
+//     printed, and undecidable where it is stored, returned, has its address taken (other than
+//     for an allocation or a launch's argument array) or reaches a function without a body.
+//   - S4 is refused where a kernel uses the device side after the host side was freed; it
+//     records where the shared buffer can be freed: the second of the pair's frees, undecidable
+//     if a kernel may still use the buffer there.
+//
+// Not yet: std::vector data, cuMemcpy*, multi-stream ordering, cross-function pairs (a pointer
+// that is a parameter or a global is not a candidate), the copy-size threshold.
+//
+// What comes next is not here yet: the byte-range rewrite (`echoctl rewrite`) and the tree
+// survey (`echoctl scan`).
 package source

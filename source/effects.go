@@ -1,0 +1,563 @@
+package source
+
+import (
+	"strings"
+)
+
+// evKind is what one step of a statement does to the buffers the proofs follow.
+type evKind int
+
+const (
+	evDef    evKind = iota // a pointer variable gets a value: an allocation or something else
+	evRead                 // the host reads through a pointer
+	evWrite                // the host writes through a pointer
+	evCopy                 // cudaMemcpy(Async)
+	evLaunch               // a kernel launch (its pointer arguments)
+	evFree                 // a pointer is freed
+	evSync                 // the host waits for all GPU work
+	evEscape               // a pointer's value is observed or leaves what the analysis sees
+	evAssign               // a non-pointer variable changes (kills branch facts about it)
+)
+
+// allocKind is what a definition gives a pointer variable.
+type allocKind int
+
+const (
+	allocOther  allocKind = iota // anything that is not an allocation this analysis knows
+	allocHost                    // malloc, calloc, new[], aligned_alloc, cudaMallocHost, cudaHostAlloc
+	allocDevice                  // cudaMalloc, cudaMallocAsync
+)
+
+// Direction is a copy's direction.
+type Direction string
+
+const (
+	HostToDevice Direction = "H2D"
+	DeviceToHost Direction = "D2H"
+	OtherCopy    Direction = "other"
+)
+
+// event is one effect, in evaluation order.
+type event struct {
+	kind evKind
+	v    DeclID // the variable
+	at   Loc
+
+	alloc allocKind // evDef
+	size  string    // evDef: the allocation's size, canonical (sizeKey); "" when unknown
+
+	dst, src DeclID    // evCopy
+	dir      Direction // evCopy
+	sync     bool      // evCopy: a synchronous copy
+	copySize string    // evCopy: the size argument, canonical
+
+	undef     bool // evDef: a declaration without a value (no buffer yet)
+	gpuWrites bool // evLaunch: the kernel may write through v (not a pointer to const)
+
+	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
+	why     string // evEscape
+}
+
+// effects walks the statements of functions, following calls into functions whose body is
+// in the translation unit.
+type effects struct {
+	funcs     map[string]*Node // functions with a body, by name
+	summaries map[string]*summary
+	tracked   map[DeclID]bool // the pointer variables followed
+	argArrays map[DeclID][]argSlot
+	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
+	out       []event
+}
+
+// argSlot is one element of a launch's argument array: the variable whose address it holds.
+type argSlot struct {
+	v       DeclID
+	tracked bool
+}
+
+func newEffects(tu *TU) *effects {
+	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}}
+	for _, n := range tu.Root.Inner {
+		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
+			e.funcs[n.Name] = n
+		}
+	}
+	return e
+}
+
+// localPointers are the pointer variables declared in fn's body (not arrays of pointers).
+func localPointers(fn *Node) map[DeclID]bool {
+	out := map[DeclID]bool{}
+	fn.Walk(func(n *Node) bool {
+		if n.Kind == "VarDecl" && isPointerType(n.Type) {
+			out[n.ID] = true
+		}
+		return true
+	})
+	return out
+}
+
+func isPointerType(t string) bool {
+	return strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "const")), "*")
+}
+
+// stmtEvents are the events of one statement of the block.
+func (e *effects) stmtEvents(s *Node) []event {
+	e.out = nil
+	e.visit(s, useValue)
+	return e.out
+}
+
+type use int
+
+const (
+	useValue  use = iota // the pointer's value itself: it escapes unless a parent handled it
+	useRead              // read through
+	useWrite             // written through
+	useRW                // both
+	useIgnore            // a use that shows nothing of the value (null test, sizeof)
+)
+
+func (e *effects) emit(ev event) { e.out = append(e.out, ev) }
+
+// ptrVar is the followed pointer variable an expression is, looking through casts and
+// parentheses (but not a cast to an integer); 0 when it is none.
+func (e *effects) ptrVar(n *Node) DeclID {
+	n = Unwrap(n)
+	if n != nil && n.Kind == "DeclRefExpr" && n.Ref != nil {
+		id := n.Ref.ID
+		if a, ok := e.aliases[id]; ok {
+			id = a
+		}
+		if e.tracked[id] {
+			return id
+		}
+	}
+	return 0
+}
+
+// basePtr is the pointer an argument points into: p, p + i, &p[i], (T *)p.
+func (e *effects) basePtr(n *Node) DeclID {
+	u := Unwrap(n)
+	if u == nil {
+		return 0
+	}
+	switch {
+	case u.Kind == "UnaryOperator" && u.Opcode == "&" && len(u.Inner) == 1:
+		if s := Unwrap(u.Inner[0]); s.Kind == "ArraySubscriptExpr" && len(s.Inner) == 2 {
+			return e.ptrVar(s.Inner[0])
+		}
+	case u.Kind == "BinaryOperator" && (u.Opcode == "+" || u.Opcode == "-") && len(u.Inner) == 2:
+		return e.ptrVar(u.Inner[0])
+	}
+	return e.ptrVar(u)
+}
+
+// addrOf is the variable in &v, or 0.
+func addrOf(n *Node) *Ref {
+	u := Unwrap(n)
+	if u != nil && u.Kind == "UnaryOperator" && u.Opcode == "&" && len(u.Inner) == 1 {
+		if d := Unwrap(u.Inner[0]); d.Kind == "DeclRefExpr" {
+			return d.Ref
+		}
+	}
+	return nil
+}
+
+func isNull(n *Node) bool {
+	u := Unwrap(n)
+	switch u.Kind {
+	case "GNUNullExpr", "CXXNullPtrLiteralExpr":
+		return true
+	case "IntegerLiteral":
+		return u.Value == "0"
+	}
+	return false
+}
+
+func (e *effects) visit(n *Node, u use) {
+	if n == nil || n.Kind == "" {
+		return
+	}
+	switch n.Kind {
+	case "DeclRefExpr":
+		if n.Ref == nil {
+			return
+		}
+		id := n.Ref.ID
+		if a, ok := e.aliases[id]; ok {
+			id = a
+		}
+		if !e.tracked[id] {
+			if slots, ok := e.argArrays[id]; ok && u == useValue {
+				for _, s := range slots {
+					if s.tracked {
+						e.emit(event{kind: evEscape, v: s.v, at: n.Range.Begin, why: "its address is in an argument array used other than for a launch"})
+					}
+				}
+			}
+			return
+		}
+		switch u {
+		case useRead:
+			e.emit(event{kind: evRead, v: id, at: n.Range.Begin})
+		case useWrite:
+			e.emit(event{kind: evWrite, v: id, at: n.Range.Begin})
+		case useRW:
+			e.emit(event{kind: evRead, v: id, at: n.Range.Begin})
+			e.emit(event{kind: evWrite, v: id, at: n.Range.Begin})
+		case useValue:
+			e.emit(event{kind: evEscape, v: id, at: n.Range.Begin, why: "its value is stored or used where the analysis cannot follow it"})
+		}
+		return
+	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr", "CXXFunctionalCastExpr":
+		if n.CastKind == "PointerToIntegral" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
+			e.emit(event{kind: evEscape, v: e.ptrVar(n.Inner[0]), at: n.Range.Begin, refused: true, why: "converted to an integer"})
+			return
+		}
+		if n.CastKind == "PointerToBoolean" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
+			return // a null test
+		}
+		if len(n.Inner) == 1 {
+			e.visit(n.Inner[0], u)
+			return
+		}
+	case "ParenExpr":
+		if len(n.Inner) == 1 {
+			e.visit(n.Inner[0], u)
+			return
+		}
+	case "UnaryExprOrTypeTraitExpr":
+		return // sizeof, alignof: nothing is evaluated
+	case "ArraySubscriptExpr":
+		if len(n.Inner) == 2 {
+			e.visit(n.Inner[0], derefUse(u))
+			e.visit(n.Inner[1], useValue)
+			return
+		}
+	case "MemberExpr":
+		if n.IsArrow && len(n.Inner) == 1 {
+			e.visit(n.Inner[0], derefUse(u))
+			return
+		}
+		if len(n.Inner) == 1 {
+			e.visit(n.Inner[0], u) // a field of a struct variable: the struct's use
+			return
+		}
+	case "UnaryOperator":
+		if len(n.Inner) != 1 {
+			break
+		}
+		switch n.Opcode {
+		case "*":
+			e.visit(n.Inner[0], derefUse(u))
+			return
+		case "!":
+			if e.ptrVar(n.Inner[0]) != 0 {
+				return
+			}
+		case "++", "--":
+			if v := e.ptrVar(n.Inner[0]); v != 0 {
+				e.emit(event{kind: evDef, v: v, at: n.Range.Begin, alloc: allocOther})
+				return
+			}
+			e.assigned(n.Inner[0], n.Range.Begin)
+			e.visit(n.Inner[0], useRW)
+			return
+		case "&":
+			if r := addrOf(n); r != nil {
+				if e.tracked[r.ID] {
+					e.emit(event{kind: evEscape, v: r.ID, at: n.Range.Begin, why: "its address is taken (&" + r.Name + ")"})
+				} else if u == useValue {
+					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin})
+				}
+				return
+			}
+			if v := e.basePtr(n); v != 0 {
+				e.visit(n.Inner[0], useIgnore)
+				if u == useValue {
+					e.emit(event{kind: evEscape, v: v, at: n.Range.Begin, why: "a pointer into it is stored or used where the analysis cannot follow it"})
+				}
+				return
+			}
+		}
+	case "BinaryOperator", "CompoundAssignOperator":
+		if len(n.Inner) != 2 {
+			break
+		}
+		l, r := n.Inner[0], n.Inner[1]
+		switch n.Opcode {
+		case "=":
+			if v := e.ptrVar(l); v != 0 {
+				e.define(v, r, n.Range.Begin)
+				return
+			}
+			e.assigned(l, n.Range.Begin)
+			e.visit(l, useWrite)
+			e.visit(r, useValue)
+			return
+		case "==", "!=", "<", ">", "<=", ">=":
+			for _, pair := range [][2]*Node{{l, r}, {r, l}} {
+				if v := e.ptrVar(pair[0]); v != 0 {
+					if isNull(pair[1]) {
+						continue
+					}
+					e.emit(event{kind: evEscape, v: v, at: n.Range.Begin, refused: true, why: "compared (" + n.Opcode + ")"})
+				}
+			}
+			e.visitIgnoring(l)
+			e.visitIgnoring(r)
+			return
+		case "+", "-":
+			if v := e.ptrVar(l); v != 0 && u != useValue {
+				e.visit(l, u)
+				e.visit(r, useValue)
+				return
+			}
+		}
+		if n.Kind == "CompoundAssignOperator" {
+			if v := e.ptrVar(l); v != 0 {
+				e.emit(event{kind: evDef, v: v, at: n.Range.Begin, alloc: allocOther})
+				e.visit(r, useValue)
+				return
+			}
+			e.assigned(l, n.Range.Begin)
+			e.visit(l, useRW)
+			e.visit(r, useValue)
+			return
+		}
+	case "DeclStmt":
+		for _, d := range n.Inner {
+			e.decl(d)
+		}
+		return
+	case "ReturnStmt":
+		for _, c := range n.Inner {
+			if v := e.ptrVar(c); v != 0 {
+				e.emit(event{kind: evEscape, v: v, at: n.Range.Begin, why: "returned from the function"})
+				return
+			}
+			e.visit(c, useValue)
+		}
+		return
+	case "CallExpr", "CXXMemberCallExpr", "CXXOperatorCallExpr", "CUDAKernelCallExpr":
+		e.call(n)
+		return
+	case "CXXDeleteExpr":
+		if len(n.Inner) == 1 {
+			if v := e.ptrVar(n.Inner[0]); v != 0 {
+				e.emit(event{kind: evFree, v: v, at: n.Range.Begin})
+				return
+			}
+		}
+	}
+	for _, c := range n.Inner {
+		e.visit(c, useValue)
+	}
+}
+
+// visitIgnoring visits an operand whose pointer value is only compared (already reported).
+func (e *effects) visitIgnoring(n *Node) {
+	if e.ptrVar(n) != 0 {
+		return
+	}
+	e.visit(n, useValue)
+}
+
+func derefUse(u use) use {
+	switch u {
+	case useWrite, useRW:
+		return u
+	case useIgnore:
+		return useIgnore
+	}
+	return useRead
+}
+
+// assigned records that a non-pointer variable (or a field of one) changed.
+func (e *effects) assigned(l *Node, at Loc) {
+	l = Unwrap(l)
+	for l != nil && l.Kind == "MemberExpr" && !l.IsArrow && len(l.Inner) == 1 {
+		l = Unwrap(l.Inner[0])
+	}
+	if l != nil && l.Kind == "DeclRefExpr" && l.Ref != nil {
+		e.emit(event{kind: evAssign, v: l.Ref.ID, at: at})
+	}
+}
+
+// decl handles a declaration in a DeclStmt: a followed pointer's initializer defines it, a
+// launch's argument array records the variables whose addresses it holds.
+func (e *effects) decl(d *Node) {
+	if d.Kind != "VarDecl" {
+		return
+	}
+	if len(d.Inner) == 0 {
+		if e.tracked[d.ID] {
+			e.emit(event{kind: evDef, v: d.ID, at: d.Loc, alloc: allocOther, undef: true})
+		}
+		return
+	}
+	init := d.Inner[len(d.Inner)-1]
+	if e.tracked[d.ID] {
+		e.define(d.ID, init, d.Loc)
+		return
+	}
+	if e.aliases != nil && isPointerType(d.Type) {
+		if v := e.ptrVar(init); v != 0 {
+			e.aliases[d.ID] = v // a summary's local copy of a parameter
+			return
+		}
+	}
+	if il := Unwrap(init); il.Kind == "InitListExpr" && strings.Contains(d.Type, "[") {
+		var slots []argSlot
+		all := len(il.Inner) > 0
+		for _, x := range il.Inner {
+			r := addrOf(x)
+			if r == nil && fieldAddr(x) {
+				slots = append(slots, argSlot{})
+				continue
+			}
+			if r == nil {
+				all = false
+				break
+			}
+			slots = append(slots, argSlot{v: r.ID, tracked: e.tracked[r.ID]})
+		}
+		if all {
+			e.argArrays[d.ID] = slots
+			return
+		}
+	}
+	e.visit(init, useValue)
+}
+
+// define records v = rhs.
+func (e *effects) define(v DeclID, rhs *Node, at Loc) {
+	r := Unwrap(rhs)
+	if w := e.ptrVar(r); w != 0 {
+		e.emit(event{kind: evEscape, v: w, at: at, why: "copied into another pointer variable"})
+		e.emit(event{kind: evEscape, v: v, at: at, why: "holds a copy of another followed pointer"})
+		e.emit(event{kind: evDef, v: v, at: at, alloc: allocOther})
+		return
+	}
+	kind, size := allocOther, ""
+	switch {
+	case r.Kind == "CXXNewExpr" && r.IsArray:
+		kind = allocHost
+		size = newSize(r)
+	case isCall(r.Kind):
+		kind, size = e.allocCall(r)
+	}
+	if kind == allocOther {
+		e.visit(rhs, useValue)
+	} else {
+		for _, a := range r.Args() {
+			e.visit(a, useValue)
+		}
+	}
+	e.emit(event{kind: evDef, v: v, at: at, alloc: kind, size: size})
+}
+
+// allocCall classifies a call whose result is assigned to a pointer: a host allocation from
+// libc, or from a function in the translation unit that returns one (the corpus's
+// host_alloc), with its size.
+func (e *effects) allocCall(c *Node) (allocKind, string) {
+	args := c.Args()
+	switch c.Callee() {
+	case "malloc", "valloc":
+		if len(args) == 1 {
+			return allocHost, sizeKey(args[0])
+		}
+	case "calloc":
+		if len(args) == 2 {
+			return allocHost, "(" + sizeKey(args[0]) + "*" + sizeKey(args[1]) + ")"
+		}
+	case "aligned_alloc", "memalign":
+		if len(args) == 2 {
+			return allocHost, sizeKey(args[1])
+		}
+	}
+	if s := e.summarize(c.Callee()); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
+		return allocHost, sizeKey(args[s.sizeParam])
+	}
+	return allocOther, ""
+}
+
+func newSize(n *Node) string {
+	// new T[count]: the byte size is count * sizeof(T); the dump gives the count only, so the
+	// size is kept as count for element types of one byte and unknown otherwise.
+	if len(n.Inner) >= 1 && (strings.HasPrefix(n.Type, "unsigned char") || strings.HasPrefix(n.Type, "char")) {
+		return sizeKey(n.Inner[0])
+	}
+	return ""
+}
+
+// sizeKey is an expression in a canonical form: two sizes are the same when their keys are,
+// after casts and parentheses (variables by declaration id, not by name).
+func sizeKey(n *Node) string {
+	n = Unwrap(n)
+	if n == nil {
+		return "?"
+	}
+	switch n.Kind {
+	case "DeclRefExpr":
+		if n.Ref != nil {
+			return "v" + idString(n.Ref.ID)
+		}
+	case "MemberExpr":
+		if len(n.Inner) == 1 {
+			sep := "."
+			if n.IsArrow {
+				sep = "->"
+			}
+			return sizeKey(n.Inner[0]) + sep + n.Name
+		}
+	case "IntegerLiteral":
+		return n.Value
+	case "BinaryOperator":
+		if len(n.Inner) == 2 {
+			return "(" + sizeKey(n.Inner[0]) + n.Opcode + sizeKey(n.Inner[1]) + ")"
+		}
+	}
+	return "?" + n.Kind
+}
+
+func idString(id DeclID) string {
+	const hex = "0123456789abcdef"
+	var b [16]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = hex[id&15]
+		id >>= 4
+		if id == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
+
+// sizeVars are the variables a size expression reads.
+func sizeVars(n *Node) []DeclID {
+	var out []DeclID
+	n.Walk(func(c *Node) bool {
+		if c.Kind == "DeclRefExpr" && c.Ref != nil && c.Ref.Kind != "FunctionDecl" && c.Ref.Kind != "EnumConstantDecl" {
+			out = append(out, c.Ref.ID)
+		}
+		return true
+	})
+	return out
+}
+
+// fieldAddr reports whether n is &s.f: the address of a field of a struct variable.
+func fieldAddr(n *Node) bool {
+	u := Unwrap(n)
+	if u == nil || u.Kind != "UnaryOperator" || u.Opcode != "&" || len(u.Inner) != 1 {
+		return false
+	}
+	m := Unwrap(u.Inner[0])
+	for m.Kind == "MemberExpr" && !m.IsArrow && len(m.Inner) == 1 {
+		m = Unwrap(m.Inner[0])
+	}
+	return m.Kind == "DeclRefExpr"
+}

@@ -1,0 +1,340 @@
+package source
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Status is one condition's verdict.
+type Status string
+
+const (
+	Holds       Status = "holds"
+	KeepWait    Status = "keep wait" // S2: holds if the rewrite keeps a synchronize at Line
+	Refused     Status = "refused"
+	Undecidable Status = "undecidable"
+)
+
+// Verdict is one condition's outcome with the source line that decides it.
+type Verdict struct {
+	Cond   string // "S1" … "S4"
+	Status Status
+	At     Loc
+	Reason string
+}
+
+// Proof is a pair with its four verdicts. Safe only when no verdict is refused or
+// undecidable.
+type Proof struct {
+	Pair
+	Verdicts [4]Verdict
+}
+
+// Safe reports whether every condition holds (S2 possibly with a kept wait).
+func (p *Proof) Safe() bool {
+	for _, v := range p.Verdicts {
+		if v.Status == Refused || v.Status == Undecidable {
+			return false
+		}
+	}
+	return true
+}
+
+// Prove finds the candidate pairs of every function in the translation unit with a body in
+// the main file and decides S1–S4 for each.
+func Prove(tu *TU) []Proof {
+	e := newEffects(tu)
+	var out []Proof
+	for _, fn := range tu.Root.Inner {
+		if fn.Kind != "FunctionDecl" || e.funcs[fn.Name] != fn || fn.Loc.File != tu.File {
+			continue
+		}
+		out = append(out, proveFunction(e, fn)...)
+	}
+	return out
+}
+
+func proveFunction(e *effects, fn *Node) []Proof {
+	names := map[DeclID]string{}
+	fn.Walk(func(n *Node) bool {
+		if n.Kind == "VarDecl" {
+			names[n.ID] = n.Name
+		}
+		return true
+	})
+	e.tracked, e.argArrays, e.aliases = localPointers(fn), map[DeclID][]argSlot{}, nil
+	g, gerr := BuildCFG(fn)
+	// Events per statement, once: the fixpoint revisits blocks.
+	var all []event
+	stmtEv := map[*Node][]event{}
+	walkStmts := func(s *Node) {
+		evs := e.stmtEvents(s)
+		stmtEv[s] = evs
+		all = append(all, evs...)
+	}
+	if gerr == nil {
+		for _, b := range g.Blocks {
+			for _, s := range b.Stmts {
+				walkStmts(s)
+			}
+		}
+	} else {
+		walkStmts(funcBody(fn))
+	}
+	pairs := candidates(fn, all, names)
+	var out []Proof
+	for _, p := range pairs {
+		pr := Proof{Pair: p}
+		if gerr != nil {
+			u, _ := gerr.(*Unstructured)
+			for i := range pr.Verdicts {
+				pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, Reason: gerr.Error()}
+				if u != nil {
+					pr.Verdicts[i].At = u.At
+				}
+			}
+			out = append(out, pr)
+			continue
+		}
+		a := &pairAnalysis{h: p.HostID, d: p.DeviceID, defs: map[string]int{}, sizes: map[int]string{}, copies: map[string]CopySite{}}
+		a.run(g, stmtEv)
+		pr.Verdicts = a.verdicts()
+		for _, c := range a.copies {
+			pr.Copies = append(pr.Copies, c)
+		}
+		sort.Slice(pr.Copies, func(i, j int) bool { return pr.Copies[i].At.Offset < pr.Copies[j].At.Offset })
+		out = append(out, pr)
+	}
+	return out
+}
+
+// finding is one piece of evidence for a condition.
+type finding struct {
+	status Status
+	at     Loc
+	why    string
+}
+
+// pairAnalysis is the forward dataflow for one pair over the function's graph.
+type pairAnalysis struct {
+	h, d     DeclID
+	defs     map[string]int // definition site → bit
+	sizes    map[int]string // bit → allocation size key
+	findings [4]map[string]finding
+	copies   map[string]CopySite
+	frees    map[string]Loc // where the shared buffer can be freed: the second of the pair's frees
+	deps     map[string][]DeclID
+}
+
+const otherDef = 63
+
+// pstate is the facts of one group of paths that agree on their branch facts.
+type pstate struct {
+	hDefs, dDefs uint64
+	hostDirty    Loc // a host write not yet copied to the device side
+	gpuDirty     Loc // a launch that may have written the device side, not yet copied back
+	inFlightPair Loc // a launch using the device side the host has not waited for
+	inFlightAny  Loc // any launch the host has not waited for
+	freedH       Loc
+	freedD       Loc
+}
+
+// flow maps a branch-fact key ("cond=1;…") to the state of the paths with those facts.
+type flow map[string]pstate
+
+func keepLoc(a, b Loc) Loc {
+	if a.Line != 0 {
+		return a
+	}
+	return b
+}
+
+func joinState(a, b pstate) pstate {
+	return pstate{a.hDefs | b.hDefs, a.dDefs | b.dDefs, keepLoc(a.hostDirty, b.hostDirty),
+		keepLoc(a.gpuDirty, b.gpuDirty), keepLoc(a.inFlightPair, b.inFlightPair),
+		keepLoc(a.inFlightAny, b.inFlightAny), keepLoc(a.freedH, b.freedH), keepLoc(a.freedD, b.freedD)}
+}
+
+func sameState(a, b pstate) bool {
+	return a.hDefs == b.hDefs && a.dDefs == b.dDefs && a.hostDirty.Line == b.hostDirty.Line &&
+		a.gpuDirty.Line == b.gpuDirty.Line && a.inFlightPair.Line == b.inFlightPair.Line &&
+		a.inFlightAny.Line == b.inFlightAny.Line && a.freedH.Line == b.freedH.Line && a.freedD.Line == b.freedD.Line
+}
+
+// maxFacts bounds the path groups; past it, facts are dropped and groups merged.
+const maxGroups = 16
+
+func (f flow) add(key string, s pstate) {
+	if old, ok := f[key]; ok {
+		s = joinState(old, s)
+	}
+	f[key] = s
+}
+
+func (f flow) same(g flow) bool {
+	if len(f) != len(g) {
+		return false
+	}
+	for k, s := range f {
+		t, ok := g[k]
+		if !ok || !sameState(s, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *pairAnalysis) run(g *CFG, stmtEv map[*Node][]event) {
+	for i := range a.findings {
+		a.findings[i] = map[string]finding{}
+	}
+	a.frees, a.deps = map[string]Loc{}, map[string][]DeclID{}
+	in := make([]flow, len(g.Blocks))
+	in[g.Entry] = flow{"": pstate{}}
+	work := []int{g.Entry}
+	queued := map[int]bool{g.Entry: true}
+	for steps := 0; len(work) > 0 && steps < 100000; steps++ {
+		id := work[0]
+		work = work[1:]
+		queued[id] = false
+		b := g.Blocks[id]
+		cur := flow{}
+		for k, s := range in[id] {
+			cur[k] = s
+		}
+		for _, st := range b.Stmts {
+			cur = a.step(cur, stmtEv[st])
+		}
+		for _, e := range b.Succs {
+			next := cur
+			if e.Cond != nil {
+				next = a.branch(cur, e.Cond, e.When)
+			}
+			merged := flow{}
+			for k, s := range in[e.To] {
+				merged[k] = s
+			}
+			for k, s := range next {
+				merged.add(k, s)
+			}
+			if len(merged) > maxGroups {
+				all := pstate{}
+				for _, s := range merged {
+					all = joinState(all, s)
+				}
+				merged = flow{"": all}
+			}
+			if in[e.To] == nil || !merged.same(in[e.To]) {
+				in[e.To] = merged
+				if !queued[e.To] {
+					queued[e.To] = true
+					work = append(work, e.To)
+				}
+			}
+		}
+	}
+}
+
+// branch keeps the paths on which cond can have the value when, and records that it has.
+func (a *pairAnalysis) branch(f flow, cond *Node, when bool) flow {
+	c := Unwrap(cond)
+	for c.Kind == "UnaryOperator" && c.Opcode == "!" && len(c.Inner) == 1 {
+		c, when = Unwrap(c.Inner[0]), !when
+	}
+	key := sizeKey(c)
+	if strings.Contains(key, "?") {
+		return f // a condition with calls or unknown parts: no fact
+	}
+	a.deps[key] = sizeVars(c)
+	val := "0"
+	if when {
+		val = "1"
+	}
+	out := flow{}
+	for k, s := range f {
+		facts := splitFacts(k)
+		if old, ok := facts[key]; ok {
+			if old != val {
+				continue // this group of paths cannot take the edge
+			}
+		} else {
+			facts[key] = val
+		}
+		out.add(joinFacts(facts), s)
+	}
+	return out
+}
+
+func splitFacts(k string) map[string]string {
+	m := map[string]string{}
+	for _, f := range strings.Split(k, ";") {
+		if i := strings.LastIndexByte(f, '='); i > 0 {
+			m[f[:i]] = f[i+1:]
+		}
+	}
+	return m
+}
+
+func joinFacts(m map[string]string) string {
+	var fs []string
+	for k, v := range m {
+		fs = append(fs, k+"="+v)
+	}
+	sort.Strings(fs)
+	return strings.Join(fs, ";")
+}
+
+// kill drops the facts that read v.
+func (a *pairAnalysis) kill(f flow, v DeclID) flow {
+	out := flow{}
+	for k, s := range f {
+		facts := splitFacts(k)
+		for fk := range facts {
+			for _, d := range a.deps[fk] {
+				if d == v {
+					delete(facts, fk)
+				}
+			}
+		}
+		out.add(joinFacts(facts), s)
+	}
+	return out
+}
+
+func (a *pairAnalysis) find(cond int, st Status, at Loc, why string) {
+	k := fmt.Sprintf("%s:%d:%s", at.File, at.Offset, why)
+	a.findings[cond-1][k] = finding{st, at, why}
+}
+
+func (a *pairAnalysis) defBit(at Loc, kind allocKind, size string) uint64 {
+	if kind == allocOther {
+		return 1 << otherDef
+	}
+	k := fmt.Sprintf("%s:%d", at.File, at.Offset)
+	i, ok := a.defs[k]
+	if !ok {
+		i = len(a.defs)
+		if i >= otherDef {
+			return 1 << otherDef
+		}
+		a.defs[k] = i
+		a.sizes[i] = size
+	}
+	return 1 << i
+}
+
+func (a *pairAnalysis) step(f flow, evs []event) flow {
+	for _, ev := range evs {
+		if ev.kind == evAssign {
+			f = a.kill(f, ev.v)
+			continue
+		}
+		out := flow{}
+		for k, s := range f {
+			out.add(k, a.event(s, ev))
+		}
+		f = out
+	}
+	return f
+}

@@ -1,0 +1,208 @@
+package source
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// event applies one event to the state of one group of paths, recording what it shows about
+// S1–S4 for the pair.
+func (a *pairAnalysis) event(s pstate, ev event) pstate {
+	h, d := a.h, a.d
+	// On paths where a side holds only buffers that are not the pair's allocations (a
+	// hand-merged branch, say), what happens there is about those buffers, not the pair.
+	if ev.kind != evDef && ev.kind != evEscape && (s.hDefs == 1<<otherDef || s.dDefs == 1<<otherDef) {
+		return s
+	}
+	switch ev.kind {
+	case evDef:
+		bit := a.defBit(ev.at, ev.alloc, ev.size)
+		if ev.undef {
+			bit = 0
+		}
+		if ev.v == h {
+			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, Loc{}, Loc{}, Loc{}
+		} else if ev.v == d {
+			s.dDefs, s.hostDirty, s.gpuDirty, s.freedD = bit, Loc{}, Loc{}, Loc{}
+		}
+	case evRead, evWrite:
+		if ev.v == d {
+			a.find(1, Undecidable, ev.at, "the host dereferences the device pointer")
+			break
+		}
+		if ev.v != h {
+			break
+		}
+		if s.gpuDirty.Line != 0 {
+			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the kernel at line %d wrote", s.gpuDirty.Line))
+		}
+		if ev.kind == evWrite {
+			if s.inFlightPair.Line != 0 {
+				a.find(1, Refused, ev.at, fmt.Sprintf("the host writes the host side while the kernel at line %d may still use the device side", s.inFlightPair.Line))
+			}
+			s.hostDirty = ev.at
+		}
+	case evLaunch:
+		s.inFlightAny = ev.at
+		if ev.v == h {
+			a.find(1, Undecidable, ev.at, "the host pointer is passed to a kernel")
+		}
+		if ev.v != d {
+			break
+		}
+		if s.hostDirty.Line != 0 {
+			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.at.Line))
+		}
+		if s.freedH.Line != 0 {
+			a.find(4, Refused, s.freedH, fmt.Sprintf("the host side is freed before the kernel at line %d uses the device side", ev.at.Line))
+		}
+		if ev.gpuWrites {
+			s.gpuDirty = ev.at
+		}
+		s.inFlightPair = ev.at
+	case evCopy:
+		s = a.copyEvent(s, ev)
+	case evSync:
+		s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
+	case evFree:
+		if ev.v != h && ev.v != d {
+			break
+		}
+		if ev.v == h {
+			s.freedH = ev.at
+		} else {
+			s.freedD = ev.at
+		}
+		if s.freedH.Line != 0 && s.freedD.Line != 0 {
+			a.frees[fmt.Sprintf("%d", ev.at.Offset)] = ev.at
+			if s.inFlightPair.Line != 0 {
+				a.find(4, Undecidable, ev.at, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite needs a synchronize", s.inFlightPair.Line))
+			}
+		}
+	case evEscape:
+		if ev.v == h || ev.v == d {
+			st := Undecidable
+			if ev.refused {
+				st = Refused
+			}
+			side := "host"
+			if ev.v == d {
+				side = "device"
+			}
+			a.find(3, st, ev.at, "the "+side+" pointer is "+ev.why)
+		}
+	}
+	return s
+}
+
+// copyEvent handles a copy: the pair's linking copies, or a copy of one side to elsewhere.
+func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
+	h, d := a.h, a.d
+	linking := (ev.dir == HostToDevice && ev.src == h && ev.dst == d) || (ev.dir == DeviceToHost && ev.src == d && ev.dst == h)
+	if !linking {
+		switch {
+		case ev.src == d || ev.dst == d:
+			a.find(1, Undecidable, ev.at, "the device side is copied to or from another buffer")
+		case ev.src == h:
+			s = a.event(s, event{kind: evRead, v: h, at: ev.at})
+		case ev.dst == h:
+			s = a.event(s, event{kind: evWrite, v: h, at: ev.at})
+		}
+		if ev.sync {
+			s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
+		}
+		return s
+	}
+	full := a.full(s, ev)
+	key := fmt.Sprintf("%d", ev.at.Offset)
+	c, seen := a.copies[key]
+	c.At, c.Dir, c.Sync, c.Full = ev.at, ev.dir, ev.sync, full && (!seen || c.Full)
+	a.copies[key] = c
+	if !full {
+		a.find(1, Undecidable, ev.at, "the copy's size is not provably the whole of both allocations, or a side may hold another buffer here")
+	}
+	if ev.dir == HostToDevice {
+		if s.gpuDirty.Line != 0 {
+			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the kernel at line %d wrote to the device side", s.gpuDirty.Line))
+		}
+		s.hostDirty = Loc{}
+	} else {
+		if s.hostDirty.Line != 0 {
+			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write is overwritten by the D2H copy at line %d", ev.at.Line))
+		}
+		s.gpuDirty = Loc{}
+	}
+	if !ev.async() {
+		if s.inFlightAny.Line != 0 {
+			a.find(2, KeepWait, ev.at, fmt.Sprintf("the synchronous copy waits for the kernel at line %d before the host goes on: the rewrite keeps a synchronize here", s.inFlightAny.Line))
+		}
+		s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
+	} else {
+		a.find(2, Undecidable, ev.at, "an asynchronous copy's stream ordering is not followed yet")
+	}
+	return s
+}
+
+func (ev event) async() bool { return !ev.sync }
+
+// full reports whether a linking copy moves whole buffers: on every path here each side holds
+// only allocations the analysis saw, all of the copy's size.
+func (a *pairAnalysis) full(s pstate, ev event) bool {
+	if ev.copySize == "" || strings.Contains(ev.copySize, "?") || s.hDefs == 0 || s.dDefs == 0 {
+		return false
+	}
+	for _, defs := range []uint64{s.hDefs, s.dDefs} {
+		if defs&(1<<otherDef) != 0 {
+			return false
+		}
+		for i := 0; i < otherDef; i++ {
+			if defs&(1<<i) != 0 && a.sizes[i] != ev.copySize {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// verdicts sums each condition's findings: a refusal wins over an undecidable, which wins over
+// a kept wait; the earliest line decides among equals.
+func (a *pairAnalysis) verdicts() [4]Verdict {
+	var out [4]Verdict
+	rank := map[Status]int{Refused: 3, Undecidable: 2, KeepWait: 1}
+	for i := range out {
+		v := Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Holds}
+		var fs []finding
+		for _, f := range a.findings[i] {
+			fs = append(fs, f)
+		}
+		sort.Slice(fs, func(x, y int) bool {
+			if rank[fs[x].status] != rank[fs[y].status] {
+				return rank[fs[x].status] > rank[fs[y].status]
+			}
+			return fs[x].at.Offset < fs[y].at.Offset
+		})
+		if len(fs) > 0 {
+			v.Status, v.At, v.Reason = fs[0].status, fs[0].at, fs[0].why
+		}
+		out[i] = v
+	}
+	if out[0].Status == Holds && len(a.copies) == 0 {
+		out[0] = Verdict{Cond: "S1", Status: Undecidable, Reason: "no linking copy is reachable"}
+	}
+	if out[3].Status == Holds {
+		var last Loc
+		for _, l := range a.frees {
+			if l.Offset > last.Offset {
+				last = l
+			}
+		}
+		out[3].At = last
+		if last.Line != 0 {
+			out[3].Reason = "the shared buffer is freed where the second of the two frees is, after the GPU work"
+		} else {
+			out[3].Reason = "neither path frees both sides: the shared buffer is not freed"
+		}
+	}
+	return out
+}
