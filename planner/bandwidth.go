@@ -92,14 +92,12 @@ func (s *siteRate) point() (bytes, ns float64, ok bool) {
 	return float64(b) / float64(copies), float64(t) / float64(copies), true
 }
 
-// envelope is the least time a copy of bytes may take, judged from every call site's
-// copies: no site's own copies can be told to have waited without launch events, but
-// together they bound one another. A copy takes no longer than a larger one took, nor than
-// the line between a smaller and a larger site's copies (a call's time grows with its bytes
-// from a fixed cost, so the sites that waited for nothing lie on the lowest such line); past
-// the largest site, it takes what the fastest site's rate gives. A rate alone would charge
-// small copies too little of the fixed cost, which is most of their time. ok is false when
-// no site has a duration.
+// envelope is the most time a copy of bytes needs, judged from every call site's copies: no
+// site's own copies can be told to have waited without launch events, but together they
+// bound one another. A copy takes no longer than a larger one took, nor than its bytes at a
+// smaller one's rate (a call's time grows with its bytes from a fixed cost paid once). A
+// rate alone would charge small copies too little of that fixed cost, which is most of
+// their time. ok is false when no site has a duration.
 func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
 	x := float64(bytes)
 	best := func(t float64) {
@@ -116,12 +114,7 @@ func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
 			best(tl) // a larger copy's time bounds a smaller one's
 			continue
 		}
-		best(tl * x / xl) // the smaller site's rate, carried to bytes
-		for _, hi := range b.perSite {
-			if xh, th, okh := hi.point(); okh && xh > x {
-				best(tl + (th-tl)*(x-xl)/(xh-xl))
-			}
-		}
+		best(tl * x / xl) // the smaller site's rate, carried to bytes: its fixed cost paid once
 	}
 	return ns, ok
 }
@@ -129,7 +122,7 @@ func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
 // unwaitedSlack is how far above the envelope a site's copies may lie and still be taken to
 // have waited for nothing: the sites that waited for nothing lie on it, give or take their
 // own noise, and a wait for kernels lifts a site's copies well above it.
-const unwaitedSlack = 1.5
+const unwaitedSlack = 1.1
 
 // unwaited is whether the copies of call site k, in a trace without launch events, are taken
 // to have waited for nothing: they took no longer than the envelope of all sites' copies
