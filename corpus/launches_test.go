@@ -17,8 +17,10 @@ import (
 // shares of two runs differ by the runs' own noise on a shared machine (±10 points seen on
 // multistream and background), so the share is compared on one run: the --launches trace
 // planned as it is, and planned with its launch events taken out, as a trace made with
-// --launches=false would have it. The shares are logged, not yet held within 3 points (see
-// below: issue 27).
+// --launches=false would have it. The shares are logged, not yet held within 3 points: on a
+// loaded machine one direction's copies that waited for nothing can run slower than the
+// other's that waited for kernels, which a trace without launch events cannot tell apart
+// (3 of 74 corpus traces, background and memset; issue 27).
 func TestPlansWithoutLaunches(t *testing.T) {
 	testenv.RequireRoot(t)
 	for name, args := range workloadArgs {
@@ -34,8 +36,7 @@ func TestPlansWithoutLaunches(t *testing.T) {
 			if got, want := pairsOf(stripped), pairsOf(with); !slices.Equal(got, want) {
 				t.Errorf("pairs with the launch events taken out:\n  %v\nwith them:\n  %v", got, want)
 			}
-			// Not yet held: the fastest site's rate undercounts background (0.85 -> 0.58) and
-			// pipeline (0.13 -> 0.10); issue 27 item 1 stays open on this until the rule is better.
+			t.Logf("f_copy %.3f with the launch events taken out, %.3f with them", stripped.FCopy, with.FCopy)
 			if d := math.Abs(stripped.FCopy - with.FCopy); d > 0.03 {
 				t.Logf("f_copy %.3f with the launch events taken out, %.3f with them: more than 3 points apart",
 					stripped.FCopy, with.FCopy)

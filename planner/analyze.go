@@ -40,7 +40,7 @@ func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
 		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
-		pids: map[uint32]bool{}, failures: newFailures(), clock: copyClock{minBytes: opts.MinBytes, unseenLaunches: r.Header().NoLaunches},
+		pids: map[uint32]bool{}, failures: newFailures(), clock: newCopyClock(opts.MinBytes, r.Header().NoLaunches),
 		seq: newCallSeq(),
 	}
 	for {

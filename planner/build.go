@@ -136,6 +136,9 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
 		}
 	}
 	total := cleanNS
+	if waited > 0 && a.clock.unwaitedSite(c.pid, c.caller, c.dir) {
+		total, clean, waited = total+waitedNS, clean+waited, 0 // its copies waited for nothing after all
+	}
 	if waited > 0 {
 		perCopy := waitedNS / float64(waited)
 		if est, ok := a.clock.bw.nsFor(c.dir, c.bytesEachCopy); ok && est < perCopy {

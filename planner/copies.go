@@ -58,6 +58,8 @@ type copyAcc struct {
 	waitedNS      uint64 // summed durations of copies that also waited for GPU work
 	waited        int
 	bytesEachCopy uint64
+	pid           uint32 // the process and caller of its copies, which the copy clock
+	caller        uint64 // knows its call site by
 }
 
 type rejectKey struct {
@@ -198,7 +200,7 @@ func (cs copySites) add(k copyKey, e *trace.Event, waited bool) *copyAcc {
 }
 
 func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {
-	return &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes}
+	return &copyAcc{copyKey: k, firstNS: e.EnterNS, bytesEachCopy: e.Bytes, pid: e.PID, caller: e.Caller}
 }
 
 // implied finds or makes the buffer a copy implies where the trace did not see it allocated

@@ -11,11 +11,23 @@ type copyClock struct {
 	bw       bandwidth
 	gpuBusy  bool   // GPU work may be pending: a synchronous copy now also waits for it
 	minBytes uint64 // smaller copies say more about call overhead than about the rate
-	// unseenLaunches: the trace has no launch events because none were probed (the
-	// default), so GPU work may be pending before any synchronous copy without the clock
-	// seeing it start. Every such copy is then taken as one that may have waited, and the
-	// fastest call site's rate stands in for the copies that waited for nothing.
+	// unseenLaunches: the trace has no launch events because none were probed, so GPU work
+	// may be pending before any synchronous copy without the clock seeing it start. Every
+	// such copy is then taken as one that may have waited, until its call site's copies
+	// show otherwise: the sites whose copies lie on the envelope of all sites' copies (the
+	// least a copy of their size took anywhere) waited for nothing and count whole; their
+	// rate stands in for the others' transfer, as the clean copies' rate does with launches.
 	unseenLaunches bool
+}
+
+func newCopyClock(minBytes uint64, unseenLaunches bool) copyClock {
+	return copyClock{minBytes: minBytes, unseenLaunches: unseenLaunches, bw: bandwidth{minBytes: minBytes}}
+}
+
+// unwaitedSite is whether, in a trace without launch events, the copies of e's call site
+// are taken to have waited for nothing (see unseenLaunches).
+func (c *copyClock) unwaitedSite(pid uint32, caller uint64, dir string) bool {
+	return c.unseenLaunches && c.bw.unwaited(callSite{pid, caller, dirIndex(dir)})
 }
 
 // event notes a successful call that is not a copy: a launch or memset starts GPU work, a
@@ -44,7 +56,7 @@ func (c *copyClock) copy(e *trace.Event, dir string) (waited bool) {
 	c.gpuBusy = async || dir == "d2d"
 	pitched := e.Type == trace.EventCUDAMemcpy2D || e.Type == trace.EventCUDAMemcpy2DAsync
 	if c.unseenLaunches && !async && (dir == "h2d" || dir == "d2h") {
-		if !pitched && e.Bytes > 0 && e.Bytes >= c.minBytes {
+		if !pitched && e.Bytes > 0 { // small copies too: they bound the fixed cost
 			c.bw.sampleSite(e, dir)
 		}
 		return true
@@ -66,7 +78,7 @@ func asyncCopy(t trace.EventType) bool {
 // more than the call took.
 func (c *copyClock) transferNS(e *trace.Event, dir string, waited bool) uint64 {
 	ns := e.Duration()
-	if !waited {
+	if !waited || c.unwaitedSite(e.PID, e.Caller, dir) {
 		return ns
 	}
 	if est, ok := c.bw.nsFor(dir, e.Bytes); ok && est < float64(ns) {
@@ -84,7 +96,7 @@ type TransferTimer struct{ clock copyClock }
 // NewTransferTimer starts a timer with the planner's default options, for a trace with
 // header h (which says whether its launches were traced).
 func NewTransferTimer(h trace.Header) *TransferTimer {
-	return &TransferTimer{clock: copyClock{minBytes: DefaultOptions().MinBytes, unseenLaunches: h.NoLaunches}}
+	return &TransferTimer{clock: newCopyClock(DefaultOptions().MinBytes, h.NoLaunches)}
 }
 
 // Observe takes every event in trace order; for a successful copy in direction dir it

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/echo-uma/echo/trace"
@@ -54,8 +55,8 @@ func TestTransferTimer(t *testing.T) {
 }
 
 // Without launch events (not probed), a synchronous copy may have waited for kernels the
-// clock never saw start: its time is capped at its bytes at the fastest call site's rate, as
-// the traced launch would have had it; a trace that probed them keeps its account.
+// clock never saw start: its time is capped at its bytes at the rate of the sites that waited for
+// nothing, as the traced launch would have had it; a trace that probed them keeps its account.
 func TestTransferTimerWithoutLaunches(t *testing.T) {
 	const mib = 1 << 20
 	var now uint64
@@ -74,7 +75,7 @@ func TestTransferTimerWithoutLaunches(t *testing.T) {
 		h    trace.Header
 		want uint64
 	}{
-		{"launches not probed: the fastest site's rate", trace.Header{NoLaunches: true}, 1_000_000},
+		{"launches not probed: the unwaited sites' rate", trace.Header{NoLaunches: true}, 1_000_000},
 		{"launches probed, none seen: counted whole", trace.Header{}, 10_000_000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,5 +88,53 @@ func TestTransferTimerWithoutLaunches(t *testing.T) {
 				t.Errorf("the last copy out moved %d ns, want %d", got, c.want)
 			}
 		})
+	}
+}
+
+// Without launch events, the call sites whose copies lie on the envelope of all sites' copies
+// waited for nothing and count whole, small ones included (their time is mostly a fixed cost
+// that no rate carries), and the rest are estimated from them: a loop gives, copy by copy,
+// what it gives with its launches traced.
+func TestTransferTimerEnvelope(t *testing.T) {
+	const mib = 1 << 20
+	var now uint64
+	at := func(typ trace.EventType, caller uint64, kind uint32, bytes, dur uint64) *trace.Event {
+		e := &trace.Event{Type: typ, Kind: kind, Bytes: bytes, Caller: caller, EnterNS: now, ExitNS: now + dur}
+		now += dur + 1000
+		return e
+	}
+	// An inference loop: a frame (1 MiB, 1 ms) and its parameters (64 KiB, 0.5 ms: most of it
+	// the call's fixed cost) in, a kernel, the output (1 MiB) out after a 9 ms wait, and its
+	// scores (32 KiB, 0.4 ms) out.
+	var events []*trace.Event
+	for range 4 {
+		events = append(events,
+			at(trace.EventCUDAMemcpy, 0x10, trace.KindHostToDevice, mib, 1_000_000),
+			at(trace.EventCUDAMemcpy, 0x20, trace.KindHostToDevice, 64<<10, 500_000),
+			at(trace.EventCUDALaunchKernel, 0x30, 0, 0, 5_000),
+			at(trace.EventCUDAMemcpy, 0x40, trace.KindDeviceToHost, mib, 10_000_000),
+			at(trace.EventCUDAMemcpy, 0x50, trace.KindDeviceToHost, 32<<10, 400_000))
+	}
+	moved := func(h trace.Header) []uint64 {
+		tt := NewTransferTimer(h)
+		var out []uint64
+		for _, e := range events {
+			if h.NoLaunches && e.Type == trace.EventCUDALaunchKernel {
+				continue
+			}
+			if e.Type.IsCopy() {
+				out = append(out, tt.Observe(e, trace.Direction(e.Kind)))
+			} else {
+				tt.Observe(e, "")
+			}
+		}
+		return out[len(out)-4:] // the last iteration's
+	}
+	with, without := moved(trace.Header{}), moved(trace.Header{NoLaunches: true})
+	if !slices.Equal(without, with) {
+		t.Errorf("the last iteration's copies moved %v ns without launch events, %v with them", without, with)
+	}
+	if without[1] != 500_000 || without[3] != 400_000 {
+		t.Errorf("the small copies moved %d and %d ns, want them whole (500000, 400000)", without[1], without[3])
 	}
 }
