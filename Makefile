@@ -52,6 +52,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
+             $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl trapcost generate check-generated cross cparts test test-arm64 test-arm64-vm install package bench demo clean
@@ -207,6 +208,11 @@ $(BUILD)/tests/library_launch: testdata/tracer/library_launch.c testdata/tracer/
 $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,--build-id=sha1 -Wl,-rpath,'$$ORIGIN/../lib'
+
+# A stand-in NVML (its energy counter grows at 100 W) for the shim's energy tests.
+$(BUILD)/tests/nvml/libnvidia-ml.so.1: testdata/nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 $< -o $@
 
 # Sites for the symbols test, in a PIE, a non-PIE executable and a shared library: each
 # prints where its marked calls return to. No sibling calls, so that a call that ends its

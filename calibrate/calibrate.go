@@ -54,9 +54,13 @@ type Variant struct {
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
-	lastReport  runner.Report
-	firstOutput []byte
-	exitCode    int
+	// EnergyMJ is a marked iteration's energy in each round where the machine measures it
+	// (Result.Device.EnergySource says how), EnergyMedianMJ their median.
+	EnergyMJ       []float64 `json:"energy_mj,omitempty"`
+	EnergyMedianMJ float64   `json:"energy_median_mj,omitempty"`
+	lastReport     runner.Report
+	firstOutput    []byte
+	exitCode       int
 }
 
 // Result is the calibration's outcome.
@@ -150,6 +154,21 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	return res, nil
 }
 
+// Energy is a marked iteration's median energy as written and served with strategy (the
+// baseline's again when strategy is "", nothing served), where the machine measured both.
+func (r *Result) Energy(strategy string) planner.Energy {
+	e := planner.Energy{Source: r.Device.EnergySource, BeforeMJ: r.Baseline.EnergyMedianMJ, AfterMJ: r.Baseline.EnergyMedianMJ}
+	for _, v := range r.Variants {
+		if v.Strategy == strategy {
+			e.AfterMJ = v.EnergyMedianMJ
+		}
+	}
+	if e.BeforeMJ == 0 || e.AfterMJ == 0 {
+		return planner.Energy{}
+	}
+	return e
+}
+
 // applicable strategies: system only where the device reaches pageable memory. (Managed is
 // no merge strategy any more: planner.MergeStrategies.)
 func applicable(device runner.Report) []string {
@@ -190,6 +209,10 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	v.RoundMS = append(v.RoundMS, median(ms))
 	v.RunMS = append(v.RunMS, float64(res.Wall.Nanoseconds())/1e6)
 	v.Iterations = len(ms) + 1 // the shim times the gaps between the marker's copies, one per iteration
+	if res.Report.IterationEnergyMJ > 0 {
+		v.EnergyMJ = append(v.EnergyMJ, res.Report.IterationEnergyMJ)
+		v.EnergyMedianMJ = median(v.EnergyMJ)
+	}
 	v.lastReport = res.Report
 	v.Merged = res.Report.Merged
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {

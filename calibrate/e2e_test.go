@@ -50,6 +50,9 @@ func TestCalibrateThenRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p.Savings == nil || p.Savings.Strategy != "mapped" || p.Savings.BytesSkipped == 0 || p.Savings.Finding.CalibrateMS <= 0 {
+		t.Errorf("savings %+v; want the mapped plan's, as plan --json and the report show them", p.Savings)
+	}
 	if p.Context.Strategy != "mapped" || p.Context.GPU != "Echo UMA Emulator" || p.Context.Runtime == 0 || p.Context.PairsDigest == "" {
 		t.Errorf("context %+v: want mapped chosen on the emulated device, with the digest of the enabled pairs", p.Context)
 	}

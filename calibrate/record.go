@@ -32,12 +32,15 @@ type Record struct {
 	Variants    []Variant `json:"variants"`
 	Chosen      string    `json:"chosen,omitempty"`
 	CopyMS      float64   `json:"copy_ms"`
+	// EnergySource says what measured the variants' energy ("nvml", "ina3221"); "" not measured.
+	EnergySource string `json:"energy_source,omitempty"`
 }
 
 // WriteRecord writes the record of r, a calibration of p, beside the plan at planPath.
 func WriteRecord(planPath string, p *planner.Plan, r *Result) error {
 	rec := Record{Schema: RecordSchema, PlanCreated: p.Created, Device: r.Device.GPU,
-		Baseline: r.Baseline, Variants: r.Variants, Chosen: r.Chosen, CopyMS: r.CopyMS}
+		Baseline: r.Baseline, Variants: r.Variants, Chosen: r.Chosen, CopyMS: r.CopyMS,
+		EnergySource: r.Device.EnergySource}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the calibration record: %w", err)

@@ -27,6 +27,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"last":    func(s []string) string { return s[len(s)-1] },
 	"site":    func(s planner.Site) string { return siteName(nil, s) }, // Render names them
 	"nsms":    func(ns uint64) float64 { return float64(ns) / 1e6 },
+	"ms_s":    func(ms float64) float64 { return ms / 1000 },
 	"width":   func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
 }).Parse(pageTemplate))
 

@@ -235,3 +235,27 @@ func TestShifter(t *testing.T) {
 		}
 	}
 }
+
+// A calibrated plan's costs and savings (paper §4.3–4.4) are a small table under the
+// calibration: time and energy per iteration before and after, bytes skipped, capacity saved,
+// what finding the plan cost and when it pays back.
+func TestReportSavings(t *testing.T) {
+	planPath, p := streamPlan(t, plainProgram)
+	doc, _ := render(t, Options{PlanPath: planPath})
+	if strings.Contains(doc, "Costs and savings") {
+		t.Errorf("an uncalibrated plan's page shows savings")
+	}
+	p.Savings = planner.NewSavings(p, planner.StrategyMapped, 3.1, 1.25, planner.Finding{TraceMS: 700, CalibrateMS: 2300})
+	p.Savings.BytesSkipped, p.Savings.CapacitySaved = 8<<20, 4<<20
+	p.Savings.Energy = planner.Energy{Source: "nvml", BeforeMJ: 412.5, AfterMJ: 130.25}
+	if err := planner.WriteFile(planPath, p); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = render(t, Options{PlanPath: planPath})
+	for _, want := range []string{"Costs and savings", "3.100 ms", "1.250 ms", "412.5 mJ", "130.2 mJ (nvml)", "8.0 MiB", "4.0 MiB",
+		"took 3.0 s (trace 0.7, validation 0.0, calibration 2.3)", "pays back after 1622 iterations"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ func readReports(data []byte, started int) (Report, []Report, error) {
 // combine is what the processes did together. The started process's report leads (its
 // reason, its wall time); the counts add up, since each process counts from its own start
 // or fork; a pair was served or refused if it was in any process; the device is the one a
-// process that used CUDA saw; the iterations are those of the process that ran the most.
+// process that used CUDA saw; the iterations (and their energy) are those of the process
+// that ran the most.
 func combine(procs []Report, started int) Report {
 	lead := 0
 	for i, r := range procs {
@@ -67,6 +68,13 @@ func combine(procs []Report, started int) Report {
 		out.Pinned.Syncs += r.Pinned.Syncs
 		if len(r.IterationNS) > len(out.IterationNS) {
 			out.IterationNS = r.IterationNS
+			if r.IterationEnergyMJ > 0 {
+				out.IterationEnergyMJ = r.IterationEnergyMJ
+			}
+		}
+		if out.EnergySource == "" && r.EnergySource != "" {
+			// The counters are the device's or the board's, not a process's: one reading is the run's.
+			out.EnergySource, out.EnergyMJ = r.EnergySource, r.EnergyMJ
 		}
 		for _, p := range r.Pairs {
 			out.Pairs = addPair(out.Pairs, p)

@@ -93,6 +93,13 @@ type Report struct {
 	Pinned            PinnedReport `json:"pinned"`
 	Pairs             []PairReport `json:"pairs"`
 
+	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
+	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole
+	// run's, IterationEnergyMJ one marked iteration's (measure mode; 0 when not sampled).
+	EnergySource      string  `json:"energy_source"`
+	EnergyMJ          float64 `json:"energy_mj"`
+	IterationEnergyMJ float64 `json:"iteration_energy_mj"`
+
 	// Skipped: the plan directory's files the shim could not use (it says so on stderr only
 	// under ECHO_VERBOSE, since every process of the environment reads them); SkippedFirst
 	// names the first and why.

@@ -36,6 +36,7 @@ static void query_driver(void)
 	attribute(&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
 	attribute(&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
 	shim_device.known = true;
+	shim_energy_device();
 }
 
 /* What the device is, for the context check and the run report. */
@@ -65,6 +66,7 @@ static void query(void)
 	real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
 	real.cudaDeviceGetAttribute(&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device);
 	shim_device.known = true;
+	shim_energy_device();
 }
 
 /* Queried once, from a hook: the runtime is loaded by then and the guard is held. */

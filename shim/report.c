@@ -73,6 +73,7 @@ void shim_report_init(void)
 {
 	start_ns = now_ns();
 	pthread_atfork(NULL, fork_parent, fork_child);
+	shim_energy_start();
 	if (shim_plan.has_marker) {
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		measuring = marks != NULL;
@@ -90,8 +91,10 @@ void shim_mark_copy(const void *ret, const char *call, size_t bytes)
 	if (shim_site_equal(&s, &shim_plan.marker) && atomic_fetch_add(&calls, 1) % shim_plan.marker_every == 0) {
 		shim_query_device(); /* the loop runs: the runtime is up; no-op after the first time */
 		int i = atomic_fetch_add(&nmarks, 1);
-		if (i < MAX_ITERATIONS)
+		if (i < MAX_ITERATIONS) {
 			marks[i] = now_ns();
+			shim_energy_mark(i, marks[i]);
+		}
 	}
 	shim_leave();
 }
@@ -232,6 +235,7 @@ __attribute__((destructor)) static void write_report(void)
 	fprintf(f, "\"pinned\":{\"buffers\":%lu,\"bytes\":%llu,\"reused\":%lu,\"fallbacks\":%lu,\"syncs\":%lu},",
 		shim_pinned_count.buffers, (unsigned long long)shim_pinned_count.bytes, shim_pinned_count.reused,
 		shim_pinned_count.fallbacks, __atomic_load_n(&shim_pinned_count.syncs, __ATOMIC_RELAXED));
+	shim_energy_report(f, now_ns() - start_ns);
 	fprintf(f, "\"iteration_ns\":[");
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1]));

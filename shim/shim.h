@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuda.h"
 #include "cuda_runtime_api.h"
@@ -486,6 +487,12 @@ struct device_info {
 };
 extern struct device_info shim_device;
 bool shim_query_device(void); /* once; CUDA must be loaded */
+
+/* energy.c: the GPU's (NVML) or the board's (INA3221) energy, for the run report */
+void shim_energy_start(void);		 /* at start, when a report is asked for */
+void shim_energy_device(void);		 /* once the device in use is known: its NVML counter */
+void shim_energy_mark(int mark, uint64_t ns); /* at the loop's marker */
+void shim_energy_report(FILE *f, uint64_t wall_ns);
 
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -85,6 +86,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 			"candidates unvalidated with --unvalidated")
 	}
 	stderr := cmd.ErrOrStderr()
+	began := time.Now()
 	res, err := calibrate.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
 		Rounds: o.rounds, Ignore: ignore, Strategies: o.strategies, Stderr: nil,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
@@ -95,6 +97,9 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err := calibrate.Apply(p, pairs, res); err != nil {
 		return err
 	}
+	// What the enabled plan saves, for plan --json and the report; finding it is only this
+	// calibration's time here (optimize adds the trace's and validation's).
+	p.Savings = savingsOf(p, res, planner.Finding{CalibrateMS: msSince(began)})
 	out := o.output
 	if out == "" {
 		out = planPath

@@ -31,6 +31,7 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 	if _, err := io.WriteString(w, t.render()); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, energyLine(r.Energy(r.Chosen)))
 	switch {
 	case r.Chosen != "" && p.Context.Strategy != "":
 		on := ""

@@ -15,9 +15,9 @@ import (
 // `echoctl plan` said why), then what the plan now says.
 func TestRenderCalibration(t *testing.T) {
 	res := &calibrate.Result{
-		Baseline: calibrate.Variant{MedianMS: 12.5, SpreadMS: 0.25, RunMedianMS: 140},
+		Baseline: calibrate.Variant{MedianMS: 12.5, SpreadMS: 0.25, RunMedianMS: 140, EnergyMedianMJ: 250},
 		Variants: []calibrate.Variant{
-			{Strategy: "managed", MedianMS: 10, SpreadMS: 1.125, RunMedianMS: 120, Enabled: true,
+			{Strategy: "managed", MedianMS: 10, SpreadMS: 1.125, RunMedianMS: 120, Enabled: true, EnergyMedianMJ: 200,
 				Verdict: "complete run faster: 120.0 ms against 140.0 ms"},
 			{Strategy: "mapped", MedianMS: 125, SpreadMS: 3, RunMedianMS: 1300, OutputDiff: "line 3",
 				Verdict: "output differs: the program printed x"},
@@ -28,6 +28,7 @@ func TestRenderCalibration(t *testing.T) {
 		},
 		Chosen: "managed",
 	}
+	res.Device.EnergySource = "nvml"
 	p := &planner.Plan{Context: planner.Context{Strategy: "managed", GPU: "NVIDIA H200"}}
 	var buf bytes.Buffer
 	if err := renderCalibration(&buf, res, p, "app.plan"); err != nil {
@@ -39,6 +40,7 @@ func TestRenderCalibration(t *testing.T) {
 		"mapped    125.000   3.000     0.10×  1300.0  output differs: the program printed x\n" +
 		"system      4.000   0.100     3.12×    60.0  not believed: it saves 8.5 ms per iteration\n" +
 		"pinned     11.000   0.100     1.14×   150.0  set-up not repaid: 25.0 ms of set-up\n" +
+		"energy per iteration: 250.0 mJ as written, 200.0 mJ deployed (nvml)\n" +
 		"\nenabled with the managed strategy on NVIDIA H200\n" +
 		"wrote app.plan\n"
 	if got := buf.String(); got != want {

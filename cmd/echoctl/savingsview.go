@@ -34,7 +34,9 @@ func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *p
 	}
 	for _, v := range cal.Variants {
 		if v.Strategy == cal.Chosen {
-			return planner.NewSavings(p, cal.Chosen, cal.Baseline.MedianMS, v.MedianMS, found)
+			s := planner.NewSavings(p, cal.Chosen, cal.Baseline.MedianMS, v.MedianMS, found)
+			s.Energy = cal.Energy(cal.Chosen)
+			return s
 		}
 	}
 	return nil
@@ -66,10 +68,14 @@ func savingsLines(s *planner.Savings) []string {
 	} else {
 		lines = append(lines, "never pays back: an iteration saves nothing")
 	}
-	if s.Energy.Measured() {
-		lines = append(lines, fmt.Sprintf("energy per iteration %.1f → %.1f mJ (%s)", s.Energy.BeforeMJ, s.Energy.AfterMJ, s.Energy.Source))
-	} else {
-		lines = append(lines, "energy per iteration: not measured (no NVML energy counter or INA3221 rails here)")
+	return lines // the energy is calibration's line (energyLine), printed above
+}
+
+// energyLine says a marked iteration's energy as written and as deployed, where the machine
+// measured it (shim/energy.c).
+func energyLine(e planner.Energy) string {
+	if !e.Measured() {
+		return "energy per iteration: not measured (no NVML, no INA3221 rails)"
 	}
-	return lines
+	return fmt.Sprintf("energy per iteration: %.1f mJ as written, %.1f mJ deployed (%s)", e.BeforeMJ, e.AfterMJ, e.Source)
 }
