@@ -4,8 +4,10 @@
  * between them), or the board's INA3221 power rails on a Jetson (an instantaneous power, so
  * the energy is the mean of the samples times the time they span). Neither is a dependency:
  * without libnvidia-ml.so.1 or the rails the report says energy_source "" and nothing else
- * changes. Only a run that writes a report (ECHO_REPORT) opens either: nvmlInit costs
- * milliseconds that a deployed program should not pay for nothing.
+ * changes. Only a run that times its loop (a marker: calibration's runs, measure mode) and
+ * writes a report (ECHO_REPORT) opens either: nvmlInit costs milliseconds, up to hundreds
+ * without persistence mode, that a deployed program (echoctl run writes a report too) should
+ * not pay for nothing.
  *
  * In measure mode the marker samples again, at most once a millisecond, so that the energy of
  * an iteration comes from the loop alone, not from the program's start-up and exit.
@@ -161,7 +163,7 @@ static void at_exit(void)
 void shim_energy_start(void)
 {
 	const char *report = getenv("ECHO_REPORT");
-	if (!report || !*report)
+	if (!report || !*report || !shim_plan.has_marker)
 		return;
 	double mw;
 	if (nvml_open())
