@@ -185,19 +185,6 @@ void shim_host_registered(const void *p, size_t n)
 	}
 }
 
-/* Whether the runtime says ptr is page-locked host memory: the first field of
- * cudaPointerAttributes, in room enough for any CUDA version's struct. */
-static bool locked_now(const void *ptr)
-{
-	union {
-		struct cudaPointerAttributes attr;
-		char room[256];
-	} u;
-	memset(&u, 0, sizeof u);
-	return real.cudaPointerGetAttributes && real.cudaPointerGetAttributes(&u.attr, ptr) == cudaSuccess &&
-	       u.attr.type == cudaMemoryTypeHost;
-}
-
 /* Back to a host side of its own, with the contents it has (both sides hold the same now),
  * after a binding that could not finish. */
 static void unbind(struct pair *p)
@@ -215,7 +202,7 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 {
 	if (!at_copy_site(p, ret, h2d))
 		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
-	if (!p->host_locked && locked_now(p->host_buf))
+	if (!p->host_locked && shim_memory_type(p->host_buf) == cudaMemoryTypeHost)
 		return "the program page-locked its host buffer itself"; /* through the driver, say */
 	/* The copy would have started once what it is ordered after was done: wait for exactly
 	 * that (not the device: a persistent kernel on another stream may wait for the host),

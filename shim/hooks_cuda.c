@@ -132,17 +132,23 @@ static bool pageable_host(const struct pair *p)
 	return strncmp(p->host.call, "cu", 2) != 0;
 }
 
-/* Whether ptr is pageable memory now, as the runtime sees it: the first field of
- * cudaPointerAttributes, in room enough for any CUDA version's struct. */
-static bool pageable_now(const void *ptr)
+/* What memory ptr is now, as the runtime sees it: the first field of cudaPointerAttributes,
+ * in room enough for any CUDA version's struct; -1 when the runtime cannot say. */
+int shim_memory_type(const void *ptr)
 {
 	union {
 		struct cudaPointerAttributes attr;
 		char room[256];
 	} u;
 	memset(&u, 0, sizeof u);
-	return real.cudaPointerGetAttributes && real.cudaPointerGetAttributes(&u.attr, ptr) == cudaSuccess &&
-	       u.attr.type == cudaMemoryTypeUnregistered;
+	if (!real.cudaPointerGetAttributes || real.cudaPointerGetAttributes(&u.attr, ptr) != cudaSuccess)
+		return -1;
+	return (int)u.attr.type;
+}
+
+static bool pageable_now(const void *ptr)
+{
+	return shim_memory_type(ptr) == cudaMemoryTypeUnregistered;
 }
 
 /* Validate mode: the copy runs as written, and opens or closes the windows it affects. It is

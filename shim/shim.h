@@ -407,6 +407,7 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src, size_t n,
 			    enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on);
 void shim_validate_before_copy(void *dst, size_t n);
+int shim_memory_type(const void *ptr); /* the runtime's cudaMemoryType of ptr; -1: it cannot say */
 void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
 cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device);
