@@ -516,3 +516,23 @@ func TestDeployLeavesProgramLockedBuffers(t *testing.T) {
 		}
 	}
 }
+
+// A child forked after the pairs were bound gets its own copy of the host buffers, as it does
+// of any host memory: what it writes there never reaches the parent (helper_alloc --fork:
+// the child overwrites both host buffers, and the parent's checksum covers them after).
+func TestDeployForkedChildWritesItsOwnCopy(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "256K", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "helper_alloc", args...)
+	compact, err := planner.Compact(p, candidates(p), planner.StrategyMapped, planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, "--fork")
+	want := testenv.RunWorkload(t, "helper_alloc", nil, args...).Checksum()
+	res := deploy(t, compact, []string{delay}, append([]string{testenv.Built(t, "workloads/helper_alloc")}, args...)...)
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want || res.Report.Merged != 2 {
+		t.Errorf("exit %d, checksum %s, %d pairs merged; want 0, %s as written, and both pairs merged", res.ExitCode, got,
+			res.Report.Merged, want)
+	}
+}

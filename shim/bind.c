@@ -19,6 +19,7 @@
  * A slot taken by another allocation is never linked to its partner by the plan's copy, so
  * it is never bound, and the run computes what it computed as written.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,8 @@ void *shim_host_buffer(struct pair *p, const char *call)
 		munmap(h, len);
 		return refuse(p, "page-locking its host side failed");
 	}
+	if (locked)
+		madvise(h, len, MADV_DONTFORK); /* as CUDA's own page-locked memory */
 	pthread_mutex_lock(&shim_lock);
 	p->host_buf = h;
 	p->map_bytes = len;
@@ -105,6 +108,9 @@ void *shim_device_buffer(struct pair *p)
 			close(fd);
 		return refuse(p, why);
 	}
+	/* Device memory is not a child's after fork(): neither is its stand-in (CUDA keeps
+	 * page-locked memory out of children too). */
+	madvise(d, len, MADV_DONTFORK);
 	pthread_mutex_lock(&shim_lock);
 	p->dev_buf = d;
 	p->fd = fd;
@@ -185,6 +191,33 @@ void shim_host_registered(const void *p, size_t n)
 	}
 }
 
+/* A child of fork() gets its own copy of the program's host memory, which it may write without
+ * the parent seeing it; a bound host side is a shared mapping of a memory file, so in the
+ * child each one is replaced by a private copy of what it holds (page-locked ones are not the
+ * child's at all: MADV_DONTFORK). */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void private_copies(void)
+{
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		char *h = atomic_load_explicit(&host_bufs[i], memory_order_acquire);
+		if (!h || p->host_locked || !__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE))
+			continue;
+		void *copy = mmap(NULL, p->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (copy == MAP_FAILED)
+			continue; /* the child shares the pages with its parent, as it would a MAP_SHARED buffer */
+		memcpy(copy, h, p->map_bytes);
+		if (mremap(copy, p->map_bytes, p->map_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, h) == MAP_FAILED)
+			munmap(copy, p->map_bytes);
+	}
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, private_copies);
+}
+
 /* Back to a host side of its own, with the contents it has (both sides hold the same now),
  * after a binding that could not finish. */
 static void unbind(struct pair *p)
@@ -221,6 +254,10 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 		unbind(p);
 		return "page-locking its bound host side failed";
 	}
+	if (p->host_locked)
+		madvise(p->host_buf, p->map_bytes, MADV_DONTFORK);
+	else
+		pthread_once(&fork_once, watch_forks);
 	return NULL;
 }
 

@@ -14,9 +14,14 @@
  *                   is what the last iteration produced (exit 1 if not)
  *   --register      page-lock the input and output buffers with cudaHostRegister once they
  *                   are allocated (the same allocations, then locked by the program)
+ *   --fork          after the loop, fork a child that overwrites the input and output host
+ *                   buffers and exits; the parent's own copies must be as they were
  *
  * The other options are workload.h's.
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "workload.h"
 
 KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
@@ -75,6 +80,7 @@ int main(int argc, char **argv)
 {
 	bool verify = take_flag(&argc, argv, "--verify"), verify_first = take_flag(&argc, argv, "--verify-first");
 	bool previous = take_flag(&argc, argv, "--previous"), lock = take_flag(&argc, argv, "--register");
+	bool forks = take_flag(&argc, argv, "--fork");
 	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
 	o = parse_options(argc, argv, o);
 	size_t n = o.size / sizeof(float);
@@ -123,7 +129,20 @@ int main(int argc, char **argv)
 			sum = fnv1a(sum, &h_out[i], sizeof(float));
 		lap(&l);
 	}
-	report(fnv1a(sum, h_out, o.size), &l);
+	if (forks) {
+		pid_t child = fork();
+		if (child == 0) {
+			memset(h_in, 0xff, o.size);
+			memset(h_out, 0xff, o.size);
+			_exit(0);
+		}
+		int status;
+		if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "helper_alloc: the child failed\n");
+			return 1;
+		}
+	}
+	report(fnv1a(fnv1a(sum, h_out, o.size), h_in, o.size), &l);
 	CHECK(cudaFree(d_in));
 	CHECK(cudaFree(d_out));
 	if (lock) {
