@@ -2,6 +2,7 @@ package tracer_test
 
 import (
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
@@ -26,6 +27,9 @@ func TestTraceDriverAPI(t *testing.T) {
 	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "tests/driver_api"), "5")
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	if !probedDriver.MatchString(res.Stderr) {
+		t.Errorf("the driver was not probed in a driver-API program; stderr:\n%s", res.Stderr)
 	}
 	tr := readTrace(t, path)
 	want := map[trace.EventType]int{
@@ -72,17 +76,40 @@ func TestTraceDriverAPI(t *testing.T) {
 	}
 }
 
+// probedDriver and unprobedDriver are what echoctl trace says as it probes the driver or
+// leaves it alone.
+var (
+	probedDriver   = regexp.MustCompile(`probing \S*libcuda\.so\.1 \(CUDA driver, [1-9][0-9]* functions\)`)
+	unprobedDriver = regexp.MustCompile(`not probing \S*libcuda\.so\.1 \(CUDA driver\)`)
+)
+
 // A runtime that calls the driver (the emulator with CUDA_EMU_DRIVER=1 dlopens libcuda.so.1
 // and makes cudaMalloc, cudaFree, cudaMemcpy, cudaDeviceSynchronize and cudaLaunchKernel
-// through it, as the real runtime does): the driver is probed, yet only the runtime calls are
-// recorded, cuLaunchKernel's entry-only probe included.
+// through it, as the real runtime does): only the runtime calls are recorded, each copy once,
+// cuLaunchKernel's entry-only probe included. Nothing but the shared runtime calls the driver
+// there, so by default it gets no probe at all (their traps were the nested calls' cost,
+// issue 27); with --all-driver-probes it is probed and its calls are dropped as nested.
 func TestTraceRuntimeOverDriver(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_DRIVER", "1")
+	for _, all := range []bool{false, true} {
+		name := map[bool]string{false: "default", true: "all-driver-probes"}[all]
+		t.Run(name, func(t *testing.T) { testRuntimeOverDriver(t, all) })
+	}
+}
+
+func testRuntimeOverDriver(t *testing.T, all bool) {
 	const iters, size = 6, 1 << 20
-	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "5", "--warmup", "1")
+	args := []string{"--launches", "--", testenv.Built(t, "workloads/stream"), "--size", "1M", "--iters", "5", "--warmup", "1"}
+	if all {
+		args = append([]string{"--all-driver-probes"}, args...)
+	}
+	res, path := testenv.Trace(t, args...)
 	if res.ExitCode != 0 {
 		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	if probed := probedDriver.MatchString(res.Stderr); probed != all || unprobedDriver.MatchString(res.Stderr) == all {
+		t.Errorf("driver probed: %v, want %v; stderr:\n%s", probed, all, res.Stderr)
 	}
 	tr := readTrace(t, path)
 	driverLoaded := false
@@ -105,5 +132,34 @@ func TestTraceRuntimeOverDriver(t *testing.T) {
 		if n := tr.count(typ); n != 0 {
 			t.Errorf("%d %v recorded: driver calls under a runtime call must not be", n, typ)
 		}
+	}
+}
+
+// A program that dlopens the driver and calls it through pointers from dlsym, or from the
+// driver's cuGetProcAddress (ctypes, cuda-python, a static runtime): it imports no driver
+// function, yet the driver is probed and each of its copies recorded once.
+func TestTraceDlopenDriver(t *testing.T) {
+	testenv.RequireRoot(t)
+	const iters, size = 4, 1 << 16
+	for _, mode := range []string{"dlsym", "proc"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"--", testenv.Built(t, "tests/dlopen_driver"), "4", "65536"}
+			if mode == "proc" {
+				args = append(args, "proc")
+			}
+			res, path := testenv.Trace(t, args...)
+			if res.ExitCode != 0 {
+				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			if !probedDriver.MatchString(res.Stderr) {
+				t.Errorf("the driver was not probed; stderr:\n%s", res.Stderr)
+			}
+			tr := readTrace(t, path)
+			in := tr.copies(trace.EventCUMemcpyHtoDAsync, h2d, size)
+			out := tr.copies(trace.EventCUMemcpyDtoHAsync, d2h, size)
+			if len(in) != iters || len(out) != iters {
+				t.Errorf("%d cuMemcpyHtoDAsync and %d cuMemcpyDtoHAsync of 64 KiB, want %d each", len(in), len(out), iters)
+			}
+		})
 	}
 }

@@ -25,10 +25,11 @@ type moduleKey struct {
 type modules struct {
 	buildIDs map[moduleKey]string
 	sizes    map[moduleKey]int64
+	callers  map[moduleKey]string // why a module may call the CUDA driver itself (drivercallers.go)
 }
 
 func newModules() *modules {
-	return &modules{buildIDs: map[moduleKey]string{}, sizes: map[moduleKey]int64{}}
+	return &modules{buildIDs: map[moduleKey]string{}, sizes: map[moduleKey]int64{}, callers: map[moduleKey]string{}}
 }
 
 func (ms *modules) of(pid int, maps []mapping) []trace.Module {
@@ -76,4 +77,14 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// driverCaller is driverCaller for a module pid maps, read once per file.
+func (ms *modules) driverCaller(pid int, key moduleKey) string {
+	why, ok := ms.callers[key]
+	if !ok {
+		why = driverCaller(hostPath(pid, key.path))
+		ms.callers[key] = why
+	}
+	return why
 }

@@ -24,10 +24,14 @@ type Config struct {
 	// Launches probes kernel launches (cudaLaunchKernel, cuLaunchKernel and their
 	// per-thread twins). A plan needs none: a launch-bound loop makes dozens per iteration,
 	// and their traps were most of what tracing one cost (issue 27).
-	Launches    bool
-	Follow      bool   // trace children of traced processes too
-	StopForMaps bool   // launch mode: the process waits while the tracer reads its libraries
-	RingBytes   uint32 // ring buffer size, a power of two pages
+	Launches bool
+	// AllDriverProbes probes the CUDA driver in every process, not only where something
+	// other than the shared runtime may call it (drivercallers.go): for a caller that rule
+	// does not see, and to measure what the nested probes cost.
+	AllDriverProbes bool
+	Follow          bool   // trace children of traced processes too
+	StopForMaps     bool   // launch mode: the process waits while the tracer reads its libraries
+	RingBytes       uint32 // ring buffer size, a power of two pages
 	// OnePerFunction attaches one uprobe per function even where the kernel could attach a
 	// program to many at once, as kernels before 6.6 must: that path stays tested.
 	OnePerFunction bool

@@ -30,6 +30,7 @@ type traceOptions struct {
 	launches     bool
 	ringSize     byteSize
 	perFunction  bool
+	allDriver    bool
 	cpuProfile   string
 }
 
@@ -82,6 +83,7 @@ Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's pr
 	f.BoolVar(&o.noHostAllocs, "no-host-allocs", false, "the default now; kept for scripts")
 	_ = f.MarkHidden("no-host-allocs")
 	f.Var(&o.ringSize, "ring-size", "ring buffer size (a power of two, from a page to 2G)")
+	f.BoolVar(&o.allDriver, "all-driver-probes", false, "probe the CUDA driver in every process, even where only the shared runtime calls it (its calls there are the runtime's, recorded already)")
 	f.BoolVar(&o.perFunction, "uprobe-per-function", false, "attach one uprobe per function, as on kernels before 6.6 (slower to detach)")
 	_ = f.MarkHidden("uprobe-per-function")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of echoctl itself to this file")
@@ -117,6 +119,7 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 		Config: tracer.Config{
 			MinHostBytes: uint64(o.minHostBytes), HostAllocs: o.hostAllocs, Launches: o.launches,
 			Follow: o.follow, RingBytes: uint32(o.ringSize), OnePerFunction: o.perFunction,
+			AllDriverProbes: o.allDriver,
 		},
 		Command: command, PID: o.pid, Duration: o.duration,
 		Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr,
