@@ -16,6 +16,7 @@ func UnifiedDiff(path string, before, after []byte) string {
 	ops := diffLines(a, b)
 	const ctx = 3
 	var out strings.Builder
+	path = strings.TrimPrefix(path, "/") // an absolute path: no a//
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", path, path)
 	// Group the ops into hunks: changes closer than 2*ctx lines share one.
 	i := 0
