@@ -83,12 +83,14 @@ func FindCompileDB(file string) string {
 }
 
 // FindRuntimeHeaders is a directory with the emulator's cuda_runtime.h, for parsing CUDA
-// without a CUDA installation: beside the executable's build tree (build/echoctl →
+// without a CUDA installation: beside the executable's build tree (build/bin/echoctl →
 // testdata/emulator/include) or under the current directory; "" when there is none.
 func FindRuntimeHeaders(exe string) string {
 	var dirs []string
 	if exe != "" {
-		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "..", "testdata", "emulator", "include"))
+		for _, up := range []string{"..", "../.."} { // build/echoctl, build/bin/echoctl
+			dirs = append(dirs, filepath.Join(filepath.Dir(exe), up, "testdata", "emulator", "include"))
+		}
 	}
 	dirs = append(dirs, filepath.Join("testdata", "emulator", "include"))
 	for _, d := range dirs {
