@@ -16,6 +16,15 @@ type CopySite struct {
 	Dir  Direction
 	Sync bool // cudaMemcpy: the host waits for it
 	Full bool // its size is provably the allocation's
+	// KeepWait: S2 found a launch in flight here, so the rewrite turns the copy into a
+	// synchronize rather than removing it.
+	KeepWait bool
+}
+
+// Site is where one side of a pair is allocated or freed: the rewrite edits exactly these.
+type Site struct {
+	At   Loc
+	Host bool // the host side's (else the device side's)
 }
 
 // candidates finds the pairs of one function from its events: a copy between a variable that

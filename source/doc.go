@@ -44,6 +44,10 @@
 // Not yet: std::vector data, cuMemcpy*, multi-stream ordering, cross-function pairs (a pointer
 // that is a parameter or a global is not a candidate), the copy-size threshold.
 //
-// What comes next is not here yet: the byte-range rewrite (`echoctl rewrite`) and the tree
-// survey (`echoctl scan`).
+// The rewrite (Rewrite, rewrite.go; `echoctl rewrite`) merges each pair proved safe by byte
+// ranges of the spelling locations, with a comment naming the pair and the proof on every
+// edit; UnifiedDiff (diff.go) prints it as a patch. It handles one allocation site per side,
+// the host one certain to run first, and sites written in the file itself (a macro's
+// argument, not its body); other safe pairs are left as written with the reason. Not here
+// yet: the tree survey (`echoctl scan`).
 package source

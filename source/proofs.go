@@ -29,6 +29,9 @@ type Verdict struct {
 type Proof struct {
 	Pair
 	Verdicts [4]Verdict
+	// Allocs and Frees are the pair's allocation and free sites the analysis reached, in
+	// source order: what a rewrite replaces.
+	Allocs, Frees []Site
 }
 
 // Safe reports whether every condition holds (S2 possibly with a kept wait).
@@ -104,6 +107,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 			pr.Copies = append(pr.Copies, c)
 		}
 		sort.Slice(pr.Copies, func(i, j int) bool { return pr.Copies[i].At.Offset < pr.Copies[j].At.Offset })
+		pr.Allocs, pr.Frees = sortedSites(a.allocs), sortedSites(a.freeSites)
 		out = append(out, pr)
 	}
 	return out
@@ -118,13 +122,15 @@ type finding struct {
 
 // pairAnalysis is the forward dataflow for one pair over the function's graph.
 type pairAnalysis struct {
-	h, d     DeclID
-	defs     map[string]int // definition site → bit
-	sizes    map[int]string // bit → allocation size key
-	findings [4]map[string]finding
-	copies   map[string]CopySite
-	frees    map[string]Loc // where the shared buffer can be freed: the second of the pair's frees
-	deps     map[string][]DeclID
+	h, d      DeclID
+	defs      map[string]int // definition site → bit
+	sizes     map[int]string // bit → allocation size key
+	findings  [4]map[string]finding
+	copies    map[string]CopySite
+	frees     map[string]Loc  // where the shared buffer can be freed: the second of the pair's frees
+	allocs    map[string]Site // the pair's allocation sites
+	freeSites map[string]Site // every free of either side
+	deps      map[string][]DeclID
 }
 
 const otherDef = 63
@@ -190,6 +196,7 @@ func (a *pairAnalysis) run(g *CFG, stmtEv map[*Node][]event) {
 		a.findings[i] = map[string]finding{}
 	}
 	a.frees, a.deps = map[string]Loc{}, map[string][]DeclID{}
+	a.allocs, a.freeSites = map[string]Site{}, map[string]Site{}
 	in := make([]flow, len(g.Blocks))
 	in[g.Entry] = flow{"": pstate{}}
 	work := []int{g.Entry}
@@ -337,4 +344,13 @@ func (a *pairAnalysis) step(f flow, evs []event) flow {
 		f = out
 	}
 	return f
+}
+
+func sortedSites(m map[string]Site) []Site {
+	var out []Site
+	for _, s := range m {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].At.Offset < out[j].At.Offset })
+	return out
 }

@@ -21,6 +21,9 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		if ev.undef {
 			bit = 0
 		}
+		if ev.alloc != allocOther && (ev.v == h || ev.v == d) {
+			a.allocs[siteKey(ev.at)] = Site{At: ev.at, Host: ev.v == h}
+		}
 		if ev.v == h {
 			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, Loc{}, Loc{}, Loc{}
 		} else if ev.v == d {
@@ -69,6 +72,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		if ev.v != h && ev.v != d {
 			break
 		}
+		a.freeSites[siteKey(ev.at)] = Site{At: ev.at, Host: ev.v == h}
 		if ev.v == h {
 			s.freedH = ev.at
 		} else {
@@ -136,6 +140,8 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	if !ev.async() {
 		if s.inFlightAny.Line != 0 {
 			a.find(2, KeepWait, ev.at, fmt.Sprintf("the synchronous copy waits for the kernel at line %d before the host goes on: the rewrite keeps a synchronize here", s.inFlightAny.Line))
+			c.KeepWait = true
+			a.copies[key] = c
 		}
 		s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
 	} else {
@@ -205,4 +211,13 @@ func (a *pairAnalysis) verdicts() [4]Verdict {
 		}
 	}
 	return out
+}
+
+// siteKey tells apart the nodes a macro argument puts at one expansion location by where
+// each was written.
+func siteKey(l Loc) string {
+	if l.Spelling != nil {
+		return fmt.Sprintf("%d@%s:%d", l.Offset, l.Spelling.File, l.Spelling.Offset)
+	}
+	return fmt.Sprintf("%d", l.Offset)
 }

@@ -30,6 +30,8 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	program := append([]string{"--", stream}, args...)
 	lib := "LD_LIBRARY_PATH=" + testenv.Built(t, "lib")
 	long := testenv.LongStream(t, "64K").Process.Pid
+	headers, _ := filepath.Abs("../../testdata/emulator/include")
+	streamSrc, _ := filepath.Abs("../../testdata/workloads/stream.cu")
 
 	steps := []struct {
 		schema string
@@ -50,6 +52,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		{"echo.attach/1", []string{"attach", "--once", "--interval", "300ms", "-p", strconv.Itoa(long)}, nil},
 		{"echo.check/1", []string{"check"}, nil},
 		{"echo.version/1", []string{"version"}, nil},
+		{"echo.rewrite/1", []string{"rewrite", "--runtime-headers", headers, streamSrc}, nil},
 	}
 	var printed []string
 	for _, s := range steps {

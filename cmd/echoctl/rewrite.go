@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/echo-uma/echo/source"
+	"github.com/spf13/cobra"
+)
+
+// rewriteOptions are the flags of `echoctl rewrite`.
+type rewriteOptions struct {
+	global          *globalOptions
+	write           bool
+	strategy        string
+	compileCommands string
+	cudaPath        string
+	runtimeHeaders  string
+}
+
+func newRewriteCmd(global *globalOptions) *cobra.Command {
+	opts := &rewriteOptions{global: global}
+	cmd := &cobra.Command{
+		Use:   "rewrite [-w] [--json] FILE... [-- CLANG FLAGS]",
+		Short: "Merge the host/device buffer pairs the source proves safe, as a patch",
+		Long: `rewrite parses each C, C++ or CUDA file with clang, proves each host/device pair
+linked by a full-buffer copy safe or not (S1 values, S2 ordering, S3 pointer observability,
+S4 lifetime), and merges every safe pair into one buffer: allocated mapped (discrete GPUs)
+or managed (integrated GPUs, Grace Hopper), both pointers naming it, each linking copy
+turned into the wait it implied or removed, one free after both frees. Every edit carries a
+comment naming the pair and the proof; pairs refused or undecidable are left as written.
+
+It prints a unified diff (git apply, patch -p1), or with -w edits the files in place; with
+--json, per pair the four verdicts with their lines and what was changed. Flags come from
+a compile_commands.json in the file's directory or a parent, or --compile-commands, plus
+any after --.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, extra := args, []string(nil)
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				files, extra = args[:at], args[at:]
+			}
+			if len(files) == 0 {
+				return fmt.Errorf("no file to rewrite: give one or more .c, .cpp or .cu files before --")
+			}
+			return runRewrite(cmd, cmd.OutOrStdout(), files, extra, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&opts.write, "write", "w", false, "edit the files in place instead of printing a diff")
+	f.StringVar(&opts.strategy, "strategy", string(source.Mapped), "the shared buffer: mapped (discrete GPUs) or managed (integrated GPUs, Grace Hopper)")
+	f.StringVar(&opts.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: one in the file's directory or a parent)")
+	f.StringVar(&opts.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
+	f.StringVar(&opts.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
+	return cmd
+}
+
+func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *rewriteOptions) error {
+	strategy, err := source.ParseStrategy(opts.strategy)
+	if err != nil {
+		return err
+	}
+	ro := source.RewriteOptions{Strategy: strategy, CompileCommands: opts.compileCommands, Args: extra,
+		Options: source.Options{CUDAPath: opts.cudaPath, RuntimeHeaders: opts.runtimeHeaders}}
+	if ro.CUDAPath == "" && ro.RuntimeHeaders == "" {
+		exe, _ := os.Executable()
+		ro.RuntimeHeaders = source.FindRuntimeHeaders(exe)
+	}
+	var done []*source.FileRewrite
+	for _, f := range files {
+		fr, err := source.RewriteFile(cmd.Context(), f, ro)
+		if err != nil {
+			return err
+		}
+		done = append(done, fr)
+	}
+	if opts.write {
+		for _, fr := range done {
+			if string(fr.After) != string(fr.Before) {
+				if err := source.WriteAtomic(fr.Path, fr.After); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if opts.global.json {
+		return printJSON(out, rewriteDoc(done, strategy))
+	}
+	for _, fr := range done {
+		if !opts.write {
+			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
+		}
+		for _, c := range fr.Changes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s %s/%s: %s\n", fr.Path, c.Function, c.Host, c.Device, c.Reason)
+		}
+	}
+	return nil
+}

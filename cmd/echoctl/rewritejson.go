@@ -1,0 +1,50 @@
+package main
+
+import "github.com/echo-uma/echo/source"
+
+// The echo.rewrite/1 document (docs/json.md).
+type rewriteJSON struct {
+	Schema   string            `json:"schema"`
+	Strategy string            `json:"strategy"`
+	Files    []rewriteFileJSON `json:"files"`
+}
+
+type rewriteFileJSON struct {
+	Path      string            `json:"path"`
+	CompileDB string            `json:"compile_commands,omitempty"`
+	Changed   bool              `json:"changed"`
+	Pairs     []rewritePairJSON `json:"pairs"`
+}
+
+type rewritePairJSON struct {
+	Function string                 `json:"function"`
+	Host     string                 `json:"host"`
+	Device   string                 `json:"device"`
+	Verdicts map[string]verdictJSON `json:"verdicts"`
+	Changed  bool                   `json:"changed"`
+	Reason   string                 `json:"reason"`
+}
+
+type verdictJSON struct {
+	Holds  bool   `json:"holds"`
+	Status string `json:"status"`
+	Line   int    `json:"line"`
+	Why    string `json:"why"`
+}
+
+func rewriteDoc(files []*source.FileRewrite, s source.Strategy) rewriteJSON {
+	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Files: []rewriteFileJSON{}}
+	for _, fr := range files {
+		f := rewriteFileJSON{Path: fr.Path, CompileDB: fr.CompileDB, Changed: string(fr.After) != string(fr.Before), Pairs: []rewritePairJSON{}}
+		for _, c := range fr.Changes {
+			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Reason: c.Reason, Verdicts: map[string]verdictJSON{}}
+			for _, v := range c.Verdicts {
+				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,
+					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
+			}
+			f.Pairs = append(f.Pairs, p)
+		}
+		doc.Files = append(doc.Files, f)
+	}
+	return doc
+}

@@ -1,0 +1,133 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// RewriteOptions say how `echoctl rewrite` parses and merges.
+type RewriteOptions struct {
+	Options
+	Strategy Strategy
+	// CompileCommands is a compile_commands.json; "" looks for one in the file's directory
+	// and its parents, as clang tools do.
+	CompileCommands string
+	// Args are clang flags from the command line (after --), added to the database's.
+	Args []string
+}
+
+// FileRewrite is one file's rewrite: its source before and after, and each pair's outcome.
+type FileRewrite struct {
+	Path          string // as given
+	Before, After []byte
+	Changes       []Change
+	CompileDB     string // the compile_commands.json the flags came from; "" for none
+}
+
+// RewriteFile parses, proves and rewrites one file; it writes nothing. A file clang cannot
+// parse is an error (its first error line), as is a file the database does not name when a
+// database was given explicitly.
+func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewrite, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	fr := &FileRewrite{Path: path, Before: src}
+	cmd := Command{File: path}
+	db := o.CompileCommands
+	if db == "" {
+		db = FindCompileDB(path)
+	}
+	if db != "" {
+		d, err := LoadCompileDB(db)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := d.Lookup(path)
+		switch {
+		case ok:
+			cmd, fr.CompileDB = c, db
+		case o.CompileCommands != "":
+			return nil, fmt.Errorf("rewriting %s: %s has no entry for it: regenerate it or leave out --compile-commands", path, db)
+		}
+	}
+	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
+	tu, err := Parse(ctx, cmd, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	fr.After, fr.Changes = Rewrite(tu, src, Prove(tu), o.Strategy)
+	return fr, nil
+}
+
+// FindCompileDB is the compile_commands.json in the file's directory or the nearest parent
+// that has one; "" when none has.
+func FindCompileDB(file string) string {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, "compile_commands.json")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+// FindRuntimeHeaders is a directory with the emulator's cuda_runtime.h, for parsing CUDA
+// without a CUDA installation: beside the executable's build tree (build/bin/echoctl →
+// testdata/emulator/include) or under the current directory; "" when there is none.
+func FindRuntimeHeaders(exe string) string {
+	var dirs []string
+	if exe != "" {
+		for _, up := range []string{"..", "../.."} { // build/echoctl, build/bin/echoctl
+			dirs = append(dirs, filepath.Join(filepath.Dir(exe), up, "testdata", "emulator", "include"))
+		}
+	}
+	dirs = append(dirs, filepath.Join("testdata", "emulator", "include"))
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "cuda_runtime.h")); err == nil {
+			if a, err := filepath.Abs(d); err == nil {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// WriteAtomic replaces path's contents: a temporary file beside it, then a rename, so a
+// reader never sees half a file; the file keeps its mode.
+func WriteAtomic(path string, b []byte) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".echo-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, st.Mode().Perm())
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
