@@ -22,13 +22,20 @@ type Machine struct {
 	// SetupMSPerBuffer is the one-time cost of page-locking one host buffer (cudaHostAlloc,
 	// cudaHostRegister), which mapped and pinned pay per pair.
 	SetupMSPerBuffer float64
+	// StageBytesPerMS is the rate of the pass a pageable copy pays and a page-locked one
+	// skips on unified memory: the runtime cannot DMA from pageable memory, so it copies
+	// through a page-locked bounce buffer first (the emulator does the same, stage.c), and
+	// that pass is a host memcpy. 0: not modelled, pinned saves nothing on unified memory.
+	// (On a discrete GPU the same effect is the gap between the copy's rate and the link's.)
+	StageBytesPerMS float64
 }
 
 // Discrete is a PCIe 5 x16 GPU as the H200 host measured it: about 50 GB/s page-locked, and
 // page-locking a buffer costs about a millisecond.
 var Discrete = Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 1}
 
-// UnifiedMemory is a machine whose GPU shares the host's DRAM (and the emulator).
+// UnifiedMemory is a machine whose GPU shares the host's DRAM (and the emulator); MachineFor
+// fills in its staging rate with this host's memcpy rate.
 var UnifiedMemory = Machine{Unified: true, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 0.1}
 
 // unifiedGPUs name GPUs that share the host's DRAM: Jetson boards, Grace superchips (whose
@@ -40,7 +47,9 @@ var unifiedGPUs = []string{"Orin", "Xavier", "Thor", "Jetson", "Tegra", "GH200",
 func MachineFor(gpu string) Machine {
 	for _, name := range unifiedGPUs {
 		if strings.Contains(gpu, name) {
-			return UnifiedMemory
+			m := UnifiedMemory
+			m.StageBytesPerMS = hostCopyRate()
+			return m
 		}
 	}
 	return Discrete
@@ -129,9 +138,13 @@ func pairCost(pair Pair, strategy string, m Machine) cost {
 		switch strategy {
 		case StrategyPinned:
 			// The copy stays, at DMA speed; on unified memory page-locked and pageable copies
-			// are both DRAM copies, so nothing is saved.
-			if !m.Unified {
+			// are both DRAM copies, and only the staging pass through the bounce buffer goes
+			// (a pair pinned may serve has a pageable host side).
+			switch {
+			case !m.Unified:
 				c.saved += max(transfer-dma, 0) * cp.PerIteration
+			case m.StageBytesPerMS > 0:
+				c.saved += min(transfer, float64(cp.Site.Bytes)/m.StageBytesPerMS) * cp.PerIteration
 			}
 		default:
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete

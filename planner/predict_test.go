@@ -41,6 +41,13 @@ func TestPredictStrategies(t *testing.T) {
 		// On unified memory the kernel reads in place, and pinned gains nothing.
 		{"mapped unified", clean, Machine{Unified: true}, StrategyMapped, 6},
 		{"pinned unified", clean, Machine{Unified: true}, StrategyPinned, 10},
+		// Where the runtime stages pageable copies through a bounce buffer (the emulator,
+		// stage.c), pinned skips that pass: 100 MB at 200 MB/ms is 0.5 ms of the 4 ms copy.
+		{"pinned unified staged", clean, Machine{Unified: true, StageBytesPerMS: 200e6}, StrategyPinned, 10 - 0.5},
+		// The pass is part of the copy: it never saves more than the copy took.
+		{"pinned unified staged slow", clean, Machine{Unified: true, StageBytesPerMS: 1e6}, StrategyPinned, 10 - 4},
+		// Mapped removes the whole copy, the staging pass with it: the rate changes nothing.
+		{"mapped unified staged", clean, Machine{Unified: true, StageBytesPerMS: 200e6}, StrategyMapped, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := EstimateFor(Predict(predictPlan(tc.cp), tc.m), tc.strategy)
@@ -81,8 +88,13 @@ func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
 func TestMachineFor(t *testing.T) {
 	for gpu, unified := range map[string]bool{"Echo UMA Emulator": true, "Orin (nvgpu)": true,
 		"NVIDIA GH200 480GB": true, "NVIDIA H200": false, "": false} {
-		if got := MachineFor(gpu).Unified; got != unified {
-			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, got, unified)
+		m := MachineFor(gpu)
+		if m.Unified != unified {
+			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, m.Unified, unified)
+		}
+		// A unified machine prices pinned's skipped staging pass at this host's memcpy rate.
+		if unified && m.StageBytesPerMS <= 0 {
+			t.Errorf("MachineFor(%q): no staging rate", gpu)
 		}
 	}
 }
