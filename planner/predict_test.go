@@ -98,3 +98,32 @@ func TestMachineFor(t *testing.T) {
 		}
 	}
 }
+
+// On a machine with no measured copy rate (unified memory), a copy that also waited for GPU
+// work removes what the plan's clean copies say its transfer takes, not the wait: the
+// emulator's copies have a fixed cost (CUDA_EMU_COPY_DELAY_US) that a rate alone would miss.
+func TestPredictWaitedFromCleanCopies(t *testing.T) {
+	const mib = 1 << 20
+	p := &Plan{Loop: Loop{Iterations: 100, MS: 20}}
+	pair := func(id string, cp Copy) Pair {
+		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []string{StrategyMapped}}
+	}
+	p.Pairs = []Pair{
+		pair("in", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 3}),
+		// 10 ms, of which the transfer of 4 MiB is what the clean 4 MiB copy took: 3 ms.
+		pair("out", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 10, Waited: 1}),
+		// 8 MiB, larger than any clean copy: at the clean copy's rate, 6 ms.
+		pair("big", Copy{Site: Site{Bytes: 8 * mib}, PerIteration: 0.5, MS: 9, Waited: 1}),
+	}
+	e := EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
+	want := 20 - 3 - 3 - 0.5*6.0
+	if e == nil || !near(e.MS, want) {
+		t.Fatalf("estimate %+v, want %v ms", e, want)
+	}
+	// Without clean copies the waited copy's whole time is taken as its transfer, as before.
+	p.Pairs = p.Pairs[1:2]
+	e = EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
+	if e == nil || !near(e.MS, 10) {
+		t.Fatalf("estimate %+v, want 10 ms", e)
+	}
+}
