@@ -7,6 +7,8 @@
 # within ±25 % of measured; "error" says how far each is. Beside them, the trace's iteration and
 # the calibrated baseline's (ms): the estimate divides the trace's iteration by what serving
 # saves, so where the two iterations differ (tracer cost, load) the estimate moves with them.
+# "rounds" is the range of the measured speed-up round by round (each round's baseline over
+# the same round's variant): how far the measurement itself moves.
 # The load average before and after is printed: the machine may be shared. Needs root.
 # Usage: bench/predict_emulator.sh [ROUNDS] (3)
 set -euo pipefail
@@ -17,7 +19,7 @@ trap 'rm -rf "$dir"' EXIT
 export CUDA_EMU_COPY_DELAY_US=${CUDA_EMU_COPY_DELAY_US:-2000} CUDA_EMU_HOST_SLOWDOWN=${CUDA_EMU_HOST_SLOWDOWN:-1}
 echo "CUDA_EMU_COPY_DELAY_US=$CUDA_EMU_COPY_DELAY_US CUDA_EMU_HOST_SLOWDOWN=$CUDA_EMU_HOST_SLOWDOWN rounds=$rounds"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
-printf '%-40s %-8s %9s %9s %9s %8s %9s %9s\n' workload strategy predicted measured bound error trace_ms base_ms
+printf '%-40s %-8s %9s %9s %13s %9s %8s %9s %9s\n' workload strategy predicted measured rounds bound error trace_ms base_ms
 run() { # NAME ARGS...
 	local name=$1
 	shift
@@ -42,7 +44,9 @@ for v in rec["variants"]:
         continue
     m = base / v["median_ms"]
     p = est[s]
-    print(f"{label:<40} {s:<8} {p:>8.2f}x {m:>8.2f}x {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}% {plan['loop']['ms_per_iteration']:>9.3f} {base:>9.3f}")
+    r = [b / x for b, x in zip(rec["baseline"]["round_ms"], v["round_ms"]) if x]
+    rng = f"{min(r):.2f}-{max(r):.2f}x" if r else "-"
+    print(f"{label:<40} {s:<8} {p:>8.2f}x {m:>8.2f}x {rng:>13} {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}% {plan['loop']['ms_per_iteration']:>9.3f} {base:>9.3f}")
 PY
 }
 for w in stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream; do
