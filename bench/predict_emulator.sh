@@ -4,7 +4,12 @@
 # (CUDA_EMU_COPY_DELAY_US, CUDA_EMU_HOST_SLOWDOWN), then, per strategy calibration measured,
 # the plan's estimate (planner.Predict) beside the measured speed-up (baseline median over the
 # strategy's median, from the calibration record) and the Amdahl bound. The goal is predicted
-# within ±25 % of measured; the last column says how far each is. Needs root (the trace step).
+# within ±25 % of measured; "error" says how far each is. Beside them, the trace's iteration and
+# the calibrated baseline's (ms): the estimate divides the trace's iteration by what serving
+# saves, so where the two iterations differ (tracer cost, load) the estimate moves with them.
+# "rounds" is the range of the measured speed-up round by round (each round's baseline over
+# the same round's variant): how far the measurement itself moves.
+# The load average before and after is printed: the machine may be shared. Needs root.
 # Usage: bench/predict_emulator.sh [ROUNDS] (3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,13 +18,14 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export CUDA_EMU_COPY_DELAY_US=${CUDA_EMU_COPY_DELAY_US:-2000} CUDA_EMU_HOST_SLOWDOWN=${CUDA_EMU_HOST_SLOWDOWN:-1}
 echo "CUDA_EMU_COPY_DELAY_US=$CUDA_EMU_COPY_DELAY_US CUDA_EMU_HOST_SLOWDOWN=$CUDA_EMU_HOST_SLOWDOWN rounds=$rounds"
-printf '%-34s %-8s %9s %9s %9s %8s\n' workload strategy predicted measured bound error
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+printf '%-40s %-8s %9s %9s %13s %9s %8s %9s %9s\n' workload strategy predicted measured rounds bound error trace_ms base_ms
 run() { # NAME ARGS...
 	local name=$1
 	shift
 	local plan="$dir/$name.plan"
 	if ! build/bin/echoctl optimize --ignore '^iter_ms=' --rounds "$rounds" -o "$plan" -- "build/workloads/$name" "$@" >"$dir/$name.out" 2>&1; then
-		printf '%-34s optimize failed: %s\n' "$name $*" "$(tail -1 "$dir/$name.out")"
+		printf '%-40s optimize failed: %s\n' "$name $*" "$(tail -1 "$dir/$name.out")"
 		return
 	fi
 	python3 - "$plan" "$plan.calibration" "$name $*" <<'PY'
@@ -28,7 +34,7 @@ plan = json.load(open(sys.argv[1]))
 label = sys.argv[3]
 est = {e["strategy"]: e["speedup"] for e in plan.get("estimates", [])}
 if not os.path.exists(sys.argv[2]):
-    print(f"{label:<34} {'-':<8} {'':>9} {'not calibrated':>9}")
+    print(f"{label:<40} {'-':<8} {'':>9} {'not calibrated':>9}")
     sys.exit()
 rec = json.load(open(sys.argv[2]))
 base = rec["baseline"]["median_ms"]
@@ -38,9 +44,12 @@ for v in rec["variants"]:
         continue
     m = base / v["median_ms"]
     p = est[s]
-    print(f"{label:<34} {s:<8} {p:>8.2f}x {m:>8.2f}x {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}%")
+    r = [b / x for b, x in zip(rec["baseline"]["round_ms"], v["round_ms"]) if x]
+    rng = f"{min(r):.2f}-{max(r):.2f}x" if r else "-"
+    print(f"{label:<40} {s:<8} {p:>8.2f}x {m:>8.2f}x {rng:>13} {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}% {plan['loop']['ms_per_iteration']:>9.3f} {base:>9.3f}")
 PY
 }
 for w in stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream; do
 	run "$w" --size 4M --iters 20 --warmup 2
 done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -18,18 +18,30 @@ type Machine struct {
 	LinkBytesPerMS float64
 	// CopyBytesPerMS is the rate assumed for a copy whose calls also waited for GPU work and
 	// whose transfer the trace could not separate from the wait (no copy waited for nothing).
+	// 0: no rate measured on such a machine; the plan's own copies that waited for nothing
+	// bound the transfer instead (cleanCopies).
 	CopyBytesPerMS float64
 	// SetupMSPerBuffer is the one-time cost of page-locking one host buffer (cudaHostAlloc,
 	// cudaHostRegister), which mapped and pinned pay per pair.
 	SetupMSPerBuffer float64
+	// StageBytesPerMS is the rate of the pass a pageable copy pays and a page-locked one
+	// skips on unified memory: the runtime cannot DMA from pageable memory, so it copies
+	// through a page-locked bounce buffer first (the emulator does the same, stage.c), and
+	// that pass is a host memcpy. 0: not modelled, pinned saves nothing on unified memory.
+	// (On a discrete GPU the same effect is the gap between the copy's rate and the link's.)
+	StageBytesPerMS float64
 }
 
 // Discrete is a PCIe 5 x16 GPU as the H200 host measured it: about 50 GB/s page-locked, and
 // page-locking a buffer costs about a millisecond.
 var Discrete = Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 1}
 
-// UnifiedMemory is a machine whose GPU shares the host's DRAM (and the emulator).
-var UnifiedMemory = Machine{Unified: true, CopyBytesPerMS: 8e6, SetupMSPerBuffer: 0.1}
+// UnifiedMemory is a machine whose GPU shares the host's DRAM (and the emulator); MachineFor
+// fills in its staging rate with this host's memcpy rate. Its copy rate is not the H200's
+// pageable 8 GB/s: no such rate was measured on one, and where a copy has a fixed cost (the
+// emulator's CUDA_EMU_COPY_DELAY_US, a driver's latency) a rate alone charges a waited
+// copy's transfer far too little; the plan's clean copies price it (cleanCopies).
+var UnifiedMemory = Machine{Unified: true, SetupMSPerBuffer: 0.1}
 
 // unifiedGPUs name GPUs that share the host's DRAM: Jetson boards, Grace superchips (whose
 // C2C link reads host memory at nearly device speed), and the emulator.
@@ -40,7 +52,9 @@ var unifiedGPUs = []string{"Orin", "Xavier", "Thor", "Jetson", "Tegra", "GH200",
 func MachineFor(gpu string) Machine {
 	for _, name := range unifiedGPUs {
 		if strings.Contains(gpu, name) {
-			return UnifiedMemory
+			m := UnifiedMemory
+			m.StageBytesPerMS = hostCopyRate()
+			return m
 		}
 	}
 	return Discrete
@@ -63,6 +77,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 	if T <= 0 || p.Loop.Iterations <= 0 {
 		return nil
 	}
+	clean := cleanCopies(p)
 	var out []Estimate
 	for _, s := range []string{StrategyMapped, StrategySystem, StrategyPinned} {
 		var saved, added float64
@@ -72,7 +87,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 				continue
 			}
 			n++
-			d := pairCost(pair, s, m)
+			d := pairCost(pair, s, m, clean)
 			saved += d.saved
 			added += d.added
 		}
@@ -118,10 +133,10 @@ func EstimateFor(es []Estimate, strategy string) *Estimate {
 type cost struct{ saved, added float64 }
 
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
-func pairCost(pair Pair, strategy string, m Machine) cost {
+func pairCost(pair Pair, strategy string, m Machine, clean []Copy) cost {
 	var c cost
 	for _, cp := range pair.Copies {
-		transfer := removableMS(cp, m)
+		transfer := removableMS(cp, m, clean)
 		dma := 0.0
 		if !m.Unified && m.LinkBytesPerMS > 0 {
 			dma = float64(cp.Site.Bytes) / m.LinkBytesPerMS
@@ -129,9 +144,13 @@ func pairCost(pair Pair, strategy string, m Machine) cost {
 		switch strategy {
 		case StrategyPinned:
 			// The copy stays, at DMA speed; on unified memory page-locked and pageable copies
-			// are both DRAM copies, so nothing is saved.
-			if !m.Unified {
+			// are both DRAM copies, and only the staging pass through the bounce buffer goes
+			// (a pair pinned may serve has a pageable host side).
+			switch {
+			case !m.Unified:
 				c.saved += max(transfer-dma, 0) * cp.PerIteration
+			case m.StageBytesPerMS > 0:
+				c.saved += min(transfer, float64(cp.Site.Bytes)/m.StageBytesPerMS) * cp.PerIteration
 			}
 		default:
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
@@ -145,11 +164,53 @@ func pairCost(pair Pair, strategy string, m Machine) cost {
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work
 // (Waited) and whose time the planner could not estimate from a clean copy's bandwidth holds
-// that wait, which a merge keeps; its transfer is then taken at m's copy rate.
-func removableMS(cp Copy, m Machine) float64 {
-	if cp.Estimated || cp.Waited <= 0 || m.CopyBytesPerMS <= 0 {
+// that wait, which a merge keeps; its transfer is then taken at m's copy rate, or, where m
+// has none, bounded by the plan's clean copies (cleanEnvelope).
+func removableMS(cp Copy, m Machine, clean []Copy) float64 {
+	if cp.Estimated || cp.Waited <= 0 {
 		return cp.MS
 	}
-	transfer := min(cp.MS, float64(cp.Site.Bytes)/m.CopyBytesPerMS)
+	transfer := cp.MS
+	switch {
+	case m.CopyBytesPerMS > 0:
+		transfer = min(cp.MS, float64(cp.Site.Bytes)/m.CopyBytesPerMS)
+	default:
+		if ms, ok := cleanEnvelope(clean, cp.Site.Bytes); ok {
+			transfer = min(cp.MS, ms)
+		}
+	}
 	return (1-cp.Waited)*cp.MS + cp.Waited*transfer
+}
+
+// cleanCopies are the copies of p's counted pairs that waited for nothing and recur with the
+// loop: their MS is a transfer alone (a one-off copy may have run cold).
+func cleanCopies(p *Plan) []Copy {
+	var out []Copy
+	for _, pair := range p.Pairs {
+		if !pair.Status.Counted() {
+			continue
+		}
+		for _, cp := range pair.Copies {
+			if cp.Waited == 0 && !cp.Estimated && cp.PerIteration >= 1 && cp.MS > 0 && cp.Site.Bytes > 0 {
+				out = append(out, cp)
+			}
+		}
+	}
+	return out
+}
+
+// cleanEnvelope is the most a transfer of bytes takes, judged from clean copies: no longer
+// than a larger copy took, nor than its bytes at a smaller one's rate (its fixed cost paid
+// once), as the planner's bandwidth envelope judges; ok is false without clean copies.
+func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
+	for _, cp := range clean {
+		t := cp.MS
+		if cp.Site.Bytes < bytes {
+			t = cp.MS * float64(bytes) / float64(cp.Site.Bytes)
+		}
+		if !ok || t < ms {
+			ms, ok = t, true
+		}
+	}
+	return ms, ok
 }

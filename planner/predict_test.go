@@ -41,6 +41,13 @@ func TestPredictStrategies(t *testing.T) {
 		// On unified memory the kernel reads in place, and pinned gains nothing.
 		{"mapped unified", clean, Machine{Unified: true}, StrategyMapped, 6},
 		{"pinned unified", clean, Machine{Unified: true}, StrategyPinned, 10},
+		// Where the runtime stages pageable copies through a bounce buffer (the emulator,
+		// stage.c), pinned skips that pass: 100 MB at 200 MB/ms is 0.5 ms of the 4 ms copy.
+		{"pinned unified staged", clean, Machine{Unified: true, StageBytesPerMS: 200e6}, StrategyPinned, 10 - 0.5},
+		// The pass is part of the copy: it never saves more than the copy took.
+		{"pinned unified staged slow", clean, Machine{Unified: true, StageBytesPerMS: 1e6}, StrategyPinned, 10 - 4},
+		// Mapped removes the whole copy, the staging pass with it: the rate changes nothing.
+		{"mapped unified staged", clean, Machine{Unified: true, StageBytesPerMS: 200e6}, StrategyMapped, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := EstimateFor(Predict(predictPlan(tc.cp), tc.m), tc.strategy)
@@ -81,8 +88,42 @@ func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
 func TestMachineFor(t *testing.T) {
 	for gpu, unified := range map[string]bool{"Echo UMA Emulator": true, "Orin (nvgpu)": true,
 		"NVIDIA GH200 480GB": true, "NVIDIA H200": false, "": false} {
-		if got := MachineFor(gpu).Unified; got != unified {
-			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, got, unified)
+		m := MachineFor(gpu)
+		if m.Unified != unified {
+			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, m.Unified, unified)
 		}
+		// A unified machine prices pinned's skipped staging pass at this host's memcpy rate.
+		if unified && m.StageBytesPerMS <= 0 {
+			t.Errorf("MachineFor(%q): no staging rate", gpu)
+		}
+	}
+}
+
+// On a machine with no measured copy rate (unified memory), a copy that also waited for GPU
+// work removes what the plan's clean copies say its transfer takes, not the wait: the
+// emulator's copies have a fixed cost (CUDA_EMU_COPY_DELAY_US) that a rate alone would miss.
+func TestPredictWaitedFromCleanCopies(t *testing.T) {
+	const mib = 1 << 20
+	p := &Plan{Loop: Loop{Iterations: 100, MS: 20}}
+	pair := func(id string, cp Copy) Pair {
+		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []string{StrategyMapped}}
+	}
+	p.Pairs = []Pair{
+		pair("in", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 3}),
+		// 10 ms, of which the transfer of 4 MiB is what the clean 4 MiB copy took: 3 ms.
+		pair("out", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 10, Waited: 1}),
+		// 8 MiB, larger than any clean copy: at the clean copy's rate, 6 ms.
+		pair("big", Copy{Site: Site{Bytes: 8 * mib}, PerIteration: 0.5, MS: 9, Waited: 1}),
+	}
+	e := EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
+	want := 20 - 3 - 3 - 0.5*6.0
+	if e == nil || !near(e.MS, want) {
+		t.Fatalf("estimate %+v, want %v ms", e, want)
+	}
+	// Without clean copies the waited copy's whole time is taken as its transfer, as before.
+	p.Pairs = p.Pairs[1:2]
+	e = EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
+	if e == nil || !near(e.MS, 10) {
+		t.Fatalf("estimate %+v, want 10 ms", e)
 	}
 }
