@@ -2,7 +2,6 @@ package corpus
 
 import (
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -60,21 +59,8 @@ func pairsOf(p *planner.Plan) []string {
 // been probed: no launch events, and a header that says so.
 func planWithoutLaunches(t *testing.T, planPath string) *planner.Plan {
 	t.Helper()
-	tracePath := strings.TrimSuffix(planPath, ".plan")
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.Analyze(noLaunches{r}, tracePath, planner.DefaultOptions(), "echoctl test")
-	if err != nil {
-		t.Fatalf("planning %s without its launches: %v", tracePath, err)
-	}
-	return p
+	return testenv.PlanRecords(t, strings.TrimSuffix(planPath, ".plan"),
+		func(r *trace.Reader) planner.Records { return noLaunches{r} })
 }
 
 type noLaunches struct{ *trace.Reader }

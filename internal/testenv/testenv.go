@@ -205,6 +205,17 @@ func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (
 // planPath.
 func PlanFile(t testing.TB, tracePath, planPath string) *planner.Plan {
 	t.Helper()
+	p := PlanRecords(t, tracePath, func(r *trace.Reader) planner.Records { return r })
+	if err := planner.WriteFile(planPath, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// PlanRecords plans the trace at tracePath as `echoctl plan` does, through what view makes
+// of its reader (the records as they are, or changed: a test's what-if), writing nothing.
+func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *planner.Plan {
+	t.Helper()
 	f, err := os.Open(tracePath)
 	if err != nil {
 		t.Fatal(err)
@@ -214,12 +225,9 @@ func PlanFile(t testing.TB, tracePath, planPath string) *planner.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.Analyze(r, tracePath, planner.DefaultOptions(), "echoctl test")
+	p, err := planner.Analyze(view(r), tracePath, planner.DefaultOptions(), "echoctl test")
 	if err != nil {
 		t.Fatalf("planning %s: %v", tracePath, err)
-	}
-	if err := planner.WriteFile(planPath, p); err != nil {
-		t.Fatal(err)
 	}
 	return p
 }
