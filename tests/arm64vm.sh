@@ -10,6 +10,7 @@
 # the fetch needs no root. Needs qemu-system-arm, cpio and the cross toolchain (tests/arm64.sh's
 # packages); without them it says so and exits 0, unless ECHO_REQUIRE_ARM64=1 (CI).
 # Usage: tests/arm64vm.sh [PACKAGE...]   (./tracer)
+# ARM64VM_RUN=REGEXP runs only the tests it matches (go test's -run), to chase one failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=build/arm64vm
@@ -82,7 +83,8 @@ printf '%s\n' ECHO_BUILD=build/arm64 ECHO_EMULATED_CPU=1 >"$root/vm/env"
 for p in "${packages[@]}"; do
 	dir=${p#./}
 	GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$root/echo/$dir/test" "$p"
-	printf '/echo/%s\t/echo/%s/test\t-test.v\t-test.count=1\t-test.timeout=80m\n' "$dir" "$dir" >>"$root/vm/commands"
+	printf '/echo/%s\t/echo/%s/test\t-test.v\t-test.count=1\t-test.timeout=80m%s\n' "$dir" "$dir" \
+		"${ARM64VM_RUN:+$'\t'-test.run=$ARM64VM_RUN}" >>"$root/vm/commands"
 done
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$work/initrd.cpio"
 
@@ -108,5 +110,12 @@ tail -n +1 -F --pid="$qemu" "$log" 2>/dev/null |
 wait "$qemu" || true
 trap - EXIT
 echo "arm64vm: $(($(date +%s) - start)) s in all"
+# What each failed test said: go test -v prints a test's messages (indented) after its
+# "=== RUN" line and before its "--- FAIL", so each failure is printed with the messages since
+# the last test started. The progress above names the failure; this says why, in CI's log.
+tr -d '\r' <"$log" | awk '
+	/^=== (RUN|CONT)/ { said = ""; next }
+	/^[ \t]*--- FAIL/ { print; printf "%s", said; said = ""; next }
+	/^[ \t]/ { said = said $0 "\n" }' | sed 's/^/arm64vm: | /'
 # Every package ran and exited 0.
 [ "$(grep -c '^arm64vm: exit 0 ' "$log")" = "${#packages[@]}" ] && grep -q '^arm64vm: done' "$log"
