@@ -8,22 +8,26 @@
 # the plan has one) against the measured per-iteration speed-up, the complete-run ratio, and
 # whether every output agreed. Programs: resnet50-b1 (PyTorch ResNet-50, batch 1, 210
 # iterations), train (a ResNet-18 training loop, 60 steps, loss.item() every step), fcn
-# (FCN-ResNet50 batch 4), cupy (64 MiB elementwise), short (the nvcc-built stream at 256 MiB
-# for 2 iterations: set-up that its few iterations cannot repay). Needs root and
+# (FCN-ResNet50 batch 4), cupy (64 MiB elementwise), prefetch (a side-stream prefetcher of
+# pinned batches), dataloader (a DataLoader with two workers feeding an MLP, 96 steps),
+# streamcluster and backprop (C programs in the style of Rodinia's, bench/rodinia/: one
+# allocating its buffers in every call, one copy-bound), short (the nvcc-built stream at
+# 256 MiB for 2 iterations: set-up that its few iterations cannot repay). Needs root and
 # build/bin/echoctl + build/lib/libechoshim.so from the dev machine.
-# Usage: bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (3; all)
+# Usage: bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-rounds=${1:-3}
+rounds=${1:-5}
 shift || true
-programs=("${@:-resnet50-b1 train fcn cupy short}")
+programs=("${@:-resnet50-b1 train fcn cupy prefetch dataloader streamcluster backprop short}")
 read -r -a programs <<<"${programs[*]}"
 out=build-gpu/decisions
 mkdir -p "$out"
 E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
+for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out/$r" -cudart shared; done
 
 # cmd NAME [--manual]: the program's command line; iterations NAME: how many it runs.
 cmd() {
@@ -32,13 +36,20 @@ cmd() {
 	train) echo python3 bench/frameworks/train_loop.py 60 16 128 ;;
 	fcn) echo python3 bench/frameworks/vision_loop.py fcn 4 520 30 "${2:-}" ;;
 	cupy) echo python3 bench/frameworks/cupy_loop.py 30 64 "${2:-}" ;;
+	prefetch) echo python3 bench/frameworks/prefetch_loop.py 40 32 ;;
+	dataloader) echo python3 bench/frameworks/dataloader_loop.py 3 512 "${2:-}" ;;
+	streamcluster) echo "$out/streamcluster 300 16384 ${2:+--pinned}" ;;
+	backprop) echo "$out/backprop 40 65536 ${2:+--pinned}" ;;
 	short) echo "$out/stream --size 256M --iters 2 --warmup 0" ;;
 	esac
 }
 iterations() {
-	case $1 in resnet50-b1) echo 210 ;; train) echo 60 ;; fcn | cupy) echo 30 ;; short) echo 2 ;; esac
+	case $1 in
+	resnet50-b1) echo 210 ;; train) echo 60 ;; fcn | cupy) echo 30 ;; prefetch | backprop) echo 40 ;;
+	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;;
+	esac
 }
-has_manual() { case $1 in resnet50-b1 | fcn | cupy) return 0 ;; esac; return 1; }
+has_manual() { case $1 in resnet50-b1 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
 
 # timed OUT CMD...: runs CMD, its stdout appended to OUT, and its wall seconds to OUT.wall.
 timed() {
@@ -50,7 +61,7 @@ timed() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$o.wall"
 }
 
-table=$(printf '%-12s %-9s %-8s %-38s %9s %9s %8s %8s %8s %5s' program loop strategy verdict bound estimate iter× run× manual× same)
+table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× manual× break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"
 	echo "== optimize $p: $(cmd "$p")"
@@ -59,18 +70,29 @@ for p in "${programs[@]}"; do
 		{ tail -20 "$out/$p.optimize"; continue; }
 	grep -E 'pairs,|loop|round|variant|baseline|mapped|system|pinned|enabled|nothing|predicted|energy|break-even|saved|skipped' "$out/$p.optimize" | head -30 || true
 	if [ ! -s "$plan" ]; then
-		table+=$'\n'$(printf '%-12s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
+		table+=$'\n'$(printf '%-13s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
 		continue
 	fi
-	read -r found strategy bound estimate < <(python3 - "$plan" <<'EOF'
+	# What the plan says: the loop found, the strategy enabled, the Amdahl bound and that
+	# strategy's estimate, the break-even in iterations, energy per iteration before→after.
+	read -r found strategy bound estimate breakeven energy < <(python3 - "$plan" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
 s = p["context"].get("strategy") or "none"
 est = [e["speedup"] for e in p.get("estimates") or [] if e.get("strategy") == s and e.get("speedup")]
-print(p["loop"]["iterations"], s, "%.2f" % p["predicted_speedup"], "%.2f" % est[0] if est else "-")
+sv = p.get("savings") or {}
+be = sv.get("break_even_iterations")
+en = sv.get("energy") or {}
+mj = "%.0f→%.0f" % (en["before_mj_per_iteration"], en["after_mj_per_iteration"]) if en.get("after_mj_per_iteration") else "-"
+print(p["loop"]["iterations"], s, "%.2f" % p["predicted_speedup"], "%.2f" % est[0] if est else "-",
+      "%.0f" % be if be else "-", mj)
 EOF
 	)
-	verdict=$(grep -E '^(enabled|nothing)' "$out/$p.optimize" | tail -n 1 | cut -c1-38 | tr ' ' '_')
+	# The calibration table's verdict: the enabled strategy's row (why it was enabled), else
+	# each strategy's (why it was refused), each cut at its first colon.
+	verdict=$(awk -v s="$strategy" '$1 ~ /^(mapped|system|pinned)$/ && (s == "none" || $1 == s) {
+		$1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); sub(/^enabled: /, ""); sub(/:.*/, ""); v = v (v ? "; " : "") $0 }
+		END { print v ? v : "-" }' "$out/$p.optimize" | cut -c1-38 | tr ' ' '_')
 	rm -f "$out/$p".{base,echo,manual}*
 	for ((r = 0; r < rounds; r++)); do
 		# shellcheck disable=SC2046
@@ -93,9 +115,9 @@ EOF
 	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
 		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")"
-	table+=$'\n'$(printf '%-12s %-9s %-8s %-38s %9s %9s %8.2f %8.2f %8s %5s' "$p" "$found/$(iterations "$p")" "$strategy" \
-		"$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
-		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$m" "$same")
+	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
+		"$strategy" "$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
+		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$m" "$breakeven" "$energy" "$same")
 done
 echo
 echo "$table"
