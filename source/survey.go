@@ -243,7 +243,8 @@ func scanFile(ctx context.Context, root, file string, db *CompileDB, o ScanOptio
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
-		out.Unparsable = pe.Reason
+		// clang names the file by the absolute path it was given; the survey's are relative.
+		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
 		return out, nil
 	case errors.Is(err, ErrNoClang), ctx.Err() != nil:
 		return out, err
