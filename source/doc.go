@@ -48,6 +48,10 @@
 // ranges of the spelling locations, with a comment naming the pair and the proof on every
 // edit; UnifiedDiff (diff.go) prints it as a patch. It handles one allocation site per side,
 // the host one certain to run first, and sites written in the file itself (a macro's
-// argument, not its body); other safe pairs are left as written with the reason. Not here
-// yet: the tree survey (`echoctl scan`).
+// argument, not its body); other safe pairs are left as written with the reason.
+//
+// The survey (Scan, survey.go; `echoctl scan`) runs the same parse and proofs over every
+// translation unit of a source tree, in parallel, with each file's flags from a compile
+// database or defaults, and counts files with the pattern, pairs proven and declined (by the
+// declining condition) and files clang cannot parse.
 package source

@@ -22,6 +22,7 @@ const (
 	schemaPlans     = "echo.plans/1"
 	schemaVersion   = "echo.version/1"
 	schemaRewrite   = "echo.rewrite/1"
+	schemaScan      = "echo.scan/1"
 )
 
 // printJSON writes one document, indented for a person and whole for jq: one value, then a

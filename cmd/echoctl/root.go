@@ -42,7 +42,7 @@ versioned JSON document (its "schema" names it) and nothing else on standard out
 	cmd.AddCommand(newValidateCmd(opts), newCalibrateCmd(opts), newRunCmd(opts), newOptimizeCmd(opts))
 	cmd.AddCommand(newPlanCmd(opts), newPlansCmd(opts))
 	cmd.AddCommand(newExportCmd(opts), newReportCmd(opts), newAttachCmd(opts))
-	cmd.AddCommand(newRewriteCmd(opts))
+	cmd.AddCommand(newScanCmd(opts), newRewriteCmd(opts))
 	cmd.AddCommand(newCheckCmd(opts), newVersionCmd(opts))
 	return cmd
 }

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+)
+
+// The survey through the built echoctl: testdata/source/scan is a small tree with a safe
+// file, its unsafe twin, a file clang cannot parse, a file without the pattern, a file that
+// parses only with its compile command's -D, and vendored code; the test adds a build tree
+// and a .git directory holding files that would be unparsable if the walk went in.
+
+// scanTree copies testdata/source/scan into a temporary directory and adds the directories
+// the walk must skip.
+func scanTree(t *testing.T) string {
+	t.Helper()
+	needClang(t)
+	src := filepath.Join(testenv.Root(t), "testdata", "source", "scan")
+	dir := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, skipped := range []string{"build/generated.cu", ".git/objects.c", "cmake-build-debug/x.cpp"} {
+		p := filepath.Join(dir, skipped)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("this is not C\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fields splits a table row at its column gaps (two spaces or more).
+func fields(row string) []string {
+	return regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(row), -1)
+}
+
+// The table: one row per file with where its flags came from and its counts, clang's first
+// error for the unparsable one, each declined pair with its condition and line, the totals.
+func TestScanTable(t *testing.T) {
+	dir := scanTree(t)
+	res := testenv.Echoctl(t, nil, "scan", dir)
+	if res.ExitCode != 0 {
+		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if f := fields(l); len(f) >= 5 {
+			rows[f[0]] = f
+		}
+	}
+	want := map[string]string{ // FILE: FLAGS PAIRS PROVEN DECLINED [NOTE]
+		"safe.cu":        "compile command|2|2|0",
+		"sub/flagged.cu": "compile command|1|1|0",
+		"unsafe.cu":      "defaults|2|1|1",
+		"plain.c":        "defaults|0|0|0|no pattern",
+		"bad.cu":         "defaults|-|-|-|unparsable: bad.cu:4:13: error: use of undeclared identifier 'undeclared_allocator'",
+	}
+	for file, w := range want {
+		if got := strings.Join(rows[file][1:], "|"); got != w {
+			t.Errorf("%s: %q, want %q\n%s", file, got, w, res.Stdout)
+		}
+	}
+	for file := range rows {
+		if strings.Contains(file, "vendored") || strings.Contains(file, "generated") || strings.Contains(file, "objects") {
+			t.Errorf("%s was scanned: the walk goes past third_party, build and .git", file)
+		}
+	}
+	line := lineText(must(os.ReadFile(filepath.Join(dir, "unsafe.cu"))), 29)
+	if !strings.Contains(line, "h_in[0] = (float)it") {
+		t.Fatalf("unsafe.cu line 29 is %q: the fixture moved", line)
+	}
+	declined := rows["unsafe.cu:29"]
+	if len(declined) < 5 || declined[2] != "h_in/d_in" || declined[3] != "S1 refused" || !strings.Contains(declined[4], "kernel at line 28") {
+		t.Errorf("unsafe.cu's declined pair: %q\n%s", declined, res.Stdout)
+	}
+	total := "5 files scanned, 3 with the pattern, 1 unparsable, 3 with no compile command (defaults); 5 pairs: 4 proven, 1 declined (S1 1, S2 0, S3 0, S4 0)"
+	if lines := strings.Split(strings.TrimSpace(res.Stdout), "\n"); lines[len(lines)-1] != total {
+		t.Errorf("totals: %q, want %q", lines[len(lines)-1], total)
+	}
+	if !strings.Contains(res.Stderr, "scan: file 5 of 5: ") {
+		t.Errorf("no progress on stderr: %q", res.Stderr)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// --json is one echo.scan/1 document with the same counts, each declined pair's condition,
+// and the directories walked past.
+func TestScanJSON(t *testing.T) {
+	dir := scanTree(t)
+	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
+	if res.ExitCode != 0 {
+		t.Fatalf("scan --json: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	var doc scanJSON
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, res.Stdout)
+	}
+	if doc.Schema != "echo.scan/1" || doc.CompileDB != filepath.Join(dir, "compile_commands.json") {
+		t.Errorf("schema %q, compile_commands %q", doc.Schema, doc.CompileDB)
+	}
+	tot := doc.Totals
+	if tot.Files != 5 || tot.WithPattern != 3 || tot.Unparsable != 1 || tot.Defaults != 3 || tot.Pairs != 5 || tot.Proven != 4 || tot.Declined != 1 || tot.ByCondition["S1"] != 1 {
+		t.Errorf("totals: %+v", tot)
+	}
+	for _, skipped := range []string{".git", "build", "cmake-build-debug", "third_party"} {
+		if !strings.Contains(strings.Join(doc.Skipped, " "), skipped) {
+			t.Errorf("skipped_dirs %v lacks %s", doc.Skipped, skipped)
+		}
+	}
+	for _, f := range doc.Files {
+		switch f.Path {
+		case "bad.cu":
+			if f.Unparsable == "" || f.Pattern || len(f.Pairs) != 0 {
+				t.Errorf("bad.cu: %+v", f)
+			}
+		case "plain.c":
+			if f.Pattern || f.Flags != "defaults" {
+				t.Errorf("plain.c: %+v", f)
+			}
+		case "sub/flagged.cu":
+			if f.Flags != "compile command" || len(f.Pairs) != 1 || !f.Pairs[0].Proven {
+				t.Errorf("sub/flagged.cu: %+v", f)
+			}
+		case "unsafe.cu":
+			for _, p := range f.Pairs {
+				d := p.Declined
+				switch p.Host {
+				case "h_in":
+					if p.Proven || d == nil || d.Condition != "S1" || d.Status != "refused" || d.Line != 29 || p.Verdicts["S1"].Holds {
+						t.Errorf("unsafe.cu h_in: %+v %+v", p, d)
+					}
+				case "h_out":
+					if !p.Proven || d != nil {
+						t.Errorf("unsafe.cu h_out: %+v", p)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A directory that is not there, a file where a directory belongs, and a compile database
+// that cannot be read each give one line and exit 1, with nothing on standard output.
+func TestScanBadInput(t *testing.T) {
+	dir := scanTree(t)
+	bogus := filepath.Join(dir, "bogus.json")
+	os.WriteFile(bogus, []byte("{not json"), 0o644)
+	cases := map[string][]string{
+		"no such directory": {"scan", filepath.Join(dir, "missing")},
+		"not a directory":   {"scan", filepath.Join(dir, "safe.cu")},
+		"compile commands":  {"scan", "--compile-commands", bogus, dir},
+		"one directory":     {"scan", dir, dir},
+	}
+	for want, args := range cases {
+		res := testenv.Echoctl(t, nil, args...)
+		lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+		if res.ExitCode != 1 || res.Stdout != "" || len(lines) != 1 || !strings.Contains(lines[0], want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line saying %q", args, res.ExitCode, res.Stdout, res.Stderr, want)
+		}
+	}
+}
+
+// lineWith is the number of the first line of file that contains text.
+func lineWith(t *testing.T, file, text string) int {
+	t.Helper()
+	for i, l := range strings.Split(string(must(os.ReadFile(file))), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
+}
+
+// Programs nobody here wrote (testdata/source/foreign: Rodinia and cuda-samples in style):
+// what the scan proves and declines there, and why. These pin the front end's reach on
+// ordinary code, the declines included: a kernel parameter that is not const may write
+// (kernel bodies are not read), a size with sizeof written inline is not provably the
+// allocation's, per-stream chunks are not full-buffer, and cudaMemset is a function without
+// a body. A change that proves more here should update this table, on purpose.
+func TestScanForeign(t *testing.T) {
+	needClang(t)
+	dir := filepath.Join(testenv.Root(t), "testdata", "source", "foreign")
+	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
+	if res.ExitCode != 0 {
+		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	var doc scanJSON
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	type verdict struct {
+		cond, status string // the declining condition; "" for a proven pair
+		line         string // text on the line that decides it
+		why          string // in the reason
+	}
+	want := map[string]verdict{
+		"samples_vector_add.cu h_A/d_A": {},
+		"samples_vector_add.cu h_B/d_B": {},
+		"samples_vector_add.cu h_C/d_C": {},
+		"rodinia_backprop.cu weights/d_weights": {"S1", "refused", "sum += weights[j];",
+			"before the D2H copy brings back what the kernel at line"},
+		"rodinia_backprop.cu partial_sum/d_partial": {"S1", "undecidable", "cudaMemcpy(partial_sum, d_partial", "not provably the whole"},
+		"rodinia_backprop.cu prev_weights/d_prev":   {"S1", "undecidable", "cudaMemcpy(d_prev, prev_weights", "not provably the whole"},
+		"rodinia_nw.cu reference/reference_cuda": {"S1", "refused", "+ reference[i * max_cols + j])",
+			"before the D2H copy brings back what the kernel at line"},
+		"rodinia_nw.cu input_itemsets/matrix_cuda":  {"S1", "undecidable", "cudaMemcpy(matrix_cuda, input_itemsets", "not provably the whole"},
+		"rodinia_nw.cu output_itemsets/matrix_cuda": {"S1", "undecidable", "cudaMemcpy(matrix_cuda, input_itemsets", "the device side is copied to or from another buffer"},
+		"samples_async_streams.cu a/d_a":            {"S1", "undecidable", "cudaMemcpyAsync(d_a + off, a + off", "not provably the whole"},
+	}
+	got := map[string]bool{}
+	for _, f := range doc.Files {
+		for _, p := range f.Pairs {
+			key := f.Path + " " + p.Host + "/" + p.Device
+			got[key] = true
+			w, ok := want[key]
+			if !ok {
+				t.Errorf("%s: a pair the table does not expect (proven %v)", key, p.Proven)
+				continue
+			}
+			if w.cond == "" {
+				if !p.Proven {
+					t.Errorf("%s: declined %+v, want proven", key, p.Declined)
+				}
+				continue
+			}
+			d := p.Declined
+			if p.Proven || d == nil {
+				t.Errorf("%s: proven, want declined by %s %s", key, w.cond, w.status)
+				continue
+			}
+			if line := lineWith(t, filepath.Join(dir, f.Path), w.line); d.Condition != w.cond || d.Status != w.status || d.Line != line || !strings.Contains(d.Why, w.why) {
+				t.Errorf("%s: declined by %s %s at line %d (%s), want %s %s at line %d (%q)", key, d.Condition, d.Status, d.Line, d.Why, w.cond, w.status, line, w.why)
+			}
+		}
+	}
+	for key := range want {
+		if !got[key] {
+			t.Errorf("%s: not found", key)
+		}
+	}
+	// The async sample's other conditions say why it would stay declined with whole-buffer
+	// copies: stream ordering is not followed, and cudaMemset has no body to read.
+	for _, f := range doc.Files {
+		for _, p := range f.Pairs {
+			if f.Path == "samples_async_streams.cu" {
+				if s2, s3 := p.Verdicts["S2"], p.Verdicts["S3"]; s2.Status != "undecidable" || !strings.Contains(s2.Why, "asynchronous") || s3.Status != "undecidable" || !strings.Contains(s3.Why, "cudaMemset") {
+					t.Errorf("async sample: S2 %+v, S3 %+v", s2, s3)
+				}
+			}
+		}
+	}
+	if doc.Totals.Files != 4 || doc.Totals.WithPattern != 4 || doc.Totals.Unparsable != 0 {
+		t.Errorf("totals: %+v", doc.Totals)
+	}
+}
+
+// The proven sample rewritten in place still parses, and a second scan finds no pair left:
+// every linking copy is gone.
+func TestScanForeignRewritten(t *testing.T) {
+	needClang(t)
+	dir := t.TempDir()
+	src := filepath.Join(testenv.Root(t), "testdata", "source", "foreign", "samples_vector_add.cu")
+	file := filepath.Join(dir, "samples_vector_add.cu")
+	if err := os.WriteFile(file, must(os.ReadFile(src)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := testenv.Echoctl(t, nil, "rewrite", "-w", file); res.ExitCode != 0 {
+		t.Fatalf("rewrite -w: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	after := string(must(os.ReadFile(file)))
+	if strings.Contains(after, "cudaMemcpy(") || strings.Contains(after, "cudaMalloc(") {
+		t.Errorf("copies or device allocations left:\n%s", after)
+	}
+	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
+	var doc scanJSON
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
+		t.Fatalf("scan after the rewrite: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
+	}
+	if tot := doc.Totals; tot.Files != 1 || tot.Unparsable != 0 || tot.Pairs != 0 {
+		t.Errorf("after the rewrite: %+v (%+v)", tot, doc.Files)
+	}
+}

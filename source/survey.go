@@ -1,0 +1,306 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// The survey (`echoctl scan DIR`): the paper's prevalence study (§2.4: the pattern in 19 of
+// 34 Jetson repositories) as a command. It walks a source tree, parses every translation
+// unit with the flags its build uses, runs the proofs, and counts what it found. It reports;
+// it edits nothing.
+
+// ScanExts are the extensions of the translation units the survey parses. Headers (.h,
+// .cuh, .hpp) are not parsed on their own: they are read through the files that include
+// them, with those files' flags.
+var ScanExts = []string{".cu", ".c", ".cpp", ".cc", ".cxx"}
+
+// SkippedDir reports whether the survey walks past a directory, by its name: version control
+// and other hidden directories, build trees (what a build writes is not the project's
+// source, and CMake's copies its sources' names), and vendored code (a project does not
+// rewrite its dependencies, and counting them would count the same library once per
+// project that vendors it).
+func SkippedDir(name string) bool {
+	switch strings.ToLower(name) {
+	case "build", "_build", "builds", "cmakefiles", "node_modules",
+		"third_party", "third-party", "thirdparty", "3rdparty", "vendor":
+		return true
+	}
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "cmake-build-")
+}
+
+// ScanOptions say how the survey parses.
+type ScanOptions struct {
+	Options
+	// CompileCommands is a compile_commands.json; "" looks in DIR, DIR/build (where CMake
+	// writes it) and DIR's parents.
+	CompileCommands string
+	// Args are clang flags from the command line, added to every file's.
+	Args []string
+	// Jobs is how many files are parsed at once; 0 is GOMAXPROCS.
+	Jobs int
+	// Progress, when set, is called as each file is done (done counts from 1), from one
+	// goroutine at a time.
+	Progress func(done, total int, file string)
+}
+
+// FileScan is what the survey found in one file.
+type FileScan struct {
+	Path string // relative to the scanned directory
+	// Defaults: no compile command names the file, so it was parsed with no flags but the
+	// command line's ("no compile command: defaults").
+	Defaults bool
+	// Unparsable is clang's first error when clang could not parse the file; then Proofs
+	// is empty and the file counts as unparsable.
+	Unparsable string
+	Proofs     []Proof
+}
+
+// Pattern reports whether the file has the pattern: a host buffer and a device buffer,
+// each allocated in one function, linked by a copy between them (at least one candidate
+// pair). Whether the copy moves the whole buffer is S1's to decide.
+func (f *FileScan) Pattern() bool { return len(f.Proofs) > 0 }
+
+// Proven counts the pairs every condition holds for.
+func (f *FileScan) Proven() int {
+	n := 0
+	for i := range f.Proofs {
+		if f.Proofs[i].Safe() {
+			n++
+		}
+	}
+	return n
+}
+
+// Declined is the condition that declines a pair — the first one refused or undecidable, in
+// S1…S4 order, as the rewrite reports it — or ok=false for a proven pair.
+func Declined(p Proof) (v Verdict, ok bool) {
+	for _, v := range p.Verdicts {
+		if v.Status == Refused || v.Status == Undecidable {
+			return v, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// Survey is one scan of a tree.
+type Survey struct {
+	Dir       string // as given
+	CompileDB string // the compile_commands.json used; "" for none
+	Skipped   []string
+	Files     []FileScan
+}
+
+// Totals are a survey's counts.
+type Totals struct {
+	Files, WithPattern, Unparsable, Defaults int
+	Pairs, Proven, Declined                  int
+	// ByCondition counts declined pairs by the condition that declined them ("S1"…"S4").
+	ByCondition map[string]int
+}
+
+// Totals sums the survey.
+func (s *Survey) Totals() Totals {
+	t := Totals{Files: len(s.Files), ByCondition: map[string]int{"S1": 0, "S2": 0, "S3": 0, "S4": 0}}
+	for i := range s.Files {
+		f := &s.Files[i]
+		if f.Unparsable != "" {
+			t.Unparsable++
+		}
+		if f.Defaults {
+			t.Defaults++
+		}
+		if f.Pattern() {
+			t.WithPattern++
+		}
+		for _, p := range f.Proofs {
+			t.Pairs++
+			if v, ok := Declined(p); ok {
+				t.Declined++
+				t.ByCondition[v.Cond]++
+			} else {
+				t.Proven++
+			}
+		}
+	}
+	return t
+}
+
+// Scan surveys the tree under dir. A file clang cannot parse is counted unparsable with
+// clang's first error; only a directory that cannot be read, a compile database that cannot
+// be read, or clang missing altogether end the scan with an error.
+func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("scanning %s: no such directory: give the root of a source tree", dir)
+		}
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("scanning %s: not a directory: give the root of a source tree (echoctl rewrite takes single files)", dir)
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	s := &Survey{Dir: dir}
+	files, err := walkSources(root, s)
+	if err != nil {
+		return nil, err
+	}
+	if o.CUDAPath == "" && o.RuntimeHeaders == "" {
+		for _, f := range files {
+			if filepath.Ext(f) == ".cu" {
+				return nil, fmt.Errorf("scanning %s: no CUDA headers to parse %s with: give a CUDA installation (--cuda-path) or a directory with cuda_runtime.h (--runtime-headers)", dir, f)
+			}
+		}
+	}
+	var db *CompileDB
+	s.CompileDB = o.CompileCommands
+	if s.CompileDB == "" {
+		s.CompileDB = findTreeCompileDB(root)
+	}
+	if s.CompileDB != "" {
+		if db, err = LoadCompileDB(s.CompileDB); err != nil {
+			return nil, fmt.Errorf("scanning %s: %w", dir, err)
+		}
+	}
+	s.Files = make([]FileScan, len(files))
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu    sync.Mutex
+		done  int
+		fatal error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+	)
+	for w := 0; w < min(jobs, max(len(files), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fsc, err := scanFile(ctx, root, files[i], db, o)
+				mu.Lock()
+				s.Files[i] = fsc
+				if err != nil && fatal == nil {
+					fatal = err
+				}
+				done++
+				if o.Progress != nil {
+					o.Progress(done, len(files), fsc.Path)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		mu.Lock()
+		stop := fatal != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if fatal != nil {
+		return nil, fatal
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, ctx.Err())
+	}
+	return s, nil
+}
+
+// scanFile parses and proves one file. Its error is only for what ends the whole scan.
+func scanFile(ctx context.Context, root, file string, db *CompileDB, o ScanOptions) (FileScan, error) {
+	rel, err := filepath.Rel(root, file)
+	if err != nil {
+		rel = file
+	}
+	out := FileScan{Path: rel, Defaults: true}
+	cmd := Command{File: file}
+	if db != nil {
+		if c, ok := db.Lookup(file); ok {
+			cmd, out.Defaults = c, false
+		}
+	}
+	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
+	tu, err := Parse(ctx, cmd, o.Options)
+	var pe *ParseError
+	switch {
+	case errors.As(err, &pe):
+		// clang names the file by the absolute path it was given; the survey's are relative.
+		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
+		return out, nil
+	case errors.Is(err, ErrNoClang), ctx.Err() != nil:
+		return out, err
+	case err != nil:
+		// The dump could not be read (clang crashed mid-way, say): this file's fault, not
+		// the scan's.
+		out.Unparsable = err.Error()
+		return out, nil
+	}
+	out.Proofs = Prove(tu)
+	return out, nil
+}
+
+// walkSources lists the translation units under root in lexical order, recording the
+// directories it walked past in s.Skipped (relative to root).
+func walkSources(root string, s *Survey) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("scanning %s: %w", path, err)
+		}
+		if d.IsDir() {
+			if path != root && SkippedDir(d.Name()) {
+				rel, _ := filepath.Rel(root, path)
+				s.Skipped = append(s.Skipped, rel)
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && scanExt(path) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+func scanExt(path string) bool {
+	ext := filepath.Ext(path)
+	for _, e := range ScanExts {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// findTreeCompileDB is the compile_commands.json of the tree at root: in root, in root/build
+// (CMake's usual build directory, which the walk itself skips), or in root's nearest parent
+// that has one; "" when there is none.
+func findTreeCompileDB(root string) string {
+	for _, p := range []string{filepath.Join(root, "compile_commands.json"), filepath.Join(root, "build", "compile_commands.json")} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return FindCompileDB(filepath.Join(filepath.Dir(root), "x"))
+}

@@ -1,0 +1,63 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The survey's result does not depend on how many files are parsed at once: files come back
+// in the walk's order with the same verdicts, and progress counts each file once.
+func TestScanJobsAgree(t *testing.T) {
+	needClang(t)
+	dir := filepath.Join("..", "testdata", "source", "scan")
+	var runs []*Survey
+	for _, jobs := range []int{1, 3} {
+		seen := map[string]int{}
+		last := 0
+		s, err := Scan(context.Background(), dir, ScanOptions{Options: Options{RuntimeHeaders: emulatorHeaders(t)}, Jobs: jobs,
+			Progress: func(done, total int, file string) {
+				seen[file]++
+				if done != last+1 || total != 5 {
+					t.Errorf("jobs %d: progress %d of %d after %d", jobs, done, total, last)
+				}
+				last = done
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != len(s.Files) || last != len(s.Files) {
+			t.Errorf("jobs %d: progress saw %v for %d files", jobs, seen, len(s.Files))
+		}
+		runs = append(runs, s)
+	}
+	summary := func(s *Survey) []string {
+		var out []string
+		for _, f := range s.Files {
+			line := f.Path + " " + f.Unparsable
+			for _, p := range f.Proofs {
+				v, _ := Declined(p)
+				line += " " + p.Host + "/" + p.Device + ":" + v.Cond + string(v.Status)
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	if a, b := summary(runs[0]), summary(runs[1]); !reflect.DeepEqual(a, b) {
+		t.Errorf("one job:\n%s\nthree:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+}
+
+// Without CUDA headers a tree with .cu files cannot be parsed at all: one error before any
+// file is counted unparsable for it.
+func TestScanNeedsCUDAHeaders(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.cu"), []byte("int main(void) { return 0; }\n"), 0o644)
+	_, err := Scan(context.Background(), dir, ScanOptions{})
+	if err == nil || !strings.Contains(err.Error(), "--cuda-path") {
+		t.Errorf("err = %v, want one saying to give --cuda-path or --runtime-headers", err)
+	}
+}
