@@ -26,23 +26,20 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 		if !ids[pair.ID] {
 			continue
 		}
-		note := ""
 		switch {
 		case refusal != "":
-			pair.Refuse(refusal)
+			pair.Refuse(planner.StageCalibrate, refusal)
+			pair.Evidence = append(pair.Evidence, evidence)
 		case r.Chosen != "" && !pair.Allows(r.Chosen):
-			pair.Status = planner.StatusCalibrated
-			note = fmt.Sprintf("; %s cannot serve this pair", r.Chosen)
+			pair.Calibrate(evidence + fmt.Sprintf("; %s cannot serve this pair", r.Chosen))
 		case r.Chosen != "" && merged[servedAs(pair, r.Chosen, pairs)] == "":
-			pair.Status = planner.StatusEnabled
+			pair.Enable(evidence)
 			enabled = append(enabled, *pair)
 		case r.Chosen != "":
-			pair.Status = planner.StatusCalibrated
-			note = "; this pair was not served in those runs: " + merged[servedAs(pair, r.Chosen, pairs)]
+			pair.Calibrate(evidence + "; this pair was not served in those runs: " + merged[servedAs(pair, r.Chosen, pairs)])
 		default:
-			pair.Status = planner.StatusCalibrated
+			pair.Calibrate(evidence)
 		}
-		pair.Evidence = append(pair.Evidence, evidence+note)
 	}
 	p.Context.GPU, p.Context.ComputeCapability = r.Device.GPU, r.Device.CC
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime

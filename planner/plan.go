@@ -13,8 +13,10 @@ import (
 // version 2 added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
 // deploy only with --force, or once calibrated again); version 3 added the strategies a
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
-// allowed, and device blocks; version 4 added the loop's span and confidence.
-const Version = 5
+// allowed, and device blocks; version 4 added the loop's span and confidence; version 5 the
+// per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
+// each refused pair (refused_at).
+const Version = 6
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -147,9 +149,10 @@ type Pair struct {
 	Strategies   []string `json:"strategies,omitempty"`
 	MergeRefused string   `json:"merge_refused,omitempty"`
 
-	Status   Status   `json:"status"`
-	Reason   string   `json:"reason,omitempty"`   // why refused, in words a user understands
-	Evidence []string `json:"evidence,omitempty"` // what each status rests on
+	Status    Status   `json:"status"`               // moved only by lifecycle.go's methods
+	Reason    string   `json:"reason,omitempty"`     // why refused, in words a user understands
+	RefusedAt Stage    `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
+	Evidence  []string `json:"evidence,omitempty"`   // what each status rests on
 }
 
 // Strategies.
@@ -191,11 +194,6 @@ func (p *Pair) Sited(strategy string) bool {
 // Merges reports whether any merge strategy may serve the pair.
 func (p *Pair) Merges() bool {
 	return slices.ContainsFunc(MergeStrategies, p.Allows)
-}
-
-// Refuse refuses the pair: no strategy may serve it, for reason.
-func (p *Pair) Refuse(reason string) {
-	p.Status, p.Reason, p.Strategies, p.MergeRefused = StatusRefused, reason, nil, ""
 }
 
 // OnlyPinned narrows the pair to the pinned strategy, saying why it cannot be merged.

@@ -74,7 +74,7 @@ func TestPredictWithinBound(t *testing.T) {
 
 func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
 	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
-	p.Pairs[0].Refuse("too small")
+	p.Pairs[0].Refuse(StagePlan, "too small")
 	if es := Predict(p, Discrete); len(es) != 0 {
 		t.Errorf("refused pair predicted: %+v", es)
 	}

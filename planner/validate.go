@@ -200,6 +200,12 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 	case slices.Contains(statusEvidenced, p.Status) && len(p.Evidence) == 0:
 		ps.addf(where, "status %s without evidence", p.Status)
 	}
+	switch {
+	case p.RefusedAt != "" && p.Status != StatusRefused:
+		ps.addf(where, "status %s, refused at %s: only a refused pair has a refusing stage", p.Status, p.RefusedAt)
+	case p.RefusedAt != "" && !slices.Contains(stages, p.RefusedAt):
+		ps.addf(where, "refused_at %q is not one of %s", p.RefusedAt, list(stages))
+	}
 	for i, e := range p.Evidence {
 		if strings.TrimSpace(e) == "" {
 			ps.addf(fmt.Sprintf("%s.evidence[%d]", where, i), "empty")

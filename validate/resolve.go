@@ -83,7 +83,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		}
 		if want := traced.of(pair); same && 10*r.Copies < 9*want {
 			// Copies the shim does not see, it can neither elide nor wait for.
-			pair.Refuse(fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
+			pair.Refuse(planner.StageResolve, fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
 				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
@@ -94,9 +94,8 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
-			pair.Status = planner.StatusValidated
-			pair.Evidence = append(pair.Evidence, fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned "+
-				"keeps every copy and changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
+			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
+				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
 	p.Recount()
@@ -177,7 +176,7 @@ func drop(pair *planner.Pair, strategies []string, why string) {
 }
 
 func refuse(pair *planner.Pair, why string) {
-	pair.Refuse("resolve: " + why)
+	pair.Refuse(planner.StageResolve, "resolve: "+why)
 }
 
 // site is the planner's site for what the shim reported: its module is a build-id, or

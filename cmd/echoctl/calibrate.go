@@ -73,14 +73,11 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err != nil {
 		return err
 	}
-	var pairs []planner.Pair
-	for _, pair := range p.Pairs {
-		ok := pair.Status == planner.StatusValidated || pair.Status == planner.StatusCalibrated ||
-			pair.Status == planner.StatusEnabled || (o.unvalidated && pair.Status == planner.StatusCandidate)
-		if ok {
-			pairs = append(pairs, pair)
-		}
+	measurable := []planner.Status{planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled}
+	if o.unvalidated {
+		measurable = append(measurable, planner.StatusCandidate)
 	}
+	pairs := p.PairsIn(measurable...)
 	if len(pairs) == 0 {
 		return errors.New("no pair to calibrate: validate the plan first (echoctl validate), or calibrate its " +
 			"candidates unvalidated with --unvalidated")

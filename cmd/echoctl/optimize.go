@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,14 +170,10 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		return err
 	}
 	validate.Apply(p, res.Report)
-	var validated []planner.Pair
-	for _, pair := range p.Pairs {
-		if pair.Status == planner.StatusValidated {
-			validated = append(validated, pair)
-		} else if pair.Status == planner.StatusRefused && strings.HasPrefix(pair.Reason, "validation:") {
-			step(3, "%s refused: %s", pair.ID, pair.Reason)
-		}
+	for _, pair := range p.RefusedAt(planner.StageValidate) {
+		step(3, "%s refused: %s", pair.ID, pair.Reason)
 	}
+	validated := p.PairsIn(planner.StatusValidated)
 	if len(validated) == 0 {
 		return finishOptimize(cmd, p, planPath, traceOut, nil, "validation refused every candidate: the program stays as written", o.json)
 	}
