@@ -21,7 +21,7 @@ import (
 
 // Options tunes a calibration.
 type Options struct {
-	Rounds     int            // runs of every variant (default 5)
+	Rounds     int            // runs of every variant (DefaultRounds)
 	Ignore     *regexp.Regexp // output lines that differ between runs by nature (timings)
 	Strategies []string       // to try; default mapped, system where the device allows, and pinned
 	Stderr     io.Writer      // where the program's stderr goes (its stdout is captured)
@@ -94,6 +94,10 @@ func explainableMS(pair planner.Pair) float64 {
 	return max(ms, pair.CopyMSPerIteration)
 }
 
+// DefaultRounds is how many runs of every variant calibration makes unless told (echoctl
+// calibrate and optimize --rounds).
+const DefaultRounds = 5
+
 // roundsCap bounds the rounds a calibration adds when a gain looks too good to be true: up to
 // this many times the rounds asked for, then the gain is refused as noise.
 const roundsCap = 3
@@ -101,7 +105,7 @@ const roundsCap = 3
 // Calibrate runs the comparison for the plan's pairs that are not refused.
 func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, o Options) (*Result, error) {
 	if o.Rounds < 1 {
-		o.Rounds = 5
+		o.Rounds = DefaultRounds
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/echo-uma/echo/live"
 	"github.com/echo-uma/echo/view"
+	"github.com/echo-uma/echo/tracer"
 )
 
 // attachOptions are the flags of `echoctl attach`.
@@ -75,7 +76,7 @@ func runAttach(cmd *cobra.Command, o *attachOptions) error {
 		return fmt.Errorf("--interval %v: give 100ms or more", o.interval)
 	}
 	opts := live.Options{PIDs: o.pids, Interval: o.interval, Version: version}
-	opts.Config.HostAllocs, opts.Config.MinHostBytes, opts.Config.Launches = o.hostAllocs, 64<<10, o.launches
+	opts.Config.HostAllocs, opts.Config.MinHostBytes, opts.Config.Launches = o.hostAllocs, tracer.DefaultMinHostBytes, o.launches
 	if o.metrics != "" {
 		if o.once {
 			return errors.New("--metrics serves until interrupted: leave out --once")

@@ -23,7 +23,7 @@ type calibrateOptions struct {
 }
 
 func newCalibrateCmd(g *globalOptions) *cobra.Command {
-	o := &calibrateOptions{globalOptions: g, rounds: 5}
+	o := &calibrateOptions{globalOptions: g, rounds: calibrate.DefaultRounds}
 	cmd := &cobra.Command{
 		Use:   "calibrate PLAN -- CMD [ARGS...]",
 		Short: "Measure whether merging pays, and enable the plan only where it does",

@@ -31,7 +31,7 @@ type optimizeOptions struct {
 }
 
 func newOptimizeCmd(g *globalOptions) *cobra.Command {
-	o := &optimizeOptions{globalOptions: g, rounds: 5}
+	o := &optimizeOptions{globalOptions: g, rounds: calibrate.DefaultRounds}
 	cmd := &cobra.Command{
 		Use:   "optimize [-o PLAN] -- CMD [ARGS...]",
 		Short: "Trace, plan, validate and calibrate a program in one go",
@@ -118,7 +118,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 	defer traceOut.Abort()
 	traced, err := recordInto(cmd, traceOut, tracer.Options{
-		Config:  tracer.Config{MinHostBytes: 64 << 10, HostAllocs: o.hostAllocs, Launches: o.launches, RingBytes: 16 << 20},
+		Config:  tracer.Config{MinHostBytes: tracer.DefaultMinHostBytes, HostAllocs: o.hostAllocs, Launches: o.launches, RingBytes: tracer.DefaultRingBytes},
 		Command: argv, Stdout: io.Discard, Stderr: tail,
 	})
 	if err := stopped(ctx); err != nil {

@@ -35,7 +35,7 @@ type traceOptions struct {
 }
 
 func newTraceCmd(g *globalOptions) *cobra.Command {
-	o := &traceOptions{globalOptions: g, minHostBytes: 64 << 10, ringSize: 16 << 20}
+	o := &traceOptions{globalOptions: g, minHostBytes: tracer.DefaultMinHostBytes, ringSize: tracer.DefaultRingBytes}
 	cmd := &cobra.Command{
 		Use:   "trace [flags] (-- CMD [ARGS...] | -p PID)",
 		Short: "Record a CUDA program's allocations, copies, launches and syncs into a trace file",
