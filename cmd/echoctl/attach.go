@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/live"
-	"github.com/echo-uma/echo/view"
 	"github.com/echo-uma/echo/tracer"
+	"github.com/echo-uma/echo/view"
 )
 
 // attachOptions are the flags of `echoctl attach`.
