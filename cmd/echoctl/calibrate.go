@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,7 @@ import (
 type calibrateOptions struct {
 	*globalOptions
 	rounds      int
-	ignore      string
+	ignore      ignoreFlag
 	strategies  []string
 	output      string
 	unvalidated bool
@@ -48,7 +47,7 @@ comparison then is the only check that merging keeps the program's results.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&o.rounds, "rounds", o.rounds, "runs of each variant")
-	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	addIgnoreFlag(f, &o.ignore)
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
 	f.StringVarP(&o.output, "output", "o", "", `write the calibrated plan here instead of over PLAN ("-": standard output)`)
 	f.BoolVar(&o.unvalidated, "unvalidated", false, "calibrate candidate pairs that were never validated")
@@ -61,13 +60,6 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	}
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
-	}
-	var ignore *regexp.Regexp
-	if o.ignore != "" {
-		var err error
-		if ignore, err = regexp.Compile(o.ignore); err != nil {
-			return fmt.Errorf("--ignore: %w", err)
-		}
 	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
@@ -85,7 +77,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	stderr := cmd.ErrOrStderr()
 	began := time.Now()
 	res, err := calibrate.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: ignore, Strategies: o.strategies, Stderr: nil,
+		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: o.strategies, Stderr: nil,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +24,7 @@ type optimizeOptions struct {
 	*globalOptions
 	output     string
 	rounds     int
-	ignore     string
+	ignore     ignoreFlag
 	hostAllocs bool
 	launches   bool
 }
@@ -54,20 +53,13 @@ timings so that the output comparison only sees results.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", `plan file to write (default CMD.plan in the current directory; "-": standard output)`)
 	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
-	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	addIgnoreFlag(f, &o.ignore)
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
 	f.BoolVar(&o.launches, "launches", true, "trace kernel launches; --launches=false probes none (cheaper on launch-bound loops; the copy share is then estimated)")
 	return cmd
 }
 
 func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
-	var ignore *regexp.Regexp
-	if o.ignore != "" {
-		var err error
-		if ignore, err = regexp.Compile(o.ignore); err != nil {
-			return fmt.Errorf("--ignore: %w", err)
-		}
-	}
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", argv[0], err)
@@ -181,7 +173,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.rounds)
 	began = time.Now()
 	cal, err := calibrate.Calibrate(ctx, p, validated, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: ignore,
+		Rounds: o.rounds, Ignore: o.ignore.re,
 		Progress: func(format string, args ...any) { step(4, format, args...) },
 	})
 	if err != nil {
