@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -213,4 +214,18 @@ func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
 		}
 	}
 	return ms, ok
+}
+
+// PredictionLine says the best strategy's estimate (the one calibration chose, once it has)
+// and, labelled as such, the Amdahl bound: "predicted 3.80× (pinned), Amdahl bound 11.54×".
+func (p *Plan) PredictionLine() string {
+	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
+	best := EstimateFor(p.Estimates, p.Context.Strategy)
+	if best == nil {
+		best = Best(p.Estimates)
+	}
+	if best == nil {
+		return bound
+	}
+	return fmt.Sprintf("predicted %.2f× (%s), %s", best.Speedup, best.Strategy, bound)
 }

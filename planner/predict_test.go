@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +126,20 @@ func TestPredictWaitedFromCleanCopies(t *testing.T) {
 	e = EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
 	if e == nil || !near(e.MS, 10) {
 		t.Fatalf("estimate %+v, want 10 ms", e)
+	}
+}
+
+func TestPredictionLineLabelsTheBound(t *testing.T) {
+	p := &Plan{PredictedSpeedup: 7.98, Context: Context{Strategy: StrategyMapped},
+		Estimates: []Estimate{{Strategy: StrategySystem, Speedup: 7.9}, {Strategy: StrategyMapped, Speedup: 6.5}}}
+	if got, want := p.PredictionLine(), "predicted 6.50× (mapped), Amdahl bound 7.98×"; got != want {
+		t.Errorf("got %q, want %q (the chosen strategy's estimate)", got, want)
+	}
+	p.Context.Strategy = ""
+	if got := p.PredictionLine(); !strings.HasPrefix(got, "predicted 7.90× (system)") {
+		t.Errorf("uncalibrated: %q, want the best estimate", got)
+	}
+	if got := (&Plan{PredictedSpeedup: 1.5}).PredictionLine(); got != "Amdahl bound 1.50×" {
+		t.Errorf("no estimates: %q", got)
 	}
 }

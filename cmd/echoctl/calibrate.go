@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -75,20 +75,15 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 			"candidates unvalidated with --unvalidated")
 	}
 	stderr := cmd.ErrOrStderr()
-	began := time.Now()
-	res, err := calibrate.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: o.strategies, Stderr: nil,
+	// What the enabled plan saves goes into the plan, for plan --json and the report; finding
+	// it is only this calibration's time here (optimize adds the trace's and validation's).
+	res, err := pipeline.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
+		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: o.strategies,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
-	})
+	}, planner.Finding{})
 	if err != nil {
 		return err
 	}
-	if err := calibrate.Apply(p, pairs, res); err != nil {
-		return err
-	}
-	// What the enabled plan saves, for plan --json and the report; finding it is only this
-	// calibration's time here (optimize adds the trace's and validation's).
-	p.Savings = savingsOf(p, res, planner.Finding{CalibrateMS: msSince(began)})
 	out := o.output
 	if out == "" {
 		out = planPath

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plandir"
 	"github.com/echo-uma/echo/planner"
 )
@@ -67,22 +68,22 @@ func addPlan(stderr io.Writer, g *globalOptions, dir, planPath string) error {
 	if err := plandir.Add(dir, name, p, compact); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "echoctl: %s: %d pairs (%s) for %s on %s\n", name, len(d.pairs), d.strategy,
+	fmt.Fprintf(stderr, "echoctl: %s: %d pairs (%s) for %s on %s\n", name, len(d.Pairs), d.Strategy,
 		filepath.Base(p.Context.Executable.Path), p.Context.GPU)
 	return nil
 }
 
 // deployed is the deployment echoctl run would give the shim for p, with no --force or
 // --strategy: the calibrated pairs and strategy.
-func deployed(p *planner.Plan, g *globalOptions) (string, deploy, error) {
-	d, err := deployment(p, &runOptions{globalOptions: g}, io.Discard)
+func deployed(p *planner.Plan, g *globalOptions) (string, pipeline.Deployment, error) {
+	d, err := pipeline.Deploy(p, "", false, io.Discard)
 	if err != nil {
 		return "", d, err
 	}
-	if d.untouched != "" {
-		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.untouched)
+	if d.Untouched != "" {
+		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.Untouched)
 	}
-	compact, err := planner.Compact(p, d.pairs, d.strategy, planner.ModeDeploy)
+	compact, err := planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy)
 	return compact, d, err
 }
 
@@ -145,7 +146,7 @@ func planRows(dir string, g *globalOptions) ([]planRow, error) {
 			r.Executable.Path, r.Executable.BuildID, r.Executable.Size = c.Executable.Path, c.Executable.BuildID, c.Executable.Size
 			r.GPU, r.ComputeCapability, r.Driver, r.Runtime, r.Created = c.GPU, c.ComputeCapability, c.Driver, c.Runtime, p.Created
 			compact, d, err := deployed(p, g)
-			r.Strategy, r.Pairs = d.strategy, len(d.pairs)
+			r.Strategy, r.Pairs = d.Strategy, len(d.Pairs)
 			switch {
 			case err != nil:
 				problem("undeployable", "%v", err)
