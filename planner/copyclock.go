@@ -61,8 +61,8 @@ func (c *copyClock) copy(e *trace.Event, dir string) (waited bool) {
 		}
 		return true
 	}
-	if !waited && !pitched && (dir == "h2d" || dir == "d2h") && e.Bytes > 0 && e.Bytes >= c.minBytes {
-		c.bw.sample(e, dir)
+	if !pitched && (dir == "h2d" || dir == "d2h") && e.Bytes > 0 && e.Bytes >= c.minBytes {
+		c.bw.sample(e, dir, waited)
 	}
 	return waited
 }
