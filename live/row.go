@@ -20,7 +20,7 @@ type Row struct {
 	// NoLaunches: kernel launches were not probed (attach without --launches), so
 	// LaunchesPerS and Totals.Launches are 0 whatever the process launched.
 	NoLaunches bool `json:"no_launches,omitempty"`
-	Pairs         int     `json:"pairs"`            // candidate pairs the planner found so far
+	Pairs      int  `json:"pairs"` // candidate pairs the planner found so far
 	// Lost is how many events the tracer's one ring buffer had no room for since attach
 	// began, every watched process together: it cannot tell whose they were.
 	Lost      uint64   `json:"lost"`
