@@ -24,7 +24,7 @@ import (
 // typical copy, and where its verdict differs from what the launches say, the shares differ
 // by the gap between two sites' mean copy times, which is a loaded machine's noise (a
 // preempted copy) spread over the site's copies. On a two-core machine under other tests'
-// load, over 5 warm copies a site 3 of 240 traces differed by 9–15 points (15 of 240 before
+// load, over 5 warm copies a site 3 of 240 traces differed by 9–14 points (15 of 240 before
 // the planner judged a site by its typical copy rather than its mean); over 23, none of 120
 // differed at all (2 of 120 before).
 func TestPlansWithoutLaunches(t *testing.T) {
