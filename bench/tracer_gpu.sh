@@ -22,11 +22,11 @@ echo "== the real runtime and driver: what the trace holds (calls by API)"
 calls() { # TRACE: "api=count" for every API called
 	"$echoctl" stats --json "$1" | python3 -c 'import json,sys; c=json.load(sys.stdin)["calls"]; print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))'
 }
-"$echoctl" trace -o "$trace" -- "$out/stream" --size 4M --iters 20 --warmup 2 >/dev/null
+"$echoctl" trace --launches -o "$trace" -- "$out/stream" --size 4M --iters 20 --warmup 2 >/dev/null
 echo "stream (22 iterations; expect cudaMemcpy=44 cudaLaunchKernel=22, no cu* calls): $(calls "$trace")"
 "$echoctl" trace -o "$trace" -- "$out/driver_api" 5 >/dev/null
 echo "driver_api 5 (expect cuMemAlloc_v2=1 cuMemcpyHtoD_v2=5 cuMemcpyDtoH_v2=1 cuCtxSynchronize=1 cuMemFree_v2=1): $(calls "$trace")"
-"$echoctl" trace -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
+"$echoctl" trace --launches -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
 echo "stream -cudart static (expect cudaMemcpy=44 cudaLaunchKernel=22): $(calls "$trace")"
 echo
 
@@ -34,8 +34,8 @@ echo "== cost per call (ns), median of $rounds alternating runs of 300000 calls 
 rm -f "$out"/plain.txt "$out"/traced.txt "$out"/stream_*.txt
 for ((r = 0; r < rounds; r++)); do
 	"$out/callcost" cost 300000 >>"$out/plain.txt"
-	# --host-allocs: the cost of the allocator probes is one of the rows
-	"$echoctl" trace --host-allocs -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
+	# --host-allocs and --launches: the allocator probes' and a launch's cost are rows
+	"$echoctl" trace --host-allocs --launches -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
 done
 printf '%-28s %10s %10s %10s\n' call plain_ns traced_ns probe_ns
 for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice cudaLaunchKernel; do

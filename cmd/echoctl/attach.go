@@ -67,7 +67,7 @@ no rows and exits 0).`,
 	f.BoolVar(&o.once, "once", false, "sample one interval, print the rows and exit")
 	f.StringVar(&o.metrics, "metrics", "", "run headless and serve Prometheus metrics on http://`ADDR`/metrics (:9464, 127.0.0.1:9464; port 0 picks one)")
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc & co. (their probes cost the most; attached traces pair buffers from the copies alone)")
-	f.BoolVar(&o.launches, "launches", true, "probe kernel launches (the launches column); --launches=false spares launch-bound loops dozens of traps a step")
+	f.BoolVar(&o.launches, "launches", false, "also probe kernel launches (the launches column; dozens per step in inference loops, at ~1 µs each)")
 	return cmd
 }
 

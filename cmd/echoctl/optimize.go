@@ -53,7 +53,7 @@ timings so that the output comparison only sees results.`,
 	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
 	addIgnoreFlag(f, &o.ignore)
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
-	f.BoolVar(&o.launches, "launches", true, "trace kernel launches; --launches=false probes none (cheaper on launch-bound loops; the copy share is then estimated)")
+	f.BoolVar(&o.launches, "launches", false, "also trace kernel launches (a plan needs none; they cost most in launch-bound loops)")
 	return cmd
 }
 

@@ -124,6 +124,9 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
 	}
 	fmt.Fprint(out, "\n"+calls.render())
+	if st.NoLaunches {
+		fmt.Fprintln(out, "kernel launches: not traced (trace with --launches to count them)")
+	}
 
 	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
