@@ -86,3 +86,18 @@ func Deploy(p *planner.Plan, strategy string, force bool, stderr io.Writer) (Dep
 	}
 	return Deployment{Pairs: pairs, Strategy: strategy}, nil
 }
+
+// Deployed is what echoctl run deploys of p with no --force or --strategy (the calibrated
+// pairs and strategy), as the compact plan the shim reads: what a plan directory holds
+// beside the plan. A plan that deploys nothing is an error that says why.
+func Deployed(p *planner.Plan) (compact string, d Deployment, err error) {
+	d, err = Deploy(p, "", false, io.Discard)
+	if err != nil {
+		return "", d, err
+	}
+	if d.Untouched != "" {
+		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.Untouched)
+	}
+	compact, err = planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy)
+	return compact, d, err
+}

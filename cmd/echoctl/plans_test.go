@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plandir"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -150,13 +151,13 @@ func TestPlanDirectory(t *testing.T) {
 	// plans ls says what each is for, and what is wrong with the copy.
 	res = testenv.Echoctl(t, nil, "--json", "plans", "ls", dir)
 	var doc struct {
-		Schema string    `json:"schema"`
-		Plans  []planRow `json:"plans"`
+		Schema string        `json:"schema"`
+		Plans  []plandir.Row `json:"plans"`
 	}
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
 		t.Fatalf("plans ls --json: exit %d, %v: %s", res.ExitCode, err, res.Stdout)
 	}
-	got := map[string]planRow{}
+	got := map[string]plandir.Row{}
 	for _, r := range doc.Plans {
 		got[r.Name] = r
 	}
@@ -251,7 +252,7 @@ func TestPlanDirectoryTrust(t *testing.T) {
 	}
 
 	res = echoctlWithin(t, "", nil, "--json", "plans", "ls", dir)
-	var doc struct{ Plans []planRow }
+	var doc struct{ Plans []plandir.Row }
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
 		t.Fatalf("plans ls --json: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
 	}
