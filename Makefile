@@ -93,7 +93,7 @@ $(BUILD)/lib/libcuda.so: $(BUILD)/lib/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
 # The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none.
-$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.h
+$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h shim/api.def $(EMU_DIR)/include/cuda_runtime_api.h
 	@mkdir -p $(@D)
 	$(CC) $(EMU_CFLAGS) -c $< -o $@
 
