@@ -19,8 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cuda.h"
-#include "cuda_runtime_api.h"
+#include "cuda_abi.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define MAX_PAIRS 64
@@ -240,10 +239,6 @@ void shim_leave(void);
 			shim_leave();                                             \
 		}                                                                 \
 	} while (0)
-
-/* The host callbacks' types, which the emulator's headers do not declare. */
-typedef void (*cudaHostFn_t)(void *);
-typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
 
 /* real.c: the real functions of api.def, resolved once: the runtime's from the first hook
  * that needs one, the driver's (CuPy-style callers) on first use. A function the list names
