@@ -241,8 +241,8 @@ void shim_leave(void);
 	} while (0)
 
 /* real.c: the real functions of api.def, resolved once: the runtime's from the first hook
- * that needs one, the driver's (CuPy-style callers) on first use. A function the list names
- * twice (cuGetProcAddress) has no slot. */
+ * that needs one, the driver's (CuPy-style callers) on first use. Twins and cuGetProcAddress
+ * (roles twin, proc) have no slot: their hooks look the real ones up by name. */
 #define SHIM_SLOT_hook(ret, name, params) ret(*name) params;
 #define SHIM_SLOT_real(ret, name, params) ret(*name) params;
 #define SHIM_SLOT_twin(ret, name, params)
