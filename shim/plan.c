@@ -225,7 +225,7 @@ static const char *parse_pair(struct reader *r, const struct key *k, const char 
 	cur->chunk[0].bytes = bytes;
 	cur->input = !strcmp(dir, "input") || !strcmp(dir, "both");
 	cur->output = !strcmp(dir, "output") || !strcmp(dir, "both");
-	cur->window = -1;
+	cur->validate.window = -1;
 	if (!cur->input && !cur->output)
 		return "a pair's direction is input, output or both";
 	r->sides[0] = r->sides[1] = false;

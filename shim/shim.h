@@ -100,57 +100,70 @@ struct shim_clock {
 	unsigned long at[SHIM_MAX_STREAMS]; /* per slot, the operations up to this seq */
 };
 
-struct pair {
-	char id[16];
-	int plan; /* a plan directory's: the deployment it came from (plandir.c) */
-	uint64_t bytes;
-	struct site host, device;
-	bool has_host, has_device; /* the plan named the side's site */
-	/* resolve mode: the pair's linking-copy sites (ordinal unused), and what they linked */
-	struct site copy_sites[MAX_COPIES];
-	bool copy_h2d[MAX_COPIES];
-	int ncopies;
-	struct resolved resolved[2]; /* [0] host side, [1] device side */
-	unsigned long pinned;        /* pinned strategy: host allocations served from its pool (atomic) */
-	/* deploy state (bind.c). Each side is handed a buffer of the shim's: the host side plain
-	 * host memory, the device side memory the GPU reaches, which is a memory file's mapping.
-	 * They become one buffer only at the first linking copy between them, at one of the
-	 * plan's copy sites (bound): then the host side is mapped onto the device side's file.
-	 * Until then the GPU reaches none of the program's other memory, whichever allocation took
-	 * a planned slot. */
+/* Deploy mode's state of a pair (bind.c). Each side is handed a buffer of the shim's: the
+ * host side plain host memory, the device side memory the GPU reaches, which is a memory
+ * file's mapping. They become one buffer only at the first linking copy between them, at one
+ * of the plan's copy sites (bound): then the host side is mapped onto the device side's file.
+ * Until then the GPU reaches none of the program's other memory, whichever allocation took a
+ * planned slot. */
+struct pair_deploy {
 	void *host_buf, *dev_buf;
-	size_t map_bytes;   /* both buffers' length: the pair's bytes in whole pages */
-	int fd;             /* the device side's memory file, until bound or freed; -1 none */
-	bool host_locked;   /* the host side was page-locked (allocated by CUDA as written) */
-	bool bound;         /* one buffer now (atomic) */
-	bool host_taken, device_taken; /* the side's allocation returned the shim's buffer */
-	bool host_freed, device_freed;
-	bool failed; /* merging was given up for this pair: both sides allocate as written */
-	struct identity ident[2]; /* validate mode: [0] host side, [1] device side */
-	char note[160];         /* why the pair was not merged, when it was not */
+	size_t map_bytes;       /* both buffers' length: the pair's bytes in whole pages */
+	int fd;                 /* the device side's memory file, until bound or freed; -1 none */
+	bool host_locked;       /* the host side was page-locked (allocated by CUDA as written) */
+	bool bound;             /* one buffer now (atomic) */
 	unsigned long elided;   /* linking copies elided (atomic) */
-	struct sighting seen[2]; /* [0] host side, [1] device side */
-	/* validate mode: the two buffers, as the program allocated them */
-	bool input, output;     /* linked by H2D, by D2H copies */
+};
+
+/* Validate mode's state of a pair (validate.c): the two buffers, as the program allocated
+ * them, and what was done to them in stream time (streams.c). */
+struct pair_validate {
+	struct identity ident[2]; /* [0] host side, [1] device side */
 	void *host_ptr, *dev_ptr;
 	bool owned;             /* host_ptr is a page-aligned mapping the shim made */
 	void *scratch;          /* to read the device copy back for the in-place check */
 	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
-	unsigned long copies;   /* linking copies seen */
-	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
-	struct {
-		uint64_t offset, bytes;
-	} chunk[MAX_CHUNKS];
-	int nchunks;
-	/* per piece, the last H2D and D2H linking copy (streams.c), a D2H copy that may still be
-	 * writing host_ptr (an asynchronous one), and whether work launched since may have
-	 * written it on the device (it is due again) */
+	/* per piece, the last H2D and D2H linking copy, a D2H copy that may still be writing
+	 * host_ptr (an asynchronous one), and whether work launched since may have written it on
+	 * the device (it is due again) */
 	struct shim_stamp in_copy[MAX_CHUNKS], out_copy[MAX_CHUNKS], inflight[MAX_CHUNKS];
 	bool due[MAX_CHUNKS];
 	bool launched;          /* work that may read the input was launched since its H2D copy */
 	unsigned long pending[SHIM_MAX_STREAMS]; /* and the last such launch per stream */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
+};
+
+/* A planned pair: what the plan says of it, which allocations took its sides, and each
+ * mode's own state. */
+struct pair {
+	char id[16];
+	int plan; /* a plan directory's: the deployment it came from (plandir.c) */
+	uint64_t bytes;
+	struct site host, device;
+	bool has_host, has_device; /* the plan named the side's site */
+	bool input, output;        /* linked by H2D, by D2H copies */
+	/* the pair's linking-copy sites (ordinal unused): where deploy mode binds, what resolve
+	 * mode follows */
+	struct site copy_sites[MAX_COPIES];
+	bool copy_h2d[MAX_COPIES];
+	int ncopies;
+	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
+	struct {
+		uint64_t offset, bytes;
+	} chunk[MAX_CHUNKS];
+	int nchunks;
+	/* which allocations took its sides (pairs.c), deploy and validate mode */
+	bool host_taken, device_taken; /* the side's allocation returned the shim's buffer */
+	bool host_freed, device_freed;
+	bool failed; /* merging was given up for this pair: both sides allocate as written */
+	char note[160];         /* why the pair was not merged, when it was not */
+	struct sighting seen[2]; /* [0] host side, [1] device side */
+	unsigned long copies;   /* linking copies seen (validate, resolve mode) */
+	unsigned long pinned;   /* pinned strategy: host allocations served from its pool (atomic) */
+	struct pair_deploy deploy;
+	struct pair_validate validate;
+	struct resolved resolved[2]; /* resolve mode: [0] host side, [1] device side */
 };
 
 struct plan {

@@ -41,7 +41,7 @@ int main(void)
 	for (int i = 0; i < p->npairs; i++) {
 		const struct pair *c = &p->pairs[i];
 		printf("pair %s %" PRIu64 " input %d output %d window %d\n", c->id, c->bytes, c->input, c->output,
-		       c->window);
+		       c->validate.window);
 		if (c->has_host)
 			site("host", &c->host);
 		if (c->has_device)
