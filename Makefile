@@ -92,10 +92,12 @@ $(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/proc.c $
 $(BUILD)/lib/libcuda.so: $(BUILD)/lib/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
-# The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none.
-$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.h
+# The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none. It is
+# built against its own view of the CUDA ABI (shim/cuda_abi.h), not the emulator's headers.
+SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror
+$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h shim/api.def shim/cuda_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(EMU_CFLAGS) -c $< -o $@
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
 $(BUILD)/lib/libechoshim.so: $(SHIM_OBJS)
 	@mkdir -p $(@D)
@@ -176,9 +178,9 @@ $(BUILD)/tests/static_spawn: testdata/tracer/static_spawn.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static $< -o $@
 
 # Whether the shim's dlsym fallback version names a dlsym on this architecture.
-$(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
+$(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h shim/api.def shim/cuda_abi.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -ldl
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $< -o $@ -ldl
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
