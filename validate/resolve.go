@@ -195,13 +195,12 @@ func site(r runner.ResolvedSide) planner.Site {
 	return s
 }
 
-// kindOf is the memory an allocating call hands out, as the planner names it.
+// kindOf is the memory a resolved side's allocating call hands out (planner.MemKind); a
+// device side's call the planner does not know as managed memory is device memory.
 func kindOf(call, side string) string {
-	switch {
-	case call == "cudaMallocHost" || call == "cudaHostAlloc":
-		return "pinned"
-	case side == "device":
+	k := planner.MemKind(call)
+	if side == "device" && k != "managed" {
 		return "device"
 	}
-	return "pageable"
+	return k
 }
