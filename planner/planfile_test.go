@@ -403,7 +403,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := examplePlan()
 			tt.edit(p)
-			err := p.Validate()
+			err := p.Check()
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Validate: %v", err)
@@ -418,7 +418,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	p := examplePlan()
 	p.Tool = ""
 	p.Pairs[1].Direction = "sideways"
-	err := p.Validate()
+	err := p.Check()
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -432,7 +432,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		p.Pairs[i].ID = "x"
 	}
 	p.Rejected = append(p.Rejected, make([]Rejection, 20)...)
-	if lines := strings.Split(p.Validate().Error(), "\n"); len(lines) != maxProblems+1 ||
+	if lines := strings.Split(p.Check().Error(), "\n"); len(lines) != maxProblems+1 ||
 		!strings.HasPrefix(lines[maxProblems], "plan: and ") {
 		t.Errorf("%d lines, the last %q; want %d and a count of the rest", len(lines), lines[len(lines)-1], maxProblems+1)
 	}

@@ -147,7 +147,7 @@ func TestPlanLifetime(t *testing.T) {
 func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 	t.Helper()
 	p, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/"+workload, args...)
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Errorf("the plan does not validate: %v", err)
 	}
 	// The plan file round-trips through the strict reader.

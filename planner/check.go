@@ -41,10 +41,10 @@ func (s Status) Known() bool { return slices.Contains(statuses, s) }
 // every known status but refused.
 func (s Status) Counted() bool { return s.Known() && s != StatusRefused }
 
-// Validate checks everything a hand-edited, truncated or buggy plan could get wrong (PLAN.md
+// Check checks everything a hand-edited, truncated or buggy plan could get wrong (PLAN.md
 // "What the parser checks"). The error lists every problem, one a line, each saying where:
 // `plan: pairs[2] (p3): status "merged" is not one of candidate, refused, …`.
-func (p *Plan) Validate() error {
+func (p *Plan) Check() error {
 	var ps problems
 	if p.Version != Version {
 		ps.addf("", "version %d, not %d", p.Version, Version)
