@@ -64,14 +64,14 @@ func (e *effects) call(c *Node) {
 			if name == "cudaMallocHost" || name == "cudaHostAlloc" {
 				kind = allocHost
 			}
-			e.emit(event{kind: evDef, v: r.ID, at: at, alloc: kind, size: sizeKey(arg(1))})
+			e.emit(event{kind: evDef, v: r.ID, at: at, alloc: kind, size: e.size(arg(1))})
 			rest(1)
 			return
 		}
 	case "cudaMemcpy", "cudaMemcpyAsync":
 		if len(args) >= 4 {
 			ev := event{kind: evCopy, at: at, dst: e.basePtr(args[0]), src: e.basePtr(args[1]),
-				sync: name == "cudaMemcpy", copySize: sizeKey(args[2]), dir: OtherCopy}
+				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy}
 			if k := Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 				switch k.Ref.Name {
 				case "cudaMemcpyHostToDevice":
@@ -275,7 +275,7 @@ func (e *effects) summarize(name string) *summary {
 			s.params = append(s.params, p)
 		}
 	}
-	sub := &effects{funcs: e.funcs, summaries: e.summaries, tracked: map[DeclID]bool{},
+	sub := &effects{funcs: e.funcs, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{},
 		argArrays: map[DeclID][]argSlot{}, aliases: map[DeclID]DeclID{}}
 	for id, i := range idx {
 		if isPointerType(s.params[i].Type) {
@@ -358,7 +358,7 @@ func returnsHostAlloc(fn *Node, idx map[DeclID]int, e *effects) (bool, int) {
 	if !ok || ret == 0 {
 		return false, -1
 	}
-	sub := &effects{funcs: e.funcs, summaries: e.summaries, tracked: map[DeclID]bool{ret: true}, argArrays: map[DeclID][]argSlot{}}
+	sub := &effects{funcs: e.funcs, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{ret: true}, argArrays: map[DeclID][]argSlot{}}
 	var evs []event
 	body.Walk(func(n *Node) bool {
 		switch n.Kind {

@@ -66,7 +66,9 @@ type effects struct {
 	tracked   map[DeclID]bool // the pointer variables followed
 	argArrays map[DeclID][]argSlot
 	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
-	out       []event
+	// localTypes are the type names declared inside function bodies (localTypeNames).
+	localTypes map[string]bool
+	out        []event
 }
 
 // argSlot is one element of a launch's argument array: the variable whose address it holds.
@@ -76,7 +78,7 @@ type argSlot struct {
 }
 
 func newEffects(tu *TU) *effects {
-	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}}
+	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}, localTypes: localTypeNames(tu)}
 	for _, n := range tu.Root.Inner {
 		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
 			e.funcs[n.Name] = n
@@ -466,75 +468,32 @@ func (e *effects) allocCall(c *Node) (allocKind, string) {
 	switch c.Callee() {
 	case "malloc", "valloc":
 		if len(args) == 1 {
-			return allocHost, sizeKey(args[0])
+			return allocHost, e.size(args[0])
 		}
 	case "calloc":
 		if len(args) == 2 {
-			return allocHost, "(" + sizeKey(args[0]) + "*" + sizeKey(args[1]) + ")"
+			return allocHost, e.checked(productKey(args[0], args[1]))
 		}
 	case "aligned_alloc", "memalign":
 		if len(args) == 2 {
-			return allocHost, sizeKey(args[1])
+			return allocHost, e.size(args[1])
 		}
 	}
 	if s := e.summarize(c.Callee()); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
-		return allocHost, sizeKey(args[s.sizeParam])
+		return allocHost, e.size(args[s.sizeParam])
 	}
 	return allocOther, ""
 }
 
-func newSize(n *Node) string {
-	// new T[count]: the byte size is count * sizeof(T); the dump gives the count only, so the
-	// size is kept as count for element types of one byte and unknown otherwise.
-	if len(n.Inner) >= 1 && (strings.HasPrefix(n.Type, "unsigned char") || strings.HasPrefix(n.Type, "char")) {
-		return sizeKey(n.Inner[0])
-	}
-	return ""
-}
+// size is the canonical key of a size argument (sizes.go), unknown ("?") where it names a
+// type declared inside a function, which the dump's type names cannot tell apart.
+func (e *effects) size(n *Node) string { return e.checked(sizeKey(n)) }
 
-// sizeKey is an expression in a canonical form: two sizes are the same when their keys are,
-// after casts and parentheses (variables by declaration id, not by name).
-func sizeKey(n *Node) string {
-	n = Unwrap(n)
-	if n == nil {
-		return "?"
+func (e *effects) checked(key string) string {
+	if namesLocalType(key, e.localTypes) {
+		return "?local type"
 	}
-	switch n.Kind {
-	case "DeclRefExpr":
-		if n.Ref != nil {
-			return "v" + idString(n.Ref.ID)
-		}
-	case "MemberExpr":
-		if len(n.Inner) == 1 {
-			sep := "."
-			if n.IsArrow {
-				sep = "->"
-			}
-			return sizeKey(n.Inner[0]) + sep + n.Name
-		}
-	case "IntegerLiteral":
-		return n.Value
-	case "BinaryOperator":
-		if len(n.Inner) == 2 {
-			return "(" + sizeKey(n.Inner[0]) + n.Opcode + sizeKey(n.Inner[1]) + ")"
-		}
-	}
-	return "?" + n.Kind
-}
-
-func idString(id DeclID) string {
-	const hex = "0123456789abcdef"
-	var b [16]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = hex[id&15]
-		id >>= 4
-		if id == 0 {
-			break
-		}
-	}
-	return string(b[i:])
+	return key
 }
 
 // sizeVars are the variables a size expression reads.

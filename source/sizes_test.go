@@ -1,0 +1,102 @@
+package source
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// proveSource parses src, written to a file of the given name, and proves its pairs.
+func proveSource(t *testing.T, name, src string) []Proof {
+	t.Helper()
+	needClang(t)
+	f := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Prove(tu)
+}
+
+// Sizes written with sizeof, in either order, through a typedef or as calloc's two arguments
+// are the allocation's; a different type of the same size, a signed product regrouped and a
+// type declared in two scopes under one name are not provably so.
+func TestFullBufferSizes(t *testing.T) {
+	src := `#include <cuda_runtime.h>
+#include <stdlib.h>
+typedef float real;
+__global__ void k(void *p) {}
+#define PAIR(h, d, halloc, dsize, csize)                      \
+	cudaMalloc((void **)&d, dsize);                         \
+	cudaMemcpy(d, h, csize, cudaMemcpyHostToDevice);       \
+	k<<<1, 1>>>(d);                                         \
+	cudaMemcpy(h, d, csize, cudaMemcpyDeviceToHost);       \
+	cudaFree(d);                                            \
+	free(h);
+void inline_sizeof(int n) {
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	PAIR(h, d, 0, n * sizeof(float), n * sizeof(float))
+}
+void reordered(int size) {
+	int *h = (int *)malloc(sizeof(int) * size), *d;
+	PAIR(h, d, 0, size * sizeof(int), sizeof(int) * size)
+}
+void unsigned_regrouped(size_t a, size_t b) {
+	float *h = (float *)malloc(a * b * sizeof(float)), *d;
+	PAIR(h, d, 0, sizeof(float) * (b * a), b * (sizeof(float) * a))
+}
+void with_calloc(int n) {
+	float *h = (float *)calloc(n, sizeof(float)), *d;
+	PAIR(h, d, 0, n * sizeof(float), sizeof(float) * n)
+}
+void through_typedef(int n) {
+	real *h = (real *)malloc(n * sizeof(real)), *d;
+	PAIR(h, d, 0, n * sizeof(const float), n * sizeof *h)
+}
+void other_type(int n) {
+	float *h = (float *)malloc(n * sizeof(int)), *d;
+	PAIR(h, d, 0, n * sizeof(float), n * sizeof(float))
+}
+void signed_regrouped(int a, int b) {
+	float *h = (float *)malloc(a * b * sizeof(float)), *d;
+	PAIR(h, d, 0, a * b * sizeof(float), a * (b * sizeof(float)))
+}
+void vla(int n) {
+	float row[n];
+	float *h = (float *)malloc(n * sizeof row), *d;
+	PAIR(h, d, 0, n * sizeof row, n * sizeof row)
+}
+void shadowed(int n) {
+	struct S { float x; };
+	float *h = (float *)malloc(n * sizeof(struct S)), *d;
+	{
+		struct S { double x; };
+		PAIR(h, d, 0, n * sizeof(struct S), n * sizeof(struct S))
+	}
+}
+`
+	want := map[string]bool{"inline_sizeof": true, "reordered": true, "unsigned_regrouped": true,
+		"with_calloc": true, "through_typedef": true, "other_type": false, "signed_regrouped": false,
+		"vla": false, "shadowed": false}
+	ps := proveSource(t, "sizes.cu", src)
+	got := map[string]bool{}
+	for _, p := range ps {
+		full := len(p.Copies) > 0
+		for _, c := range p.Copies {
+			full = full && c.Full
+		}
+		got[p.Function] = true
+		if full != want[p.Function] {
+			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, want[p.Function], p.Verdicts[0])
+		}
+	}
+	for f := range want {
+		if !got[f] {
+			t.Errorf("%s: no pair found", f)
+		}
+	}
+}
