@@ -61,11 +61,14 @@ type event struct {
 // effects walks the statements of functions, following calls into functions whose body is
 // in the translation unit.
 type effects struct {
-	funcs     map[string]*Node // functions with a body, by name
-	summaries map[string]*summary
-	tracked   map[DeclID]bool // the pointer variables followed
-	argArrays map[DeclID][]argSlot
-	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
+	funcs map[string]*Node // functions with a body, by name
+	// overloaded names more than one function with a body: funcs holds one of them, which a
+	// call may not be calling, so those calls are not followed.
+	overloaded map[string]bool
+	summaries  map[string]*summary
+	tracked    map[DeclID]bool // the pointer variables followed
+	argArrays  map[DeclID][]argSlot
+	aliases    map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
 	// localTypes are the type names declared inside function bodies (localTypeNames).
 	localTypes map[string]bool
 	out        []event
@@ -78,9 +81,12 @@ type argSlot struct {
 }
 
 func newEffects(tu *TU) *effects {
-	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}, localTypes: localTypeNames(tu)}
+	e := &effects{funcs: map[string]*Node{}, overloaded: map[string]bool{}, summaries: map[string]*summary{}, localTypes: localTypeNames(tu)}
 	for _, n := range tu.Root.Inner {
 		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
+			if e.funcs[n.Name] != nil {
+				e.overloaded[n.Name] = true
+			}
 			e.funcs[n.Name] = n
 		}
 	}
