@@ -56,6 +56,11 @@ type event struct {
 
 	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
 	why     string // evEscape
+
+	// evAssign: the variable's address is kept (in a pointer, a struct, a return value), so
+	// it may change later through that pointer, unseen; an address only passed to a call is
+	// not kept.
+	addrKept bool
 }
 
 // effects walks the statements of functions, following calls into functions whose body is
@@ -277,9 +282,13 @@ func (e *effects) visit(n *Node, u use) {
 				if e.tracked[r.ID] {
 					e.emit(event{kind: evEscape, v: r.ID, at: n.Range.Begin, why: "its address is taken (&" + r.Name + ")"})
 				} else if u == useValue {
-					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin})
+					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin, addrKept: true})
 				}
 				return
+			}
+			if r := rootVar(n.Inner[0]); r != nil && !e.tracked[r.ID] && u == useValue {
+				// &s.f, &a[i]: a pointer into a variable's own storage is kept.
+				e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin, addrKept: true})
 			}
 			if v := e.basePtr(n); v != 0 {
 				e.visit(n.Inner[0], useIgnore)
@@ -399,6 +408,10 @@ func (e *effects) decl(d *Node) {
 	if d.Kind != "VarDecl" {
 		return
 	}
+	if !e.tracked[d.ID] {
+		// A declaration run again (in a loop) gives the variable a new value.
+		e.emit(event{kind: evAssign, v: d.ID, at: d.Loc})
+	}
 	if len(d.Inner) == 0 {
 		if e.tracked[d.ID] {
 			e.emit(event{kind: evDef, v: d.ID, at: d.Loc, alloc: allocOther, undef: true})
@@ -512,6 +525,25 @@ func sizeVars(n *Node) []DeclID {
 		return true
 	})
 	return out
+}
+
+// rootVar is the variable whose own storage an lvalue is part of: s in s.f.g, a in a[i] for
+// an array a; nil for memory reached through a pointer.
+func rootVar(l *Node) *Ref {
+	l = Unwrap(l)
+	for l != nil {
+		switch {
+		case l.Kind == "DeclRefExpr":
+			return l.Ref
+		case l.Kind == "MemberExpr" && !l.IsArrow && len(l.Inner) == 1:
+			l = Unwrap(l.Inner[0])
+		case l.Kind == "ArraySubscriptExpr" && len(l.Inner) == 2 && l.Inner[0].CastKind == "ArrayToPointerDecay":
+			l = Unwrap(l.Inner[0])
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // fieldAddr reports whether n is &s.f: the address of a field of a struct variable.

@@ -69,6 +69,34 @@ func sizeKey(n *Node) string {
 	return "?" + n.Kind
 }
 
+// keyVars are the variables a key reads (its "v<id>" parts).
+func keyVars(key string) []DeclID {
+	var out []DeclID
+	for i := 0; i < len(key); i++ {
+		if key[i] != 'v' || (i > 0 && isKeyWord(key[i-1])) {
+			continue
+		}
+		j := i + 1
+		var id DeclID
+		for ; j < len(key) && (key[j] >= '0' && key[j] <= '9' || key[j] >= 'a' && key[j] <= 'f'); j++ {
+			d := key[j] - '0'
+			if key[j] >= 'a' {
+				d = key[j] - 'a' + 10
+			}
+			id = id<<4 | DeclID(d)
+		}
+		if j > i+1 && (j == len(key) || !isKeyWord(key[j])) {
+			out = append(out, id)
+		}
+		i = j - 1
+	}
+	return out
+}
+
+func isKeyWord(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // productKey is the key of a size_t product of the expressions, as calloc's two arguments.
 func productKey(xs ...*Node) string {
 	var fs []string

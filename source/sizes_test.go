@@ -100,3 +100,55 @@ void shadowed(int n) {
 		}
 	}
 }
+
+// A size expression is the allocation's only while the variables it reads keep the values
+// they had at the allocation: assigned in between, or reachable through a pointer kept to
+// them, the copy's size is not provably the buffer's.
+func TestFullBufferSizeChanges(t *testing.T) {
+	src := `#include <cuda_runtime.h>
+#include <stdlib.h>
+__global__ void k(const float *p) {}
+#define PAIR(h, d, n)                                        \
+	cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);           \
+	k<<<1, 1>>>(d);                                        \
+	cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);
+void unchanged(size_t n) {
+	float *h = (float *)malloc(n), *d;
+	cudaMalloc((void **)&d, n);
+	PAIR(h, d, n)
+	cudaFree(d);
+	free(h);
+}
+void assigned(size_t n, int argc) {
+	float *h = (float *)malloc(n), *d;
+	cudaMalloc((void **)&d, n);
+	n = argc * 128;
+	PAIR(h, d, n)
+	cudaFree(d);
+	free(h);
+}
+void through_pointer(size_t n, int argc) {
+	size_t *alias = &n;
+	float *h = (float *)malloc(n), *d;
+	cudaMalloc((void **)&d, n);
+	*alias = argc * 128;
+	PAIR(h, d, n)
+	cudaFree(d);
+	free(h);
+}
+`
+	want := map[string]bool{"unchanged": true, "assigned": false, "through_pointer": false}
+	for _, p := range proveSource(t, "changes.cu", src) {
+		full := len(p.Copies) > 0
+		for _, c := range p.Copies {
+			full = full && c.Full
+		}
+		if w, ok := want[p.Function]; !ok || full != w {
+			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, w, p.Verdicts[0])
+		}
+		delete(want, p.Function)
+	}
+	if len(want) != 0 {
+		t.Errorf("no pair in %v", want)
+	}
+}
