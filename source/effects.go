@@ -76,7 +76,9 @@ type effects struct {
 	aliases    map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
 	// localTypes are the type names declared inside function bodies (localTypeNames).
 	localTypes map[string]bool
-	out        []event
+	// stable are the function's variables a size may be read through (stableInits).
+	stable map[DeclID]*Node
+	out    []event
 }
 
 // argSlot is one element of a launch's argument array: the variable whose address it holds.
@@ -491,7 +493,7 @@ func (e *effects) allocCall(c *Node) (allocKind, string) {
 		}
 	case "calloc":
 		if len(args) == 2 {
-			return allocHost, e.checked(productKey(args[0], args[1]))
+			return allocHost, e.checked(productKey(e.stable, args[0], args[1]))
 		}
 	case "aligned_alloc", "memalign":
 		if len(args) == 2 {
@@ -506,7 +508,7 @@ func (e *effects) allocCall(c *Node) (allocKind, string) {
 
 // size is the canonical key of a size argument (sizes.go), unknown ("?") where it names a
 // type declared inside a function, which the dump's type names cannot tell apart.
-func (e *effects) size(n *Node) string { return e.checked(sizeKey(n)) }
+func (e *effects) size(n *Node) string { return e.checked(keyOf(n, e.stable, 0)) }
 
 func (e *effects) checked(key string) string {
 	if namesLocalType(key, e.localTypes) {

@@ -67,6 +67,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		return true
 	})
 	e.tracked, e.argArrays, e.aliases = localPointers(fn), map[DeclID][]argSlot{}, nil
+	e.stable = stableInits(fn)
 	g, gerr := BuildCFG(fn)
 	// Events per statement, once: the fixpoint revisits blocks.
 	var all []event

@@ -20,19 +20,39 @@ import (
 //     arithmetic wraps, so it is commutative and associative and `sizeof(int) * size` is
 //     `size * sizeof(int)`. A product or sum of signed operands is only commutative (a*b is
 //     b*a, overflow included); regrouping it could move an overflow, so it is not flattened.
+//     Every operation's key carries the type it is done in, and conversions stay in the key
+//     unless they keep the value (keepsValue).
 //   - `calloc(n, size)` allocates n * size bytes as a size_t product when it succeeds (it
 //     fails rather than wrap), so it is keyed as that product.
 
 // sizeKey is an expression's canonical key; "?" marks a part it cannot key (a call, say), and
 // a key with one is never equal to anything.
-func sizeKey(n *Node) string {
-	n = Unwrap(n)
-	if n == nil {
+func sizeKey(n *Node) string { return keyOf(n, nil, 0) }
+
+// keyOf is sizeKey with the variables in subst replaced by the keys of their initializers
+// (stableInits: variables that hold that one value wherever they can be named).
+func keyOf(n *Node, subst map[DeclID]*Node, depth int) string {
+	if n == nil || depth > 64 {
 		return "?"
 	}
+	sizeKey := func(n *Node) string { return keyOf(n, subst, depth+1) }
 	switch n.Kind {
+	case "ParenExpr", "ConstantExpr", "ExprWithCleanups", "MaterializeTemporaryExpr", "CXXBindTemporaryExpr":
+		if len(n.Inner) == 1 {
+			return sizeKey(n.Inner[0])
+		}
+	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXFunctionalCastExpr", "CXXReinterpretCastExpr":
+		if len(n.Inner) == 1 {
+			if keepsValue(n) {
+				return sizeKey(n.Inner[0])
+			}
+			return "(" + typeOf(n) + ")" + sizeKey(n.Inner[0])
+		}
 	case "DeclRefExpr":
 		if n.Ref != nil {
+			if init, ok := subst[n.Ref.ID]; ok {
+				return sizeKey(init)
+			}
 			return "v" + idString(n.Ref.ID)
 		}
 	case "MemberExpr":
@@ -60,11 +80,12 @@ func sizeKey(n *Node) string {
 		switch n.Opcode {
 		case "*", "+":
 			if t := typeOf(n); strings.HasPrefix(t, "unsigned ") {
-				return opKey(n.Opcode, append(operands(n.Inner[0], n.Opcode, t), operands(n.Inner[1], n.Opcode, t)...))
+				return opKey(n.Opcode, t, append(operands(n.Inner[0], n.Opcode, t, subst, depth+1),
+					operands(n.Inner[1], n.Opcode, t, subst, depth+1)...))
 			}
-			return opKey(n.Opcode, []string{sizeKey(n.Inner[0]), sizeKey(n.Inner[1])})
+			return opKey(n.Opcode, typeOf(n), []string{sizeKey(n.Inner[0]), sizeKey(n.Inner[1])})
 		}
-		return "(" + sizeKey(n.Inner[0]) + n.Opcode + sizeKey(n.Inner[1]) + ")"
+		return "(" + sizeKey(n.Inner[0]) + n.Opcode + sizeKey(n.Inner[1]) + ")" + typeOf(n)
 	}
 	return "?" + n.Kind
 }
@@ -98,30 +119,49 @@ func isKeyWord(c byte) bool {
 }
 
 // productKey is the key of a size_t product of the expressions, as calloc's two arguments.
-func productKey(xs ...*Node) string {
+func productKey(subst map[DeclID]*Node, xs ...*Node) string {
 	var fs []string
 	for _, x := range xs {
-		fs = append(fs, operands(x, "*", "unsigned long")...)
+		fs = append(fs, operands(x, "*", "unsigned long", subst, 0)...)
 	}
-	return opKey("*", fs)
+	return opKey("*", "unsigned long", fs)
 }
 
 // operands are the keys of an unsigned op chain's operands: n's own, when n is the same
 // operation in the same type (after parentheses, not after a conversion), else n's key.
-func operands(n *Node, op, typ string) []string {
+func operands(n *Node, op, typ string, subst map[DeclID]*Node, depth int) []string {
 	u := n
 	for u != nil && u.Kind == "ParenExpr" && len(u.Inner) == 1 {
 		u = u.Inner[0]
 	}
-	if u != nil && u.Kind == "BinaryOperator" && u.Opcode == op && len(u.Inner) == 2 && typeOf(u) == typ {
-		return append(operands(u.Inner[0], op, typ), operands(u.Inner[1], op, typ)...)
+	if u != nil && u.Kind == "BinaryOperator" && u.Opcode == op && len(u.Inner) == 2 && typeOf(u) == typ && depth <= 64 {
+		return append(operands(u.Inner[0], op, typ, subst, depth+1), operands(u.Inner[1], op, typ, subst, depth+1)...)
 	}
-	return []string{sizeKey(n)}
+	return []string{keyOf(n, subst, depth)}
 }
 
-func opKey(op string, keys []string) string {
+// opKey is an arithmetic operation's key: its operands and the type it is done in, since the
+// same operands wrap differently in int, unsigned int and size_t.
+func opKey(op, typ string, keys []string) string {
 	sort.Strings(keys)
-	return "(" + strings.Join(keys, op) + ")"
+	return "(" + strings.Join(keys, op) + ")" + typ
+}
+
+// keepsValue reports whether a conversion is left out of a key: one that does not change the
+// value (lvalue to rvalue, qualifiers, pointer decays), or an integer widened to the 64-bit
+// unsigned size_t, where arithmetic is modulo 2^64 and converting commutes with + and * (an
+// operation done in a narrower type keeps its type in its key, so a wrap in 32 bits is not
+// confused with none). Any other conversion (to int, to a 32-bit unsigned, from floating
+// point) stays in the key: `int size = n` with a long long n is not n.
+func keepsValue(c *Node) bool {
+	switch c.CastKind {
+	case "LValueToRValue", "NoOp", "ArrayToPointerDecay", "FunctionToPointerDecay", "BitCast":
+		return true
+	case "IntegralCast":
+		t := typeOf(c)
+		return t == "unsigned long" || t == "unsigned long long"
+	}
+	return false
 }
 
 // typeOf is an expression's type with top-level typedefs looked through and top-level

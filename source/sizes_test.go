@@ -23,8 +23,9 @@ func proveSource(t *testing.T, name, src string) []Proof {
 }
 
 // Sizes written with sizeof, in either order, through a typedef or as calloc's two arguments
-// are the allocation's; a different type of the same size, a signed product regrouped and a
-// type declared in two scopes under one name are not provably so.
+// are the allocation's; a different type of the same size, a signed product regrouped, a
+// product that wraps in 32 bits on one side only, a variable-length array and a type declared
+// in two scopes under one name are not provably so.
 func TestFullBufferSizes(t *testing.T) {
 	src := `#include <cuda_runtime.h>
 #include <stdlib.h>
@@ -65,6 +66,10 @@ void signed_regrouped(int a, int b) {
 	float *h = (float *)malloc(a * b * sizeof(float)), *d;
 	PAIR(h, d, 0, a * b * sizeof(float), a * (b * sizeof(float)))
 }
+void wraps_in_32_bits(unsigned n) {
+	float *h = (float *)malloc(n * 4u), *d;
+	PAIR(h, d, 0, n * 4u, (size_t)n * 4)
+}
 void vla(int n) {
 	float row[n];
 	float *h = (float *)malloc(n * sizeof row), *d;
@@ -81,7 +86,7 @@ void shadowed(int n) {
 `
 	want := map[string]bool{"inline_sizeof": true, "reordered": true, "unsigned_regrouped": true,
 		"with_calloc": true, "through_typedef": true, "other_type": false, "signed_regrouped": false,
-		"vla": false, "shadowed": false}
+		"vla": false, "shadowed": false, "wraps_in_32_bits": false}
 	ps := proveSource(t, "sizes.cu", src)
 	got := map[string]bool{}
 	for _, p := range ps {
@@ -139,6 +144,68 @@ void through_pointer(size_t n, int argc) {
 `
 	want := map[string]bool{"unchanged": true, "assigned": false, "through_pointer": false}
 	for _, p := range proveSource(t, "changes.cu", src) {
+		full := len(p.Copies) > 0
+		for _, c := range p.Copies {
+			full = full && c.Full
+		}
+		if w, ok := want[p.Function]; !ok || full != w {
+			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, w, p.Verdicts[0])
+		}
+		delete(want, p.Function)
+	}
+	if len(want) != 0 {
+		t.Errorf("no pair in %v", want)
+	}
+}
+
+// A size named once (`int size = rows * cols`) is the same size written out, when it and the
+// variables it reads hold one value for the call; not when one of them may change, is
+// declared in a loop or converts the value.
+func TestFullBufferNamedSizes(t *testing.T) {
+	src := `#include <cuda_runtime.h>
+#include <stdlib.h>
+__global__ void k(const float *p) {}
+#define PAIR(h, d, n)                                        \
+	cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);           \
+	k<<<1, 1>>>(d);                                        \
+	cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost);           \
+	cudaFree(d);                                           \
+	free(h);
+int rows_of(int argc) { return argc * 64; }
+void named(int argc) {
+	int rows = rows_of(argc) + 1, cols = rows;
+	float *h = (float *)malloc(rows * cols * sizeof(float)), *d;
+	int size = cols * rows;
+	size_t bytes = sizeof(float) * size;
+	cudaMalloc((void **)&d, bytes);
+	PAIR(h, d, sizeof(float) * size)
+}
+void bump(int *x) { *x += 1; }
+void changed(int argc) {
+	int rows = rows_of(argc) + 1;
+	float *h = (float *)malloc(rows * sizeof(float)), *d;
+	int size = rows;
+	bump(&rows);
+	cudaMalloc((void **)&d, size * sizeof(float));
+	PAIR(h, d, size * sizeof(float))
+}
+void reassigned(int argc) {
+	int rows = rows_of(argc) + 1;
+	int size = rows;
+	float *h = (float *)malloc(rows * sizeof(float)), *d;
+	size = size + 1;
+	cudaMalloc((void **)&d, size * sizeof(float));
+	PAIR(h, d, size * sizeof(float))
+}
+void converted(long long n) {
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	int size = n;
+	cudaMalloc((void **)&d, size * sizeof(float));
+	PAIR(h, d, size * sizeof(float))
+}
+`
+	want := map[string]bool{"named": true, "changed": false, "reassigned": false, "converted": false}
+	for _, p := range proveSource(t, "named.cu", src) {
 		full := len(p.Copies) > 0
 		for _, c := range p.Copies {
 			full = full && c.Full
