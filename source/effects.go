@@ -112,8 +112,20 @@ func localPointers(fn *Node) map[DeclID]bool {
 	return out
 }
 
+// isPointerType reports whether a type is a pointer, itself qualified or not ("float *",
+// "float *const", "float *__restrict").
 func isPointerType(t string) bool {
-	return strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "const")), "*")
+	t = strings.TrimSpace(t)
+	for {
+		u := t
+		for _, q := range []string{"const", "volatile", "__restrict", "restrict"} {
+			u = strings.TrimSpace(strings.TrimSuffix(u, q))
+		}
+		if u == t {
+			return strings.HasSuffix(t, "*")
+		}
+		t = u
+	}
 }
 
 // stmtEvents are the events of one statement of the block.

@@ -14,8 +14,8 @@ import "strings"
 // (the host storing the pointer is already an S3 escape), or a pointer the kernel loaded. So a
 // kernel that writes through anything but its own parameters and arrays with storage of
 // their own (locals, __shared__, globals declared as arrays), that calls a function without
-// a body with a pointer or a reference, that launches kernels or holds inline assembly, has
-// no read-only parameter. Functions in the translation unit that the kernel calls are read
+// a body with a pointer or a reference, that binds a reference, launches kernels or holds
+// inline assembly or a lambda, has no read-only parameter. Functions in the translation unit that the kernel calls are read
 // the same way, recursively; templates, overloaded names and recursion are not followed.
 // What stays unseen: a device function compiled elsewhere (-rdc) that writes through a
 // pointer it keeps in device memory.
@@ -82,8 +82,11 @@ func (e *effects) foreignWrites(fn *Node, seen map[string]bool) bool {
 			return false
 		}
 		switch n.Kind {
-		case "GCCAsmStmt", "MSAsmStmt", "CUDAKernelCallExpr":
+		case "GCCAsmStmt", "MSAsmStmt", "CUDAKernelCallExpr", "LambdaExpr":
 			found = true
+		case "VarDecl":
+			// A reference bound to p[i] writes it as a plain variable would be written.
+			found = strings.Contains(n.Type, "&")
 		case "BinaryOperator":
 			if n.Opcode == "=" && len(n.Inner) == 2 {
 				found = !ownLvalue(n.Inner[0], params)

@@ -13,9 +13,9 @@ import (
 func TestKernelBodies(t *testing.T) {
 	needClang(t)
 	cases := map[string]map[string]bool{ // file → function → proven
-		"reads_only.cu": {"shared_reduction": true, "helper": true, "ldg": true},
+		"reads_only.cu": {"shared_reduction": true, "helper": true, "ldg": true, "restrict_qualified": true},
 		"may_write.cu": {"param": false, "global": false, "helper": false, "atomic": false,
-			"increment": false, "store": false, "opaque_call": false, "assembly": false, "templ": false},
+			"increment": false, "store": false, "opaque_call": false, "assembly": false, "templ": false, "reference": false},
 	}
 	for file, want := range cases {
 		f, _ := filepath.Abs(filepath.Join("../testdata/source/kernels", file))

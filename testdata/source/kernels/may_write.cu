@@ -61,3 +61,10 @@ float store(void) { PAIR(stores) }
 float opaque_call(void) { PAIR(calls_opaque) }
 float assembly(void) { PAIR(inline_asm) }
 float templ(void) { PAIR(templated<float>) }
+
+__global__ void through_reference(float *p, float *out)
+{
+	float &r = p[threadIdx.x];
+	r = out[0];
+}
+float reference(void) { PAIR(through_reference) }

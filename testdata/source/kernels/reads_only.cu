@@ -45,3 +45,6 @@ __global__ void through_ldg(float *in, float *out) { out[threadIdx.x] = __ldg(in
 float shared_reduction(void) { PAIR(sum_rows) }
 float helper(void) { PAIR(through_helper) }
 float ldg(void) { PAIR(through_ldg) }
+
+__global__ void restricted(float *__restrict__ in, float *__restrict__ out) { out[threadIdx.x] = in[threadIdx.x]; }
+float restrict_qualified(void) { PAIR(restricted) }
