@@ -34,6 +34,28 @@ __attribute__((device)) __half2 __hmul2(__half2, __half2);
 __attribute__((device)) __half2 __hfma2(__half2, __half2, __half2);
 __attribute__((device)) bool __hlt(__half, __half);
 __attribute__((device)) bool __hgt(__half, __half);
+#ifdef __cplusplus
+/* cuda_fp16.hpp's operators, for C++. */
+#define ECHO_HALF_OPS(H)                                                      \
+	ECHO_HD H operator+(const H &, const H &);                           \
+	ECHO_HD H operator-(const H &, const H &);                           \
+	ECHO_HD H operator*(const H &, const H &);                           \
+	ECHO_HD H operator/(const H &, const H &);                           \
+	ECHO_HD H operator-(const H &);                                      \
+	ECHO_HD H &operator+=(H &, const H &);                               \
+	ECHO_HD H &operator-=(H &, const H &);                               \
+	ECHO_HD H &operator*=(H &, const H &);                               \
+	ECHO_HD H &operator/=(H &, const H &);                               \
+	ECHO_HD bool operator==(const H &, const H &);                       \
+	ECHO_HD bool operator!=(const H &, const H &);
+ECHO_HALF_OPS(__half)
+ECHO_HALF_OPS(__half2)
+#undef ECHO_HALF_OPS
+ECHO_HD bool operator<(const __half &, const __half &);
+ECHO_HD bool operator>(const __half &, const __half &);
+ECHO_HD bool operator<=(const __half &, const __half &);
+ECHO_HD bool operator>=(const __half &, const __half &);
+#endif
 #undef ECHO_HD
 
 #endif

@@ -44,6 +44,13 @@
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaMemPoolAttrReleaseThreshold 4
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+struct cudaFuncAttributes {
+	size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+	int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
+	int maxDynamicSharedSizeBytes, preferredShmemCarveout;
+};
 extern "C" {
 cudaError_t cudaDeviceReset(void);
 cudaError_t cudaSetDeviceFlags(unsigned int flags);
@@ -67,6 +74,13 @@ cudaError_t cudaThreadExit(void);
 cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 cudaError_t cudaFuncSetCacheConfig(const void *func, int cacheConfig);
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length = 0,
+				     unsigned int flags = cudaMemAttachSingle);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+							  size_t dynamicSMemSize);
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+					size_t sharedMem = 0, cudaStream_t stream = 0);
 }
 
 /* cuda_runtime.h's C++ overloads: default arguments the C declarations lack... */
@@ -105,6 +119,10 @@ template <class T>
 cudaError_t cudaLaunchKernel(T *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem = 0,
 			     cudaStream_t stream = 0);
 template <class T> cudaError_t cudaFuncSetCacheConfig(T *func, int cacheConfig);
+template <class T> cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *func);
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func, int blockSize,
+							  size_t dynamicSMemSize);
 #endif
 
 #include "vector_types.h"

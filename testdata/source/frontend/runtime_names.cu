@@ -21,6 +21,8 @@ __global__ void halves(__half *h, float4 *v, int2 *k)
 {
 	int i = threadIdx.x;
 	h[i] = __float2half(v[i].x + (float)k[i].y);
+	if (h[i] < h[0])
+		h[i] += -h[0];
 }
 
 // The pair through the template cudaMalloc: proven.
@@ -76,6 +78,11 @@ void stream_ordered(int n, cudaStream_t s)
 	cudaMallocHost(&h, n * sizeof(float));
 	cudaMallocAsync(&d, n * sizeof(float), s);
 	cudaMallocPitch(&p, &pitch, 64 * sizeof(float), 64);
+	cudaStreamAttachMemAsync(s, p);
+	cudaFuncAttributes attr;
+	cudaFuncGetAttributes(&attr, scale);
+	cudaTextureObject_t tex = 0;
+	(void)tex;
 	cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
 	scale<<<1, 256, 0, s>>>(d, d, n);
 	cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);
