@@ -80,7 +80,7 @@ func (r *Result) mergedPairs() map[string]string {
 		}
 		for _, pr := range v.lastReport.Pairs {
 			switch {
-			case pr.Merged:
+			case pr.Served:
 				out[pr.ID] = ""
 			case pr.Note != "":
 				out[pr.ID] = pr.Note

@@ -50,7 +50,7 @@ type Variant struct {
 	Enabled    bool   `json:"enabled,omitempty"`
 	OutputDiff string `json:"output_diff,omitempty"`
 	Untouched  string `json:"untouched,omitempty"` // the shim ran the program untouched: why
-	Merged     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
+	Served     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
@@ -218,7 +218,7 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 		v.EnergyMedianMJ = median(v.EnergyMJ)
 	}
 	v.lastReport = res.Report
-	v.Merged = res.Report.Merged
+	v.Served = res.Report.Served
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
 		v.Untouched = res.Report.Reason
 	}

@@ -104,12 +104,12 @@ func TestPlanDirectory(t *testing.T) {
 				t.Errorf("exit %d, checksum %s; want 0 and %s", res.ExitCode, got, want)
 			}
 			r := res.Report
-			if c.plan != "" && (!r.Active || r.Plan != c.plan || r.Merged != pairs[strings.TrimSuffix(c.plan, ".plan.shim")] || r.CopiesElided == 0) {
+			if c.plan != "" && (!r.Active || r.Plan != c.plan || r.Served != pairs[strings.TrimSuffix(c.plan, ".plan.shim")] || r.CopiesElided == 0) {
 				t.Errorf("report: active %v, plan %q, %d pairs merged, %d copies elided (%s); want %s with every pair merged",
-					r.Active, r.Plan, r.Merged, r.CopiesElided, r.Reason, c.plan)
+					r.Active, r.Plan, r.Served, r.CopiesElided, r.Reason, c.plan)
 			}
-			if c.plan == "" && (r.Active || r.Merged != 0 || !strings.Contains(r.Reason, c.reason)) {
-				t.Errorf("report: active %v, %d merged, reason %q; want untouched: %q", r.Active, r.Merged, r.Reason, c.reason)
+			if c.plan == "" && (r.Active || r.Served != 0 || !strings.Contains(r.Reason, c.reason)) {
+				t.Errorf("report: active %v, %d merged, reason %q; want untouched: %q", r.Active, r.Served, r.Reason, c.reason)
 			}
 		})
 	}
@@ -247,7 +247,7 @@ func TestPlanDirectoryTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := served.Report; !r.Active || r.Plan != "stream.plan.shim" || r.Merged != pairs || r.Skipped != 3 {
+	if r := served.Report; !r.Active || r.Plan != "stream.plan.shim" || r.Served != pairs || r.Skipped != 3 {
 		t.Errorf("stream beside the skipped files: report %+v; want stream.plan.shim's %d pairs merged and 3 files skipped", r, pairs)
 	}
 

@@ -129,7 +129,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
-				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
+				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Served, len(pairs), pin.Buffers,
 				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			more := ""
@@ -139,7 +139,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 					len(ids), strings.Join(ids, ", "))
 			}
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
-				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
+				run.Report.Served, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
 		printProcesses(stderr, run.Processes)
 	}
@@ -155,7 +155,7 @@ func unlinked(r runner.Report, strategy string) []string {
 		return nil
 	}
 	for _, p := range r.Pairs {
-		if p.Seen && !p.Merged {
+		if p.Seen && !p.Served {
 			ids = append(ids, p.ID)
 		}
 	}
