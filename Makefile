@@ -316,7 +316,7 @@ PREFIX ?= /usr/local
 install: echoctl
 	install -D -m 0755 $(BUILD)/bin/echoctl $(DESTDIR)$(PREFIX)/bin/echoctl
 
-# Release packages: a .deb and an .rpm of echoctl for amd64 and arm64 (deploy/nfpm.yaml), with
+# Release packages: a .deb and an .rpm of echoctl for amd64 and arm64 (packaging/nfpm.yaml), with
 # nfpm from the Go module proxy, into $(BUILD)/pkg.
 NFPM        ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 PKG_VERSION ?= 0.0~git$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
@@ -327,7 +327,7 @@ package: echoctl cross
 		cp $$bin $(BUILD)/pkg/stage/echoctl || exit 1; \
 		for p in deb rpm; do \
 			ARCH=$$arch PKG_VERSION=$(PKG_VERSION) GOFLAGS=-mod=mod \
-				$(NFPM) package --config deploy/nfpm.yaml --packager $$p --target $(BUILD)/pkg/ || exit 1; \
+				$(NFPM) package --config packaging/nfpm.yaml --packager $$p --target $(BUILD)/pkg/ || exit 1; \
 		done; \
 	done
 
