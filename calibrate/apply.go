@@ -58,7 +58,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 // servedAs is the pair whose report stands for pair under strategy: pinned serves a host
 // allocation site once, for every pair whose host buffers come from it (the compact plan
 // names the first).
-func servedAs(pair *planner.Pair, strategy string, pairs []planner.Pair) string {
+func servedAs(pair *planner.Pair, strategy planner.Strategy, pairs []planner.Pair) string {
 	if strategy != planner.StrategyPinned {
 		return pair.ID
 	}
@@ -119,7 +119,7 @@ func (r *Result) evidence() string {
 	verdict := "no strategy enabled"
 	for _, v := range r.Variants {
 		if v.Enabled {
-			verdict = r.Chosen + " chosen: " + v.Verdict
+			verdict = string(r.Chosen) + " chosen: " + v.Verdict
 		}
 	}
 	return fmt.Sprintf("calibrated over %d rounds: baseline %.3f ms per iteration (spread %.3f ms), complete run %.1f ms; %s; %s",

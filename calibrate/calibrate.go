@@ -21,19 +21,19 @@ import (
 
 // Options tunes a calibration.
 type Options struct {
-	Rounds     int            // runs of every variant (DefaultRounds)
-	Ignore     *regexp.Regexp // output lines that differ between runs by nature (timings)
-	Strategies []string       // to try; default mapped, system where the device allows, and pinned
-	Stderr     io.Writer      // where the program's stderr goes (its stdout is captured)
+	Rounds     int                // runs of every variant (DefaultRounds)
+	Ignore     *regexp.Regexp     // output lines that differ between runs by nature (timings)
+	Strategies []planner.Strategy // to try; default mapped, system where the device allows, and pinned
+	Stderr     io.Writer          // where the program's stderr goes (its stdout is captured)
 	Progress   func(format string, args ...any)
 }
 
 // Variant is one way of running the program and what the runs showed.
 type Variant struct {
-	Strategy string    `json:"strategy"` // "" for the baseline
-	RoundMS  []float64 `json:"round_ms"` // median iteration of each round
-	MedianMS float64   `json:"median_ms"`
-	SpreadMS float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
+	Strategy planner.Strategy `json:"strategy"` // "" for the baseline
+	RoundMS  []float64        `json:"round_ms"` // median iteration of each round
+	MedianMS float64          `json:"median_ms"`
+	SpreadMS float64          `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	// RunMS is the complete run of each round, start to exit, as the user waits for it:
 	// set-up (page-locking, pools, first touch) and all, which RoundMS leaves out.
 	RunMS       []float64 `json:"run_ms,omitempty"`
@@ -65,9 +65,9 @@ type Variant struct {
 
 // Result is the calibration's outcome.
 type Result struct {
-	Baseline Variant   `json:"baseline"`
-	Variants []Variant `json:"variants"`
-	Chosen   string    `json:"chosen,omitempty"` // the winning strategy, if any
+	Baseline Variant          `json:"baseline"`
+	Variants []Variant        `json:"variants"`
+	Chosen   planner.Strategy `json:"chosen,omitempty"` // the winning strategy, if any
 	// CopyMS is the time per iteration the calibrated pairs' copies take (explainableMS):
 	// the most a merge can save, give or take what the trace could not time exactly.
 	CopyMS float64 `json:"copy_ms"`
@@ -119,7 +119,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		res.CopyMS += explainableMS(pair)
 	}
 	strategies := o.Strategies
-	composed := map[string]string{}
+	composed := map[planner.Strategy]string{}
 	rounds := o.Rounds
 	for r := 0; r < rounds; r++ {
 		if err := res.Baseline.run(ctx, argv, base, o, r); err != nil {
@@ -160,7 +160,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 
 // Energy is a marked iteration's median energy as written and served with strategy (the
 // baseline's again when strategy is "", nothing served), where the machine measured both.
-func (r *Result) Energy(strategy string) planner.Energy {
+func (r *Result) Energy(strategy planner.Strategy) planner.Energy {
 	e := planner.Energy{Source: r.Device.EnergySource, BeforeMJ: r.Baseline.EnergyMedianMJ, AfterMJ: r.Baseline.EnergyMedianMJ}
 	for _, v := range r.Variants {
 		if v.Strategy == strategy {
@@ -175,8 +175,8 @@ func (r *Result) Energy(strategy string) planner.Energy {
 
 // applicable strategies: system only where the device reaches pageable memory. (Managed is
 // no merge strategy any more: planner.MergeStrategies.)
-func applicable(device runner.Report) []string {
-	s := []string{planner.StrategyMapped}
+func applicable(device runner.Report) []planner.Strategy {
+	s := []planner.Strategy{planner.StrategyMapped}
 	if device.Pageable {
 		s = append(s, planner.StrategySystem)
 	}

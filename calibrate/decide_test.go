@@ -56,7 +56,7 @@ func TestDecide(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Result{Baseline: base, Variants: c.variants, CopyMS: c.copyMS}
 			unexplained := r.decide()
-			if r.Chosen != c.want || unexplained != c.unexplained {
+			if string(r.Chosen) != c.want || unexplained != c.unexplained {
 				t.Errorf("chose %q, unexplained %v (baseline %.3f ± %.3f); want %q, %v", r.Chosen, unexplained,
 					r.Baseline.MedianMS, r.Baseline.SpreadMS, c.want, c.unexplained)
 			}
@@ -144,11 +144,11 @@ func TestDecideSetup(t *testing.T) {
 			b.RunMS = c.baseRun
 			r := &Result{Baseline: b, Variants: c.variants, CopyMS: 2.5}
 			r.decide()
-			if r.Chosen != c.want {
+			if string(r.Chosen) != c.want {
 				t.Errorf("chose %q; want %q", r.Chosen, c.want)
 			}
 			for i, v := range r.Variants {
-				if !strings.HasPrefix(v.Verdict, c.verdicts[i]) || v.Enabled != (v.Strategy == c.want) {
+				if !strings.HasPrefix(v.Verdict, c.verdicts[i]) || v.Enabled != (string(v.Strategy) == c.want) {
 					t.Errorf("%s: verdict %q, enabled %v; want it to begin %q", v.Strategy, v.Verdict, v.Enabled, c.verdicts[i])
 				}
 			}

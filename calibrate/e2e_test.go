@@ -287,7 +287,7 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		}
 		var tried []string
 		for _, line := range strings.Split(res.Stdout, "\n") {
-			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, f[0]) || f[0] == planner.StrategyPinned) {
+			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, planner.Strategy(f[0])) || planner.Strategy(f[0]) == planner.StrategyPinned) {
 				tried = append(tried, f[0])
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // the strategy, or why the program runs as written (Untouched).
 type Deployment struct {
 	Pairs     []planner.Pair
-	Strategy  string
+	Strategy  planner.Strategy
 	Untouched string
 }
 
@@ -21,7 +21,7 @@ type Deployment struct {
 // enabled none: the program runs as written); with --force, the enabled pairs as they are,
 // and the candidate and validated pairs of a plan never calibrated.
 // strategy overrides the plan's where not empty; force is --force; warnings go to stderr.
-func Deploy(p *planner.Plan, strategy string, force bool, stderr io.Writer) (Deployment, error) {
+func Deploy(p *planner.Plan, strategy planner.Strategy, force bool, stderr io.Writer) (Deployment, error) {
 	if strategy == "" {
 		strategy = p.Context.Strategy
 	}
@@ -82,7 +82,7 @@ func Deploy(p *planner.Plan, strategy string, force bool, stderr io.Writer) (Dep
 			"and echoctl validate finds that\n", unsited)
 	}
 	if len(pairs) == 0 {
-		return Deployment{Strategy: strategy, Untouched: "no pair of the plan can be served with " + strategy + " as it stands"}, nil
+		return Deployment{Strategy: strategy, Untouched: "no pair of the plan can be served with " + string(strategy) + " as it stands"}, nil
 	}
 	return Deployment{Pairs: pairs, Strategy: strategy}, nil
 }

@@ -20,7 +20,7 @@ func deployPlan(t *testing.T, calibrated bool, statuses ...planner.Status) *plan
 		p.Pairs = append(p.Pairs, planner.Pair{ID: []string{"p1", "p2"}[i], Direction: "input", Bytes: 4096,
 			Host: planner.Buffer{Site: site("malloc", 0x10+uint64(i))}, Device: planner.Buffer{Site: site("cudaMalloc", 0x20+uint64(i))},
 			Copies:     []planner.Copy{{Site: site("cudaMemcpy", 0x30+uint64(i)), Direction: "h2d"}},
-			Strategies: []string{planner.StrategyMapped, planner.StrategyPinned}, Status: s})
+			Strategies: []planner.Strategy{planner.StrategyMapped, planner.StrategyPinned}, Status: s})
 	}
 	if calibrated {
 		p.Context.GPU, p.Context.Strategy = "Echo UMA Emulator", planner.StrategyMapped
@@ -46,7 +46,7 @@ func TestDeploy(t *testing.T) {
 		untouched  string
 		err        string
 		edit       func(*planner.Plan)
-		strategyIs string
+		strategyIs planner.Strategy
 	}{
 		{name: "enabled as measured", plan: deployPlan(t, true, en, ca), pairs: 1, strategyIs: planner.StrategyMapped},
 		{name: "edited after calibration", plan: deployPlan(t, true, en, ca),

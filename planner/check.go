@@ -30,7 +30,7 @@ var (
 	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
 	hostKinds       = []string{"pageable", "pinned", "registered", "managed"}
 	deviceKinds     = []string{"device", "managed"}
-	strategies      = []string{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
+	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
 	statusEvidenced = []Status{StatusValidated, StatusCalibrated, StatusEnabled}
 )
 
@@ -273,7 +273,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 // pair none; what only pinned can serve (a device block, a fresh host buffer every iteration)
 // allows no merge, and a merge refusal is said only where pinned is all that is left.
 func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
-	seen := map[string]bool{}
+	seen := map[Strategy]bool{}
 	for _, s := range p.Strategies {
 		if !slices.Contains(strategies, s) || seen[s] {
 			ps.addf(where, "strategies %v: each one of %s, once", p.Strategies, list(strategies))
@@ -288,7 +288,7 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 		ps.addf(where, "refused, yet strategies %v may serve it", p.Strategies)
 	case p.Merges() && counted && (p.Device.Block || p.Host.Allocations > 1 || p.Device.Allocations > 1):
 		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")
-	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []string{StrategyPinned}):
+	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []Strategy{StrategyPinned}):
 		ps.addf(where, "merge_refused, but strategies are %v, not pinned alone", p.Strategies)
 	}
 }

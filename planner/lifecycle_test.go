@@ -24,7 +24,7 @@ func TestLifecycle(t *testing.T) {
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		pair.ID, pair.Status, pair.Reason = []string{"p1", "p2", "p3", "p4"}[i], StatusCandidate, ""
-		pair.Strategies, pair.Evidence = []string{StrategyMapped, StrategyPinned}, []string{"needs validation"}
+		pair.Strategies, pair.Evidence = []Strategy{StrategyMapped, StrategyPinned}, []string{"needs validation"}
 	}
 	p.Pairs[0].Validate("watched")
 	p.Pairs[1].ValidateForPinnedOnly("validation: a host read", "validated for pinned only")
@@ -39,7 +39,7 @@ func TestLifecycle(t *testing.T) {
 	if got := ids(p.RefusedAt(StageResolve)); !slices.Equal(got, []string{"p4"}) {
 		t.Errorf("refused at resolve: %v", got)
 	}
-	if p2 := p.Pairs[1]; !slices.Equal(p2.Strategies, []string{StrategyPinned}) || p2.MergeRefused != "validation: a host read" {
+	if p2 := p.Pairs[1]; !slices.Equal(p2.Strategies, []Strategy{StrategyPinned}) || p2.MergeRefused != "validation: a host read" {
 		t.Errorf("pinned only: strategies %v, merge refused %q", p2.Strategies, p2.MergeRefused)
 	}
 	if p3 := p.Pairs[2]; p3.Strategies != nil || p3.Status != StatusRefused {

@@ -5,6 +5,8 @@
 package planner
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -146,8 +148,8 @@ type Pair struct {
 	// Strategies are the ways this pair may be served (DESIGN.md "strategy"); none for a
 	// refused pair (Read gives the pairs of a plan before version 3 the three merges).
 	// MergeRefused says why the merges are not among them, when pinned alone is.
-	Strategies   []string `json:"strategies,omitempty"`
-	MergeRefused string   `json:"merge_refused,omitempty"`
+	Strategies   []Strategy `json:"strategies,omitempty"`
+	MergeRefused string     `json:"merge_refused,omitempty"`
 
 	Status    Status   `json:"status"`               // moved only by lifecycle.go's methods
 	Reason    string   `json:"reason,omitempty"`     // why refused, in words a user understands
@@ -155,27 +157,43 @@ type Pair struct {
 	Evidence  []string `json:"evidence,omitempty"`   // what each status rests on
 }
 
+// Strategy is a way to serve a pair (DESIGN.md "strategy").
+type Strategy string
+
 // Strategies.
 const (
-	StrategyMapped  = "mapped"
-	StrategyManaged = "managed"
-	StrategySystem  = "system"
-	StrategyPinned  = "pinned"
+	StrategyMapped  Strategy = "mapped"
+	StrategyManaged Strategy = "managed"
+	StrategySystem  Strategy = "system"
+	StrategyPinned  Strategy = "pinned"
 )
 
 // MergeStrategies serve a pair by making its two buffers one. Managed is not among them any
 // more: managed memory cannot be mapped at a second address, so it would make the two one
 // from their allocations on, before a linking copy confirmed the planned slots hold the
 // planned buffers (shim/bind.c). Plans that name it still read; the shim refuses to deploy it.
-var MergeStrategies = []string{StrategyMapped, StrategySystem}
+var MergeStrategies = []Strategy{StrategyMapped, StrategySystem}
+
+// ParseStrategy is the strategy a user named (--strategy), or an error that says which
+// names Echo serves.
+func ParseStrategy(name string) (Strategy, error) {
+	switch s := Strategy(name); {
+	case slices.Contains(MergeStrategies, s) || s == StrategyPinned:
+		return s, nil
+	case s == StrategyManaged:
+		return "", errors.New("managed is no longer a strategy: managed memory cannot be mapped at a second address, " +
+			"so it would join the buffers at their allocations; give mapped, system or pinned")
+	}
+	return "", fmt.Errorf("unknown strategy %q: give mapped, system or pinned", name)
+}
 
 // Allows reports whether the pair may be served by strategy.
-func (p *Pair) Allows(strategy string) bool {
+func (p *Pair) Allows(strategy Strategy) bool {
 	return slices.Contains(p.Strategies, strategy)
 }
 
 // PairsFor is the pairs a strategy may serve.
-func PairsFor(pairs []Pair, strategy string) []Pair {
+func PairsFor(pairs []Pair, strategy Strategy) []Pair {
 	var out []Pair
 	for _, pair := range pairs {
 		if pair.Allows(strategy) {
@@ -187,7 +205,7 @@ func PairsFor(pairs []Pair, strategy string) []Pair {
 
 // Sited reports whether the pair's sites that strategy needs are known: the host side's for
 // pinned, both for a merge (a trace that did not see them leaves that to validate).
-func (p *Pair) Sited(strategy string) bool {
+func (p *Pair) Sited(strategy Strategy) bool {
 	return !p.Host.Unresolved && (strategy == StrategyPinned || !p.Device.Unresolved)
 }
 
@@ -198,7 +216,7 @@ func (p *Pair) Merges() bool {
 
 // OnlyPinned narrows the pair to the pinned strategy, saying why it cannot be merged.
 func (p *Pair) OnlyPinned(why string) {
-	p.Strategies = []string{StrategyPinned}
+	p.Strategies = []Strategy{StrategyPinned}
 	if p.MergeRefused == "" {
 		p.MergeRefused = why
 	}
@@ -252,11 +270,11 @@ type Context struct {
 	Executable Module   `json:"executable"`
 	Libraries  []Module `json:"libraries,omitempty"` // the CUDA libraries the program used
 	// Filled by calibration, from the device it ran on.
-	GPU               string `json:"gpu,omitempty"`
-	ComputeCapability string `json:"compute_capability,omitempty"`
-	Driver            int    `json:"driver,omitempty"`
-	Runtime           int    `json:"runtime,omitempty"`
-	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system, pinned
+	GPU               string   `json:"gpu,omitempty"`
+	ComputeCapability string   `json:"compute_capability,omitempty"`
+	Driver            int      `json:"driver,omitempty"`
+	Runtime           int      `json:"runtime,omitempty"`
+	Strategy          Strategy `json:"strategy,omitempty"` // managed, mapped, system, pinned
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`

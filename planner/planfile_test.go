@@ -28,7 +28,7 @@ func examplePlan() *Plan {
 			Copies: []Copy{{Site: site(copyOff, "cudaMemcpy", bytes, 0), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: copyMS}},
 			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
-			Status: StatusCandidate, Strategies: []string{"managed", "mapped", "system", "pinned"}, Evidence: []string{"same sites in 10 of 10 iterations"},
+			Status: StatusCandidate, Strategies: []Strategy{"managed", "mapped", "system", "pinned"}, Evidence: []string{"same sites in 10 of 10 iterations"},
 		}
 	}
 	small := pair("p3", "input", "h2d", 4096, 0x1300, 0x2300, 0x3300, 0.01, 0.001)

@@ -11,7 +11,7 @@ import (
 func predictPlan(cp Copy) *Plan {
 	p := &Plan{Loop: Loop{Iterations: 100, MS: 10}, Context: Context{GPU: "NVIDIA H200"}}
 	p.Pairs = []Pair{{ID: "p1", Bytes: cp.Site.Bytes, Status: StatusCandidate, Copies: []Copy{cp}, FCopy: cp.MS * cp.PerIteration / 10, CopyMSPerIteration: cp.MS * cp.PerIteration,
-		Strategies: []string{StrategyMapped, StrategySystem, StrategyPinned}}}
+		Strategies: []Strategy{StrategyMapped, StrategySystem, StrategyPinned}}}
 	return p
 }
 
@@ -26,7 +26,7 @@ func TestPredictStrategies(t *testing.T) {
 		name     string
 		cp       Copy
 		m        Machine
-		strategy string
+		strategy Strategy
 		wantMS   float64
 	}{
 		// Mapped removes the 4 ms copy, the kernel reads the bytes over the link (2 ms), and
@@ -107,7 +107,7 @@ func TestPredictWaitedFromCleanCopies(t *testing.T) {
 	const mib = 1 << 20
 	p := &Plan{Loop: Loop{Iterations: 100, MS: 20}}
 	pair := func(id string, cp Copy) Pair {
-		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []string{StrategyMapped}}
+		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []Strategy{StrategyMapped}}
 	}
 	p.Pairs = []Pair{
 		pair("in", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 3}),

@@ -73,9 +73,9 @@ func TestDeployKeepsOutput(t *testing.T) {
 			argv := append([]string{testenv.Built(t, "workloads/"+c.workload)}, args...)
 			env := append([]string{delay}, c.env...)
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
-			strategies := []string{"mapped"}
+			strategies := []planner.Strategy{planner.StrategyMapped}
 			if len(c.env) > 0 {
-				strategies = []string{"system"}
+				strategies = []planner.Strategy{planner.StrategySystem}
 			}
 			for _, s := range strategies {
 				compact, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)

@@ -158,18 +158,18 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
 	}
 	if side == "host" && b.Kind != "pageable" {
-		drop(pair, []string{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
+		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
 	}
 }
 
 // drop takes strategies from the pair, refusing it when none is left.
-func drop(pair *planner.Pair, strategies []string, why string) {
-	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s string) bool { return slices.Contains(strategies, s) })
+func drop(pair *planner.Pair, strategies []planner.Strategy, why string) {
+	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s planner.Strategy) bool { return slices.Contains(strategies, s) })
 	if len(keep) == 0 {
 		refuse(pair, why)
 		return
 	}
-	if !slices.ContainsFunc(keep, func(s string) bool { return slices.Contains(planner.MergeStrategies, s) }) {
+	if !slices.ContainsFunc(keep, func(s planner.Strategy) bool { return slices.Contains(planner.MergeStrategies, s) }) {
 		pair.OnlyPinned(why)
 	}
 	pair.Strategies = keep

@@ -61,6 +61,10 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
+	tried, err := strategies(o.strategies)
+	if err != nil {
+		return err
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
 		return err
@@ -78,7 +82,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	// What the enabled plan saves goes into the plan, for plan --json and the report; finding
 	// it is only this calibration's time here (optimize adds the trace's and validation's).
 	res, err := pipeline.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: o.strategies,
+		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: tried,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
 	}, planner.Finding{})
 	if err != nil {
@@ -103,4 +107,17 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 		return printJSON(cmd.OutOrStdout(), newCalibrationDoc(schemaCalibrate, out, p, res, ""))
 	}
 	return renderCalibration(cmd.OutOrStdout(), res, p, out)
+}
+
+// strategies are the --strategy names, each one Echo serves.
+func strategies(names []string) ([]planner.Strategy, error) {
+	var out []planner.Strategy
+	for _, n := range names {
+		s, err := planner.ParseStrategy(n)
+		if err != nil {
+			return nil, fmt.Errorf("--strategy: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -68,13 +68,13 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 
 // dryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
 type dryRunDoc struct {
-	Schema     string       `json:"schema"`
-	Executable string       `json:"executable"`
-	Action     string       `json:"action"` // "merge", "pin" or "run as written"
-	Strategy   string       `json:"strategy,omitempty"`
-	Untouched  string       `json:"untouched,omitempty"` // why the program would run as written
-	Pairs      []dryRunPair `json:"pairs"`
-	ArgsDiffer string       `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
+	Schema     string           `json:"schema"`
+	Executable string           `json:"executable"`
+	Action     string           `json:"action"` // "merge", "pin" or "run as written"
+	Strategy   planner.Strategy `json:"strategy,omitempty"`
+	Untouched  string           `json:"untouched,omitempty"` // why the program would run as written
+	Pairs      []dryRunPair     `json:"pairs"`
+	ArgsDiffer string           `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
 }
 
 type dryRunPair struct {

@@ -117,7 +117,7 @@ func listPlans(out io.Writer, g *globalOptions, dir string) error {
 		if r.Problem != "" {
 			status += ": " + r.Problem
 		}
-		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, r.Strategy, fmt.Sprint(r.Pairs), created, status})
+		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, string(r.Strategy), fmt.Sprint(r.Pairs), created, status})
 	}
 	_, err = io.WriteString(out, t.render())
 	return err

@@ -86,13 +86,20 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.json && !o.dryRun && !o.printEnv {
 		return errors.New("--json prints what --dry-run or --print-env would do: a run's standard output is the program's")
 	}
+	var strategy planner.Strategy
+	if o.strategy != "" {
+		var err error
+		if strategy, err = planner.ParseStrategy(o.strategy); err != nil {
+			return fmt.Errorf("--strategy: %w", err)
+		}
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil && !o.dryRun && !o.printEnv {
 		return runAsWritten(cmd, argv, err.Error())
 	} else if err != nil {
 		return err
 	}
-	d, err := pipeline.Deploy(p, o.strategy, o.force, cmd.ErrOrStderr())
+	d, err := pipeline.Deploy(p, strategy, o.force, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -149,7 +156,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 // unlinked are the pairs whose two sides took their planned slots while no linking copy at
 // the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
 // as written, which the report's merged count alone does not tell from "not allocated".
-func unlinked(r runner.Report, strategy string) []string {
+func unlinked(r runner.Report, strategy planner.Strategy) []string {
 	var ids []string
 	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
 		return nil
