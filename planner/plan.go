@@ -94,31 +94,34 @@ type Copy struct {
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
 	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
 	// "" for a copy no merge elides (driver API).
-	Repair string `json:"repair,omitempty"`
+	Repair Repair `json:"repair,omitempty"`
 }
+
+// Repair is what an elided copy keeps of its ordering.
+type Repair string
 
 // What an elided copy keeps of its ordering.
 const (
 	// RepairNone: an asynchronous copy only stood between earlier and later work of its
 	// stream, which stay ordered.
-	RepairNone = "none"
+	RepairNone Repair = "none"
 	// RepairEventWait: a copy that returned only once done (a synchronous copy, S2; an
 	// asynchronous one to pageable host memory) made the host wait for an operation on its
 	// stream, which started after that stream's earlier work and what the stream's implicit
 	// barrier orders before it: an event recorded on the same stream and waited for, which
 	// waits for exactly that (shim/repair.c), not for the non-blocking streams.
-	RepairEventWait = "event_wait"
+	RepairEventWait Repair = "event_wait"
 	// RepairStreamSync and RepairDeviceSync are what shims before event_wait kept: a
 	// synchronize of the copy's stream, or of the device. Read in older plans only.
-	RepairStreamSync = "stream_sync"
-	RepairDeviceSync = "device_sync"
+	RepairStreamSync Repair = "stream_sync"
+	RepairDeviceSync Repair = "device_sync"
 )
 
-var repairs = []string{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
+var repairs = []Repair{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
 
 // repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
 // dir whose host side is of kind hostKind.
-func repairOf(call, dir, hostKind string) string {
+func repairOf(call, dir, hostKind string) Repair {
 	switch {
 	case call == "cudaMemcpy":
 		return RepairEventWait

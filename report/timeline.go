@@ -67,7 +67,7 @@ type sitePairs struct {
 	treat   []string // per pair, treatElide, treatPin or ""
 	waited  bool     // a copy here also waited for earlier GPU work: its transfer time is msEach
 	msEach  float64  // the transfer time of one copy, as the plan estimates it
-	repairs []string
+	repairs []planner.Repair
 }
 
 // treatment says what the plan does to a pair's copies: once calibrated, what deploy does

@@ -93,10 +93,10 @@ type dryRunSite struct {
 }
 
 type dryRunCopy struct {
-	Call      string `json:"call"`
-	Direction string `json:"direction"`
-	Site      string `json:"site"`
-	Keeps     string `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
+	Call      string         `json:"call"`
+	Direction string         `json:"direction"`
+	Site      string         `json:"site"`
+	Keeps     planner.Repair `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
 }
 
 func newDryRunDoc(p *planner.Plan, d pipeline.Deployment, argv []string) dryRunDoc {
@@ -116,7 +116,7 @@ func newDryRunDoc(p *planner.Plan, d pipeline.Deployment, argv []string) dryRunD
 		dp := dryRunPair{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
 			Host: site(pair.Host.Site), Device: site(pair.Device.Site)}
 		for _, c := range pair.Copies {
-			keeps := ""
+			var keeps planner.Repair
 			if doc.Action == "merge" {
 				keeps = c.Repair
 			}

@@ -170,7 +170,7 @@ func unlinked(r runner.Report, strategy planner.Strategy) []string {
 }
 
 // repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
-var repairWords = map[string]string{
+var repairWords = map[planner.Repair]string{
 	planner.RepairNone:       "nothing: stream order covers it",
 	planner.RepairEventWait:  "its wait, as an event on its stream",
 	planner.RepairStreamSync: "its wait, as a synchronize of its stream",
