@@ -77,7 +77,7 @@ func pairsOf(p *planner.Plan) []string {
 	var out []string
 	for _, pair := range p.Pairs {
 		out = append(out, pair.ID+" "+pair.Direction+" "+string(pair.Status)+" "+pair.Reason+" "+
-			pair.Host.Kind+" "+pair.Device.Kind)
+			string(pair.Host.Kind)+" "+string(pair.Device.Kind))
 	}
 	return out
 }

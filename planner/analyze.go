@@ -101,27 +101,27 @@ func (a *analysis) alloc(e *trace.Event) {
 	if e.Addr == 0 || e.Bytes == 0 {
 		return
 	}
-	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: MemKind(e.Type.String()), call: e.Type,
+	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: KindOf(e.Type.String()), call: e.Type,
 		site: a.sites.of(e, e.Bytes, true)})
 }
 
-// MemKind is the kind of memory an allocating call hands out: pageable, pinned,
+// KindOf is the kind of memory an allocating call hands out: pageable, pinned,
 // registered, managed or device, the call named as a Site names it (trace's event names, as
 // the shim's report names them too). The one rule for a buffer's kind: the planner's for
 // the buffers the trace saw, validate's for the sides it resolves.
-func MemKind(call string) string {
+func KindOf(call string) MemKind {
 	switch call {
 	case trace.EventCUDAMalloc.String(), trace.EventCUMemAlloc.String():
-		return kindDevice
+		return KindDevice
 	case trace.EventCUDAMallocManaged.String(), trace.EventCUMemAllocManaged.String():
-		return kindManaged
+		return KindManaged
 	case trace.EventCUDAMallocHost.String(), trace.EventCUDAHostAlloc.String(), trace.EventCUMemAllocHost.String(),
 		trace.EventCUMemHostAlloc.String():
-		return kindPinned
+		return KindPinned
 	case trace.EventCUDAHostRegister.String():
-		return kindRegistered
+		return KindRegistered
 	}
-	return kindPageable
+	return KindPageable
 }
 
 // memset marks the device buffer it writes: as written, the host side of a pair never sees

@@ -7,13 +7,16 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
+// MemKind is the kind of memory a buffer is.
+type MemKind string
+
 // Memory kinds of a buffer.
 const (
-	kindPageable   = "pageable"
-	kindPinned     = "pinned"
-	kindRegistered = "registered"
-	kindManaged    = "managed"
-	kindDevice     = "device"
+	KindPageable   MemKind = "pageable"
+	KindPinned     MemKind = "pinned"
+	KindRegistered MemKind = "registered"
+	KindManaged    MemKind = "managed"
+	KindDevice     MemKind = "device"
 )
 
 // buffer is one allocation the trace saw (or, in an attached trace, one the copies imply).
@@ -21,7 +24,7 @@ type buffer struct {
 	id          int
 	pid         uint32
 	start, size uint64
-	kind        string
+	kind        MemKind
 	call        trace.EventType // the allocating call
 	site        Site
 	unresolved  bool   // not allocated in the trace: known only from copies
@@ -39,7 +42,7 @@ type buffer struct {
 	failedCopy   string
 }
 
-func (b *buffer) deviceSide() bool { return b.kind == kindDevice || b.kind == kindManaged }
+func (b *buffer) deviceSide() bool { return b.kind == KindDevice || b.kind == KindManaged }
 
 // buffers is the allocation map: the live buffers of each process by address, and every
 // buffer ever seen by id. Memory grows with buffers, not with events.

@@ -28,8 +28,8 @@ var (
 	pairDirections  = []string{"input", "output", "both"}
 	copyDirections  = []string{"h2d", "d2h"}
 	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
-	hostKinds       = []string{"pageable", "pinned", "registered", "managed"}
-	deviceKinds     = []string{"device", "managed"}
+	hostKinds       = []MemKind{KindPageable, KindPinned, KindRegistered, KindManaged}
+	deviceKinds     = []MemKind{KindDevice, KindManaged}
 	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
 	statusEvidenced = []Status{StatusValidated, StatusCalibrated, StatusEnabled}
 )
@@ -293,7 +293,7 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 	}
 }
 
-func checkBuffer(ps *problems, where string, b Buffer, kinds []string) {
+func checkBuffer(ps *problems, where string, b Buffer, kinds []MemKind) {
 	switch {
 	case b.Kind == "" && !b.Unresolved:
 		ps.addf(where, "no kind")

@@ -134,10 +134,10 @@ func (a *analysis) copy(e *trace.Event) {
 		hostAddr, devAddr, host, dev = e.Addr, e.Src, dst, src
 	}
 	if a.header.Attached || a.header.NoHostAllocs {
-		host = a.implied(host, e.PID, hostAddr, e.Bytes, kindPageable)
+		host = a.implied(host, e.PID, hostAddr, e.Bytes, KindPageable)
 	}
 	if a.header.Attached {
-		dev = a.implied(dev, e.PID, devAddr, e.Bytes, kindDevice)
+		dev = a.implied(dev, e.PID, devAddr, e.Bytes, KindDevice)
 	}
 	switch {
 	case host == nil:
@@ -209,7 +209,7 @@ func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {
 // implied there is a new buffer in its place: memory freed and handed out again (a
 // framework's parameters, then its inputs). A copy into part of an allocation thus looks
 // whole here; validate finds no allocation of its size at its pointer and refuses it.
-func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind string) *buffer {
+func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind MemKind) *buffer {
 	if b != nil && (!b.unresolved || b.start == addr && b.size == bytes) {
 		return b
 	}

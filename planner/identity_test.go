@@ -11,7 +11,7 @@ func identityPair() Pair {
 	}
 	return Pair{
 		ID: "p1", Direction: "output", Bytes: 4096,
-		Host:   Buffer{Site: site("malloc", 0x10), Kind: kindPageable},
+		Host:   Buffer{Site: site("malloc", 0x10), Kind: KindPageable},
 		Device: Buffer{Site: site("cudaMalloc", 0x20), Kind: "device"},
 		Copies: []Copy{
 			{Site: site("cudaMemcpy", 0x30), Direction: "d2h"},

@@ -56,8 +56,8 @@ func (s Site) AnyOrdinal() Site {
 
 // Buffer is one side of a pair.
 type Buffer struct {
-	Site Site   `json:"site"`
-	Kind string `json:"kind"` // pageable, pinned, registered, managed, device
+	Site Site    `json:"site"`
+	Kind MemKind `json:"kind"` // pageable, pinned, registered, managed, device
 	// Unresolved: the allocation was not in the trace (an attached trace, or host allocators
 	// not traced); Site then holds only what the copies told (its size), and validate finds
 	// the allocation.
@@ -121,13 +121,13 @@ var repairs = []Repair{RepairNone, RepairEventWait, RepairStreamSync, RepairDevi
 
 // repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
 // dir whose host side is of kind hostKind.
-func repairOf(call, dir, hostKind string) Repair {
+func repairOf(call, dir string, hostKind MemKind) Repair {
 	switch {
 	case call == "cudaMemcpy":
 		return RepairEventWait
 	case call != "cudaMemcpyAsync":
 		return ""
-	case dir == "d2h" && hostKind != kindPinned:
+	case dir == "d2h" && hostKind != KindPinned:
 		return RepairEventWait
 	}
 	return RepairNone

@@ -25,7 +25,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 			"a merge replaces whole allocations", units.Bytes(d.size))
 	case h.copied2D || d.copied2D:
 		return "also copied with cudaMemcpy2D, which cannot be merged yet"
-	case d.kind == kindManaged:
+	case d.kind == KindManaged:
 		return "the device side is already managed memory"
 	case d.deviceWrite != "":
 		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see", d.deviceWrite)

@@ -19,7 +19,7 @@ func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
 	switch {
 	case len(p.order) == 0:
 		return "partial copy: " + p.partial
-	case h.kind != kindPageable:
+	case h.kind != KindPageable:
 		return fmt.Sprintf("the host side is already %s memory", h.kind)
 	case h.copied2D:
 		return "also copied with cudaMemcpy2D: pitched copies are not planned for pinned yet"

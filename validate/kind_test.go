@@ -1,11 +1,18 @@
 package validate
 
-import "testing"
+import (
+	"testing"
 
-// TestKindOf: a resolved side's kind follows the planner's one rule (planner.MemKind), the
+	"github.com/echo-uma/echo/planner"
+)
+
+// TestKindOf: a resolved side's kind follows the planner's one rule (planner.KindOf), the
 // driver's pinned allocations too, and a device side is device memory unless managed.
 func TestKindOf(t *testing.T) {
-	for _, c := range []struct{ call, side, want string }{
+	for _, c := range []struct {
+		call, side string
+		want       planner.MemKind
+	}{
 		{"malloc", "host", "pageable"},
 		{"operator new[]", "host", "pageable"},
 		{"cudaMallocHost", "host", "pinned"},

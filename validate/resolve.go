@@ -157,8 +157,8 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on "+
 			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
 	}
-	if side == "host" && b.Kind != "pageable" {
-		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
+	if side == "host" && b.Kind != planner.KindPageable {
+		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+string(b.Kind)+" memory")
 	}
 }
 
@@ -195,12 +195,12 @@ func site(r runner.ResolvedSide) planner.Site {
 	return s
 }
 
-// kindOf is the memory a resolved side's allocating call hands out (planner.MemKind); a
+// kindOf is the memory a resolved side's allocating call hands out (planner.KindOf); a
 // device side's call the planner does not know as managed memory is device memory.
-func kindOf(call, side string) string {
-	k := planner.MemKind(call)
-	if side == "device" && k != "managed" {
-		return "device"
+func kindOf(call, side string) planner.MemKind {
+	k := planner.KindOf(call)
+	if side == "device" && k != planner.KindManaged {
+		return planner.KindDevice
 	}
 	return k
 }
