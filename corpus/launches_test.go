@@ -76,7 +76,7 @@ func withIters(args []string, n string) []string {
 func pairsOf(p *planner.Plan) []string {
 	var out []string
 	for _, pair := range p.Pairs {
-		out = append(out, pair.ID+" "+pair.Direction+" "+string(pair.Status)+" "+pair.Reason+" "+
+		out = append(out, pair.ID+" "+string(pair.Direction)+" "+string(pair.Status)+" "+pair.Reason+" "+
 			string(pair.Host.Kind)+" "+string(pair.Device.Kind))
 	}
 	return out

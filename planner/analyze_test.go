@@ -307,7 +307,7 @@ func TestAnalyzeRules(t *testing.T) {
 			for i, w := range c.pairs {
 				got := p.Pairs[i]
 				status, reason := statusOf(got)
-				if (w.direction != "" && got.Direction != w.direction) || status != w.status || !strings.Contains(reason, w.reason) ||
+				if (w.direction != "" && string(got.Direction) != w.direction) || status != w.status || !strings.Contains(reason, w.reason) ||
 					(w.reason == "") != (reason == "") {
 					t.Errorf("pair %s: %s %s %q; want %s %s %q", got.ID, got.Direction, status, reason, w.direction, w.status, w.reason)
 				}

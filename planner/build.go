@@ -89,7 +89,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		if iterations > 0 {
 			perIter = float64(c.count) / float64(iterations)
 		}
-		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: c.dir, Stream: StreamName(c.stream),
+		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: CopyDirection(c.dir), Stream: StreamName(c.stream),
 			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated, Waited: float64(c.waited) / float64(c.count),
 			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
@@ -104,7 +104,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	if len(pa.order) == 0 { // only partial copies: the direction they went
 		in, out = pa.partialDirs[0], pa.partialDirs[1]
 	}
-	pair.Direction = map[[2]bool]string{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
+	pair.Direction = map[[2]bool]PairDirection{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
 	if msPerIter > 0 {
 		pair.FCopy = min(pair.CopyMSPerIteration/msPerIter, maxFCopy)
 	}

@@ -25,9 +25,9 @@ var (
 	unknownKindPattern = regexp.MustCompile(`^kind\([0-9]+\)$`)
 
 	statuses        = []Status{StatusCandidate, StatusRefused, StatusValidated, StatusCalibrated, StatusEnabled}
-	pairDirections  = []string{"input", "output", "both"}
-	copyDirections  = []string{"h2d", "d2h"}
-	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
+	pairDirections  = []PairDirection{"input", "output", "both"}
+	copyDirections  = []CopyDirection{"h2d", "d2h"}
+	siteDirections  = []CopyDirection{"h2d", "d2h", "d2d", "h2h", "default"}
 	hostKinds       = []MemKind{KindPageable, KindPinned, KindRegistered, KindManaged}
 	deviceKinds     = []MemKind{KindDevice, KindManaged}
 	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
@@ -230,7 +230,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 	if len(p.Copies) == 0 && counted { // a refused pair may have none: all its copies were partial
 		ps.addf(where, "no copies")
 	}
-	directions := map[string]bool{}
+	directions := map[CopyDirection]bool{}
 	estimated := false
 	for i, c := range p.Copies {
 		at := fmt.Sprintf("%s.copies[%d]", where, i)
@@ -337,7 +337,7 @@ func (r *Rejection) check(ps *problems, where string) {
 		site.Bytes = 1 // a zero-byte copy is a site like any other, and rejected
 	}
 	checkSite(ps, where+".site", site, true)
-	if !slices.Contains(siteDirections, r.Direction) && !unknownKindPattern.MatchString(r.Direction) {
+	if !slices.Contains(siteDirections, r.Direction) && !unknownKindPattern.MatchString(string(r.Direction)) {
 		ps.addf(where, "direction %q is not one of %s or kind(N)", r.Direction, list(siteDirections))
 	}
 	if r.Count < 1 {
@@ -425,7 +425,7 @@ func (ps *problems) err() error {
 // chunkGap is why a pair's copies in some direction do not cover it as one copy: a linking
 // copy copies the whole buffer, or is one of chunks that together cover it exactly.
 func chunkGap(copies []Copy, bytes uint64) string {
-	for _, dir := range []string{"h2d", "d2h"} {
+	for _, dir := range []CopyDirection{"h2d", "d2h"} {
 		var pieces [][2]uint64
 		for _, c := range copies {
 			if c.Direction == dir && c.Site.Bytes != bytes {

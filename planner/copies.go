@@ -72,7 +72,7 @@ func (a *analysis) reject(e *trace.Event, dir, reason string) {
 	k := rejectKey{a.sites.of(e, e.Bytes, false), dir, reason}
 	r := a.rejected[k]
 	if r == nil {
-		r = &Rejection{Site: k.site, Direction: dir, Reason: reason}
+		r = &Rejection{Site: k.site, Direction: CopyDirection(dir), Reason: reason}
 		a.rejected[k] = r
 	}
 	r.Count++
@@ -281,7 +281,7 @@ func (a *analysis) settleChunks() {
 			}
 			k := rejectKey{c.site, c.dir, "a partial copy: not the whole of the host buffer"}
 			if a.rejected[k] == nil {
-				a.rejected[k] = &Rejection{Site: k.site, Direction: c.dir, Reason: k.reason}
+				a.rejected[k] = &Rejection{Site: k.site, Direction: CopyDirection(c.dir), Reason: k.reason}
 			}
 			a.rejected[k].Count += c.count
 			p.partialDirs[dirIndex(c.dir)] = true

@@ -79,12 +79,12 @@ type Copy struct {
 	Site Site `json:"site"`
 	// Offset: a chunk's, into both buffers, for a copy of part of the pair (Site.Bytes of
 	// them); the chunks of a direction cover the pair exactly.
-	Offset       uint64  `json:"offset,omitempty"`
-	Direction    string  `json:"direction"`     // h2d, d2h
-	Stream       string  `json:"stream"`        // "legacy", or the handle of a created stream
-	Count        int     `json:"count"`         // copies at this site in the trace
-	PerIteration float64 `json:"per_iteration"` // copies per iteration of the loop
-	MS           float64 `json:"ms"`            // transfer time of one copy
+	Offset       uint64        `json:"offset,omitempty"`
+	Direction    CopyDirection `json:"direction"`     // h2d, d2h
+	Stream       string        `json:"stream"`        // "legacy", or the handle of a created stream
+	Count        int           `json:"count"`         // copies at this site in the trace
+	PerIteration float64       `json:"per_iteration"` // copies per iteration of the loop
+	MS           float64       `json:"ms"`            // transfer time of one copy
 	// Estimated: the call also waited for earlier GPU work, so MS comes from the bytes and
 	// the bandwidth seen on copies that did not wait, not from the call's own duration.
 	Estimated bool `json:"estimated,omitempty"`
@@ -96,6 +96,14 @@ type Copy struct {
 	// "" for a copy no merge elides (driver API).
 	Repair Repair `json:"repair,omitempty"`
 }
+
+// CopyDirection is which way a copy moves data: h2d, d2h (the two a pair's linking copies
+// take), d2d, h2h, or default where the runtime could not tell (trace.Direction's words).
+type CopyDirection string
+
+// PairDirection is which way a pair's linking copies go: input (host to device), output
+// (device to host), or both.
+type PairDirection string
 
 // Repair is what an elided copy keeps of its ordering.
 type Repair string
@@ -135,12 +143,12 @@ func repairOf(call, dir string, hostKind MemKind) Repair {
 
 // Pair is a host and a device buffer linked by linking copies.
 type Pair struct {
-	ID        string `json:"id"`        // p1, p2, ... in order of first copy
-	Direction string `json:"direction"` // input (H2D), output (D2H), both
-	Bytes     uint64 `json:"bytes"`     // buffer size
-	Host      Buffer `json:"host"`
-	Device    Buffer `json:"device"`
-	Copies    []Copy `json:"copies"`
+	ID        string        `json:"id"`        // p1, p2, ... in order of first copy
+	Direction PairDirection `json:"direction"` // input (H2D), output (D2H), both
+	Bytes     uint64        `json:"bytes"`     // buffer size
+	Host      Buffer        `json:"host"`
+	Device    Buffer        `json:"device"`
+	Copies    []Copy        `json:"copies"`
 
 	BytesPerIteration  uint64  `json:"bytes_per_iteration"`
 	CopyMSPerIteration float64 `json:"copy_ms_per_iteration"`
@@ -227,10 +235,10 @@ func (p *Pair) OnlyPinned(why string) {
 
 // Rejection is a copy site that links no pair, and why.
 type Rejection struct {
-	Site      Site   `json:"site"`
-	Direction string `json:"direction"`
-	Count     int    `json:"count"`
-	Reason    string `json:"reason"`
+	Site      Site          `json:"site"`
+	Direction CopyDirection `json:"direction"`
+	Count     int           `json:"count"`
+	Reason    string        `json:"reason"`
 }
 
 // Loop is the program's main loop as the period of its linking copies.

@@ -20,7 +20,7 @@ func examplePlan() *Plan {
 		return Site{Module: exe, BuildID: "ab12cd34", Offset: off, Call: call, Bytes: bytes, Ordinal: ordinal}
 	}
 	const mib4 = 4 << 20
-	pair := func(id, dir, copyDir string, bytes uint64, hostOff, devOff, copyOff uint64, copyMS, f float64) Pair {
+	pair := func(id string, dir PairDirection, copyDir CopyDirection, bytes uint64, hostOff, devOff, copyOff uint64, copyMS, f float64) Pair {
 		return Pair{
 			ID: id, Direction: dir, Bytes: bytes,
 			Host:   Buffer{Site: site(hostOff, "malloc", bytes, 0), Kind: "pageable"},

@@ -102,7 +102,7 @@ func TestPlanWorkloads(t *testing.T) {
 				if got.MergeRefused != "" {
 					status, reason = pinnedOnly, got.MergeRefused
 				}
-				if got.Direction != w.direction || status != w.status || !strings.Contains(reason, w.reason) {
+				if string(got.Direction) != w.direction || status != w.status || !strings.Contains(reason, w.reason) {
 					t.Errorf("%s: %s %s %q; want %s %s %q", got.ID, got.Direction, status, reason, w.direction, w.status, w.reason)
 				}
 				if status == planner.StatusCandidate && !strings.Contains(strings.Join(got.Evidence, " "), "needs validation") {
@@ -211,9 +211,9 @@ func TestPlanRepairs(t *testing.T) {
 			p := planWorkload(t, c.workload, "--size", "1M", "--iters", "7", "--warmup", "1")
 			for _, pair := range p.Pairs {
 				for _, cp := range pair.Copies {
-					if cp.Repair != c.want[cp.Direction] {
+					if cp.Repair != c.want[string(cp.Direction)] {
 						t.Errorf("%s: %s %s copy at %s: repair %q, want %q", pair.ID, cp.Site.Call, cp.Direction,
-							cp.Site.Name(), cp.Repair, c.want[cp.Direction])
+							cp.Site.Name(), cp.Repair, c.want[string(cp.Direction)])
 					}
 				}
 			}

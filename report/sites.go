@@ -64,7 +64,7 @@ func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteR
 	}
 	for _, pair := range p.Pairs {
 		for _, c := range pair.Copies {
-			r := row(directionKey{c.Site.Module, c.Site.Offset, c.Site.Call, c.Direction}, siteName(names, c.Site))
+			r := row(directionKey{c.Site.Module, c.Site.Offset, c.Site.Call, string(c.Direction)}, siteName(names, c.Site))
 			if st == nil {
 				r.Calls += uint64(c.Count)
 				r.Bytes += uint64(c.Count) * c.Site.Bytes
@@ -78,7 +78,7 @@ func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteR
 		}
 	}
 	for _, rej := range p.Rejected {
-		r := row(directionKey{rej.Site.Module, rej.Site.Offset, rej.Site.Call, rej.Direction}, siteName(names, rej.Site))
+		r := row(directionKey{rej.Site.Module, rej.Site.Offset, rej.Site.Call, string(rej.Direction)}, siteName(names, rej.Site))
 		if st == nil {
 			r.Calls += uint64(rej.Count)
 			r.Bytes += uint64(rej.Count) * rej.Site.Bytes

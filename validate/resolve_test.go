@@ -76,7 +76,7 @@ func TestValidateResolvesAttachedTrace(t *testing.T) {
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
 	}
-	byDirection := map[string]planner.Pair{} // the attach may have begun at either copy
+	byDirection := map[planner.PairDirection]planner.Pair{} // the attach may have begun at either copy
 	for _, pair := range full.Pairs {
 		byDirection[pair.Direction] = pair
 	}
@@ -118,7 +118,7 @@ func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := map[string]int{}
+	dirs := map[planner.PairDirection]int{}
 	for _, pair := range p.Pairs {
 		if pair.Status != planner.StatusValidated || pair.Merges() || !pair.Allows(planner.StrategyPinned) || pair.Host.Allocations < 2 {
 			t.Errorf("%s: %s, strategies %v, host %+v; want validated for pinned alone, its fresh allocations counted",

@@ -78,12 +78,12 @@ type dryRunDoc struct {
 }
 
 type dryRunPair struct {
-	ID        string       `json:"id"`
-	Direction string       `json:"direction"`
-	Bytes     uint64       `json:"bytes"` // the buffer's size
-	Host      dryRunSite   `json:"host"`
-	Device    dryRunSite   `json:"device"`
-	Copies    []dryRunCopy `json:"copies"` // elided by a merge; kept, from page-locked memory, by pin
+	ID        string                `json:"id"`
+	Direction planner.PairDirection `json:"direction"`
+	Bytes     uint64                `json:"bytes"` // the buffer's size
+	Host      dryRunSite            `json:"host"`
+	Device    dryRunSite            `json:"device"`
+	Copies    []dryRunCopy          `json:"copies"` // elided by a merge; kept, from page-locked memory, by pin
 }
 
 type dryRunSite struct {
@@ -93,10 +93,10 @@ type dryRunSite struct {
 }
 
 type dryRunCopy struct {
-	Call      string         `json:"call"`
-	Direction string         `json:"direction"`
-	Site      string         `json:"site"`
-	Keeps     planner.Repair `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
+	Call      string                `json:"call"`
+	Direction planner.CopyDirection `json:"direction"`
+	Site      string                `json:"site"`
+	Keeps     planner.Repair        `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
 }
 
 func newDryRunDoc(p *planner.Plan, d pipeline.Deployment, argv []string) dryRunDoc {

@@ -27,7 +27,7 @@ func streamPlan() *planner.Plan {
 	site := func(off uint64, call string, bytes uint64) planner.Site {
 		return planner.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: bytes}
 	}
-	pair := func(id, dir, copyDir string, bytes uint64, off uint64, copyMS, f float64) planner.Pair {
+	pair := func(id string, dir planner.PairDirection, copyDir planner.CopyDirection, bytes uint64, off uint64, copyMS, f float64) planner.Pair {
 		return planner.Pair{
 			ID: id, Direction: dir, Bytes: bytes,
 			Host:   planner.Buffer{Site: site(off, "malloc", bytes), Kind: "pageable"},

@@ -58,7 +58,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 				mark, estimated = "~", true
 				totalEstimated = totalEstimated || pair.Status.Counted()
 			}
-			rows[i] = []string{pair.ID, pair.Direction, units.Bytes(pair.BytesPerIteration),
+			rows[i] = []string{pair.ID, string(pair.Direction), units.Bytes(pair.BytesPerIteration),
 				mark + formatShare(pair.FCopy), mark + formatSpeedup(pair.PredictedSpeedup),
 				string(pair.Status), pairGist(pair)}
 		}
@@ -92,7 +92,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		rows := make([][]string, len(shown))
 		names := symbols.NewResolver()
 		for i, r := range shown {
-			rows[i] = []string{planSiteLabel(names, r.Site), r.Site.Call, r.Direction, fmt.Sprintf("×%d", r.Count),
+			rows[i] = []string{planSiteLabel(names, r.Site), r.Site.Call, string(r.Direction), fmt.Sprintf("×%d", r.Count),
 				units.Bytes(r.Site.Bytes), r.Reason}
 		}
 		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)

@@ -8,13 +8,13 @@ import (
 // pairVerdict is one pair as validate, calibrate and optimize report it with --json: what
 // the step decided about it and why. The plan file holds the rest.
 type pairVerdict struct {
-	ID           string             `json:"id"`
-	Direction    string             `json:"direction"`
-	Bytes        uint64             `json:"bytes"` // the buffer's size
-	Status       string             `json:"status"`
-	Strategies   []planner.Strategy `json:"strategies,omitempty"`
-	Reason       string             `json:"reason,omitempty"`
-	MergeRefused string             `json:"merge_refused,omitempty"`
+	ID           string                `json:"id"`
+	Direction    planner.PairDirection `json:"direction"`
+	Bytes        uint64                `json:"bytes"` // the buffer's size
+	Status       string                `json:"status"`
+	Strategies   []planner.Strategy    `json:"strategies,omitempty"`
+	Reason       string                `json:"reason,omitempty"`
+	MergeRefused string                `json:"merge_refused,omitempty"`
 }
 
 func verdicts(p *planner.Plan) []pairVerdict {
