@@ -302,9 +302,19 @@ lint:
 	if [ -n "$$dead" ]; then echo "$$dead" >&2; \
 		echo "lint: functions nothing calls, not even a test (deadcode -test): remove them" >&2; exit 1; fi
 
+# The packages whose tests need no root, BPF or emulator, again under the race detector
+# (it needs cgo, so gcc, which the C parts need anyway). ECHO_NO_BPF=1 skips the planner's
+# tests that trace workloads. About a minute on a 2-core machine, source's clang-driven tests
+# most of it; the first run also builds the race variants of the dependencies (minutes).
+RACE_PACKAGES := ./planner ./trace ./source ./export ./view ./deploy ./report ./plandir \
+                 ./internal/units ./internal/infile ./internal/procfs ./internal/shell
+test-race:
+	ECHO_NO_BPF=1 CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PACKAGES)
+
 test: build check-generated cross
 	$(MAKE) --no-print-directory lint
 	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-race
 	@# The shared tracer's benchmark runs once here too (100 workloads watched; ~1 minute):
 	@# its figures are BENCHMARKS.md's, and a run that breaks it fails.
 	@if [ "$$(id -u)" = 0 ]; then $(GO) test -run '^$$' -bench SharedTracer -benchtime 1x -v ./live/; \
