@@ -2,6 +2,7 @@
 #   make build     echoctl, the emulator (libcudart.so.12, libcudart_static.a, libcuda.so.1), the workloads
 #   make test      the whole test suite (as root: the privileged tests run too)
 #   make lint      go vet, staticcheck and deadcode (go.mod's tool block pins both)
+#   make test-race the tests that need no root, BPF or emulator, under -race
 #   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)
 #   make demo      the main job on the built-in demo workload
 #   make generate  regenerate generated code (the BPF objects, with clang)
