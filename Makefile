@@ -94,10 +94,12 @@ $(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/proc.c $
 $(BUILD)/lib/libcuda.so: $(BUILD)/lib/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
-# The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none.
-$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h $(EMU_DIR)/include/cuda_runtime_api.h
+# The preload library: it resolves the runtime at run time (RTLD_NEXT) and links none. It is
+# built against its own view of the CUDA ABI (shim/cuda_abi.h), not the emulator's headers.
+SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fvisibility=hidden -Wall -Wextra -Werror
+$(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h shim/api.def shim/cuda_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(EMU_CFLAGS) -c $< -o $@
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
 $(BUILD)/lib/libechoshim.so: $(SHIM_OBJS)
 	@mkdir -p $(@D)
@@ -178,9 +180,9 @@ $(BUILD)/tests/static_spawn: testdata/tracer/static_spawn.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static $< -o $@
 
 # Whether the shim's dlsym fallback version names a dlsym on this architecture.
-$(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h $(EMU_HDRS)
+$(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h shim/api.def shim/cuda_abi.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -ldl
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $< -o $@ -ldl
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
@@ -339,7 +341,7 @@ PREFIX ?= /usr/local
 install: echoctl
 	install -D -m 0755 $(BUILD)/bin/echoctl $(DESTDIR)$(PREFIX)/bin/echoctl
 
-# Release packages: a .deb and an .rpm of echoctl for amd64 and arm64 (deploy/nfpm.yaml), with
+# Release packages: a .deb and an .rpm of echoctl for amd64 and arm64 (packaging/nfpm.yaml), with
 # nfpm from the Go module proxy, into $(BUILD)/pkg.
 NFPM        ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 PKG_VERSION ?= 0.0~git$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
@@ -350,7 +352,7 @@ package: echoctl cross
 		cp $$bin $(BUILD)/pkg/stage/echoctl || exit 1; \
 		for p in deb rpm; do \
 			ARCH=$$arch PKG_VERSION=$(PKG_VERSION) GOFLAGS=-mod=mod \
-				$(NFPM) package --config deploy/nfpm.yaml --packager $$p --target $(BUILD)/pkg/ || exit 1; \
+				$(NFPM) package --config packaging/nfpm.yaml --packager $$p --target $(BUILD)/pkg/ || exit 1; \
 		done; \
 	done
 

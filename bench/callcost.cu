@@ -105,6 +105,13 @@ int main(int argc, char **argv)
 	MEASURE("malloc(64)+free", calls, { sink = malloc(64); free(sink); });
 	MEASURE("cudaStreamSynchronize", calls, cudaStreamSynchronize(s));
 	MEASURE("cudaGetDevice", calls, cudaGetDevice(&dev));
+	/* A small synchronous copy, page-locked to device: the call, its DMA and one probe pair. */
+	void *host, *device;
+	cudaMallocHost(&host, 64);
+	cudaMalloc(&device, 64);
+	MEASURE("cudaMemcpy(64 B, h2d)", calls / 10, cudaMemcpy(device, host, 64, cudaMemcpyHostToDevice));
+	cudaFree(device);
+	cudaFreeHost(host);
 	launch_cost(calls / 4);
 	cudaStreamDestroy(s);
 	return 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 27 on the GPU host: what tracing a launch-bound loop costs with kernel launches probed
-# (the default) and without (--launches=false). The PyTorch ResNet-50 batch-1 inference loop
+# (--launches) and without (the default). The PyTorch ResNet-50 batch-1 inference loop
 # (bench/frameworks/vision_loop.py, ITERS iterations), ROUNDS alternating runs as written,
-# traced, and traced with --launches=false; the loop's own median iter_ms per run, then the
+# traced with --launches, and traced as by default; the loop's own median iter_ms per run, then the
 # median per variant and the median of the per-round ratios against as written. Needs root and
 # build/bin/echoctl. Usage: bench/launches_gpu.sh [ROUNDS] [ITERS]   (5, 210)
 set -euo pipefail
@@ -13,17 +13,17 @@ iters=${2:-210}
 E=${ECHOCTL:-build/bin/echoctl}
 out=build-gpu/launches
 mkdir -p "$out"
-rm -f "$out"/{base,default,nolaunch}
+rm -f "$out"/{base,launches,default}
 prog=(python3 bench/frameworks/vision_loop.py resnet50 1 224 "$iters")
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 for ((r = 0; r < rounds; r++)); do
 	"${prog[@]}" 2>/dev/null | field iter_ms >>"$out/base"
-	"$E" trace -o "$out/t.bin" -- "${prog[@]}" 2>/dev/null | field iter_ms >>"$out/default"
-	"$E" trace --launches=false -o "$out/t2.bin" -- "${prog[@]}" 2>/dev/null | field iter_ms >>"$out/nolaunch"
+	"$E" trace --launches -o "$out/t.bin" -- "${prog[@]}" 2>/dev/null | field iter_ms >>"$out/launches"
+	"$E" trace -o "$out/t2.bin" -- "${prog[@]}" 2>/dev/null | field iter_ms >>"$out/default"
 done
-paste "$out/base" "$out/default" "$out/nolaunch"
+paste "$out/base" "$out/launches" "$out/default"
 b=$(median <"$out/base")
-for v in default nolaunch; do
+for v in launches default; do
 	printf '%-9s median %.3f ms/iter against %.3f as written; per-round ratio median %.3f\n' "$v" \
 		"$(median <"$out/$v")" "$b" "$(paste "$out/$v" "$out/base" | awk '{ print $1 / $2 }' | median)"
 done

@@ -92,3 +92,34 @@ launch_cost() {
 		printf "launch: stream 4M x3 as written %.3f s, traced %.3f s: +%.0f ms per launch (median of %d)\n", a / 1e9, b / 1e9, (b - a) / 1e6, n }'
 	rm -rf "$tmp"
 }
+
+# paired_ci ratio|diff A_FILE B_FILE: A and B measured round by round (line i of each, the
+# same round), the per-round change from A to B ("ratio": (B/A - 1) in percent; "diff": B - A)
+# as its median and a distribution-free 95 % confidence interval of that median (order
+# statistics of the rounds' changes; with fewer than 6 rounds no such interval exists and the
+# range is given with its coverage). Prints "MEDIAN [LO, HI] (n rounds, COVERAGE %)".
+paired_ci() {
+	python3 - "$@" <<'PY'
+import math, sys
+mode, a, b = sys.argv[1:4]
+xs = [float(l) for l in open(a) if l.strip()]
+ys = [float(l) for l in open(b) if l.strip()]
+n = min(len(xs), len(ys))
+d = sorted((y / x - 1) * 100 if mode == "ratio" else y - x for x, y in zip(xs[:n], ys[:n]))
+med = (d[(n - 1) // 2] + d[n // 2]) / 2
+# the largest k with P(Bin(n, 1/2) <= k - 1) <= 2.5 %: the interval is d[k-1] .. d[n-k]
+k, below = 0, 0.0
+for i in range(n):
+    below += math.comb(n, i) / 2 ** n
+    if below > 0.025:
+        break
+    k = i + 1
+if k == 0:
+    lo, hi, cover = d[0], d[-1], 100 * (1 - 2 / 2 ** n)
+else:
+    lo, hi = d[k - 1], d[n - k]
+    cover = 100 * (1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n)
+unit = "%" if mode == "ratio" else ""
+print(f"{med:+.2f}{unit} [{lo:+.2f}, {hi:+.2f}] ({n} rounds, {cover:.1f} %)")
+PY
+}

@@ -4,11 +4,15 @@
 # batch 1 (traced and attached), the event rate sustained without loss, and what a trace adds
 # to one launch. Needs root and build/bin/echoctl (built on the x86-64 dev machine and
 # carried over); ECHOCTL=PATH measures another build (an older one, side by side).
-# Usage: bench/tracer_gpu.sh [ROUNDS]  (default 5)
+# Every overhead is per round (the traced run against the plain run of the same round, the two
+# alternating) and given as the median over the rounds with a distribution-free 95 % confidence
+# interval (paired_ci in bench/lib.sh): these machines swing 1.3-2x from day to day, so one
+# median of each alone says little.
+# Usage: bench/tracer_gpu.sh [ROUNDS]  (default 9)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-rounds=${1:-5}
+rounds=${1:-9}
 out=build-gpu/tracer
 mkdir -p "$out"
 echoctl=${ECHOCTL:-build/bin/echoctl}
@@ -22,11 +26,11 @@ echo "== the real runtime and driver: what the trace holds (calls by API)"
 calls() { # TRACE: "api=count" for every API called
 	"$echoctl" stats --json "$1" | python3 -c 'import json,sys; c=json.load(sys.stdin)["calls"]; print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))'
 }
-"$echoctl" trace -o "$trace" -- "$out/stream" --size 4M --iters 20 --warmup 2 >/dev/null
+"$echoctl" trace --launches -o "$trace" -- "$out/stream" --size 4M --iters 20 --warmup 2 >/dev/null
 echo "stream (22 iterations; expect cudaMemcpy=44 cudaLaunchKernel=22, no cu* calls): $(calls "$trace")"
 "$echoctl" trace -o "$trace" -- "$out/driver_api" 5 >/dev/null
 echo "driver_api 5 (expect cuMemAlloc_v2=1 cuMemcpyHtoD_v2=5 cuMemcpyDtoH_v2=1 cuCtxSynchronize=1 cuMemFree_v2=1): $(calls "$trace")"
-"$echoctl" trace -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
+"$echoctl" trace --launches -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
 echo "stream -cudart static (expect cudaMemcpy=44 cudaLaunchKernel=22): $(calls "$trace")"
 echo
 
@@ -34,14 +38,15 @@ echo "== cost per call (ns), median of $rounds alternating runs of 300000 calls 
 rm -f "$out"/plain.txt "$out"/traced.txt "$out"/stream_*.txt
 for ((r = 0; r < rounds; r++)); do
 	"$out/callcost" cost 300000 >>"$out/plain.txt"
-	# --host-allocs: the cost of the allocator probes is one of the rows
-	"$echoctl" trace --host-allocs -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
+	# --host-allocs and --launches: the allocator probes' and a launch's cost are rows
+	"$echoctl" trace --host-allocs --launches -o "$trace" -- "$out/callcost" cost 300000 >>"$out/traced.txt" 2>/dev/null
 done
-printf '%-28s %10s %10s %10s\n' call plain_ns traced_ns probe_ns
-for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice cudaLaunchKernel; do
-	p=$(grep -F "$call " "$out/plain.txt" | awk '{ print $NF }' | median)
-	t=$(grep -F "$call " "$out/traced.txt" | awk '{ print $NF }' | median)
-	printf '%-28s %10.1f %10.1f %10.1f\n' "$call" "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print a - b }')"
+printf '%-28s %10s %10s  %s\n' call plain_ns traced_ns 'added ns per call: median [95 % CI]'
+for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice "cudaMemcpy(64 B, h2d)" cudaLaunchKernel; do
+	grep -F "$call " "$out/plain.txt" | awk '{ print $NF }' >"$out/call_plain.txt"
+	grep -F "$call " "$out/traced.txt" | awk '{ print $NF }' >"$out/call_traced.txt"
+	printf '%-28s %10.1f %10.1f  %s\n' "$call" "$(median <"$out/call_plain.txt")" "$(median <"$out/call_traced.txt")" \
+		"$(paired_ci diff "$out/call_plain.txt" "$out/call_traced.txt")"
 done
 
 echo
@@ -63,9 +68,8 @@ for ((r = 0; r < rounds; r++)); do
 	"$echoctl" trace -o "$trace" -- "$out/stream" --size 4M --iters 500 --warmup 20 2>/dev/null |
 		field iter_ms >>"$out/stream_traced.txt"
 done
-p=$(median <"$out/stream_plain.txt")
-t=$(median <"$out/stream_traced.txt")
-printf 'plain %.4f ms  traced %.4f ms  overhead %.2f%%\n' "$p" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print (a / b - 1) * 100 }')"
+printf 'stream 4 MiB: plain %.4f ms  traced %.4f ms  overhead %s\n' "$(median <"$out/stream_plain.txt")" \
+	"$(median <"$out/stream_traced.txt")" "$(paired_ci ratio "$out/stream_plain.txt" "$out/stream_traced.txt")"
 "$echoctl" stats "$trace" | sed -n 1,20p
 
 if python3 -c 'import torch, torchvision' 2>/dev/null; then
@@ -76,6 +80,7 @@ if python3 -c 'import torch, torchvision' 2>/dev/null; then
 	for ((r = 0; r < rounds; r++)); do
 		"${loop[@]}" 2>/dev/null | field iter_ms >>"$out/rn_plain.txt"
 		"$echoctl" trace -o "$trace" -- "${loop[@]}" 2>/dev/null | field iter_ms >>"$out/rn_traced.txt"
+		"$echoctl" trace --launches -o "$trace.l" -- "${loop[@]}" 2>/dev/null | field iter_ms >>"$out/rn_launches.txt"
 		# attached: trace -p from the program's start (it imports torch for seconds first)
 		"${loop[@]}" >"$out/rn.out" 2>/dev/null &
 		"$echoctl" trace -p $! -o "$trace.p" >/dev/null 2>&1 || true
@@ -83,13 +88,14 @@ if python3 -c 'import torch, torchvision' 2>/dev/null; then
 		field iter_ms <"$out/rn.out" >>"$out/rn_attached.txt"
 	done
 	p=$(median <"$out/rn_plain.txt")
-	for mode in traced attached; do
-		t=$(median <"$out/rn_$mode.txt")
-		printf 'resnet50 b1: plain %.4f ms  %s %.4f ms  overhead %.2f%%\n' "$p" "$mode" "$t" "$(awk -v a="$t" -v b="$p" 'BEGIN { print (a / b - 1) * 100 }')"
+	for mode in traced attached launches; do
+		printf 'resnet50 b1: plain %.4f ms  %-8s %.4f ms  overhead %s\n' "$p" "$mode" "$(median <"$out/rn_$mode.txt")" \
+			"$(paired_ci ratio "$out/rn_plain.txt" "$out/rn_$mode.txt")"
 	done
+	echo "(traced and attached: the default, no launch probed; launches: trace --launches)"
 	"$echoctl" stats "$trace" | sed -n '/^API/,/^$/p' | head -8
 fi
 
 echo
 launch_cost "$echoctl" "$out/stream" 9
-rm -f "$trace" "$trace.p"
+rm -f "$trace" "$trace.p" "$trace.l"

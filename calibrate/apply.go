@@ -26,23 +26,20 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 		if !ids[pair.ID] {
 			continue
 		}
-		note := ""
 		switch {
 		case refusal != "":
-			pair.Refuse(refusal)
+			pair.Refuse(planner.StageCalibrate, refusal)
+			pair.Evidence = append(pair.Evidence, evidence)
 		case r.Chosen != "" && !pair.Allows(r.Chosen):
-			pair.Status = planner.StatusCalibrated
-			note = fmt.Sprintf("; %s cannot serve this pair", r.Chosen)
+			pair.Calibrate(evidence + fmt.Sprintf("; %s cannot serve this pair", r.Chosen))
 		case r.Chosen != "" && merged[servedAs(pair, r.Chosen, pairs)] == "":
-			pair.Status = planner.StatusEnabled
+			pair.Enable(evidence)
 			enabled = append(enabled, *pair)
 		case r.Chosen != "":
-			pair.Status = planner.StatusCalibrated
-			note = "; this pair was not served in those runs: " + merged[servedAs(pair, r.Chosen, pairs)]
+			pair.Calibrate(evidence + "; this pair was not served in those runs: " + merged[servedAs(pair, r.Chosen, pairs)])
 		default:
-			pair.Status = planner.StatusCalibrated
+			pair.Calibrate(evidence)
 		}
-		pair.Evidence = append(pair.Evidence, evidence+note)
 	}
 	p.Context.GPU, p.Context.ComputeCapability = r.Device.GPU, r.Device.CC
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime
@@ -61,7 +58,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 // servedAs is the pair whose report stands for pair under strategy: pinned serves a host
 // allocation site once, for every pair whose host buffers come from it (the compact plan
 // names the first).
-func servedAs(pair *planner.Pair, strategy string, pairs []planner.Pair) string {
+func servedAs(pair *planner.Pair, strategy planner.Strategy, pairs []planner.Pair) string {
 	if strategy != planner.StrategyPinned {
 		return pair.ID
 	}
@@ -83,7 +80,7 @@ func (r *Result) mergedPairs() map[string]string {
 		}
 		for _, pr := range v.lastReport.Pairs {
 			switch {
-			case pr.Merged:
+			case pr.Served:
 				out[pr.ID] = ""
 			case pr.Note != "":
 				out[pr.ID] = pr.Note
@@ -122,7 +119,7 @@ func (r *Result) evidence() string {
 	verdict := "no strategy enabled"
 	for _, v := range r.Variants {
 		if v.Enabled {
-			verdict = r.Chosen + " chosen: " + v.Verdict
+			verdict = string(r.Chosen) + " chosen: " + v.Verdict
 		}
 	}
 	return fmt.Sprintf("calibrated over %d rounds: baseline %.3f ms per iteration (spread %.3f ms), complete run %.1f ms; %s; %s",

@@ -21,19 +21,19 @@ import (
 
 // Options tunes a calibration.
 type Options struct {
-	Rounds     int            // runs of every variant (default 5)
-	Ignore     *regexp.Regexp // output lines that differ between runs by nature (timings)
-	Strategies []string       // to try; default mapped, system where the device allows, and pinned
-	Stderr     io.Writer      // where the program's stderr goes (its stdout is captured)
+	Rounds     int                // runs of every variant (DefaultRounds)
+	Ignore     *regexp.Regexp     // output lines that differ between runs by nature (timings)
+	Strategies []planner.Strategy // to try; default mapped, system where the device allows, and pinned
+	Stderr     io.Writer          // where the program's stderr goes (its stdout is captured)
 	Progress   func(format string, args ...any)
 }
 
 // Variant is one way of running the program and what the runs showed.
 type Variant struct {
-	Strategy string    `json:"strategy"` // "" for the baseline
-	RoundMS  []float64 `json:"round_ms"` // median iteration of each round
-	MedianMS float64   `json:"median_ms"`
-	SpreadMS float64   `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
+	Strategy planner.Strategy `json:"strategy"` // "" for the baseline
+	RoundMS  []float64        `json:"round_ms"` // median iteration of each round
+	MedianMS float64          `json:"median_ms"`
+	SpreadMS float64          `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	// RunMS is the complete run of each round, start to exit, as the user waits for it:
 	// set-up (page-locking, pools, first touch) and all, which RoundMS leaves out.
 	RunMS       []float64 `json:"run_ms,omitempty"`
@@ -50,7 +50,7 @@ type Variant struct {
 	Enabled    bool   `json:"enabled,omitempty"`
 	OutputDiff string `json:"output_diff,omitempty"`
 	Untouched  string `json:"untouched,omitempty"` // the shim ran the program untouched: why
-	Merged     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
+	Served     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
@@ -65,9 +65,9 @@ type Variant struct {
 
 // Result is the calibration's outcome.
 type Result struct {
-	Baseline Variant   `json:"baseline"`
-	Variants []Variant `json:"variants"`
-	Chosen   string    `json:"chosen,omitempty"` // the winning strategy, if any
+	Baseline Variant          `json:"baseline"`
+	Variants []Variant        `json:"variants"`
+	Chosen   planner.Strategy `json:"chosen,omitempty"` // the winning strategy, if any
 	// CopyMS is the time per iteration the calibrated pairs' copies take (explainableMS):
 	// the most a merge can save, give or take what the trace could not time exactly.
 	CopyMS float64 `json:"copy_ms"`
@@ -94,6 +94,10 @@ func explainableMS(pair planner.Pair) float64 {
 	return max(ms, pair.CopyMSPerIteration)
 }
 
+// DefaultRounds is how many runs of every variant calibration makes unless told (echoctl
+// calibrate and optimize --rounds).
+const DefaultRounds = 5
+
 // roundsCap bounds the rounds a calibration adds when a gain looks too good to be true: up to
 // this many times the rounds asked for, then the gain is refused as noise.
 const roundsCap = 3
@@ -101,7 +105,7 @@ const roundsCap = 3
 // Calibrate runs the comparison for the plan's pairs that are not refused.
 func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, o Options) (*Result, error) {
 	if o.Rounds < 1 {
-		o.Rounds = 5
+		o.Rounds = DefaultRounds
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
@@ -115,7 +119,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		res.CopyMS += explainableMS(pair)
 	}
 	strategies := o.Strategies
-	composed := map[string]string{}
+	composed := map[planner.Strategy]string{}
 	rounds := o.Rounds
 	for r := 0; r < rounds; r++ {
 		if err := res.Baseline.run(ctx, argv, base, o, r); err != nil {
@@ -156,7 +160,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 
 // Energy is a marked iteration's median energy as written and served with strategy (the
 // baseline's again when strategy is "", nothing served), where the machine measured both.
-func (r *Result) Energy(strategy string) planner.Energy {
+func (r *Result) Energy(strategy planner.Strategy) planner.Energy {
 	e := planner.Energy{Source: r.Device.EnergySource, BeforeMJ: r.Baseline.EnergyMedianMJ, AfterMJ: r.Baseline.EnergyMedianMJ}
 	for _, v := range r.Variants {
 		if v.Strategy == strategy {
@@ -171,8 +175,8 @@ func (r *Result) Energy(strategy string) planner.Energy {
 
 // applicable strategies: system only where the device reaches pageable memory. (Managed is
 // no merge strategy any more: planner.MergeStrategies.)
-func applicable(device runner.Report) []string {
-	s := []string{planner.StrategyMapped}
+func applicable(device runner.Report) []planner.Strategy {
+	s := []planner.Strategy{planner.StrategyMapped}
 	if device.Pageable {
 		s = append(s, planner.StrategySystem)
 	}
@@ -214,7 +218,7 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 		v.EnergyMedianMJ = median(v.EnergyMJ)
 	}
 	v.lastReport = res.Report
-	v.Merged = res.Report.Merged
+	v.Served = res.Report.Served
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
 		v.Untouched = res.Report.Reason
 	}

@@ -37,7 +37,7 @@ func (r *Result) decide() (unexplained bool) {
 		case v.Untouched != "":
 			v.Verdict = "ran untouched: " + v.Untouched
 			continue
-		case v.Merged == 0:
+		case v.Served == 0:
 			v.Verdict = "nothing served: no pair was merged or pinned in its runs"
 			continue
 		case v.MedianMS >= base.MedianMS-margin:

@@ -18,45 +18,45 @@ func TestDecide(t *testing.T) {
 		unexplained bool
 	}{
 		{"a clear win despite one slow baseline round", 0.4, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Served: 2},
 		}, "mapped", false},
 		{"the fastest of two wins", 0.4, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
-			{Strategy: "managed", RoundMS: []float64{0.40, 0.41, 0.40, 0.39, 0.40}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Served: 2},
+			{Strategy: "managed", RoundMS: []float64{0.40, 0.41, 0.40, 0.39, 0.40}, Served: 2},
 		}, "managed", false},
 		// The framework workload's case (validate's TestOptimizeFrameworkPins): no merge
 		// serves it, and pinned, which keeps the copies but makes them faster, wins as any.
 		{"pinned where no merge serves", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{1.00, 1.01, 0.99, 1.00, 1.00}},
-			{Strategy: "pinned", RoundMS: []float64{0.70, 0.71, 0.69, 0.70, 0.70}, Merged: 2},
+			{Strategy: "pinned", RoundMS: []float64{0.70, 0.71, 0.69, 0.70, 0.70}, Served: 2},
 		}, "pinned", false},
 		{"within the baseline's spread", 0.4, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.99, 0.98, 0.99, 0.98, 0.99}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.99, 0.98, 0.99, 0.98, 0.99}, Served: 2},
 		}, "", false},
 		{"a variant too noisy to trust", 0.4, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.30, 1.60, 0.90, 0.20, 1.50}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.30, 1.60, 0.90, 0.20, 1.50}, Served: 2},
 		}, "", false},
 		{"different output", 0.4, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2, OutputDiff: "printed x"},
+			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Served: 2, OutputDiff: "printed x"},
 		}, "", false},
 		{"nothing merged", 0.4, []Variant{
 			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}},
 		}, "", false},
 		// Copies of 0.05 ms per iteration cannot save 0.5 ms: more rounds, then no.
 		{"a gain the copies cannot explain", 0.05, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.50, 0.52, 0.49, 0.51, 0.50}, Served: 2},
 		}, "", true},
 		// An explained win is taken over a faster unexplained one.
 		{"the explained win", 0.3, []Variant{
-			{Strategy: "mapped", RoundMS: []float64{0.75, 0.76, 0.74, 0.75, 0.75}, Merged: 2},
-			{Strategy: "managed", RoundMS: []float64{0.10, 0.11, 0.10, 0.10, 0.10}, Merged: 2},
+			{Strategy: "mapped", RoundMS: []float64{0.75, 0.76, 0.74, 0.75, 0.75}, Served: 2},
+			{Strategy: "managed", RoundMS: []float64{0.10, 0.11, 0.10, 0.10, 0.10}, Served: 2},
 		}, "mapped", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Result{Baseline: base, Variants: c.variants, CopyMS: c.copyMS}
 			unexplained := r.decide()
-			if r.Chosen != c.want || unexplained != c.unexplained {
+			if string(r.Chosen) != c.want || unexplained != c.unexplained {
 				t.Errorf("chose %q, unexplained %v (baseline %.3f ± %.3f); want %q, %v", r.Chosen, unexplained,
 					r.Baseline.MedianMS, r.Baseline.SpreadMS, c.want, c.unexplained)
 			}
@@ -70,7 +70,7 @@ func TestDecide(t *testing.T) {
 func TestDecideRefusesParticlefilter(t *testing.T) {
 	r := &Result{
 		Baseline: Variant{RoundMS: []float64{44.1, 43.8, 44.3, 44.0, 43.9}},
-		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{35.0, 34.8, 35.3, 35.1, 34.9}, Merged: 1}},
+		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{35.0, 34.8, 35.3, 35.1, 34.9}, Served: 1}},
 		CopyMS:   0.45,
 	}
 	if !r.decide() || r.Chosen != "" || r.Variants[0].Unexplained == "" {
@@ -83,14 +83,14 @@ func TestDecideRefusesParticlefilter(t *testing.T) {
 // program's real gain is not taken for noise; a synchronous copy counts as the trace timed it.
 func TestExplainableMS(t *testing.T) {
 	const mib8 = 8 << 20
-	pair := func(repair string) planner.Pair {
+	pair := func(repair planner.Repair) planner.Pair {
 		return planner.Pair{CopyMSPerIteration: 0.002, Copies: []planner.Copy{{
 			Site: planner.Site{Bytes: mib8}, PerIteration: 2, MS: 0.001, Repair: repair}}}
 	}
 	if got, want := explainableMS(pair(planner.RepairNone)), 2*float64(mib8)/asyncBytesPerMS; math.Abs(got-want) > 1e-9 {
 		t.Errorf("asynchronous, unwaited: %v ms, want %v (its bytes at the slow link rate, twice)", got, want)
 	}
-	for _, repair := range []string{planner.RepairEventWait, planner.RepairDeviceSync, planner.RepairStreamSync} {
+	for _, repair := range []planner.Repair{planner.RepairEventWait, planner.RepairDeviceSync, planner.RepairStreamSync} {
 		if got := explainableMS(pair(repair)); got != 0.002 {
 			t.Errorf("%s: %v ms, want the traced 0.002", repair, got)
 		}
@@ -114,26 +114,26 @@ func TestDecideSetup(t *testing.T) {
 		// 2 ms saved in each of 5 iterations against a run 30 ms longer: 40 ms of set-up,
 		// repaid after 20 iterations.
 		{"a short run does not repay the set-up", rounds(100, 101, 99, 100, 100), []Variant{
-			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(130, 131, 129, 130, 130), Iterations: 5, Merged: 1},
+			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(130, 131, 129, 130, 130), Iterations: 5, Served: 1},
 		}, "", []string{"set-up not repaid: 40.0 ms of set-up"}, 20},
 		{"a long run is faster whole", rounds(1100, 1101, 1099, 1100, 1100), []Variant{
-			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(930, 931, 929, 930, 930), Iterations: 100, Merged: 1},
+			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(930, 931, 929, 930, 930), Iterations: 100, Served: 1},
 		}, "pinned", []string{"complete run faster"}, 15},
 		// Within the complete runs' noise, the iterations' saving (200 ms) beats the set-up
 		// the runs show (195 ms): repaid after 98 of the run's 100 iterations.
 		{"repaid within the noise", rounds(1000, 1040, 960, 1020, 980), []Variant{
-			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(995, 1030, 970, 1010, 990), Iterations: 100, Merged: 1},
+			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(995, 1030, 970, 1010, 990), Iterations: 100, Served: 1},
 		}, "pinned", []string{"set-up repaid: 195.0 ms of set-up, repaid after 98 iterations"}, 98},
 		{"slower whole within the noise is not repaid", rounds(1000, 1040, 960, 1020, 980), []Variant{
-			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(1010, 1050, 970, 1030, 990), Iterations: 100, Merged: 1},
+			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(1010, 1050, 970, 1030, 990), Iterations: 100, Served: 1},
 		}, "", []string{"set-up not repaid"}, 105},
 		// The faster strategy per iteration loses the user's run; the one that repays wins,
 		// and the other rows say why they were not taken.
 		{"the strategy that repays", rounds(100, 101, 99, 100, 100), []Variant{
-			{Strategy: "mapped", RoundMS: rounds(6, 6, 6.1, 5.9, 6), RunMS: rounds(160, 161, 159, 160, 160), Iterations: 5, Merged: 2},
-			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(90, 91, 89, 90, 90), Iterations: 5, Merged: 1},
-			{Strategy: "system", RoundMS: rounds(1, 1, 1, 1, 1), RunMS: rounds(50, 50, 50, 50, 50), Iterations: 5, Merged: 2},
-			{Strategy: "managed", RoundMS: rounds(7, 7, 7, 7, 7), RunMS: rounds(80, 80, 80, 80, 80), Iterations: 5, Merged: 2,
+			{Strategy: "mapped", RoundMS: rounds(6, 6, 6.1, 5.9, 6), RunMS: rounds(160, 161, 159, 160, 160), Iterations: 5, Served: 2},
+			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(90, 91, 89, 90, 90), Iterations: 5, Served: 1},
+			{Strategy: "system", RoundMS: rounds(1, 1, 1, 1, 1), RunMS: rounds(50, 50, 50, 50, 50), Iterations: 5, Served: 2},
+			{Strategy: "managed", RoundMS: rounds(7, 7, 7, 7, 7), RunMS: rounds(80, 80, 80, 80, 80), Iterations: 5, Served: 2,
 				OutputDiff: "printed \"x\""},
 		}, "pinned", []string{"set-up not repaid: 80.0 ms of set-up", "complete run faster", "not believed: it saves 9.000 ms",
 			"output differs: the program printed \"x\""}, 20},
@@ -144,11 +144,11 @@ func TestDecideSetup(t *testing.T) {
 			b.RunMS = c.baseRun
 			r := &Result{Baseline: b, Variants: c.variants, CopyMS: 2.5}
 			r.decide()
-			if r.Chosen != c.want {
+			if string(r.Chosen) != c.want {
 				t.Errorf("chose %q; want %q", r.Chosen, c.want)
 			}
 			for i, v := range r.Variants {
-				if !strings.HasPrefix(v.Verdict, c.verdicts[i]) || v.Enabled != (v.Strategy == c.want) {
+				if !strings.HasPrefix(v.Verdict, c.verdicts[i]) || v.Enabled != (string(v.Strategy) == c.want) {
 					t.Errorf("%s: verdict %q, enabled %v; want it to begin %q", v.Strategy, v.Verdict, v.Enabled, c.verdicts[i])
 				}
 			}

@@ -251,9 +251,9 @@ func TestRunPrintEnv(t *testing.T) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	if got.Checksum() != want || !r.Active || r.Merged != 2 || r.CopiesElided == 0 {
+	if got.Checksum() != want || !r.Active || r.Served != 2 || r.CopiesElided == 0 {
 		t.Errorf("with the printed environment: checksum %s (want %s), report active %v, %d merged, %d copies elided",
-			got.Checksum(), want, r.Active, r.Merged, r.CopiesElided)
+			got.Checksum(), want, r.Active, r.Served, r.CopiesElided)
 	}
 
 	// The shell form is for eval: one export per variable, quoted.
@@ -287,7 +287,7 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		}
 		var tried []string
 		for _, line := range strings.Split(res.Stdout, "\n") {
-			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, f[0]) || f[0] == planner.StrategyPinned) {
+			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, planner.Strategy(f[0])) || planner.Strategy(f[0]) == planner.StrategyPinned) {
 				tried = append(tried, f[0])
 			}
 		}
@@ -379,9 +379,9 @@ func TestRunReadsALargeDeployment(t *testing.T) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	if got.Checksum() != want || !r.Active || r.Merged != 2 {
+	if got.Checksum() != want || !r.Active || r.Served != 2 {
 		t.Errorf("with a %d-byte deployment: checksum %s (want %s), active %v (%s), %d merged; stderr %q",
-			len(text), got.Checksum(), want, r.Active, r.Reason, r.Merged, got.Stderr)
+			len(text), got.Checksum(), want, r.Active, r.Reason, r.Served, got.Stderr)
 	}
 }
 

@@ -27,7 +27,7 @@ func TestCalibrateRecordsEnergy(t *testing.T) {
 	t.Setenv("LD_LIBRARY_PATH", filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1")))
 	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
 	res, err := calibrate.Calibrate(context.Background(), p, pairs, argv,
-		calibrate.Options{Rounds: 2, Strategies: []string{planner.StrategyMapped}})
+		calibrate.Options{Rounds: 2, Strategies: []planner.Strategy{planner.StrategyMapped}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,12 +26,12 @@ type Record struct {
 	Schema string `json:"schema"`
 	// PlanCreated is the measured plan's creation time: a plan made afresh from another trace
 	// at the same path keeps an older record beside it, which must not pass for its own.
-	PlanCreated time.Time `json:"plan_created"`
-	Device      string    `json:"device,omitempty"` // GPU name, as the run reported it
-	Baseline    Variant   `json:"baseline"`
-	Variants    []Variant `json:"variants"`
-	Chosen      string    `json:"chosen,omitempty"`
-	CopyMS      float64   `json:"copy_ms"`
+	PlanCreated time.Time        `json:"plan_created"`
+	Device      string           `json:"device,omitempty"` // GPU name, as the run reported it
+	Baseline    Variant          `json:"baseline"`
+	Variants    []Variant        `json:"variants"`
+	Chosen      planner.Strategy `json:"chosen,omitempty"`
+	CopyMS      float64          `json:"copy_ms"`
 	// EnergySource says what measured the variants' energy ("nvml", "ina3221"); "" not measured.
 	EnergySource string `json:"energy_source,omitempty"`
 }

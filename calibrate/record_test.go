@@ -16,7 +16,7 @@ func TestRecord(t *testing.T) {
 	created := time.Date(2026, 11, 29, 10, 0, 0, 123, time.UTC)
 	p := &planner.Plan{Created: created}
 	res := &Result{Baseline: Variant{RoundMS: []float64{2, 3}, MedianMS: 2.5},
-		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{1, 1.1}, MedianMS: 1.05, Merged: 2}}, Chosen: "mapped"}
+		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{1, 1.1}, MedianMS: 1.05, Served: 2}}, Chosen: "mapped"}
 	for _, c := range []struct {
 		name    string
 		write   func(planPath string)

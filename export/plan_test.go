@@ -30,7 +30,7 @@ func testPlan() *planner.Plan {
 					Count: 2, PerIteration: 1, MS: 0.3}},
 				BytesPerIteration: mib4, CopyMSPerIteration: 0.3, FCopy: fCopy, PredictedSpeedup: 1 / (1 - fCopy),
 				Status:     planner.StatusCandidate,
-				Strategies: []string{"managed", "mapped", "system", "pinned"},
+				Strategies: []planner.Strategy{"managed", "mapped", "system", "pinned"},
 				Evidence:   []string{"needs validation: host accesses between the copies are invisible to a trace"},
 			},
 			{

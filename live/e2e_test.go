@@ -14,10 +14,16 @@ import (
 	"github.com/echo-uma/echo/live"
 )
 
-// attachOnce runs `echoctl attach --once --json` with args and decodes its rows.
+// attachOnce runs `echoctl attach --once --json --launches` with args and decodes its rows.
 func attachOnce(t *testing.T, args ...string) []live.Row {
 	t.Helper()
-	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"attach", "--once", "--json", "--launches"}, args...)...)
+	return attachOnceJSON(t, append([]string{"--launches"}, args...)...)
+}
+
+// attachOnceJSON runs `echoctl attach --once --json` with args and decodes its rows.
+func attachOnceJSON(t *testing.T, args ...string) []live.Row {
+	t.Helper()
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), append([]string{"attach", "--once", "--json"}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -80,6 +86,27 @@ func TestAttachOncePID(t *testing.T) {
 		t.Fatalf("rows %+v: want one row for %d", rows, target.Process.Pid)
 	}
 	checkStream(t, &rows[0])
+}
+
+// Attached as by default, no launch is probed: the row says so (no_launches) beside a launch
+// rate of 0, and the table that --once prints without a terminal says "not traced" in the
+// launches column.
+func TestAttachOnceLaunchesNotTraced(t *testing.T) {
+	testenv.RequireRoot(t)
+	target := testenv.LongStream(t, "256K")
+	pid := strconv.Itoa(target.Process.Pid)
+	rows := attachOnceJSON(t, "-p", pid, "--interval", "1500ms")
+	if len(rows) != 1 || rows[0].Error != "" || !rows[0].NoLaunches || rows[0].LaunchesPerS != 0 || rows[0].CopiesPerS <= 0 {
+		t.Fatalf("rows %+v: want one row with copies and no_launches", rows)
+	}
+	out, err := exec.Command(testenv.Built(t, "bin/echoctl"), "attach", "--once", "-p", pid, "--interval", "1500ms").Output()
+	if err != nil {
+		t.Fatalf("echoctl attach --once: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[2], " stream ") || !strings.Contains(lines[2], " not traced ") {
+		t.Errorf("attach --once printed:\n%s\nwant the stream's row saying its launches were not traced", out)
+	}
 }
 
 // Several processes given at once share one tracer; each row is its own process's.

@@ -17,7 +17,10 @@ type Row struct {
 	D2HBytesPerS  float64 `json:"d2h_bytes_per_s"`  // device to host
 	CopyShare     float64 `json:"copy_share"`       // share of wall time with a copy moving data (not waiting for kernels)
 	LaunchesPerS  float64 `json:"launches_per_s"`   // kernel launches, runtime and driver
-	Pairs         int     `json:"pairs"`            // candidate pairs the planner found so far
+	// NoLaunches: kernel launches were not probed (attach without --launches), so
+	// LaunchesPerS and Totals.Launches are 0 whatever the process launched.
+	NoLaunches bool `json:"no_launches,omitempty"`
+	Pairs      int  `json:"pairs"` // candidate pairs the planner found so far
 	// Lost is how many events the tracer's one ring buffer had no room for since attach
 	// began, every watched process together: it cannot tell whose they were.
 	Lost      uint64   `json:"lost"`

@@ -115,7 +115,9 @@ func collectRow(ch chan<- prometheus.Metric, r *live.Row, labels []string) {
 		metric(descCopySecs, prometheus.CounterValue, float64(t.CopyNS.Get(kind))/1e9, dir)
 	}
 	metric(descShare, prometheus.GaugeValue, r.CopyShare)
-	metric(descLaunches, prometheus.CounterValue, float64(t.Launches))
+	if !r.NoLaunches { // not probed: a counter at 0 would say none came
+		metric(descLaunches, prometheus.CounterValue, float64(t.Launches))
+	}
 	metric(descPairs, prometheus.GaugeValue, float64(r.Pairs))
 	metric(descSpeedup, prometheus.GaugeValue, r.Detail.PredictedSpeedup)
 }

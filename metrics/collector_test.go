@@ -98,6 +98,21 @@ func TestCollectorBoundedToLastSample(t *testing.T) {
 	}
 }
 
+// A process attached without --launches has no launch counter: its launches were not
+// probed, and a counter at 0 would say none came.
+func TestCollectorLaunchesNotTraced(t *testing.T) {
+	c := newTestCollector()
+	untraced := streamRow(43, 0)
+	untraced.NoLaunches, untraced.Totals.Launches = true, 0
+	c.Update([]live.Row{streamRow(42, 0), untraced}, 0)
+	if n := testutil.CollectAndCount(c, "echo_kernel_launches_total"); n != 1 {
+		t.Errorf("%d echo_kernel_launches_total series, want 1 (the process whose launches were probed)", n)
+	}
+	if n := testutil.CollectAndCount(c, "echo_copy_share_ratio"); n != 2 {
+		t.Errorf("%d echo_copy_share_ratio series, want 2", n)
+	}
+}
+
 // The node's lost events are the tracer's, whatever the rows say, and never go down.
 func TestCollectorNodeLost(t *testing.T) {
 	c := newTestCollector()

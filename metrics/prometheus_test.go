@@ -109,7 +109,7 @@ func startAttachMetrics(t *testing.T, pids []int) string {
 	for _, pid := range pids {
 		list = append(list, strconv.Itoa(pid))
 	}
-	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), "attach", "--metrics", "127.0.0.1:0",
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), "attach", "--launches", "--metrics", "127.0.0.1:0",
 		"--interval", "500ms", "-p", strings.Join(list, ","))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

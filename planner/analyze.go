@@ -101,20 +101,24 @@ func (a *analysis) alloc(e *trace.Event) {
 	if e.Addr == 0 || e.Bytes == 0 {
 		return
 	}
-	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: memKind(e.Type), call: e.Type,
+	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: MemKind(e.Type.String()), call: e.Type,
 		site: a.sites.of(e, e.Bytes, true)})
 }
 
-// memKind is the kind of memory an allocation call hands out.
-func memKind(t trace.EventType) string {
-	switch t {
-	case trace.EventCUDAMalloc, trace.EventCUMemAlloc:
+// MemKind is the kind of memory an allocating call hands out: pageable, pinned,
+// registered, managed or device, the call named as a Site names it (trace's event names, as
+// the shim's report names them too). The one rule for a buffer's kind: the planner's for
+// the buffers the trace saw, validate's for the sides it resolves.
+func MemKind(call string) string {
+	switch call {
+	case trace.EventCUDAMalloc.String(), trace.EventCUMemAlloc.String():
 		return kindDevice
-	case trace.EventCUDAMallocManaged, trace.EventCUMemAllocManaged:
+	case trace.EventCUDAMallocManaged.String(), trace.EventCUMemAllocManaged.String():
 		return kindManaged
-	case trace.EventCUDAMallocHost, trace.EventCUDAHostAlloc, trace.EventCUMemAllocHost, trace.EventCUMemHostAlloc:
+	case trace.EventCUDAMallocHost.String(), trace.EventCUDAHostAlloc.String(), trace.EventCUMemAllocHost.String(),
+		trace.EventCUMemHostAlloc.String():
 		return kindPinned
-	case trace.EventCUDAHostRegister:
+	case trace.EventCUDAHostRegister.String():
 		return kindRegistered
 	}
 	return kindPageable

@@ -298,7 +298,7 @@ func TestAnalyzeRules(t *testing.T) {
 				c.opts(&opts)
 			}
 			p := s.plan(opts)
-			if err := p.Validate(); err != nil {
+			if err := p.Check(); err != nil {
 				t.Errorf("the plan does not validate: %v", err)
 			}
 			if len(p.Pairs) != len(c.pairs) {

@@ -1,6 +1,11 @@
 package planner
 
-import "github.com/echo-uma/echo/trace"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/echo-uma/echo/trace"
+)
 
 // bandwidth is the copy rate seen on copies that waited for nothing, per direction. A
 // synchronous copy issued while GPU work was pending also waited for that work, so its
@@ -12,7 +17,8 @@ type bandwidth struct {
 	seen       map[callSite]bool
 	// perSite is each call site's own rate, its first (cold) copy left out, for traces
 	// whose copies cannot be told apart by whether they waited (no launch events): the
-	// fastest site's stands in for copies that waited for nothing.
+	// sites whose typical copy lies on the envelope stand in for copies that waited for
+	// nothing.
 	perSite  map[callSite]*siteRate
 	minBytes uint64 // sites of smaller copies give no rate: their time is mostly fixed cost
 }
@@ -22,7 +28,19 @@ type siteRate struct {
 	bytes, ns  uint64
 	firstBytes uint64
 	firstNS    uint64
+	// recent are the site's latest copies after its first, at most typicalWindow of them
+	// (a ring from copies-1 on), whose median is typical's; typ caches it until the next.
+	recent []copyTime
+	typ    *copyTime
 }
+
+// copyTime is one copy's bytes and duration.
+type copyTime struct{ bytes, ns uint64 }
+
+// typicalWindow is how many of a site's latest copies its typical copy is the median of:
+// enough that the few a loaded machine slows stay a minority, few enough that finding the
+// median costs next to nothing per copy.
+const typicalWindow = 63
 
 type rate struct {
 	bytes, ns [2]uint64 // h2d, d2h
@@ -41,7 +59,9 @@ func dirIndex(dir string) int {
 	return 0
 }
 
-func (b *bandwidth) sample(e *trace.Event, dir string) {
+// sample takes a copy into the rate unless it waited; either way it is its site's copy, so
+// a first copy that waited leaves the site's next one warm: it ran cold, not the one after.
+func (b *bandwidth) sample(e *trace.Event, dir string, waited bool) {
 	ns := e.Duration()
 	if ns == 0 {
 		return
@@ -54,6 +74,9 @@ func (b *bandwidth) sample(e *trace.Event, dir string) {
 		}
 		b.seen[k] = true
 		r = &b.cold
+	}
+	if waited {
+		return
 	}
 	r.bytes[k.dir] += e.Bytes
 	r.ns[k.dir] += ns
@@ -74,6 +97,15 @@ func (b *bandwidth) sampleSite(e *trace.Event, dir string) {
 		s = &siteRate{firstBytes: e.Bytes, firstNS: ns}
 		b.perSite[k] = s
 	}
+	if s.copies > 0 {
+		c := copyTime{e.Bytes, ns}
+		if len(s.recent) < typicalWindow {
+			s.recent = append(s.recent, c)
+		} else {
+			s.recent[(s.copies-1)%typicalWindow] = c
+		}
+		s.typ = nil
+	}
 	s.copies++
 	s.bytes += e.Bytes
 	s.ns += ns
@@ -92,6 +124,30 @@ func (s *siteRate) point() (bytes, ns float64, ok bool) {
 	return float64(b) / float64(copies), float64(t) / float64(copies), true
 }
 
+// typical is a call site's median copy of its latest (typicalWindow), its cold first copy
+// left out where it has later ones: the witness of whether the site's copies waited for GPU
+// work. A wait for kernels lifts most copies of a site (the kernels it waits for run every
+// iteration; a copy the host issued late may find them done), while a loaded machine's
+// noise (a preempted thread, another process's memory traffic) lifts a few copies of any
+// site, by so much that a site's mean can show a wait it never had: of 120 corpus traces
+// on a loaded machine, the copy share of 3 fell by 15–22 points without launch events, each
+// through a site one of whose six copies took 5–80 times the others'. ok is false when it
+// has no duration.
+func (s *siteRate) typical() (bytes, ns float64, ok bool) {
+	if s.typ == nil {
+		l := slices.Clone(s.recent)
+		if len(l) == 0 {
+			l = []copyTime{{s.firstBytes, s.firstNS}}
+		}
+		// by time per byte, so that sites whose copies vary in size are ordered by rate
+		slices.SortFunc(l, func(a, b copyTime) int {
+			return cmp.Compare(float64(a.ns)*float64(b.bytes), float64(b.ns)*float64(a.bytes))
+		})
+		s.typ = &l[(len(l)-1)/2] // of an even count the lower middle: noise only slows a copy
+	}
+	return float64(s.typ.bytes), float64(s.typ.ns), s.typ.bytes > 0 && s.typ.ns > 0
+}
+
 // envelope is the most time a copy of bytes needs, judged from every call site's copies: no
 // site's own copies can be told to have waited without launch events, but together they
 // bound one another. A copy takes no longer than a larger one took, nor than its bytes at a
@@ -99,6 +155,12 @@ func (s *siteRate) point() (bytes, ns float64, ok bool) {
 // rate alone would charge small copies too little of that fixed cost, which is most of
 // their time. ok is false when no site has a duration.
 func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
+	return b.envelopeOf(bytes, (*siteRate).point)
+}
+
+// envelopeOf is envelope with each site's copies taken as pointOf has them: as a whole
+// (point), or by its typical copy (typical).
+func (b *bandwidth) envelopeOf(bytes uint64, pointOf func(*siteRate) (float64, float64, bool)) (ns float64, ok bool) {
 	x := float64(bytes)
 	best := func(t float64) {
 		if !ok || t < ns {
@@ -106,7 +168,7 @@ func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
 		}
 	}
 	for _, lo := range b.perSite {
-		xl, tl, okl := lo.point()
+		xl, tl, okl := pointOf(lo)
 		if !okl {
 			continue
 		}
@@ -119,24 +181,25 @@ func (b *bandwidth) envelope(bytes uint64) (ns float64, ok bool) {
 	return ns, ok
 }
 
-// unwaitedSlack is how far above the envelope a site's copies may lie and still be taken to
-// have waited for nothing: the sites that waited for nothing lie on it, give or take their
-// own noise, and a wait for kernels lifts a site's copies well above it.
+// unwaitedSlack is how far above the envelope a site's typical copy may lie and still be
+// taken to have waited for nothing: the sites that waited for nothing lie on it, give or
+// take their own noise, and a wait for kernels lifts a site's copies well above it.
 const unwaitedSlack = 1.1
 
 // unwaited is whether the copies of call site k, in a trace without launch events, are taken
-// to have waited for nothing: they took no longer than the envelope of all sites' copies
-// allows at their size, give or take unwaitedSlack.
+// to have waited for nothing: its typical copy took no longer than the envelope of all
+// sites' typical copies allows at its size, give or take unwaitedSlack. The typical copy,
+// not the mean: a site whose mean a few preempted copies lifted did not wait for kernels.
 func (b *bandwidth) unwaited(k callSite) bool {
 	s := b.perSite[k]
 	if s == nil {
 		return false
 	}
-	x, t, ok := s.point()
+	x, t, ok := s.typical()
 	if !ok {
 		return false
 	}
-	env, ok := b.envelope(uint64(x))
+	env, ok := b.envelopeOf(uint64(x), (*siteRate).typical)
 	return ok && t <= env*unwaitedSlack
 }
 

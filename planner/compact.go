@@ -26,7 +26,7 @@ const (
 
 // Compact derives the form the shim reads (shim/plan.c): the executable, the device context
 // where calibration recorded one, and the sites of each pair to merge.
-func Compact(p *Plan, pairs []Pair, strategy string, mode Mode) (string, error) {
+func Compact(p *Plan, pairs []Pair, strategy Strategy, mode Mode) (string, error) {
 	if p.Context.Executable.BuildID == "" && p.Context.Executable.Size == 0 {
 		return "", fmt.Errorf("the plan names its executable by neither build-id nor size")
 	}
@@ -105,7 +105,7 @@ const MaxCompactBytes = 1 << 20
 // pairLines are the pairs as the shim reads them: what a pair is, to the shim and to the
 // digest that calibration records. A merge needs both sides' sites; pinned serves the host
 // allocation alone, at its site whatever the ordinal, and one line a site is enough.
-func pairLines(pairs []Pair, strategy string) (string, error) {
+func pairLines(pairs []Pair, strategy Strategy) (string, error) {
 	var b strings.Builder
 	pinned := map[Site]bool{}
 	for _, pair := range pairs {

@@ -14,8 +14,8 @@ type copyClock struct {
 	// unseenLaunches: the trace has no launch events because none were probed, so GPU work
 	// may be pending before any synchronous copy without the clock seeing it start. Every
 	// such copy is then taken as one that may have waited, until its call site's copies
-	// show otherwise: the sites whose copies lie on the envelope of all sites' copies (the
-	// least a copy of their size took anywhere) waited for nothing and count whole; their
+	// show otherwise: the sites whose typical copy lies on the envelope of all sites' typical
+	// copies (the least a copy of its size took anywhere) waited for nothing and count whole; their
 	// rate stands in for the others' transfer, as the clean copies' rate does with launches.
 	unseenLaunches bool
 }
@@ -61,8 +61,8 @@ func (c *copyClock) copy(e *trace.Event, dir string) (waited bool) {
 		}
 		return true
 	}
-	if !waited && !pitched && (dir == "h2d" || dir == "d2h") && e.Bytes > 0 && e.Bytes >= c.minBytes {
-		c.bw.sample(e, dir)
+	if !pitched && (dir == "h2d" || dir == "d2h") && e.Bytes > 0 && e.Bytes >= c.minBytes {
+		c.bw.sample(e, dir, waited)
 	}
 	return waited
 }

@@ -138,3 +138,78 @@ func TestTransferTimerEnvelope(t *testing.T) {
 		t.Errorf("the small copies moved %d and %d ns, want them whole (500000, 400000)", without[1], without[3])
 	}
 }
+
+// Without launch events, a site is judged by its typical copy, not its mean: on a loaded
+// machine a few copies of any site run several times slower (a preempted thread), which
+// lifts the site's mean above the other sites' without its copies having waited for a
+// kernel. Such a site counts whole, as the trace with its launches has it.
+func TestTransferTimerTypicalCopy(t *testing.T) {
+	const mib = 1 << 20
+	var now uint64
+	at := func(typ trace.EventType, caller uint64, kind uint32, dur uint64) *trace.Event {
+		e := &trace.Event{Type: typ, Kind: kind, Bytes: mib, Caller: caller, EnterNS: now, ExitNS: now + dur}
+		now += dur + 1000
+		return e
+	}
+	// Copy in: 1 ms, but two of six copies preempted for 5 ms; a kernel; copy out: 1 ms of
+	// transfer after a 0.5 ms wait for it, every time (the corpus's background and memset
+	// under load).
+	in := []uint64{1_000_000, 1_000_000, 6_000_000, 1_000_000, 6_000_000, 1_000_000}
+	var events []*trace.Event
+	for _, d := range in {
+		events = append(events,
+			at(trace.EventCUDAMemcpy, 0x10, trace.KindHostToDevice, d),
+			at(trace.EventCUDALaunchKernel, 0x20, 0, 5_000),
+			at(trace.EventCUDAMemcpy, 0x30, trace.KindDeviceToHost, 1_500_000))
+	}
+	moved := func(h trace.Header) (out []uint64) {
+		tt := NewTransferTimer(h)
+		for _, e := range events {
+			switch {
+			case e.Type.IsCopy():
+				out = append(out, tt.Observe(e, trace.Direction(e.Kind)))
+			case !h.NoLaunches:
+				tt.Observe(e, "")
+			}
+		}
+		return out
+	}
+	with, without := moved(trace.Header{}), moved(trace.Header{NoLaunches: true})
+	if !slices.Equal(without, with) {
+		t.Errorf("the copies moved %v ns without launch events, %v with them", without, with)
+	}
+	if without[8] != 6_000_000 {
+		t.Errorf("the last preempted copy in moved %d ns without launch events, want it whole (6000000)", without[8])
+	}
+}
+
+// A site's first copy runs cold and is counted apart from the rate, whether or not it also
+// waited for GPU work: when it did, the site's second copy is a warm one like the rest.
+func TestTransferTimerColdCopyWaited(t *testing.T) {
+	const mib = 1 << 20
+	var now uint64
+	at := func(typ trace.EventType, kind uint32, dur uint64) *trace.Event {
+		e := &trace.Event{Type: typ, Kind: kind, Bytes: mib, Caller: 0x10, EnterNS: now, ExitNS: now + dur}
+		now += dur + 1000
+		return e
+	}
+	tt := NewTransferTimer(trace.Header{})
+	var got uint64
+	for _, e := range []*trace.Event{
+		at(trace.EventCUDALaunchKernel, 0, 5_000),
+		at(trace.EventCUDAMemcpy, trace.KindHostToDevice, 9_000_000), // cold, and waited for the kernel
+		at(trace.EventCUDAMemcpy, trace.KindHostToDevice, 2_000_000), // warm
+		at(trace.EventCUDAMemcpy, trace.KindHostToDevice, 1_000_000), // warm
+		at(trace.EventCUDALaunchKernel, 0, 5_000),
+		{Type: trace.EventCUDAMemcpy, Kind: trace.KindDeviceToHost, Bytes: mib, Caller: 0x20, EnterNS: now, ExitNS: now + 10_000_000},
+	} {
+		dir := ""
+		if e.Type.IsCopy() {
+			dir = trace.Direction(e.Kind)
+		}
+		got = tt.Observe(e, dir)
+	}
+	if got != 1_500_000 {
+		t.Errorf("the copy out that waited moved %d ns, want 1500000 (its bytes at the two warm copies' rate)", got)
+	}
+}

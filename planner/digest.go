@@ -10,7 +10,7 @@ import (
 // lines in the compact plan, which the shim hashes again (shim/sha256.c) before it merges
 // anything. It guards against edits, not attackers: whoever can write the plan can also
 // write the digest, and the environment that preloads the shim.
-func PairsDigest(pairs []Pair, strategy string) (string, error) {
+func PairsDigest(pairs []Pair, strategy Strategy) (string, error) {
 	lines, err := pairLines(pairs, strategy)
 	if err != nil {
 		return "", err

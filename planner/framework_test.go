@@ -33,7 +33,7 @@ func TestAnalyzeFrameworkLoop(t *testing.T) {
 		s.simple(trace.EventCUDAStreamSynchronize, 0x108, 0, 0)
 	}
 	p := s.plan(DefaultOptions())
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Fatalf("the plan does not validate: %v", err)
 	}
 	if p.Loop.Iterations != iters || p.Loop.Marker == nil || p.Loop.Marker.Bytes != 3*mib {

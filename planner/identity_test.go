@@ -17,7 +17,7 @@ func identityPair() Pair {
 			{Site: site("cudaMemcpy", 0x30), Direction: "d2h"},
 			{Site: site("cudaMemcpy", 0x30), Direction: "d2h"}, // the same site again: one line
 		},
-		Strategies: []string{StrategyMapped, StrategyPinned},
+		Strategies: []Strategy{StrategyMapped, StrategyPinned},
 	}
 }
 

@@ -120,7 +120,7 @@ func loopPair(t *testing.T, p *Plan, n uint64) (Status, string) {
 // from the first to the last iteration's start, as the test saw them.
 func checkLoop(t *testing.T, p *Plan, iterations int, marker uint64, firstNS, lastNS [2]uint64) {
 	t.Helper()
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Fatalf("the plan does not validate: %v", err)
 	}
 	l := p.Loop

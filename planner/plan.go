@@ -5,6 +5,8 @@
 package planner
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -13,8 +15,10 @@ import (
 // version 2 added context.pairs_digest, which a version 1 plan lacks (its enabled pairs then
 // deploy only with --force, or once calibrated again); version 3 added the strategies a
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
-// allowed, and device blocks; version 4 added the loop's span and confidence.
-const Version = 5
+// allowed, and device blocks; version 4 added the loop's span and confidence; version 5 the
+// per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
+// each refused pair (refused_at).
+const Version = 6
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -90,31 +94,34 @@ type Copy struct {
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
 	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
 	// "" for a copy no merge elides (driver API).
-	Repair string `json:"repair,omitempty"`
+	Repair Repair `json:"repair,omitempty"`
 }
+
+// Repair is what an elided copy keeps of its ordering.
+type Repair string
 
 // What an elided copy keeps of its ordering.
 const (
 	// RepairNone: an asynchronous copy only stood between earlier and later work of its
 	// stream, which stay ordered.
-	RepairNone = "none"
+	RepairNone Repair = "none"
 	// RepairEventWait: a copy that returned only once done (a synchronous copy, S2; an
 	// asynchronous one to pageable host memory) made the host wait for an operation on its
 	// stream, which started after that stream's earlier work and what the stream's implicit
 	// barrier orders before it: an event recorded on the same stream and waited for, which
 	// waits for exactly that (shim/repair.c), not for the non-blocking streams.
-	RepairEventWait = "event_wait"
+	RepairEventWait Repair = "event_wait"
 	// RepairStreamSync and RepairDeviceSync are what shims before event_wait kept: a
 	// synchronize of the copy's stream, or of the device. Read in older plans only.
-	RepairStreamSync = "stream_sync"
-	RepairDeviceSync = "device_sync"
+	RepairStreamSync Repair = "stream_sync"
+	RepairDeviceSync Repair = "device_sync"
 )
 
-var repairs = []string{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
+var repairs = []Repair{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
 
 // repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
 // dir whose host side is of kind hostKind.
-func repairOf(call, dir, hostKind string) string {
+func repairOf(call, dir, hostKind string) Repair {
 	switch {
 	case call == "cudaMemcpy":
 		return RepairEventWait
@@ -144,35 +151,52 @@ type Pair struct {
 	// Strategies are the ways this pair may be served (DESIGN.md "strategy"); none for a
 	// refused pair (Read gives the pairs of a plan before version 3 the three merges).
 	// MergeRefused says why the merges are not among them, when pinned alone is.
-	Strategies   []string `json:"strategies,omitempty"`
-	MergeRefused string   `json:"merge_refused,omitempty"`
+	Strategies   []Strategy `json:"strategies,omitempty"`
+	MergeRefused string     `json:"merge_refused,omitempty"`
 
-	Status   Status   `json:"status"`
-	Reason   string   `json:"reason,omitempty"`   // why refused, in words a user understands
-	Evidence []string `json:"evidence,omitempty"` // what each status rests on
+	Status    Status   `json:"status"`               // moved only by lifecycle.go's methods
+	Reason    string   `json:"reason,omitempty"`     // why refused, in words a user understands
+	RefusedAt Stage    `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
+	Evidence  []string `json:"evidence,omitempty"`   // what each status rests on
 }
+
+// Strategy is a way to serve a pair (DESIGN.md "strategy").
+type Strategy string
 
 // Strategies.
 const (
-	StrategyMapped  = "mapped"
-	StrategyManaged = "managed"
-	StrategySystem  = "system"
-	StrategyPinned  = "pinned"
+	StrategyMapped  Strategy = "mapped"
+	StrategyManaged Strategy = "managed"
+	StrategySystem  Strategy = "system"
+	StrategyPinned  Strategy = "pinned"
 )
 
 // MergeStrategies serve a pair by making its two buffers one. Managed is not among them any
 // more: managed memory cannot be mapped at a second address, so it would make the two one
 // from their allocations on, before a linking copy confirmed the planned slots hold the
 // planned buffers (shim/bind.c). Plans that name it still read; the shim refuses to deploy it.
-var MergeStrategies = []string{StrategyMapped, StrategySystem}
+var MergeStrategies = []Strategy{StrategyMapped, StrategySystem}
+
+// ParseStrategy is the strategy a user named (--strategy), or an error that says which
+// names Echo serves.
+func ParseStrategy(name string) (Strategy, error) {
+	switch s := Strategy(name); {
+	case slices.Contains(MergeStrategies, s) || s == StrategyPinned:
+		return s, nil
+	case s == StrategyManaged:
+		return "", errors.New("managed is no longer a strategy: managed memory cannot be mapped at a second address, " +
+			"so it would join the buffers at their allocations; give mapped, system or pinned")
+	}
+	return "", fmt.Errorf("unknown strategy %q: give mapped, system or pinned", name)
+}
 
 // Allows reports whether the pair may be served by strategy.
-func (p *Pair) Allows(strategy string) bool {
+func (p *Pair) Allows(strategy Strategy) bool {
 	return slices.Contains(p.Strategies, strategy)
 }
 
 // PairsFor is the pairs a strategy may serve.
-func PairsFor(pairs []Pair, strategy string) []Pair {
+func PairsFor(pairs []Pair, strategy Strategy) []Pair {
 	var out []Pair
 	for _, pair := range pairs {
 		if pair.Allows(strategy) {
@@ -184,7 +208,7 @@ func PairsFor(pairs []Pair, strategy string) []Pair {
 
 // Sited reports whether the pair's sites that strategy needs are known: the host side's for
 // pinned, both for a merge (a trace that did not see them leaves that to validate).
-func (p *Pair) Sited(strategy string) bool {
+func (p *Pair) Sited(strategy Strategy) bool {
 	return !p.Host.Unresolved && (strategy == StrategyPinned || !p.Device.Unresolved)
 }
 
@@ -193,14 +217,9 @@ func (p *Pair) Merges() bool {
 	return slices.ContainsFunc(MergeStrategies, p.Allows)
 }
 
-// Refuse refuses the pair: no strategy may serve it, for reason.
-func (p *Pair) Refuse(reason string) {
-	p.Status, p.Reason, p.Strategies, p.MergeRefused = StatusRefused, reason, nil, ""
-}
-
 // OnlyPinned narrows the pair to the pinned strategy, saying why it cannot be merged.
 func (p *Pair) OnlyPinned(why string) {
-	p.Strategies = []string{StrategyPinned}
+	p.Strategies = []Strategy{StrategyPinned}
 	if p.MergeRefused == "" {
 		p.MergeRefused = why
 	}
@@ -254,11 +273,11 @@ type Context struct {
 	Executable Module   `json:"executable"`
 	Libraries  []Module `json:"libraries,omitempty"` // the CUDA libraries the program used
 	// Filled by calibration, from the device it ran on.
-	GPU               string `json:"gpu,omitempty"`
-	ComputeCapability string `json:"compute_capability,omitempty"`
-	Driver            int    `json:"driver,omitempty"`
-	Runtime           int    `json:"runtime,omitempty"`
-	Strategy          string `json:"strategy,omitempty"` // managed, mapped, system, pinned
+	GPU               string   `json:"gpu,omitempty"`
+	ComputeCapability string   `json:"compute_capability,omitempty"`
+	Driver            int      `json:"driver,omitempty"`
+	Runtime           int      `json:"runtime,omitempty"`
+	Strategy          Strategy `json:"strategy,omitempty"` // managed, mapped, system, pinned
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`

@@ -21,7 +21,7 @@ const maxPlanSize = 64 << 20
 // Write writes the plan as indented JSON (PLAN.md) with a trailing newline. It refuses a plan
 // that Validate rejects: such a plan would not read back, so writing it is a bug upstream.
 func (p *Plan) Write(w io.Writer) error {
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		return fmt.Errorf("not writing an invalid plan: %w", err)
 	}
 	q := *p
@@ -121,7 +121,7 @@ func Read(r io.Reader) (*Plan, error) {
 	p.Trace.CommandBytes = nil
 	p.Version = Version // an older plan is this version without what was added since
 	p.Schema = ""       // Write names the document; in memory a plan is its fields
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -27,7 +28,7 @@ func examplePlan() *Plan {
 			Copies: []Copy{{Site: site(copyOff, "cudaMemcpy", bytes, 0), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: copyMS}},
 			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
-			Status: StatusCandidate, Strategies: []string{"managed", "mapped", "system", "pinned"}, Evidence: []string{"same sites in 10 of 10 iterations"},
+			Status: StatusCandidate, Strategies: []Strategy{"managed", "mapped", "system", "pinned"}, Evidence: []string{"same sites in 10 of 10 iterations"},
 		}
 	}
 	small := pair("p3", "input", "h2d", 4096, 0x1300, 0x2300, 0x3300, 0.01, 0.001)
@@ -64,7 +65,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), []byte("\n  \"version\": 5,\n")) {
+		if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) || !bytes.Contains(buf.Bytes(), fmt.Appendf(nil, "\n  \"version\": %d,\n", Version)) {
 			t.Errorf("not indented JSON with a trailing newline:\n%s", buf.String())
 		}
 		got, err := Read(bytes.NewReader(buf.Bytes()))
@@ -169,7 +170,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	path := filepath.Join(dir, "bad.plan")
 	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (5)" {
+	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (6)" {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -216,8 +217,8 @@ func TestReadRejects(t *testing.T) {
 		{"version 0", planJSON(t, func(m map[string]any) { m["version"] = 0 }), "not an Echo plan: no version"},
 		{"version string", planJSON(t, func(m map[string]any) { m["version"] = "1" }), `version "1" is not a whole number`},
 		{"version negative", planJSON(t, func(m map[string]any) { m["version"] = -2 }), "not an Echo plan: version -2"},
-		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = 6; m["novel"] = true }),
-			"plan format version 6 is newer than this echoctl understands (5)"},
+		{"newer version", planJSON(t, func(m map[string]any) { m["version"] = Version + 1; m["novel"] = true }),
+			fmt.Sprintf("plan format version %d is newer than this echoctl understands (%d)", Version+1, Version)},
 		{"bad digest", planJSON(t, func(m map[string]any) { m["context"].(map[string]any)["pairs_digest"] = "ABC" }),
 			`pairs_digest "ABC" is not 64 lowercase hex digits`},
 		{"empty object", "{}", "not an Echo plan: no version"},
@@ -284,7 +285,11 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 5"},
+		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 6"},
+		{"refused at validation", func(p *Plan) { p.Pairs[2].RefusedAt = StageValidate }, ""},
+		{"refusing stage on a candidate", func(p *Plan) { p.Pairs[0].RefusedAt = StageValidate }, "only a refused pair has a refusing stage"},
+		{"unknown refusing stage", func(p *Plan) { p.Pairs[2].RefusedAt = "deploy" },
+			`refused_at "deploy" is not one of plan, resolve, validation, calibration`},
 		{"loop span and confidence", func(p *Plan) {
 			p.Loop.Span = &LoopSpan{FirstEvent: 10, LastEvent: 200, FirstNS: 1000, LastNS: 9000, Repeats: 22, Calls: 2}
 			p.Loop.Confidence = 0.95
@@ -398,7 +403,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := examplePlan()
 			tt.edit(p)
-			err := p.Validate()
+			err := p.Check()
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Validate: %v", err)
@@ -413,7 +418,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 	p := examplePlan()
 	p.Tool = ""
 	p.Pairs[1].Direction = "sideways"
-	err := p.Validate()
+	err := p.Check()
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -427,7 +432,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		p.Pairs[i].ID = "x"
 	}
 	p.Rejected = append(p.Rejected, make([]Rejection, 20)...)
-	if lines := strings.Split(p.Validate().Error(), "\n"); len(lines) != maxProblems+1 ||
+	if lines := strings.Split(p.Check().Error(), "\n"); len(lines) != maxProblems+1 ||
 		!strings.HasPrefix(lines[maxProblems], "plan: and ") {
 		t.Errorf("%d lines, the last %q; want %d and a count of the rest", len(lines), lines[len(lines)-1], maxProblems+1)
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -62,10 +63,10 @@ func MachineFor(gpu string) Machine {
 
 // Estimate is the predicted iteration of one strategy serving every pair it may serve.
 type Estimate struct {
-	Strategy string  `json:"strategy"`
-	MS       float64 `json:"ms_per_iteration"` // predicted wall time of one iteration
-	Speedup  float64 `json:"speedup"`          // loop.ms_per_iteration / MS
-	Pairs    int     `json:"pairs"`            // pairs it serves
+	Strategy Strategy `json:"strategy"`
+	MS       float64  `json:"ms_per_iteration"` // predicted wall time of one iteration
+	Speedup  float64  `json:"speedup"`          // loop.ms_per_iteration / MS
+	Pairs    int      `json:"pairs"`            // pairs it serves
 }
 
 // Predict estimates each strategy's iteration from the trace's copy times, their sync
@@ -79,7 +80,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 	}
 	clean := cleanCopies(p)
 	var out []Estimate
-	for _, s := range []string{StrategyMapped, StrategySystem, StrategyPinned} {
+	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
 		var saved, added float64
 		n := 0
 		for _, pair := range p.Pairs {
@@ -121,7 +122,7 @@ func Best(es []Estimate) *Estimate {
 }
 
 // EstimateFor is the estimate of strategy, or nil.
-func EstimateFor(es []Estimate, strategy string) *Estimate {
+func EstimateFor(es []Estimate, strategy Strategy) *Estimate {
 	for i := range es {
 		if es[i].Strategy == strategy {
 			return &es[i]
@@ -133,7 +134,7 @@ func EstimateFor(es []Estimate, strategy string) *Estimate {
 type cost struct{ saved, added float64 }
 
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
-func pairCost(pair Pair, strategy string, m Machine, clean []Copy) cost {
+func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 	var c cost
 	for _, cp := range pair.Copies {
 		transfer := removableMS(cp, m, clean)
@@ -213,4 +214,18 @@ func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
 		}
 	}
 	return ms, ok
+}
+
+// PredictionLine says the best strategy's estimate (the one calibration chose, once it has)
+// and, labelled as such, the Amdahl bound: "predicted 3.80× (pinned), Amdahl bound 11.54×".
+func (p *Plan) PredictionLine() string {
+	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
+	best := EstimateFor(p.Estimates, p.Context.Strategy)
+	if best == nil {
+		best = Best(p.Estimates)
+	}
+	if best == nil {
+		return bound
+	}
+	return fmt.Sprintf("predicted %.2f× (%s), %s", best.Speedup, best.Strategy, bound)
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 func predictPlan(cp Copy) *Plan {
 	p := &Plan{Loop: Loop{Iterations: 100, MS: 10}, Context: Context{GPU: "NVIDIA H200"}}
 	p.Pairs = []Pair{{ID: "p1", Bytes: cp.Site.Bytes, Status: StatusCandidate, Copies: []Copy{cp}, FCopy: cp.MS * cp.PerIteration / 10, CopyMSPerIteration: cp.MS * cp.PerIteration,
-		Strategies: []string{StrategyMapped, StrategySystem, StrategyPinned}}}
+		Strategies: []Strategy{StrategyMapped, StrategySystem, StrategyPinned}}}
 	return p
 }
 
@@ -25,7 +26,7 @@ func TestPredictStrategies(t *testing.T) {
 		name     string
 		cp       Copy
 		m        Machine
-		strategy string
+		strategy Strategy
 		wantMS   float64
 	}{
 		// Mapped removes the 4 ms copy, the kernel reads the bytes over the link (2 ms), and
@@ -74,7 +75,7 @@ func TestPredictWithinBound(t *testing.T) {
 
 func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
 	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
-	p.Pairs[0].Refuse("too small")
+	p.Pairs[0].Refuse(StagePlan, "too small")
 	if es := Predict(p, Discrete); len(es) != 0 {
 		t.Errorf("refused pair predicted: %+v", es)
 	}
@@ -106,7 +107,7 @@ func TestPredictWaitedFromCleanCopies(t *testing.T) {
 	const mib = 1 << 20
 	p := &Plan{Loop: Loop{Iterations: 100, MS: 20}}
 	pair := func(id string, cp Copy) Pair {
-		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []string{StrategyMapped}}
+		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []Strategy{StrategyMapped}}
 	}
 	p.Pairs = []Pair{
 		pair("in", Copy{Site: Site{Bytes: 4 * mib}, PerIteration: 1, MS: 3}),
@@ -125,5 +126,20 @@ func TestPredictWaitedFromCleanCopies(t *testing.T) {
 	e = EstimateFor(Predict(p, Machine{Unified: true}), StrategyMapped)
 	if e == nil || !near(e.MS, 10) {
 		t.Fatalf("estimate %+v, want 10 ms", e)
+	}
+}
+
+func TestPredictionLineLabelsTheBound(t *testing.T) {
+	p := &Plan{PredictedSpeedup: 7.98, Context: Context{Strategy: StrategyMapped},
+		Estimates: []Estimate{{Strategy: StrategySystem, Speedup: 7.9}, {Strategy: StrategyMapped, Speedup: 6.5}}}
+	if got, want := p.PredictionLine(), "predicted 6.50× (mapped), Amdahl bound 7.98×"; got != want {
+		t.Errorf("got %q, want %q (the chosen strategy's estimate)", got, want)
+	}
+	p.Context.Strategy = ""
+	if got := p.PredictionLine(); !strings.HasPrefix(got, "predicted 7.90× (system)") {
+		t.Errorf("uncalibrated: %q, want the best estimate", got)
+	}
+	if got := (&Plan{PredictedSpeedup: 1.5}).PredictionLine(); got != "Amdahl bound 1.50×" {
+		t.Errorf("no estimates: %q", got)
 	}
 }

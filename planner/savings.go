@@ -4,7 +4,7 @@ package planner
 // (§4.3–4.4): the copy payload skipped and the buffer capacity saved per iteration, the
 // one-time cost of tracing, validating and calibrating, and when that cost is paid back.
 type Savings struct {
-	Strategy string `json:"strategy"`
+	Strategy Strategy `json:"strategy"`
 	// BytesSkipped is the copy payload a merge no longer moves per iteration (pinned keeps
 	// every copy: 0).
 	BytesSkipped uint64 `json:"bytes_skipped_per_iteration"`
@@ -49,7 +49,7 @@ func (e Energy) Measured() bool { return e.Source != "" }
 
 // NewSavings is the savings of serving p's enabled pairs with strategy, measured at beforeMS
 // and afterMS per iteration, found at the cost f.
-func NewSavings(p *Plan, strategy string, beforeMS, afterMS float64, f Finding) *Savings {
+func NewSavings(p *Plan, strategy Strategy, beforeMS, afterMS float64, f Finding) *Savings {
 	s := &Savings{Strategy: strategy, BeforeMS: beforeMS, AfterMS: afterMS, Finding: f}
 	if strategy != StrategyPinned {
 		for _, pair := range p.Pairs {

@@ -45,7 +45,7 @@ func judge(pair *Pair, merge, pin string) {
 		pair.Evidence = append(pair.Evidence, "pinned only: it keeps every copy, and needs the host side's allocation site, "+
 			"which validate finds where the trace has none")
 	default:
-		pair.Refuse(merge)
+		pair.Refuse(StagePlan, merge)
 		if pin != merge {
 			pair.Evidence = append(pair.Evidence, "not pinned either: "+pin)
 		}

@@ -147,7 +147,7 @@ func TestPlanLifetime(t *testing.T) {
 func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 	t.Helper()
 	p, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/"+workload, args...)
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Errorf("the plan does not validate: %v", err)
 	}
 	// The plan file round-trips through the strict reader.
@@ -199,12 +199,12 @@ func TestPlanFailedCopies(t *testing.T) {
 func TestPlanRepairs(t *testing.T) {
 	cases := []struct {
 		workload string
-		want     map[string]string // direction -> repair
+		want     map[string]planner.Repair // direction -> repair
 	}{
-		{"stream", map[string]string{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
-		{"async_stream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairEventWait}},
-		{"multistream", map[string]string{"h2d": planner.RepairNone, "d2h": planner.RepairNone}}, // pinned host buffers
-		{"background", map[string]string{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
+		{"stream", map[string]planner.Repair{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
+		{"async_stream", map[string]planner.Repair{"h2d": planner.RepairNone, "d2h": planner.RepairEventWait}},
+		{"multistream", map[string]planner.Repair{"h2d": planner.RepairNone, "d2h": planner.RepairNone}}, // pinned host buffers
+		{"background", map[string]planner.Repair{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {

@@ -23,12 +23,18 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ms":      formatMS,
 	"percent": percent,
 	"speedup": func(x float64) string { return fmt.Sprintf("%.2f×", x) },
-	"join":    strings.Join,
-	"last":    func(s []string) string { return s[len(s)-1] },
-	"site":    func(s planner.Site) string { return siteName(nil, s) }, // Render names them
-	"nsms":    func(ns uint64) float64 { return float64(ns) / 1e6 },
-	"ms_s":    func(ms float64) float64 { return ms / 1000 },
-	"width":   func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
+	"strategies": func(ss []planner.Strategy) string {
+		names := make([]string, len(ss))
+		for i, s := range ss {
+			names[i] = string(s)
+		}
+		return strings.Join(names, ", ")
+	},
+	"last":  func(s []string) string { return s[len(s)-1] },
+	"site":  func(s planner.Site) string { return siteName(nil, s) }, // Render names them
+	"nsms":  func(ns uint64) float64 { return float64(ns) / 1e6 },
+	"ms_s":  func(ms float64) float64 { return ms / 1000 },
+	"width": func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
 }).Parse(pageTemplate))
 
 // view is what the template reads: the page and the charts drawn from it.
@@ -59,7 +65,7 @@ func (pg *Page) Render(w io.Writer) error {
 	v.CalChart = calibrationChart(pg.Calibration)
 	for _, vr := range pg.Calibration.variants() {
 		if why := vr.Refusal(); why != "" && vr.Strategy != "as written" {
-			v.CalProblems = append(v.CalProblems, vr.Strategy+": "+why)
+			v.CalProblems = append(v.CalProblems, string(vr.Strategy)+": "+why)
 		}
 	}
 	for _, pair := range pg.Plan.Pairs {

@@ -90,7 +90,7 @@ func drawIteration(tracePath string, p *planner.Plan, sc *scanned) (*Timeline, e
 		return nil, err
 	}
 	tl := timeline(p, calls, start, end-start)
-	tl.Index, tl.Of = index+1, len(sc.starts)
+	tl.Index, tl.Of, tl.NoLaunches = index+1, len(sc.starts), sc.stats.NoLaunches
 	tl.What = "the plan's prediction: the copies of every pair a merge may serve removed (pinned where only pinned may serve)"
 	if calibrated(p) {
 		tl.What = "as deployed: the copies of the enabled pairs removed"

@@ -118,10 +118,10 @@ func TestReportCalibration(t *testing.T) {
 	rec := calibrate.Result{
 		Baseline: calibrate.Variant{RoundMS: []float64{3.1, 3.3, 2.9}, MedianMS: 3.1, SpreadMS: 0.4},
 		Variants: []calibrate.Variant{
-			{Strategy: "mapped", RoundMS: []float64{1.2, 1.25, 1.3}, MedianMS: 1.25, SpreadMS: 0.1, Merged: 2},
-			{Strategy: "managed", RoundMS: []float64{4.5, 4.1, 4.7}, MedianMS: 4.5, SpreadMS: 0.4, Merged: 2,
+			{Strategy: "mapped", RoundMS: []float64{1.2, 1.25, 1.3}, MedianMS: 1.25, SpreadMS: 0.1, Served: 2},
+			{Strategy: "managed", RoundMS: []float64{4.5, 4.1, 4.7}, MedianMS: 4.5, SpreadMS: 0.4, Served: 2,
 				OutputDiff: "line 3: checksum=1 vs checksum=2"},
-			{Strategy: "pinned", RoundMS: []float64{2.0, 2.1, 2.0}, MedianMS: 2.0, SpreadMS: 0.1, Merged: 2,
+			{Strategy: "pinned", RoundMS: []float64{2.0, 2.1, 2.0}, MedianMS: 2.0, SpreadMS: 0.1, Served: 2,
 				Verdict: "set-up not repaid: 40.0 ms of set-up, repaid after 20 iterations"},
 		},
 		Chosen: "mapped",

@@ -186,7 +186,7 @@ func calibrationChart(c Calibration) *Chart {
 	for i, v := range vs {
 		y := top + rowH*float64(i)
 		mid := y + rowH/2
-		name := v.Strategy
+		name := string(v.Strategy)
 		class := "variant"
 		if v.Strategy == c.Record.Chosen && c.Record.Chosen != "" {
 			name += " ✓ chosen"

@@ -47,6 +47,9 @@ type Timeline struct {
 	What             string // what "after" shows: the deployed plan, or the prediction
 	Missing          string // why there is no timeline, when there is none
 	SharedSiteCopies int    // copies left as they are because their site also serves pairs the plan keeps
+	// NoLaunches: the trace did not probe kernel launches (traced without --launches), so
+	// the lanes have none to draw whatever the program launched.
+	NoLaunches bool
 }
 
 // siteKey matches a traced copy to a plan's copy site (as export does): module, offset, API
@@ -64,7 +67,7 @@ type sitePairs struct {
 	treat   []string // per pair, treatElide, treatPin or ""
 	waited  bool     // a copy here also waited for earlier GPU work: its transfer time is msEach
 	msEach  float64  // the transfer time of one copy, as the plan estimates it
-	repairs []string
+	repairs []planner.Repair
 }
 
 // treatment says what the plan does to a pair's copies: once calibrated, what deploy does

@@ -73,9 +73,9 @@ func TestDeployKeepsOutput(t *testing.T) {
 			argv := append([]string{testenv.Built(t, "workloads/"+c.workload)}, args...)
 			env := append([]string{delay}, c.env...)
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
-			strategies := []string{"mapped"}
+			strategies := []planner.Strategy{planner.StrategyMapped}
 			if len(c.env) > 0 {
-				strategies = []string{"system"}
+				strategies = []planner.Strategy{planner.StrategySystem}
 			}
 			for _, s := range strategies {
 				compact, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)
@@ -99,7 +99,7 @@ func TestDeployKeepsOutput(t *testing.T) {
 				if res.Report.Waits != (runner.WaitsReport{Event: waits}) {
 					t.Errorf("%s: waits kept %+v; want %d as events, none as synchronizes", s, res.Report.Waits, waits)
 				}
-				if !res.Report.Active || res.Report.Merged != len(pairs) || res.Report.CopiesElided != elided ||
+				if !res.Report.Active || res.Report.Served != len(pairs) || res.Report.CopiesElided != elided ||
 					res.Report.Freed != len(pairs) {
 					t.Errorf("%s: report %+v; want %d pairs merged and freed, %d copies elided", s, res.Report, len(pairs), elided)
 				}
@@ -150,10 +150,10 @@ func TestDeployRefusesQuietly(t *testing.T) {
 			if res.ExitCode != 0 || got != want {
 				t.Fatalf("exit %d, checksum %s; want the untouched program's %s", res.ExitCode, got, want)
 			}
-			if c.reason != "" && (res.Report.Active || !strings.Contains(res.Report.Reason, c.reason) || res.Report.Merged != 0) {
+			if c.reason != "" && (res.Report.Active || !strings.Contains(res.Report.Reason, c.reason) || res.Report.Served != 0) {
 				t.Errorf("report %+v; want the program untouched because of %q", res.Report, c.reason)
 			}
-			if c.fallbacks && (res.Report.Fallbacks == 0 || res.Report.Merged == len(candidates(p))) {
+			if c.fallbacks && (res.Report.Fallbacks == 0 || res.Report.Served == len(candidates(p))) {
 				t.Errorf("report %+v; want a pair left as written after its merged allocation failed", res.Report)
 			}
 		})
@@ -219,7 +219,7 @@ func TestDeployDlopenedRuntime(t *testing.T) {
 				t.Errorf("validate: %+v; want the pair's 8 linking copies watched and no refusal", res.Report.Pairs)
 			}
 		case planner.ModeDeploy:
-			if res.Report.Merged != 1 || res.Report.CopiesElided != 8 {
+			if res.Report.Served != 1 || res.Report.CopiesElided != 8 {
 				t.Errorf("deploy: report %+v; want the pair merged and its 8 copies elided", res.Report)
 			}
 		}
@@ -250,12 +250,12 @@ func TestDeployMergesWholePairsOnly(t *testing.T) {
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
 		t.Fatalf("exit %d, checksum %s; want %s", res.ExitCode, got, want)
 	}
-	if res.Report.Merged != 0 || res.Report.CopiesElided != 0 {
+	if res.Report.Served != 0 || res.Report.CopiesElided != 0 {
 		t.Errorf("report %+v; want no pair merged", res.Report)
 	}
 	for _, pr := range res.Report.Pairs {
-		if pr.Merged || !strings.Contains(pr.Note, "device side was allocated while its host side was not") {
-			t.Errorf("%s: merged %v, note %q; want its device side left as written, saying why", pr.ID, pr.Merged, pr.Note)
+		if pr.Served || !strings.Contains(pr.Note, "device side was allocated while its host side was not") {
+			t.Errorf("%s: merged %v, note %q; want its device side left as written, saying why", pr.ID, pr.Served, pr.Note)
 		}
 	}
 	if !strings.Contains(stderr.String(), "echo-shim: the plan matched nothing in this run, so nothing was merged: no malloc at stream+0x") {
@@ -307,7 +307,7 @@ func TestDeployWithoutBuildID(t *testing.T) {
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
 		t.Fatalf("exit %d, checksum %s; want %s", res.ExitCode, got, want)
 	}
-	if !res.Report.Active || res.Report.Merged != 2 || res.Report.CopiesElided != 12 {
+	if !res.Report.Active || res.Report.Served != 2 || res.Report.CopiesElided != 12 {
 		t.Errorf("report %+v (reason %q); want both pairs merged and their 12 copies elided", res.Report, res.Report.Reason)
 	}
 }
@@ -391,7 +391,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 		if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
 			t.Errorf("%s: exit %d, checksum %s; want the untouched program's %s", how, res.ExitCode, got, want)
 		}
-		if res.Report.Active || res.Report.Merged != 0 || !strings.Contains(res.Report.Reason, reason) {
+		if res.Report.Active || res.Report.Served != 0 || !strings.Contains(res.Report.Reason, reason) {
 			t.Errorf("%s: report active %v, reason %q; want untouched: %s", how, res.Report.Active, res.Report.Reason, reason)
 		}
 	}
@@ -420,7 +420,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 	}), "")
 	res = deploy(t, pinned, nil, argv...)
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want ||
-		!res.Report.Active || res.Report.Merged == 0 {
+		!res.Report.Active || res.Report.Served == 0 {
 		t.Errorf("pinned without a digest: exit %d, checksum %s (want %s), report %+v; want it served",
 			res.ExitCode, got, want, res.Report)
 	}
@@ -507,8 +507,8 @@ func TestDeployLeavesProgramLockedBuffers(t *testing.T) {
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
 		t.Fatalf("exit %d, checksum %s; want 0 and %s", res.ExitCode, got, want)
 	}
-	if res.Report.Merged != 0 {
-		t.Errorf("%d pairs merged, want none", res.Report.Merged)
+	if res.Report.Served != 0 {
+		t.Errorf("%d pairs merged, want none", res.Report.Served)
 	}
 	for _, pair := range res.Report.Pairs {
 		if !strings.Contains(pair.Note, "page-locks its host buffer itself") {
@@ -531,8 +531,8 @@ func TestDeployForkedChildWritesItsOwnCopy(t *testing.T) {
 	args = append(args, "--fork")
 	want := testenv.RunWorkload(t, "helper_alloc", nil, args...).Checksum()
 	res := deploy(t, compact, []string{delay}, append([]string{testenv.Built(t, "workloads/helper_alloc")}, args...)...)
-	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want || res.Report.Merged != 2 {
+	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want || res.Report.Served != 2 {
 		t.Errorf("exit %d, checksum %s, %d pairs merged; want 0, %s as written, and both pairs merged", res.ExitCode, got,
-			res.Report.Merged, want)
+			res.Report.Served, want)
 	}
 }

@@ -75,8 +75,8 @@ func TestDeployNeverMergesAnotherBuffer(t *testing.T) {
 				if res.ExitCode != 0 || got != want {
 					t.Errorf("%s: exit %d, checksum %s; want 0 and %s as written", v.name, res.ExitCode, got, want)
 				}
-				if res.Report.Merged != v.merged {
-					t.Errorf("%s: %d pairs merged, want %d (report %+v)", v.name, res.Report.Merged, v.merged, res.Report.Pairs)
+				if res.Report.Served != v.merged {
+					t.Errorf("%s: %d pairs merged, want %d (report %+v)", v.name, res.Report.Served, v.merged, res.Report.Pairs)
 				}
 			}
 		})

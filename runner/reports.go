@@ -84,10 +84,10 @@ func combine(procs []Report, started int) Report {
 		out.Reason = "" // a process ran with the plan: "untouched" was another process's story
 	}
 	if len(procs) > 1 && len(out.Pairs) > 0 {
-		out.Merged = 0
+		out.Served = 0
 		for _, p := range out.Pairs {
-			if p.Merged {
-				out.Merged++
+			if p.Served {
+				out.Served++
 			}
 		}
 	}
@@ -105,8 +105,8 @@ func addPair(pairs []PairReport, p PairReport) []PairReport {
 		q.Copies += p.Copies
 		q.Elided += p.Elided
 		q.Pinned += p.Pinned
-		if p.Merged && !q.Merged {
-			q.Merged, q.Note = true, p.Note
+		if p.Served && !q.Served {
+			q.Served, q.Note = true, p.Note
 		}
 		if p.Refused && !q.Refused {
 			q.Refused, q.Reason = true, p.Reason

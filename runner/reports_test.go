@@ -12,8 +12,8 @@ func TestReadReports(t *testing.T) {
 	if err != nil || len(procs) != 2 {
 		t.Fatalf("readReports: %v, %d processes", err, len(procs))
 	}
-	if r.PID != 10 || r.WallNS != 5 || r.Merged != 2 || r.CopiesElided != 16 || r.GPU != "emu" || len(r.Pairs) != 2 ||
-		!r.Pairs[0].Merged || r.Pairs[0].Elided != 8 || r.Pairs[0].Note != "" {
+	if r.PID != 10 || r.WallNS != 5 || r.Served != 2 || r.CopiesElided != 16 || r.GPU != "emu" || len(r.Pairs) != 2 ||
+		!r.Pairs[0].Served || r.Pairs[0].Elided != 8 || r.Pairs[0].Note != "" {
 		t.Errorf("combined: %+v", r)
 	}
 	if _, _, err := readReports([]byte(`{"pid":1}{"pid":`), 1); err == nil {

@@ -82,16 +82,18 @@ type Report struct {
 	Pageable bool   `json:"pageable"`
 	// ConcurrentManaged: the host may touch managed memory while kernels run (false on
 	// Jetson before Thor, where the managed strategy does not apply).
-	ConcurrentManaged bool         `json:"concurrent_managed"`
-	Merged            int          `json:"merged"` // pairs whose copies were elided
-	CopiesElided      int          `json:"copies_elided"`
-	Fallbacks         int          `json:"fallbacks"`
-	Freed             int          `json:"freed"`
-	WallNS            uint64       `json:"wall_ns"`
-	IterationNS       []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
-	Waits             WaitsReport  `json:"waits"`
-	Pinned            PinnedReport `json:"pinned"`
-	Pairs             []PairReport `json:"pairs"`
+	ConcurrentManaged bool `json:"concurrent_managed"`
+	// Served counts the pairs served: merged, or (the pinned strategy) their host side
+	// page-locked. The shim's report names it "merged", as it did before pinned existed.
+	Served       int          `json:"merged"`
+	CopiesElided int          `json:"copies_elided"`
+	Fallbacks    int          `json:"fallbacks"`
+	Freed        int          `json:"freed"`
+	WallNS       uint64       `json:"wall_ns"`
+	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Waits        WaitsReport  `json:"waits"`
+	Pinned       PinnedReport `json:"pinned"`
+	Pairs        []PairReport `json:"pairs"`
 
 	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
 	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole
@@ -152,7 +154,7 @@ type PairReport struct {
 	AtCopy   int    `json:"at_copy"`   // the pair's linking copies seen by then
 	// Deploy: the pair was served (merged: a copy between its halves was elided; pinned: its
 	// host side came from the pool), how, and why it was not when it was not.
-	Merged bool   `json:"merged"`
+	Served bool   `json:"merged"`
 	Elided int    `json:"elided"`
 	Pinned int    `json:"pinned"` // host allocations served from the pinned pool
 	Note   string `json:"note"`

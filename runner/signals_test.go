@@ -153,7 +153,7 @@ func runPlans(t *testing.T) map[string][]string {
 		"merged": cmd(planPath, "--force"),
 		"nothing enabled": cmd(edit("refused", func(q *planner.Plan) {
 			for i := range q.Pairs {
-				q.Pairs[i].Refuse("refused by the test")
+				q.Pairs[i].Refuse(planner.StagePlan, "refused by the test")
 			}
 			q.Recount()
 		})),

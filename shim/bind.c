@@ -67,10 +67,10 @@ void *shim_host_buffer(struct pair *p, const char *call)
 	if (locked)
 		madvise(h, len, MADV_DONTFORK); /* as CUDA's own page-locked memory */
 	pthread_mutex_lock(&shim_lock);
-	p->host_buf = h;
-	p->map_bytes = len;
-	p->host_locked = locked;
-	p->fd = -1;
+	p->deploy.host_buf = h;
+	p->deploy.map_bytes = len;
+	p->deploy.host_locked = locked;
+	p->deploy.fd = -1;
 	atomic_store(&host_bufs[p - shim_plan.pairs], h);
 	pthread_mutex_unlock(&shim_lock);
 	return h;
@@ -112,8 +112,8 @@ void *shim_device_buffer(struct pair *p)
 	 * page-locked memory out of children too). */
 	madvise(d, len, MADV_DONTFORK);
 	pthread_mutex_lock(&shim_lock);
-	p->dev_buf = d;
-	p->fd = fd;
+	p->deploy.dev_buf = d;
+	p->deploy.fd = fd;
 	atomic_store(&dev_bufs[p - shim_plan.pairs], d);
 	pthread_mutex_unlock(&shim_lock);
 	return d;
@@ -138,10 +138,10 @@ bool shim_free_buffer(struct pair *p, bool host_side)
 	int fd = -1;
 	if (buf) {
 		*(host_side ? &p->host_freed : &p->device_freed) = true;
-		*(host_side ? &p->host_buf : &p->dev_buf) = NULL;
+		*(host_side ? &p->deploy.host_buf : &p->deploy.dev_buf) = NULL;
 		if (!host_side)
-			fd = p->fd, p->fd = -1;
-		if (!p->host_buf && !p->dev_buf)
+			fd = p->deploy.fd, p->deploy.fd = -1;
+		if (!p->deploy.host_buf && !p->deploy.dev_buf)
 			shim_count.freed++;
 	}
 	pthread_mutex_unlock(&shim_lock);
@@ -151,9 +151,9 @@ bool shim_free_buffer(struct pair *p, bool host_side)
 	 * side's memory stays while the other mapping of it does. */
 	if (!host_side)
 		real.cudaDeviceSynchronize();
-	if (host_side ? p->host_locked : shim_plan.strategy == STRATEGY_MAPPED)
+	if (host_side ? p->deploy.host_locked : shim_plan.strategy == STRATEGY_MAPPED)
 		real.cudaHostUnregister(buf);
-	munmap(buf, p->map_bytes);
+	munmap(buf, p->deploy.map_bytes);
 	if (fd >= 0)
 		close(fd);
 	return true;
@@ -182,8 +182,8 @@ void shim_host_registered(const void *p, size_t n)
 	for (int i = 0; p && i < shim_plan.npairs; i++) {
 		struct pair *pair = &shim_plan.pairs[i];
 		const char *h = atomic_load_explicit(&host_bufs[i], memory_order_acquire);
-		if (!h || (const char *)p >= h + pair->map_bytes || (const char *)p + n <= h ||
-		    __atomic_load_n(&pair->bound, __ATOMIC_ACQUIRE))
+		if (!h || (const char *)p >= h + pair->deploy.map_bytes || (const char *)p + n <= h ||
+		    __atomic_load_n(&pair->deploy.bound, __ATOMIC_ACQUIRE))
 			continue;
 		pthread_mutex_lock(&shim_lock);
 		shim_give_up(pair, "the program page-locks its host buffer itself");
@@ -202,14 +202,14 @@ static void private_copies(void)
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		char *h = atomic_load_explicit(&host_bufs[i], memory_order_acquire);
-		if (!h || p->host_locked || !__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE))
+		if (!h || p->deploy.host_locked || !__atomic_load_n(&p->deploy.bound, __ATOMIC_ACQUIRE))
 			continue;
-		void *copy = mmap(NULL, p->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *copy = mmap(NULL, p->deploy.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (copy == MAP_FAILED)
 			continue; /* the child shares the pages with its parent, as it would a MAP_SHARED buffer */
-		memcpy(copy, h, p->map_bytes);
-		if (mremap(copy, p->map_bytes, p->map_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, h) == MAP_FAILED)
-			munmap(copy, p->map_bytes);
+		memcpy(copy, h, p->deploy.map_bytes);
+		if (mremap(copy, p->deploy.map_bytes, p->deploy.map_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, h) == MAP_FAILED)
+			munmap(copy, p->deploy.map_bytes);
 	}
 }
 
@@ -222,11 +222,12 @@ static void watch_forks(void)
  * after a binding that could not finish. */
 static void unbind(struct pair *p)
 {
-	void *h = mmap(p->host_buf, p->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	void *h = mmap(p->deploy.host_buf, p->deploy.map_bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (h != MAP_FAILED)
-		memcpy(h, p->dev_buf, p->bytes);
-	if (p->host_locked)
-		real.cudaHostRegister(p->host_buf, p->map_bytes, LOCKED_FLAGS);
+		memcpy(h, p->deploy.dev_buf, p->bytes);
+	if (p->deploy.host_locked)
+		real.cudaHostRegister(p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS);
 }
 
 /* Binds p at its first linking copy, which has not been made yet, on stream `on`. Holding
@@ -235,7 +236,7 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 {
 	if (!at_copy_site(p, ret, h2d))
 		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
-	if (!p->host_locked && shim_memory_type(p->host_buf) == cudaMemoryTypeHost)
+	if (!p->deploy.host_locked && shim_memory_type(p->deploy.host_buf) == cudaMemoryTypeHost)
 		return "the program page-locked its host buffer itself"; /* through the driver, say */
 	/* The copy would have started once what it is ordered after was done: wait for exactly
 	 * that (not the device: a persistent kernel on another stream may wait for the host),
@@ -243,19 +244,21 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 	if (shim_wait_before_copy(on) != cudaSuccess)
 		return "the GPU work before its linking copy failed";
 	if (h2d)
-		memcpy(p->dev_buf, p->host_buf, p->bytes);
-	if (p->host_locked)
-		real.cudaHostUnregister(p->host_buf);
-	if (mmap(p->host_buf, p->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd, 0) == MAP_FAILED) {
+		memcpy(p->deploy.dev_buf, p->deploy.host_buf, p->bytes);
+	if (p->deploy.host_locked)
+		real.cudaHostUnregister(p->deploy.host_buf);
+	if (mmap(p->deploy.host_buf, p->deploy.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->deploy.fd,
+		 0) == MAP_FAILED) {
 		unbind(p);
 		return "mapping its host side onto its device side failed";
 	}
-	if (p->host_locked && real.cudaHostRegister(p->host_buf, p->map_bytes, LOCKED_FLAGS) != cudaSuccess) {
+	if (p->deploy.host_locked &&
+	    real.cudaHostRegister(p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS) != cudaSuccess) {
 		unbind(p);
 		return "page-locking its bound host side failed";
 	}
-	if (p->host_locked)
-		madvise(p->host_buf, p->map_bytes, MADV_DONTFORK);
+	if (p->deploy.host_locked)
+		madvise(p->deploy.host_buf, p->deploy.map_bytes, MADV_DONTFORK);
 	else
 		pthread_once(&fork_once, watch_forks);
 	return NULL;
@@ -267,18 +270,18 @@ static bool bind(struct pair *p, const void *ret, bool h2d, cudaStream_t on)
 		return false; /* not its linking direction: a copy as written */
 	pthread_mutex_lock(&bind_lock);
 	pthread_mutex_lock(&shim_lock);
-	bool done = p->bound, failed = p->failed;
+	bool done = p->deploy.bound, failed = p->failed;
 	pthread_mutex_unlock(&shim_lock);
 	const char *why = done || failed ? NULL : bind_now(p, ret, h2d, on);
 	pthread_mutex_lock(&shim_lock);
 	if (why)
 		shim_give_up(p, why);
 	else if (!done && !failed) {
-		close(p->fd);
-		p->fd = -1;
-		__atomic_store_n(&p->bound, true, __ATOMIC_RELEASE);
+		close(p->deploy.fd);
+		p->deploy.fd = -1;
+		__atomic_store_n(&p->deploy.bound, true, __ATOMIC_RELEASE);
 	}
-	done = p->bound;
+	done = p->deploy.bound;
 	pthread_mutex_unlock(&shim_lock);
 	pthread_mutex_unlock(&bind_lock);
 	if (why)
@@ -307,9 +310,9 @@ struct pair *shim_linking_copy(const void *ret, void *dst, const void *src, size
 		uint64_t offset = (uint64_t)((const char *)dst - (h2d ? d : h));
 		if (offset != (uint64_t)((const char *)src - (h2d ? h : d)) || shim_piece(p, offset, n) < 0)
 			continue;
-		if (!__atomic_load_n(&p->bound, __ATOMIC_ACQUIRE) && !bind(p, ret, h2d, on))
+		if (!__atomic_load_n(&p->deploy.bound, __ATOMIC_ACQUIRE) && !bind(p, ret, h2d, on))
 			return NULL;
-		__atomic_add_fetch(&p->elided, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&p->deploy.elided, 1, __ATOMIC_RELAXED);
 		return p;
 	}
 	return NULL;

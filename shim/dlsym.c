@@ -28,75 +28,43 @@ void *shim_real_dlsym(void *handle, const char *name)
 	return next_dlsym ? next_dlsym(handle, name) : NULL;
 }
 
+/* The runtime's hooks of api.def and their per-thread twins. */
 static const struct {
 	const char *name;
 	void *hook;
 } hooks[] = {
-	{"cudaMalloc", (void *)cudaMalloc},
-	{"cudaMallocHost", (void *)cudaMallocHost},
-	{"cudaHostAlloc", (void *)cudaHostAlloc},
-	{"cudaFree", (void *)cudaFree},
-	{"cudaFreeHost", (void *)cudaFreeHost},
-	{"cudaHostRegister", (void *)cudaHostRegister},
-	{"cudaHostUnregister", (void *)cudaHostUnregister},
-	{"cudaMemcpy", (void *)cudaMemcpy},
-	{"cudaMemcpyAsync", (void *)cudaMemcpyAsync},
-	{"cudaMemcpy2DAsync", (void *)cudaMemcpy2DAsync},
-	{"cudaMemset", (void *)cudaMemset},
-	{"cudaMemsetAsync", (void *)cudaMemsetAsync},
-	{"cudaLaunchKernel", (void *)cudaLaunchKernel},
-	{"cudaLaunchCooperativeKernel", (void *)cudaLaunchCooperativeKernel},
-	{"cudaGraphLaunch", (void *)cudaGraphLaunch},
-	{"cudaLaunchKernelExC", (void *)cudaLaunchKernelExC},
-	{"cudaMemcpy_ptds", (void *)cudaMemcpy_ptds},
-	{"cudaMemcpyAsync_ptsz", (void *)cudaMemcpyAsync_ptsz},
-	{"cudaMemcpy2D_ptds", (void *)cudaMemcpy2D_ptds},
-	{"cudaMemcpy2DAsync_ptsz", (void *)cudaMemcpy2DAsync_ptsz},
-	{"cudaMemset_ptds", (void *)cudaMemset_ptds},
-	{"cudaMemsetAsync_ptsz", (void *)cudaMemsetAsync_ptsz},
-	{"cudaLaunchKernel_ptsz", (void *)cudaLaunchKernel_ptsz},
-	{"cudaStreamSynchronize_ptsz", (void *)cudaStreamSynchronize_ptsz},
-	{"cudaEventRecord_ptsz", (void *)cudaEventRecord_ptsz},
-	{"cudaStreamWaitEvent_ptsz", (void *)cudaStreamWaitEvent_ptsz},
-	{"cudaLaunchHostFunc_ptsz", (void *)cudaLaunchHostFunc_ptsz},
-	{"cudaStreamAddCallback_ptsz", (void *)cudaStreamAddCallback_ptsz},
-	{"cudaLaunchCooperativeKernel_ptsz", (void *)cudaLaunchCooperativeKernel_ptsz},
-	{"cudaGraphLaunch_ptsz", (void *)cudaGraphLaunch_ptsz},
-	{"cudaLaunchKernelExC_ptsz", (void *)cudaLaunchKernelExC_ptsz},
-	{"cudaDeviceSynchronize", (void *)cudaDeviceSynchronize},
-	{"cudaStreamSynchronize", (void *)cudaStreamSynchronize},
-	{"cudaStreamQuery", (void *)cudaStreamQuery},
-	{"cudaStreamCreate", (void *)cudaStreamCreate},
-	{"cudaStreamCreateWithFlags", (void *)cudaStreamCreateWithFlags},
-	{"cudaStreamCreateWithPriority", (void *)cudaStreamCreateWithPriority},
-	{"cudaEventRecord", (void *)cudaEventRecord},
-	{"cudaEventRecordWithFlags", (void *)cudaEventRecordWithFlags},
-	{"cudaStreamWaitEvent", (void *)cudaStreamWaitEvent},
-	{"cudaStreamDestroy", (void *)cudaStreamDestroy},
-	{"cudaLaunchHostFunc", (void *)cudaLaunchHostFunc},
-	{"cudaStreamAddCallback", (void *)cudaStreamAddCallback},
-	{"cudaEventSynchronize", (void *)cudaEventSynchronize},
-	{"cudaEventQuery", (void *)cudaEventQuery},
-	{"cudaEventDestroy", (void *)cudaEventDestroy},
+#define SHIM_HOOK_hook(symbol, hook) {symbol, (void *)hook},
+#define SHIM_HOOK_real(symbol, hook)
+#define SHIM_HOOK_twin(symbol, hook)
+#define SHIM_TWIN_none(symbol, name)
+#define SHIM_TWIN_ptds(symbol, name) {symbol "_ptds", (void *)name##_ptds},
+#define SHIM_TWIN_ptsz(symbol, name) {symbol "_ptsz", (void *)name##_ptsz},
+#define CUDA_RUNTIME(role, name, version, twin, ret, params) SHIM_HOOK_##role(#name, name) SHIM_TWIN_##twin(#name, name)
+#define CUDA_DRIVER(role, name, version, ret, params)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_TWIN_none
+#undef SHIM_TWIN_ptds
+#undef SHIM_TWIN_ptsz
 };
 
-/* The driver's, for programs that take them from libcuda themselves (hooks_driver.c). */
+/* The driver's, for programs that take them from libcuda themselves (hooks_driver.c),
+ * cuGetProcAddress among them. */
 static const struct {
 	const char *name;
 	void *hook;
 } driver_hooks[] = {
-	{"cuMemAlloc_v2", (void *)cuMemAlloc_v2},
-	{"cuMemFree_v2", (void *)cuMemFree_v2},
-	{"cuMemcpyHtoD_v2", (void *)cuMemcpyHtoD_v2},
-	{"cuMemcpyDtoH_v2", (void *)cuMemcpyDtoH_v2},
-	{"cuMemcpyHtoDAsync_v2", (void *)cuMemcpyHtoDAsync_v2},
-	{"cuMemcpyDtoHAsync_v2", (void *)cuMemcpyDtoHAsync_v2},
-	{"cuLaunchKernel", (void *)cuLaunchKernel},
-	{"cuStreamWaitEvent", (void *)cuStreamWaitEvent},
-	{"cuLaunchHostFunc", (void *)cuLaunchHostFunc},
-	{"cuStreamAddCallback", (void *)cuStreamAddCallback},
-	{"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2},
-	{"cuGetProcAddress", (void *)cuGetProcAddress},
+#define SHIM_HOOK_proc SHIM_HOOK_hook
+#define CUDA_RUNTIME(role, name, version, twin, ret, params)
+#define CUDA_DRIVER(role, name, version, ret, params) SHIM_HOOK_##role(#name #version, name##version)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_HOOK_hook
+#undef SHIM_HOOK_real
+#undef SHIM_HOOK_twin
+#undef SHIM_HOOK_proc
 };
 
 SHIM_API void *dlsym(void *handle, const char *name)

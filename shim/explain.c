@@ -44,7 +44,7 @@ unsigned long shim_pairs_merged(void)
 {
 	unsigned long n = 0;
 	for (int i = 0; i < shim_plan.npairs; i++)
-		n += __atomic_load_n(&shim_plan.pairs[i].elided, __ATOMIC_RELAXED) > 0 ||
+		n += __atomic_load_n(&shim_plan.pairs[i].deploy.elided, __ATOMIC_RELAXED) > 0 ||
 		     __atomic_load_n(&shim_plan.pairs[i].pinned, __ATOMIC_RELAXED) > 0;
 	return n;
 }

@@ -138,17 +138,17 @@ static const struct {
 	void *hook;
 	void **forward; /* the slot in via_proc the hook calls */
 } proc_hooks[] = {
-	{"cuMemAlloc", (void *)cuMemAlloc_v2, (void **)&via_proc.cuMemAlloc_v2},
-	{"cuMemFree", (void *)cuMemFree_v2, (void **)&via_proc.cuMemFree_v2},
-	{"cuMemcpyHtoD", (void *)cuMemcpyHtoD_v2, (void **)&via_proc.cuMemcpyHtoD_v2},
-	{"cuMemcpyDtoH", (void *)cuMemcpyDtoH_v2, (void **)&via_proc.cuMemcpyDtoH_v2},
-	{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2, (void **)&via_proc.cuMemcpyHtoDAsync_v2},
-	{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2, (void **)&via_proc.cuMemcpyDtoHAsync_v2},
-	{"cuStreamSynchronize", NULL, (void **)&via_proc.cuStreamSynchronize},
-	{"cuLaunchKernel", (void *)cuLaunchKernel, (void **)&via_proc.cuLaunchKernel},
-	{"cuStreamWaitEvent", (void *)cuStreamWaitEvent, (void **)&via_proc.cuStreamWaitEvent},
-	{"cuLaunchHostFunc", (void *)cuLaunchHostFunc, (void **)&via_proc.cuLaunchHostFunc},
-	{"cuStreamAddCallback", (void *)cuStreamAddCallback, (void **)&via_proc.cuStreamAddCallback},
+#define SHIM_PROC_hook(name, symbol) {name, (void *)symbol, (void **)&via_proc.symbol},
+#define SHIM_PROC_real(name, symbol) {name, NULL, (void **)&via_proc.symbol},
+#define SHIM_PROC_proc(name, symbol)
+#define CUDA_RUNTIME(role, name, version, twin, ret, params)
+#define CUDA_DRIVER(role, name, version, ret, params) SHIM_PROC_##role(#name, name##version)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_PROC_hook
+#undef SHIM_PROC_real
+#undef SHIM_PROC_proc
 };
 
 /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz/_ptds variants, left alone. */

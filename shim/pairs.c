@@ -71,10 +71,10 @@ static struct pair *match(bool host_side, const void *ret, const char *call, siz
 			return NULL;
 		}
 		if (shim_plan.mode == MODE_VALIDATE)
-			c->ident[!host_side] = (struct identity){.known = nchain > 0 && class_id >= 0, .nchain = nchain,
+			c->validate.ident[!host_side] = (struct identity){.known = nchain > 0 && class_id >= 0, .nchain = nchain,
 								 .ordinal = class_ordinal, .class_id = class_id};
 		if (shim_plan.mode == MODE_VALIDATE && nchain > 0)
-			memcpy(c->ident[!host_side].chain, chain, nchain * sizeof *chain);
+			memcpy(c->validate.ident[!host_side].chain, chain, nchain * sizeof *chain);
 		return c;
 	}
 	return NULL;
@@ -135,8 +135,8 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 	pthread_mutex_lock(&shim_lock);
 	if (shim_plan.mode == MODE_VALIDATE && host_side && pageable &&
 	    (*out = shim_validate_host_buffer(bytes)) != NULL) {
-		*handled = p->owned = true;
-		p->host_ptr = *out;
+		*handled = p->validate.owned = true;
+		p->validate.host_ptr = *out;
 	}
 	if (*handled || shim_plan.mode == MODE_VALIDATE)
 		*(host_side ? &p->host_taken : &p->device_taken) = true;
@@ -148,7 +148,7 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 void shim_allocated(struct pair *p, bool host_side, void *ptr)
 {
 	pthread_mutex_lock(&shim_lock);
-	*(host_side ? &p->host_ptr : &p->dev_ptr) = ptr;
+	*(host_side ? &p->validate.host_ptr : &p->validate.dev_ptr) = ptr;
 	pthread_mutex_unlock(&shim_lock);
 }
 

@@ -16,53 +16,31 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 			real.field = (__typeof__(real.field))shim_real_dlsym(handle, name); \
 	} while (0)
 
+/* Each runtime function of api.def under its versioned symbol first, if it has one, then
+ * under its plain name. */
 static void resolve_from(void *handle)
 {
-#define RESOLVE(field, name) LOOKUP(handle, field, name)
-	RESOLVE(cudaMalloc, "cudaMalloc");
-	RESOLVE(cudaMallocHost, "cudaMallocHost");
-	RESOLVE(cudaHostAlloc, "cudaHostAlloc");
-	RESOLVE(cudaMallocManaged, "cudaMallocManaged");
-	RESOLVE(cudaFree, "cudaFree");
-	RESOLVE(cudaFreeHost, "cudaFreeHost");
-	RESOLVE(cudaHostRegister, "cudaHostRegister");
-	RESOLVE(cudaHostUnregister, "cudaHostUnregister");
-	RESOLVE(cudaMemcpy, "cudaMemcpy");
-	RESOLVE(cudaMemcpyAsync, "cudaMemcpyAsync");
-	RESOLVE(cudaMemcpy2DAsync, "cudaMemcpy2DAsync");
-	RESOLVE(cudaMemset, "cudaMemset");
-	RESOLVE(cudaMemsetAsync, "cudaMemsetAsync");
-	RESOLVE(cudaDeviceSynchronize, "cudaDeviceSynchronize");
-	RESOLVE(cudaStreamSynchronize, "cudaStreamSynchronize");
-	RESOLVE(cudaStreamQuery, "cudaStreamQuery");
-	RESOLVE(cudaStreamCreate, "cudaStreamCreate");
-	RESOLVE(cudaStreamCreateWithFlags, "cudaStreamCreateWithFlags");
-	RESOLVE(cudaStreamCreateWithPriority, "cudaStreamCreateWithPriority");
-	RESOLVE(cudaPointerGetAttributes, "cudaPointerGetAttributes");
-	RESOLVE(cudaEventCreateWithFlags, "cudaEventCreateWithFlags");
-	RESOLVE(cudaEventRecord, "cudaEventRecord");
-	RESOLVE(cudaEventSynchronize, "cudaEventSynchronize");
-	RESOLVE(cudaEventQuery, "cudaEventQuery");
-	RESOLVE(cudaEventDestroy, "cudaEventDestroy");
-	RESOLVE(cudaEventRecordWithFlags, "cudaEventRecordWithFlags");
-	RESOLVE(cudaStreamWaitEvent, "cudaStreamWaitEvent");
-	RESOLVE(cudaStreamDestroy, "cudaStreamDestroy");
-	RESOLVE(cudaLaunchHostFunc, "cudaLaunchHostFunc");
-	RESOLVE(cudaStreamAddCallback, "cudaStreamAddCallback");
-	RESOLVE(cudaLaunchKernel, "cudaLaunchKernel");
-	RESOLVE(cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel");
-	RESOLVE(cudaGraphLaunch, "cudaGraphLaunch");
-	RESOLVE(cudaLaunchKernelExC, "cudaLaunchKernelExC");
-	RESOLVE(cudaGetDevice, "cudaGetDevice");
-	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties_v2"); /* CUDA 12 */
-	RESOLVE(cudaGetDeviceProperties, "cudaGetDeviceProperties");    /* CUDA 13 dropped the suffix */
-	RESOLVE(cudaDeviceGetAttribute, "cudaDeviceGetAttribute");
-	RESOLVE(cudaDriverGetVersion, "cudaDriverGetVersion");
-	RESOLVE(cudaRuntimeGetVersion, "cudaRuntimeGetVersion");
-	RESOLVE(new_array, "_Znam");
-	RESOLVE(delete_array, "_ZdaPv");
-	RESOLVE(delete_array_sized, "_ZdaPvm");
-#undef RESOLVE
+#define SHIM_RESOLVE_hook(field, versioned, plain)           \
+	do {                                                 \
+		LOOKUP(handle, field, versioned);            \
+		if (sizeof versioned != sizeof plain)        \
+			LOOKUP(handle, field, plain);        \
+	} while (0);
+#define SHIM_RESOLVE_real SHIM_RESOLVE_hook
+#define SHIM_RESOLVE_twin(field, versioned, plain)
+/* The names are spelled here, before a header's macro (cudaGetDeviceProperties is
+ * cudaGetDeviceProperties_v2 in CUDA 12's) could rename them. */
+#define CUDA_RUNTIME(role, name, version, twin, ret, params) SHIM_RESOLVE_##role(name, #name #version, #name)
+#define CUDA_DRIVER(role, name, version, ret, params)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_RESOLVE_hook
+#undef SHIM_RESOLVE_real
+#undef SHIM_RESOLVE_twin
+	LOOKUP(handle, new_array, "_Znam");
+	LOOKUP(handle, delete_array, "_ZdaPv");
+	LOOKUP(handle, delete_array_sized, "_ZdaPvm");
 }
 
 static void resolve(void)
@@ -130,27 +108,24 @@ bool shim_runtime_loaded(void)
 struct real_driver real_driver;
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
+/* Each driver function of api.def that has a slot, under its versioned symbol only. */
 static void driver_from(void *handle)
 {
-#define RESOLVE(name) LOOKUP_DRIVER(handle, name)
-#define LOOKUP_DRIVER(handle, name)                                                                  \
-	do {                                                                                          \
-		if (!real_driver.name)                                                                \
-			real_driver.name = (__typeof__(real_driver.name))shim_real_dlsym(handle, #name); \
-	} while (0)
-	RESOLVE(cuMemAlloc_v2);
-	RESOLVE(cuMemFree_v2);
-	RESOLVE(cuMemcpyHtoD_v2);
-	RESOLVE(cuMemcpyDtoH_v2);
-	RESOLVE(cuMemcpyHtoDAsync_v2);
-	RESOLVE(cuMemcpyDtoHAsync_v2);
-	RESOLVE(cuStreamSynchronize);
-	RESOLVE(cuLaunchKernel);
-	RESOLVE(cuStreamWaitEvent);
-	RESOLVE(cuLaunchHostFunc);
-	RESOLVE(cuStreamAddCallback);
-#undef LOOKUP_DRIVER
-#undef RESOLVE
+#define SHIM_RESOLVE_hook(field, symbol)                                                               \
+	do {                                                                                            \
+		if (!real_driver.field)                                                                 \
+			real_driver.field = (__typeof__(real_driver.field))shim_real_dlsym(handle, symbol); \
+	} while (0);
+#define SHIM_RESOLVE_real SHIM_RESOLVE_hook
+#define SHIM_RESOLVE_proc(field, symbol)
+#define CUDA_RUNTIME(role, name, version, twin, ret, params)
+#define CUDA_DRIVER(role, name, version, ret, params) SHIM_RESOLVE_##role(name##version, #name #version)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_RESOLVE_hook
+#undef SHIM_RESOLVE_real
+#undef SHIM_RESOLVE_proc
 }
 
 static void resolve_driver(void)

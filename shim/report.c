@@ -50,7 +50,7 @@ static void fork_child(void)
 	memset(&shim_pinned_count, 0, sizeof shim_pinned_count);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		__atomic_store_n(&p->elided, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->deploy.elided, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->pinned, 0, __ATOMIC_RELAXED);
 		p->copies = 0;
 	}
@@ -152,7 +152,7 @@ static void write_identity(FILE *f, const struct identity *id, bool comma)
 static const char *unbound_note(const struct pair *p)
 {
 	if (p->note[0] || shim_plan.mode != MODE_DEPLOY || shim_plan.strategy == STRATEGY_PINNED || !p->host_taken ||
-	    !p->device_taken || __atomic_load_n(&p->bound, __ATOMIC_ACQUIRE))
+	    !p->device_taken || __atomic_load_n(&p->deploy.bound, __ATOMIC_ACQUIRE))
 		return p->note;
 	return "its planned buffers were never linked by the plan's copy in this run (did another allocation take a "
 	       "planned slot?): left as written";
@@ -167,18 +167,18 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	fprintf(f, "%s{\"id\":", comma ? "," : "");
 	json_string(f, p->id);
 	fprintf(f, ",\"seen\":%s,\"copies\":%lu,\"refused\":%s,\"reason\":",
-		p->host_taken && p->device_taken ? "true" : "false", p->copies, p->verdict.refused ? "true" : "false");
-	json_string(f, p->verdict.reason);
+		p->host_taken && p->device_taken ? "true" : "false", p->copies, p->validate.verdict.refused ? "true" : "false");
+	json_string(f, p->validate.verdict.reason);
 	struct site at = {0};
-	if (p->verdict.pc) {
+	if (p->validate.verdict.pc) {
 		pthread_mutex_lock(&shim_lock);
-		shim_site_of((const void *)p->verdict.pc, "", 0, &at);
+		shim_site_of((const void *)p->validate.verdict.pc, "", 0, &at);
 		pthread_mutex_unlock(&shim_lock);
 	}
-	fprintf(f, ",\"at_ns\":%llu,\"at_copy\":%lu,\"at_module\":", (unsigned long long)p->verdict.ns,
-		p->verdict.copies);
+	fprintf(f, ",\"at_ns\":%llu,\"at_copy\":%lu,\"at_module\":", (unsigned long long)p->validate.verdict.ns,
+		p->validate.verdict.copies);
 	json_string(f, at.module);
-	unsigned long elided = __atomic_load_n(&p->elided, __ATOMIC_RELAXED);
+	unsigned long elided = __atomic_load_n(&p->deploy.elided, __ATOMIC_RELAXED);
 	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);
 	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"note\":",
 		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned);
@@ -186,7 +186,7 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	if (shim_plan.mode == MODE_VALIDATE) {
 		fprintf(f, ",\"identity\":[");
 		for (int side = 0; side < 2; side++)
-			write_identity(f, &p->ident[side], side > 0);
+			write_identity(f, &p->validate.ident[side], side > 0);
 		fputc(']', f);
 	}
 	if (shim_plan.mode == MODE_RESOLVE) {

@@ -19,8 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cuda.h"
-#include "cuda_runtime_api.h"
+#include "cuda_abi.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define MAX_PAIRS 64
@@ -101,57 +100,70 @@ struct shim_clock {
 	unsigned long at[SHIM_MAX_STREAMS]; /* per slot, the operations up to this seq */
 };
 
-struct pair {
-	char id[16];
-	int plan; /* a plan directory's: the deployment it came from (plandir.c) */
-	uint64_t bytes;
-	struct site host, device;
-	bool has_host, has_device; /* the plan named the side's site */
-	/* resolve mode: the pair's linking-copy sites (ordinal unused), and what they linked */
-	struct site copy_sites[MAX_COPIES];
-	bool copy_h2d[MAX_COPIES];
-	int ncopies;
-	struct resolved resolved[2]; /* [0] host side, [1] device side */
-	unsigned long pinned;        /* pinned strategy: host allocations served from its pool (atomic) */
-	/* deploy state (bind.c). Each side is handed a buffer of the shim's: the host side plain
-	 * host memory, the device side memory the GPU reaches, which is a memory file's mapping.
-	 * They become one buffer only at the first linking copy between them, at one of the
-	 * plan's copy sites (bound): then the host side is mapped onto the device side's file.
-	 * Until then the GPU reaches none of the program's other memory, whichever allocation took
-	 * a planned slot. */
+/* Deploy mode's state of a pair (bind.c). Each side is handed a buffer of the shim's: the
+ * host side plain host memory, the device side memory the GPU reaches, which is a memory
+ * file's mapping. They become one buffer only at the first linking copy between them, at one
+ * of the plan's copy sites (bound): then the host side is mapped onto the device side's file.
+ * Until then the GPU reaches none of the program's other memory, whichever allocation took a
+ * planned slot. */
+struct pair_deploy {
 	void *host_buf, *dev_buf;
-	size_t map_bytes;   /* both buffers' length: the pair's bytes in whole pages */
-	int fd;             /* the device side's memory file, until bound or freed; -1 none */
-	bool host_locked;   /* the host side was page-locked (allocated by CUDA as written) */
-	bool bound;         /* one buffer now (atomic) */
-	bool host_taken, device_taken; /* the side's allocation returned the shim's buffer */
-	bool host_freed, device_freed;
-	bool failed; /* merging was given up for this pair: both sides allocate as written */
-	struct identity ident[2]; /* validate mode: [0] host side, [1] device side */
-	char note[160];         /* why the pair was not merged, when it was not */
+	size_t map_bytes;       /* both buffers' length: the pair's bytes in whole pages */
+	int fd;                 /* the device side's memory file, until bound or freed; -1 none */
+	bool host_locked;       /* the host side was page-locked (allocated by CUDA as written) */
+	bool bound;             /* one buffer now (atomic) */
 	unsigned long elided;   /* linking copies elided (atomic) */
-	struct sighting seen[2]; /* [0] host side, [1] device side */
-	/* validate mode: the two buffers, as the program allocated them */
-	bool input, output;     /* linked by H2D, by D2H copies */
+};
+
+/* Validate mode's state of a pair (validate.c): the two buffers, as the program allocated
+ * them, and what was done to them in stream time (streams.c). */
+struct pair_validate {
+	struct identity ident[2]; /* [0] host side, [1] device side */
 	void *host_ptr, *dev_ptr;
 	bool owned;             /* host_ptr is a page-aligned mapping the shim made */
 	void *scratch;          /* to read the device copy back for the in-place check */
 	int window;             /* the protection in force on host_ptr (PROT_*), -1 none */
-	unsigned long copies;   /* linking copies seen */
-	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
-	struct {
-		uint64_t offset, bytes;
-	} chunk[MAX_CHUNKS];
-	int nchunks;
-	/* per piece, the last H2D and D2H linking copy (streams.c), a D2H copy that may still be
-	 * writing host_ptr (an asynchronous one), and whether work launched since may have
-	 * written it on the device (it is due again) */
+	/* per piece, the last H2D and D2H linking copy, a D2H copy that may still be writing
+	 * host_ptr (an asynchronous one), and whether work launched since may have written it on
+	 * the device (it is due again) */
 	struct shim_stamp in_copy[MAX_CHUNKS], out_copy[MAX_CHUNKS], inflight[MAX_CHUNKS];
 	bool due[MAX_CHUNKS];
 	bool launched;          /* work that may read the input was launched since its H2D copy */
 	unsigned long pending[SHIM_MAX_STREAMS]; /* and the last such launch per stream */
 	bool check;             /* the device copy is due to be compared with the host buffer */
 	struct verdict verdict;
+};
+
+/* A planned pair: what the plan says of it, which allocations took its sides, and each
+ * mode's own state. */
+struct pair {
+	char id[16];
+	int plan; /* a plan directory's: the deployment it came from (plandir.c) */
+	uint64_t bytes;
+	struct site host, device;
+	bool has_host, has_device; /* the plan named the side's site */
+	bool input, output;        /* linked by H2D, by D2H copies */
+	/* the pair's linking-copy sites (ordinal unused): where deploy mode binds, what resolve
+	 * mode follows */
+	struct site copy_sites[MAX_COPIES];
+	bool copy_h2d[MAX_COPIES];
+	int ncopies;
+	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
+	struct {
+		uint64_t offset, bytes;
+	} chunk[MAX_CHUNKS];
+	int nchunks;
+	/* which allocations took its sides (pairs.c), deploy and validate mode */
+	bool host_taken, device_taken; /* the side's allocation returned the shim's buffer */
+	bool host_freed, device_freed;
+	bool failed; /* merging was given up for this pair: both sides allocate as written */
+	char note[160];         /* why the pair was not merged, when it was not */
+	struct sighting seen[2]; /* [0] host side, [1] device side */
+	unsigned long copies;   /* linking copies seen (validate, resolve mode) */
+	unsigned long pinned;   /* pinned strategy: host allocations served from its pool (atomic) */
+	struct pair_deploy deploy;
+	struct pair_validate validate;
+	struct resolved resolved[2]; /* resolve mode: [0] host side, [1] device side */
 };
 
 struct plan {
@@ -241,97 +253,66 @@ void shim_leave(void);
 		}                                                                 \
 	} while (0)
 
-/* The host callbacks' types, which the emulator's headers do not declare. */
-typedef void (*cudaHostFn_t)(void *);
-typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
-
-/* real.c: the real functions, resolved once */
+/* real.c: the real functions of api.def, resolved once: the runtime's from the first hook
+ * that needs one, the driver's (CuPy-style callers) on first use. Twins and cuGetProcAddress
+ * (roles twin, proc) have no slot: their hooks look the real ones up by name. */
+#define SHIM_SLOT_hook(ret, name, params) ret(*name) params;
+#define SHIM_SLOT_real(ret, name, params) ret(*name) params;
+#define SHIM_SLOT_twin(ret, name, params)
+#define SHIM_SLOT_proc(ret, name, params)
 struct real {
-	cudaError_t (*cudaMalloc)(void **, size_t);
-	cudaError_t (*cudaMallocHost)(void **, size_t);
-	cudaError_t (*cudaHostAlloc)(void **, size_t, unsigned int);
-	cudaError_t (*cudaMallocManaged)(void **, size_t, unsigned int);
-	cudaError_t (*cudaFree)(void *);
-	cudaError_t (*cudaFreeHost)(void *);
-	cudaError_t (*cudaHostRegister)(void *, size_t, unsigned int);
-	cudaError_t (*cudaHostUnregister)(void *);
-	cudaError_t (*cudaMemcpy)(void *, const void *, size_t, enum cudaMemcpyKind);
-	cudaError_t (*cudaMemcpyAsync)(void *, const void *, size_t, enum cudaMemcpyKind, cudaStream_t);
-	cudaError_t (*cudaMemcpy2DAsync)(void *, size_t, const void *, size_t, size_t, size_t, enum cudaMemcpyKind,
-					 cudaStream_t);
-	cudaError_t (*cudaMemset)(void *, int, size_t);
-	cudaError_t (*cudaMemsetAsync)(void *, int, size_t, cudaStream_t);
-	cudaError_t (*cudaDeviceSynchronize)(void);
-	cudaError_t (*cudaStreamSynchronize)(cudaStream_t);
-	cudaError_t (*cudaStreamQuery)(cudaStream_t);
-	cudaError_t (*cudaStreamCreate)(cudaStream_t *);
-	cudaError_t (*cudaStreamCreateWithFlags)(cudaStream_t *, unsigned int);
-	cudaError_t (*cudaStreamCreateWithPriority)(cudaStream_t *, unsigned int, int);
-	cudaError_t (*cudaPointerGetAttributes)(struct cudaPointerAttributes *, const void *);
-	cudaError_t (*cudaEventCreateWithFlags)(cudaEvent_t *, unsigned int);
-	cudaError_t (*cudaEventRecord)(cudaEvent_t, cudaStream_t);
-	cudaError_t (*cudaEventSynchronize)(cudaEvent_t);
-	cudaError_t (*cudaEventQuery)(cudaEvent_t);
-	cudaError_t (*cudaEventDestroy)(cudaEvent_t);
-	cudaError_t (*cudaEventRecordWithFlags)(cudaEvent_t, cudaStream_t, unsigned int);
-	cudaError_t (*cudaStreamWaitEvent)(cudaStream_t, cudaEvent_t, unsigned int);
-	cudaError_t (*cudaStreamDestroy)(cudaStream_t);
-	cudaError_t (*cudaLaunchHostFunc)(cudaStream_t, cudaHostFn_t, void *);
-	cudaError_t (*cudaStreamAddCallback)(cudaStream_t, cudaStreamCallback_t, void *, unsigned int);
-	cudaError_t (*cudaLaunchKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
-	cudaError_t (*cudaLaunchCooperativeKernel)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
-	cudaError_t (*cudaGraphLaunch)(void *, cudaStream_t);
-	cudaError_t (*cudaLaunchKernelExC)(const void *, const void *, void **);
-	cudaError_t (*cudaGetDevice)(int *);
-	cudaError_t (*cudaGetDeviceProperties)(struct cudaDeviceProp *, int);
-	cudaError_t (*cudaDeviceGetAttribute)(int *, enum cudaDeviceAttr, int);
-	cudaError_t (*cudaDriverGetVersion)(int *);
-	cudaError_t (*cudaRuntimeGetVersion)(int *);
+#define CUDA_RUNTIME(role, name, version, twin, ret, params) SHIM_SLOT_##role(ret, name, params)
+#define CUDA_DRIVER(role, name, version, ret, params)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+	/* C++'s array operators, which are no CUDA API (hooks_host.c) */
 	void *(*new_array)(size_t);
 	void (*delete_array)(void *);
 	void (*delete_array_sized)(void *, size_t);
 };
 extern struct real real;
 
-/* The driver's copies and allocations (CuPy-style callers), resolved on first use. */
 struct real_driver {
-	CUresult (*cuMemAlloc_v2)(CUdeviceptr *, size_t);
-	CUresult (*cuMemFree_v2)(CUdeviceptr);
-	CUresult (*cuMemcpyHtoD_v2)(CUdeviceptr, const void *, size_t);
-	CUresult (*cuMemcpyDtoH_v2)(void *, CUdeviceptr, size_t);
-	CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr, const void *, size_t, CUstream);
-	CUresult (*cuMemcpyDtoHAsync_v2)(void *, CUdeviceptr, size_t, CUstream);
-	CUresult (*cuStreamSynchronize)(CUstream);
-	CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-				   CUstream, void **, void **);
-	CUresult (*cuStreamWaitEvent)(CUstream, void *, unsigned int);
-	CUresult (*cuLaunchHostFunc)(CUstream, void (*)(void *), void *);
-	CUresult (*cuStreamAddCallback)(CUstream, void (*)(CUstream, CUresult, void *), void *, unsigned int);
+#define CUDA_RUNTIME(role, name, version, twin, ret, params)
+#define CUDA_DRIVER(role, name, version, ret, params) SHIM_SLOT_##role(ret, name##version, params)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
 };
+#undef SHIM_SLOT_hook
+#undef SHIM_SLOT_real
+#undef SHIM_SLOT_twin
+#undef SHIM_SLOT_proc
 extern struct real_driver real_driver;
+
+/* The hooks of api.def, and their per-thread twins (hooks_ptds.c), which do what the plain
+ * hook does with the stream read as the runtime reads it there. */
+#define SHIM_DECL_hook(ret, name, params) ret name params;
+#define SHIM_DECL_proc(ret, name, params) ret name params;
+#define SHIM_DECL_real(ret, name, params)
+#define SHIM_DECL_twin(ret, name, params)
+#define SHIM_TWIN_none(ret, name, params)
+#define SHIM_TWIN_ptds(ret, name, params) ret name##_ptds params;
+#define SHIM_TWIN_ptsz(ret, name, params) ret name##_ptsz params;
+#define CUDA_RUNTIME(role, name, version, twin, ret, params) \
+	SHIM_DECL_##role(ret, name, params) SHIM_TWIN_##twin(ret, name, params)
+#define CUDA_DRIVER(role, name, version, ret, params) SHIM_DECL_##role(ret, name##version, params)
+#include "api.def"
+#undef CUDA_RUNTIME
+#undef CUDA_DRIVER
+#undef SHIM_DECL_hook
+#undef SHIM_DECL_proc
+#undef SHIM_DECL_real
+#undef SHIM_DECL_twin
+#undef SHIM_TWIN_none
+#undef SHIM_TWIN_ptds
+#undef SHIM_TWIN_ptsz
+
 void shim_resolve_driver(void);
 void *shim_real_driver_dlsym(const char *name);
 void *shim_runtime_symbol(const char *name);
 
-/* hooks_ptds.c: the per-thread default stream's entry points, followed like the plain ones */
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s);
-cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
-			      enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
-				   enum cudaMemcpyKind kind, cudaStream_t s);
-cudaError_t cudaMemset_ptds(void *dst, int value, size_t n);
-cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t s);
-cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s);
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s);
-cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s);
-cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags);
-cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
-					     cudaStream_t s);
-cudaError_t cudaGraphLaunch_ptsz(void *graph_exec, cudaStream_t s);
-cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args);
-cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *data);
-cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t fn, void *data, unsigned int flags);
 void shim_adopt_driver(void *handle); /* the program dlsym'd the driver from handle */
 void shim_resolve(void);
 void shim_adopt_runtime(void *handle); /* fill in what RTLD_NEXT could not find, from handle */
@@ -412,20 +393,6 @@ void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
 cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device);
 #define SHIM_ANY_STREAM ((cudaStream_t)-1)  /* work on a stream the hook cannot tell */
-cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
-					cudaStream_t stream);
-cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream);
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
-cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args);
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data);
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data, unsigned int flags);
-CUresult cuStreamWaitEvent(CUstream stream, void *event, unsigned int flags);
-CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *data);
-CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUresult, void *), void *data, unsigned int flags);
-CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-			unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void **params,
-			void **extra);
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes);
 void shim_validate_sync(void);               /* the device */
 void shim_validate_stream_sync(cudaStream_t stream);

@@ -45,28 +45,28 @@ static uintptr_t ceil_page(uintptr_t a) { return (a + page_size - 1) & ~(page_si
 
 static void refuse(struct pair *p, const char *reason, uintptr_t pc)
 {
-	if (p->verdict.refused)
+	if (p->validate.verdict.refused)
 		return;
-	p->verdict.refused = true;
-	p->verdict.pc = pc;
-	p->verdict.ns = shim_uptime_ns();
-	p->verdict.copies = p->copies;
-	strncpy(p->verdict.reason, reason, sizeof p->verdict.reason - 1);
+	p->validate.verdict.refused = true;
+	p->validate.verdict.pc = pc;
+	p->validate.verdict.ns = shim_uptime_ns();
+	p->validate.verdict.copies = p->copies;
+	strncpy(p->validate.verdict.reason, reason, sizeof p->validate.verdict.reason - 1);
 }
 
 /* Sets the protection of p's host buffer (-1: none, read and write). */
 static void protect(struct pair *p, int prot)
 {
-	if (!p->host_ptr || p->verdict.refused || p->window == prot)
+	if (!p->validate.host_ptr || p->validate.verdict.refused || p->validate.window == prot)
 		return;
-	uintptr_t lo = (uintptr_t)p->host_ptr, hi = lo + p->bytes;
-	if (!p->owned && (lo != floor_page(lo) || hi != ceil_page(hi))) {
+	uintptr_t lo = (uintptr_t)p->validate.host_ptr, hi = lo + p->bytes;
+	if (!p->validate.owned && (lo != floor_page(lo) || hi != ceil_page(hi))) {
 		refuse(p, "the host buffer shares memory pages with other data, so it cannot be watched", 0);
 		return;
 	}
 	if (mprotect((void *)floor_page(lo), ceil_page(hi) - floor_page(lo),
 		     prot < 0 ? PROT_READ | PROT_WRITE : prot) == 0)
-		p->window = prot;
+		p->validate.window = prot;
 }
 
 static uintptr_t fault_pc(void *uc, bool *write)
@@ -90,12 +90,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	uintptr_t a = (uintptr_t)si->si_addr;
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		uintptr_t lo = (uintptr_t)p->host_ptr;
-		if (!p->host_ptr || p->window < 0 || a < floor_page(lo) || a >= ceil_page(lo + p->bytes))
+		uintptr_t lo = (uintptr_t)p->validate.host_ptr;
+		if (!p->validate.host_ptr || p->validate.window < 0 || a < floor_page(lo) || a >= ceil_page(lo + p->bytes))
 			continue;
 		bool write;
 		uintptr_t pc = fault_pc(uc, &write);
-		if (p->window == PROT_NONE)
+		if (p->validate.window == PROT_NONE)
 			refuse(p, "the host touches the output buffer between a kernel launch or memset and the copy that "
 				  "brings the results: merged, it would see them early", pc);
 		else if (p->input && !p->output)
@@ -104,9 +104,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		else
 			refuse(p, "the host writes the output buffer after reading it: merged, the write would reach "
 				  "the device's copy", pc);
-		p->window = 0; /* force the unprotect below */
+		p->validate.window = 0; /* force the unprotect below */
 		mprotect((void *)floor_page(lo), ceil_page(lo + p->bytes) - floor_page(lo), PROT_READ | PROT_WRITE);
-		p->window = -1;
+		p->validate.window = -1;
 		return;
 	}
 	/* Not ours: the program's own handler, or the default action when the access retries. */
@@ -144,14 +144,14 @@ bool shim_validate_free(void *ptr)
 	pthread_mutex_lock(&shim_lock);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->host_ptr != ptr)
+		if (p->validate.host_ptr != ptr)
 			continue;
 		protect(p, -1);
-		p->window = -1;
-		owned = p->owned;
+		p->validate.window = -1;
+		owned = p->validate.owned;
 		if (owned)
 			munmap(ptr, ceil_page(p->bytes));
-		p->host_ptr = NULL;
+		p->validate.host_ptr = NULL;
 		p->host_freed = true;
 	}
 	pthread_mutex_unlock(&shim_lock);
@@ -164,8 +164,8 @@ void shim_validate_before_copy(void *dst, size_t n)
 	pthread_mutex_lock(&shim_lock);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		uintptr_t d = (uintptr_t)dst, h = (uintptr_t)p->host_ptr;
-		if (p->host_ptr && d >= h && d + n <= h + p->bytes)
+		uintptr_t d = (uintptr_t)dst, h = (uintptr_t)p->validate.host_ptr;
+		if (p->validate.host_ptr && d >= h && d + n <= h + p->bytes)
 			protect(p, -1);
 	}
 	pthread_mutex_unlock(&shim_lock);
@@ -185,7 +185,7 @@ static bool follows_a_copy(const struct pair *p, const struct shim_stamp c[MAX_C
 static bool in_flight(const struct pair *p)
 {
 	for (int k = 0; k <= p->nchunks; k++)
-		if (p->inflight[k].seq)
+		if (p->validate.inflight[k].seq)
 			return true;
 	return false;
 }
@@ -194,7 +194,7 @@ static bool in_flight(const struct pair *p)
 static bool due(const struct pair *p)
 {
 	for (int k = 0; k <= p->nchunks; k++)
-		if (p->due[k])
+		if (p->validate.due[k])
 			return true;
 	return false;
 }
@@ -215,9 +215,9 @@ static void settle_output(struct pair *p)
 static void output_launched(struct pair *p, struct shim_stamp at)
 {
 	for (int k = 0; k <= p->nchunks; k++) {
-		bool tracked = k > 0 || p->nchunks == 0 || p->out_copy[0].seq;
-		if (tracked && (!p->out_copy[k].seq || shim_stream_may_follow(p->out_copy[k], at)))
-			p->due[k] = true;
+		bool tracked = k > 0 || p->nchunks == 0 || p->validate.out_copy[0].seq;
+		if (tracked && (!p->validate.out_copy[k].seq || shim_stream_may_follow(p->validate.out_copy[k], at)))
+			p->validate.due[k] = true;
 	}
 	settle_output(p);
 }
@@ -231,11 +231,11 @@ void shim_validate_launch(cudaStream_t stream)
 	struct shim_stamp at = shim_stream_op(stream);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (p->input && p->window == PROT_READ && follows_a_copy(p, p->in_copy, at)) {
-			p->launched = true;
-			p->pending[at.slot] = at.seq;
+		if (p->input && p->validate.window == PROT_READ && follows_a_copy(p, p->validate.in_copy, at)) {
+			p->validate.launched = true;
+			p->validate.pending[at.slot] = at.seq;
 		}
-		if (p->output && p->dev_ptr)
+		if (p->output && p->validate.dev_ptr)
 			output_launched(p, at);
 	}
 	pthread_mutex_unlock(&shim_lock);
@@ -250,15 +250,15 @@ static void sync_locked(void)
 		struct pair *p = &shim_plan.pairs[i];
 		if (in_flight(p)) {
 			for (int k = 0; k <= p->nchunks; k++)
-				if (p->inflight[k].seq && shim_stream_done(p->inflight[k]))
-					p->inflight[k].seq = 0;
+				if (p->validate.inflight[k].seq && shim_stream_done(p->validate.inflight[k]))
+					p->validate.inflight[k].seq = 0;
 			settle_output(p);
 		}
-		if (!p->input || p->output || p->window != PROT_READ || !p->launched || p->verdict.refused ||
-		    !shim_stream_all_done(p->pending))
+		if (!p->input || p->output || p->validate.window != PROT_READ || !p->validate.launched ||
+		    p->validate.verdict.refused || !shim_stream_all_done(p->validate.pending))
 			continue;
 		protect(p, -1);
-		p->check = true;
+		p->validate.check = true;
 	}
 }
 
@@ -269,12 +269,13 @@ static void check_inputs(void)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		if (!__atomic_exchange_n(&p->check, false, __ATOMIC_ACQ_REL))
+		if (!__atomic_exchange_n(&p->validate.check, false, __ATOMIC_ACQ_REL))
 			continue;
-		if (!p->scratch)
-			p->scratch = __libc_malloc(p->bytes);
-		if (p->scratch && real.cudaMemcpy(p->scratch, p->dev_ptr, p->bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
-		    memcmp(p->scratch, p->host_ptr, p->bytes) != 0) {
+		if (!p->validate.scratch)
+			p->validate.scratch = __libc_malloc(p->bytes);
+		if (p->validate.scratch &&
+		    real.cudaMemcpy(p->validate.scratch, p->validate.dev_ptr, p->bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+		    memcmp(p->validate.scratch, p->validate.host_ptr, p->bytes) != 0) {
 			pthread_mutex_lock(&shim_lock);
 			refuse(p, "a kernel updates the device copy of the input in place: merged, the host buffer "
 				  "would change under the program", 0);
@@ -355,7 +356,7 @@ void shim_validate_foreign(void)
 bool shim_validate_watched(const void *p)
 {
 	for (int i = 0; i < shim_plan.npairs; i++)
-		if (p && __atomic_load_n(&shim_plan.pairs[i].host_ptr, __ATOMIC_ACQUIRE) == p)
+		if (p && __atomic_load_n(&shim_plan.pairs[i].validate.host_ptr, __ATOMIC_ACQUIRE) == p)
 			return true;
 	return false;
 }
@@ -366,10 +367,10 @@ bool shim_validate_watched(const void *p)
 static void input_copied(struct pair *p, int k, struct shim_stamp at)
 {
 	p->copies++;
-	p->in_copy[k] = at;
-	p->launched = false;
-	if (p->window != PROT_READ)
-		memset(p->pending, 0, sizeof p->pending);
+	p->validate.in_copy[k] = at;
+	p->validate.launched = false;
+	if (p->validate.window != PROT_READ)
+		memset(p->validate.pending, 0, sizeof p->validate.pending);
 	protect(p, PROT_READ);
 }
 
@@ -379,13 +380,13 @@ static void input_copied(struct pair *p, int k, struct shim_stamp at)
 static void output_copied(struct pair *p, int k, struct shim_stamp at, bool in_flight_now)
 {
 	p->copies++;
-	p->out_copy[k] = at;
+	p->validate.out_copy[k] = at;
 	for (int j = 0; j <= p->nchunks; j++)
 		if (p->chunk[j].offset >= p->chunk[k].offset &&
 		    p->chunk[j].offset + p->chunk[j].bytes <= p->chunk[k].offset + p->chunk[k].bytes)
-			p->due[j] = false;
+			p->validate.due[j] = false;
 	if (in_flight_now)
-		p->inflight[k] = at;
+		p->validate.inflight[k] = at;
 	else
 		settle_output(p);
 }
@@ -394,8 +395,9 @@ static void output_copied(struct pair *p, int k, struct shim_stamp at, bool in_f
  * into both buffers, where the plan has a piece. */
 static int piece_of(const struct pair *p, const void *dev, const void *host, size_t n)
 {
-	uintptr_t d = (uintptr_t)dev, h = (uintptr_t)host, dp = (uintptr_t)p->dev_ptr, hp = (uintptr_t)p->host_ptr;
-	if (!p->host_ptr || !p->dev_ptr || d < dp || h < hp || d - dp != h - hp)
+	uintptr_t d = (uintptr_t)dev, h = (uintptr_t)host;
+	uintptr_t dp = (uintptr_t)p->validate.dev_ptr, hp = (uintptr_t)p->validate.host_ptr;
+	if (!p->validate.host_ptr || !p->validate.dev_ptr || d < dp || h < hp || d - dp != h - hp)
 		return -1;
 	return shim_piece(p, d - dp, n);
 }

@@ -32,7 +32,7 @@ func (e *effects) call(c *Node) {
 		if cfg := c.Config(); cfg != nil {
 			e.visit(cfg, useValue)
 		}
-		e.launch(e.kernelParams(c.CalleeRef()), func(i int) (DeclID, bool) {
+		e.launch(e.kernelParams(c.CalleeRef()), e.readOnlyParams(c.CalleeRef()), func(i int) (DeclID, bool) {
 			if i < len(args) {
 				v := e.ptrVar(args[i])
 				return v, v != 0
@@ -64,14 +64,14 @@ func (e *effects) call(c *Node) {
 			if name == "cudaMallocHost" || name == "cudaHostAlloc" {
 				kind = allocHost
 			}
-			e.emit(event{kind: evDef, v: r.ID, at: at, alloc: kind, size: sizeKey(arg(1))})
+			e.emit(event{kind: evDef, v: r.ID, at: at, alloc: kind, size: e.size(arg(1))})
 			rest(1)
 			return
 		}
 	case "cudaMemcpy", "cudaMemcpyAsync":
 		if len(args) >= 4 {
 			ev := event{kind: evCopy, at: at, dst: e.basePtr(args[0]), src: e.basePtr(args[1]),
-				sync: name == "cudaMemcpy", copySize: sizeKey(args[2]), dir: OtherCopy}
+				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy}
 			if k := Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 				switch k.Ref.Name {
 				case "cudaMemcpyHostToDevice":
@@ -107,6 +107,12 @@ func (e *effects) call(c *Node) {
 			rest(1)
 			return
 		}
+	case "__ldg": // a read-only load
+		if v := e.basePtr(arg(0)); v != 0 {
+			e.emit(event{kind: evRead, v: v, at: at})
+			rest(1)
+			return
+		}
 	case "cudaDeviceSynchronize", "cudaThreadSynchronize":
 		e.emit(event{kind: evSync, at: at})
 		return
@@ -118,7 +124,7 @@ func (e *effects) call(c *Node) {
 				kernel = Unwrap(kernel.Inner[0])
 			}
 			kref = kernel.Ref
-			e.launchThrough(args[3], e.kernelParams(kref), at)
+			e.launchThrough(args[3], e.kernelParams(kref), e.readOnlyParams(kref), at)
 			rest(1)
 			return
 		}
@@ -156,11 +162,11 @@ func (e *effects) call(c *Node) {
 }
 
 // launchThrough is a launch whose argument array is the expression a: a local array of &v.
-func (e *effects) launchThrough(a *Node, params []*Node, at Loc) {
+func (e *effects) launchThrough(a *Node, params []*Node, readOnly []bool, at Loc) {
 	u := Unwrap(a)
 	if u.Kind == "DeclRefExpr" && u.Ref != nil {
 		if slots, ok := e.argArrays[u.Ref.ID]; ok {
-			e.launch(params, func(i int) (DeclID, bool) {
+			e.launch(params, readOnly, func(i int) (DeclID, bool) {
 				if i < len(slots) && slots[i].tracked {
 					return slots[i].v, true
 				}
@@ -173,8 +179,9 @@ func (e *effects) launchThrough(a *Node, params []*Node, at Loc) {
 }
 
 // launch emits one launch event per followed pointer argument: a kernel parameter that is a
-// pointer to const is only read; any other, or an unknown kernel, may be written.
-func (e *effects) launch(params []*Node, argVar func(int) (DeclID, bool), n int, at Loc) {
+// pointer to const, or that the kernel's body only reads through (readOnly, kernels.go), is
+// only read; any other, or an unknown kernel, may be written.
+func (e *effects) launch(params []*Node, readOnly []bool, argVar func(int) (DeclID, bool), n int, at Loc) {
 	any := false
 	for i := 0; i < n; i++ {
 		v, ok := argVar(i)
@@ -182,7 +189,7 @@ func (e *effects) launch(params []*Node, argVar func(int) (DeclID, bool), n int,
 			continue
 		}
 		writes := true
-		if params != nil && i < len(params) && constPointee(params[i].Type) {
+		if params != nil && i < len(params) && constPointee(params[i].Type) || i < len(readOnly) && readOnly[i] {
 			writes = false
 		}
 		e.emit(event{kind: evLaunch, v: v, at: at, gpuWrites: writes})
@@ -200,7 +207,7 @@ func constPointee(t string) bool {
 
 // kernelParams are a kernel's parameters when its declaration is in the translation unit.
 func (e *effects) kernelParams(r *Ref) []*Node {
-	if r == nil {
+	if r == nil || e.overloaded[r.Name] {
 		return nil
 	}
 	fn := e.funcs[r.Name]
@@ -222,11 +229,12 @@ func (e *effects) applySummary(s *summary, c *Node, args []*Node, at Loc) {
 	for i, a := range args {
 		if k, ok := s.launchArgs[i]; ok {
 			var params []*Node
+			var readOnly []bool
 			if k >= 0 && k < len(args) {
 				kernel := Unwrap(args[k])
-				params = e.kernelParams(kernel.Ref)
+				params, readOnly = e.kernelParams(kernel.Ref), e.readOnlyParams(kernel.Ref)
 			}
-			e.launchThrough(a, params, at)
+			e.launchThrough(a, params, readOnly, at)
 			continue
 		}
 		v := e.basePtr(a)
@@ -275,7 +283,7 @@ func (e *effects) summarize(name string) *summary {
 			s.params = append(s.params, p)
 		}
 	}
-	sub := &effects{funcs: e.funcs, summaries: e.summaries, tracked: map[DeclID]bool{},
+	sub := &effects{funcs: e.funcs, overloaded: e.overloaded, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{},
 		argArrays: map[DeclID][]argSlot{}, aliases: map[DeclID]DeclID{}}
 	for id, i := range idx {
 		if isPointerType(s.params[i].Type) {
@@ -358,7 +366,7 @@ func returnsHostAlloc(fn *Node, idx map[DeclID]int, e *effects) (bool, int) {
 	if !ok || ret == 0 {
 		return false, -1
 	}
-	sub := &effects{funcs: e.funcs, summaries: e.summaries, tracked: map[DeclID]bool{ret: true}, argArrays: map[DeclID][]argSlot{}}
+	sub := &effects{funcs: e.funcs, overloaded: e.overloaded, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{ret: true}, argArrays: map[DeclID][]argSlot{}}
 	var evs []event
 	body.Walk(func(n *Node) bool {
 		switch n.Kind {

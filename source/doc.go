@@ -6,7 +6,8 @@
 //
 // It owns: the clang command line (the language by extension, flags from the command line or
 // from a compile_commands.json, CUDA host-only mode with a shipped prelude and the emulator's
-// runtime headers when there is no CUDA installation, --cuda-path when there is one), the
+// runtime headers when there is no CUDA installation — prelude/, which also declares what
+// nvcc's headers give C++ code and the emulator's lack — --cuda-path when there is one), the
 // streaming reader of the dump, and ParseError, the value a file clang cannot parse yields,
 // carrying clang's first error line so the analysis can mark that file's pairs undecidable.
 //
@@ -24,9 +25,14 @@
 // pair's. Calls into functions with a body are followed through a per-parameter summary (what
 // the callee reads, writes, frees, launches or lets escape); a launch is `<<<…>>>` or
 // cudaLaunchKernel (directly or through such a helper) with an array of &variables, and a
-// kernel parameter that is a pointer to const is only read.
+// kernel parameter that is a pointer to const, or that the kernel's body in the translation
+// unit only reads through while writing through nothing but its own parameters and arrays
+// (kernels.go), is only read.
 //   - A copy links the pair only where each side may hold only its allocations, all of the
-//     copy's size (the same canonical expression, variables by id); otherwise undecidable.
+//     copy's size: the same canonical expression (sizes.go: variables by id, sizeof by type,
+//     unsigned products in any order, calloc's two arguments as their product, a variable
+//     named once read through its initializer, stable.go), with no variable it reads changed
+//     since the allocation or reachable through a kept pointer; otherwise undecidable.
 //   - S1 is refused at a host write that reaches a kernel using the device side with no H2D
 //     copy between, a host access while that kernel may still run, a host use before the D2H
 //     copy after a kernel that may write the device side, and a copy that would overwrite the

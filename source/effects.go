@@ -56,17 +56,29 @@ type event struct {
 
 	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
 	why     string // evEscape
+
+	// evAssign: the variable's address is kept (in a pointer, a struct, a return value), so
+	// it may change later through that pointer, unseen; an address only passed to a call is
+	// not kept.
+	addrKept bool
 }
 
 // effects walks the statements of functions, following calls into functions whose body is
 // in the translation unit.
 type effects struct {
-	funcs     map[string]*Node // functions with a body, by name
-	summaries map[string]*summary
-	tracked   map[DeclID]bool // the pointer variables followed
-	argArrays map[DeclID][]argSlot
-	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
-	out       []event
+	funcs map[string]*Node // functions with a body, by name
+	// overloaded names more than one function with a body: funcs holds one of them, which a
+	// call may not be calling, so those calls are not followed.
+	overloaded map[string]bool
+	summaries  map[string]*summary
+	tracked    map[DeclID]bool // the pointer variables followed
+	argArrays  map[DeclID][]argSlot
+	aliases    map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
+	// localTypes are the type names declared inside function bodies (localTypeNames).
+	localTypes map[string]bool
+	// stable are the function's variables a size may be read through (stableInits).
+	stable map[DeclID]*Node
+	out    []event
 }
 
 // argSlot is one element of a launch's argument array: the variable whose address it holds.
@@ -76,9 +88,12 @@ type argSlot struct {
 }
 
 func newEffects(tu *TU) *effects {
-	e := &effects{funcs: map[string]*Node{}, summaries: map[string]*summary{}}
+	e := &effects{funcs: map[string]*Node{}, overloaded: map[string]bool{}, summaries: map[string]*summary{}, localTypes: localTypeNames(tu)}
 	for _, n := range tu.Root.Inner {
 		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
+			if e.funcs[n.Name] != nil {
+				e.overloaded[n.Name] = true
+			}
 			e.funcs[n.Name] = n
 		}
 	}
@@ -97,8 +112,20 @@ func localPointers(fn *Node) map[DeclID]bool {
 	return out
 }
 
+// isPointerType reports whether a type is a pointer, itself qualified or not ("float *",
+// "float *const", "float *__restrict").
 func isPointerType(t string) bool {
-	return strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "const")), "*")
+	t = strings.TrimSpace(t)
+	for {
+		u := t
+		for _, q := range []string{"const", "volatile", "__restrict", "restrict"} {
+			u = strings.TrimSpace(strings.TrimSuffix(u, q))
+		}
+		if u == t {
+			return strings.HasSuffix(t, "*")
+		}
+		t = u
+	}
 }
 
 // stmtEvents are the events of one statement of the block.
@@ -269,9 +296,13 @@ func (e *effects) visit(n *Node, u use) {
 				if e.tracked[r.ID] {
 					e.emit(event{kind: evEscape, v: r.ID, at: n.Range.Begin, why: "its address is taken (&" + r.Name + ")"})
 				} else if u == useValue {
-					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin})
+					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin, addrKept: true})
 				}
 				return
+			}
+			if r := rootVar(n.Inner[0]); r != nil && !e.tracked[r.ID] && u == useValue {
+				// &s.f, &a[i]: a pointer into a variable's own storage is kept.
+				e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin, addrKept: true})
 			}
 			if v := e.basePtr(n); v != 0 {
 				e.visit(n.Inner[0], useIgnore)
@@ -391,6 +422,10 @@ func (e *effects) decl(d *Node) {
 	if d.Kind != "VarDecl" {
 		return
 	}
+	if !e.tracked[d.ID] {
+		// A declaration run again (in a loop) gives the variable a new value.
+		e.emit(event{kind: evAssign, v: d.ID, at: d.Loc})
+	}
 	if len(d.Inner) == 0 {
 		if e.tracked[d.ID] {
 			e.emit(event{kind: evDef, v: d.ID, at: d.Loc, alloc: allocOther, undef: true})
@@ -466,75 +501,32 @@ func (e *effects) allocCall(c *Node) (allocKind, string) {
 	switch c.Callee() {
 	case "malloc", "valloc":
 		if len(args) == 1 {
-			return allocHost, sizeKey(args[0])
+			return allocHost, e.size(args[0])
 		}
 	case "calloc":
 		if len(args) == 2 {
-			return allocHost, "(" + sizeKey(args[0]) + "*" + sizeKey(args[1]) + ")"
+			return allocHost, e.checked(productKey(e.stable, args[0], args[1]))
 		}
 	case "aligned_alloc", "memalign":
 		if len(args) == 2 {
-			return allocHost, sizeKey(args[1])
+			return allocHost, e.size(args[1])
 		}
 	}
 	if s := e.summarize(c.Callee()); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
-		return allocHost, sizeKey(args[s.sizeParam])
+		return allocHost, e.size(args[s.sizeParam])
 	}
 	return allocOther, ""
 }
 
-func newSize(n *Node) string {
-	// new T[count]: the byte size is count * sizeof(T); the dump gives the count only, so the
-	// size is kept as count for element types of one byte and unknown otherwise.
-	if len(n.Inner) >= 1 && (strings.HasPrefix(n.Type, "unsigned char") || strings.HasPrefix(n.Type, "char")) {
-		return sizeKey(n.Inner[0])
-	}
-	return ""
-}
+// size is the canonical key of a size argument (sizes.go), unknown ("?") where it names a
+// type declared inside a function, which the dump's type names cannot tell apart.
+func (e *effects) size(n *Node) string { return e.checked(keyOf(n, e.stable, 0)) }
 
-// sizeKey is an expression in a canonical form: two sizes are the same when their keys are,
-// after casts and parentheses (variables by declaration id, not by name).
-func sizeKey(n *Node) string {
-	n = Unwrap(n)
-	if n == nil {
-		return "?"
+func (e *effects) checked(key string) string {
+	if namesLocalType(key, e.localTypes) {
+		return "?local type"
 	}
-	switch n.Kind {
-	case "DeclRefExpr":
-		if n.Ref != nil {
-			return "v" + idString(n.Ref.ID)
-		}
-	case "MemberExpr":
-		if len(n.Inner) == 1 {
-			sep := "."
-			if n.IsArrow {
-				sep = "->"
-			}
-			return sizeKey(n.Inner[0]) + sep + n.Name
-		}
-	case "IntegerLiteral":
-		return n.Value
-	case "BinaryOperator":
-		if len(n.Inner) == 2 {
-			return "(" + sizeKey(n.Inner[0]) + n.Opcode + sizeKey(n.Inner[1]) + ")"
-		}
-	}
-	return "?" + n.Kind
-}
-
-func idString(id DeclID) string {
-	const hex = "0123456789abcdef"
-	var b [16]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = hex[id&15]
-		id >>= 4
-		if id == 0 {
-			break
-		}
-	}
-	return string(b[i:])
+	return key
 }
 
 // sizeVars are the variables a size expression reads.
@@ -547,6 +539,25 @@ func sizeVars(n *Node) []DeclID {
 		return true
 	})
 	return out
+}
+
+// rootVar is the variable whose own storage an lvalue is part of: s in s.f.g, a in a[i] for
+// an array a; nil for memory reached through a pointer.
+func rootVar(l *Node) *Ref {
+	l = Unwrap(l)
+	for l != nil {
+		switch {
+		case l.Kind == "DeclRefExpr":
+			return l.Ref
+		case l.Kind == "MemberExpr" && !l.IsArrow && len(l.Inner) == 1:
+			l = Unwrap(l.Inner[0])
+		case l.Kind == "ArraySubscriptExpr" && len(l.Inner) == 2 && l.Inner[0].CastKind == "ArrayToPointerDecay":
+			l = Unwrap(l.Inner[0])
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // fieldAddr reports whether n is &s.f: the address of a field of a struct variable.

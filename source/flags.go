@@ -72,7 +72,7 @@ func clangArgs(c Command, lang Lang, o Options, prelude string) []string {
 		args = append(args, "-isystem", filepath.Join(o.CUDAPath, "include"))
 	}
 	if lang == LangCUDA && o.CUDAPath == "" {
-		args = append(args, "-include", prelude)
+		args = append(args, "-include", prelude, "-idirafter", filepath.Dir(prelude))
 	}
 	args = append(args, buildFlags(c.Args, c.Dir)...)
 	return append(args, abs(c.File, c.Dir))

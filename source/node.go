@@ -38,12 +38,18 @@ type Ref struct {
 // Node is one AST node kept in full detail: a declaration, statement or expression from the
 // main file or its own headers. Fields the dump does not carry for a kind stay zero.
 type Node struct {
-	Kind  string // clang's class name: FunctionDecl, VarDecl, CallExpr, CUDAKernelCallExpr, …
-	ID    DeclID // the node's own id (a declaration's identity)
-	Name  string // a declaration's or member's name
-	Type  string // the qualified type as written
-	Loc   Loc    // a declaration's location (its name)
-	Range Range
+	Kind string // clang's class name: FunctionDecl, VarDecl, CallExpr, CUDAKernelCallExpr, …
+	ID   DeclID // the node's own id (a declaration's identity)
+	Name string // a declaration's or member's name
+	Type string // the qualified type as written
+	// Desugared is the type with the typedefs at its top level looked through, where clang
+	// printed one (desugaredQualType: "float" for a `real` that is a typedef of float).
+	Desugared string
+	// ArgType is sizeof's or alignof's type operand (`sizeof(T)`), desugared where clang
+	// printed it so; "" for `sizeof expr`, whose type is its operand's.
+	ArgType string
+	Loc     Loc // a declaration's location (its name)
+	Range   Range
 
 	Ref      *Ref   // what a DeclRefExpr refers to
 	Opcode   string // BinaryOperator, UnaryOperator, CompoundAssignOperator: "=", "&", "+=", …

@@ -1,29 +1,45 @@
 package source
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
-// cudaPrelude is force-included into .cu files when no CUDA installation is given: see the
-// header's own comment for what it stands in for.
+// preludeFiles are force-included (echo_cuda_prelude.h) into .cu files when no CUDA
+// installation is given, and put on the include path after every other directory (the
+// stand-ins for cuda_fp16.h, vector_types.h and the like, which a program includes by name
+// and a real installation or the user's own -I would give first): see each header's own
+// comment for what it stands in for.
 //
-//go:embed cuda_prelude.h
-var cudaPrelude []byte
+//go:embed prelude/*.h
+var preludeFiles embed.FS
 
-// writePrelude puts the prelude in a fresh directory for one clang run (clang's -include
-// takes a path, not bytes) and returns its path and the function that removes it.
+const preludeName = "echo_cuda_prelude.h"
+
+// writePrelude puts the prelude's headers in a fresh directory for one clang run (clang's
+// -include takes a path, not bytes) and returns the prelude's path and the function that
+// removes the directory.
 func writePrelude() (string, func(), error) {
 	dir, err := os.MkdirTemp("", "echo-source-")
 	if err != nil {
 		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	path := filepath.Join(dir, "echo_cuda_prelude.h")
-	if err := os.WriteFile(path, cudaPrelude, 0o644); err != nil {
+	files, err := preludeFiles.ReadDir("prelude")
+	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	return path, func() { os.RemoveAll(dir) }, nil
+	for _, f := range files {
+		b, err := preludeFiles.ReadFile("prelude/" + f.Name())
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
+		}
+	}
+	return filepath.Join(dir, preludeName), func() { os.RemoveAll(dir) }, nil
 }

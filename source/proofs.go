@@ -67,6 +67,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		return true
 	})
 	e.tracked, e.argArrays, e.aliases = localPointers(fn), map[DeclID][]argSlot{}, nil
+	e.stable = stableInits(fn)
 	g, gerr := BuildCFG(fn)
 	// Events per statement, once: the fixpoint revisits blocks.
 	var all []event
@@ -86,6 +87,12 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		walkStmts(funcBody(fn))
 	}
 	pairs := candidates(fn, all, names)
+	addrKept := map[DeclID]bool{}
+	for _, ev := range all {
+		if ev.kind == evAssign && ev.addrKept {
+			addrKept[ev.v] = true
+		}
+	}
 	var out []Proof
 	for _, p := range pairs {
 		pr := Proof{Pair: p}
@@ -100,7 +107,8 @@ func proveFunction(e *effects, fn *Node) []Proof {
 			out = append(out, pr)
 			continue
 		}
-		a := &pairAnalysis{h: p.HostID, d: p.DeviceID, defs: map[string]int{}, sizes: map[int]string{}, copies: map[string]CopySite{}}
+		a := &pairAnalysis{h: p.HostID, d: p.DeviceID, defs: map[string]int{}, sizes: map[int]string{},
+			sizeVars: map[int][]DeclID{}, addrKept: addrKept, copies: map[string]CopySite{}}
 		a.run(g, stmtEv)
 		pr.Verdicts = a.verdicts()
 		for _, c := range a.copies {
@@ -122,9 +130,13 @@ type finding struct {
 
 // pairAnalysis is the forward dataflow for one pair over the function's graph.
 type pairAnalysis struct {
-	h, d      DeclID
-	defs      map[string]int // definition site → bit
-	sizes     map[int]string // bit → allocation size key
+	h, d     DeclID
+	defs     map[string]int // definition site → bit
+	sizes    map[int]string // bit → allocation size key
+	sizeVars map[int][]DeclID
+	// addrKept are the variables whose address is kept somewhere in the function: they may
+	// change through it unseen, so no size that reads one is provably an allocation's.
+	addrKept  map[DeclID]bool
 	findings  [4]map[string]finding
 	copies    map[string]CopySite
 	frees     map[string]Loc  // where the shared buffer can be freed: the second of the pair's frees
@@ -144,6 +156,9 @@ type pstate struct {
 	inFlightAny  Loc // any launch the host has not waited for
 	freedH       Loc
 	freedD       Loc
+	// staleSize are the definitions whose size expression read a variable that has changed
+	// since: the expression no longer has the allocation's size.
+	staleSize uint64
 }
 
 // flow maps a branch-fact key ("cond=1;…") to the state of the paths with those facts.
@@ -159,13 +174,15 @@ func keepLoc(a, b Loc) Loc {
 func joinState(a, b pstate) pstate {
 	return pstate{a.hDefs | b.hDefs, a.dDefs | b.dDefs, keepLoc(a.hostDirty, b.hostDirty),
 		keepLoc(a.gpuDirty, b.gpuDirty), keepLoc(a.inFlightPair, b.inFlightPair),
-		keepLoc(a.inFlightAny, b.inFlightAny), keepLoc(a.freedH, b.freedH), keepLoc(a.freedD, b.freedD)}
+		keepLoc(a.inFlightAny, b.inFlightAny), keepLoc(a.freedH, b.freedH), keepLoc(a.freedD, b.freedD),
+		a.staleSize | b.staleSize}
 }
 
 func sameState(a, b pstate) bool {
 	return a.hDefs == b.hDefs && a.dDefs == b.dDefs && a.hostDirty.Line == b.hostDirty.Line &&
 		a.gpuDirty.Line == b.gpuDirty.Line && a.inFlightPair.Line == b.inFlightPair.Line &&
-		a.inFlightAny.Line == b.inFlightAny.Line && a.freedH.Line == b.freedH.Line && a.freedD.Line == b.freedD.Line
+		a.inFlightAny.Line == b.inFlightAny.Line && a.freedH.Line == b.freedH.Line && a.freedD.Line == b.freedD.Line &&
+		a.staleSize == b.staleSize
 }
 
 // maxFacts bounds the path groups; past it, facts are dropped and groups merged.
@@ -327,6 +344,7 @@ func (a *pairAnalysis) defBit(at Loc, kind allocKind, size string) uint64 {
 		}
 		a.defs[k] = i
 		a.sizes[i] = size
+		a.sizeVars[i] = keyVars(size)
 	}
 	return 1 << i
 }
@@ -335,6 +353,22 @@ func (a *pairAnalysis) step(f flow, evs []event) flow {
 	for _, ev := range evs {
 		if ev.kind == evAssign {
 			f = a.kill(f, ev.v)
+			var stale uint64
+			for i, vs := range a.sizeVars {
+				for _, v := range vs {
+					if v == ev.v {
+						stale |= 1 << i
+					}
+				}
+			}
+			if stale != 0 {
+				out := flow{}
+				for k, s := range f {
+					s.staleSize |= stale
+					out.add(k, s)
+				}
+				f = out
+			}
 			continue
 		}
 		out := flow{}

@@ -184,8 +184,15 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 			n.Value = v
 		}
 	case "type":
-		t, err := rd.qualType(depth + 1)
-		n.Type = t
+		t, d, err := rd.qualType(depth + 1)
+		n.Type, n.Desugared = t, d
+		return err
+	case "argType":
+		t, d, err := rd.qualType(depth + 1)
+		n.ArgType = t
+		if d != "" {
+			n.ArgType = d
+		}
 		return err
 	case "referencedDecl":
 		c, err := s.peek()
@@ -287,49 +294,54 @@ func (rd *reader) inner(n *Node, depth int, m mode) error {
 	}
 }
 
-// qualType reads a type object and returns its qualType.
-func (rd *reader) qualType(depth int) (string, error) {
+// qualType reads a type object and returns its qualType and desugaredQualType ("" when
+// clang printed none: the type has no sugar at its top level).
+func (rd *reader) qualType(depth int) (string, string, error) {
 	s := rd.s
 	if c, err := s.peek(); err != nil || c != '{' {
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return "", rd.value(depth)
+		return "", "", rd.value(depth)
 	}
 	s.readByte()
 	if done, err := s.empty('}'); done || err != nil {
-		return "", err
+		return "", "", err
 	}
-	var t string
+	var t, d string
 	for {
 		key, err := s.str()
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if err := s.expect(':'); err != nil {
-			return "", err
+			return "", "", err
 		}
-		if string(key) == "qualType" {
+		if k := string(key); k == "qualType" || k == "desugaredQualType" {
 			if c, err := s.peek(); err != nil {
-				return "", err
+				return "", "", err
 			} else if c == '"' {
 				b, err := s.str()
 				if err != nil {
-					return "", err
+					return "", "", err
 				}
-				t = string(b)
+				if k == "qualType" {
+					t = string(b)
+				} else {
+					d = string(b)
+				}
 			} else if err := rd.value(depth + 1); err != nil {
-				return "", err
+				return "", "", err
 			}
 		} else if err := rd.value(depth + 1); err != nil {
-			return "", err
+			return "", "", err
 		}
 		more, err := s.more('}')
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if !more {
-			return t, nil
+			return t, d, nil
 		}
 	}
 }

@@ -24,6 +24,9 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		if ev.alloc != allocOther && (ev.v == h || ev.v == d) {
 			a.allocs[siteKey(ev.at)] = Site{At: ev.at, Host: ev.v == h}
 		}
+		if ev.v == h || ev.v == d {
+			s.staleSize &^= bit // the size expression is evaluated afresh here
+		}
 		if ev.v == h {
 			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, Loc{}, Loc{}, Loc{}
 		} else if ev.v == d {
@@ -158,8 +161,13 @@ func (a *pairAnalysis) full(s pstate, ev event) bool {
 	if ev.copySize == "" || strings.Contains(ev.copySize, "?") || s.hDefs == 0 || s.dDefs == 0 {
 		return false
 	}
+	for _, v := range keyVars(ev.copySize) {
+		if a.addrKept[v] {
+			return false
+		}
+	}
 	for _, defs := range []uint64{s.hDefs, s.dDefs} {
-		if defs&(1<<otherDef) != 0 {
+		if defs&(1<<otherDef) != 0 || defs&s.staleSize != 0 {
 			return false
 		}
 		for i := 0; i < otherDef; i++ {

@@ -28,6 +28,9 @@ type Stats struct {
 	TopSites    []SiteStats `json:"top_sites"`           // copy sites, most time first
 	Complete    bool        `json:"complete"`            // the footer was read and the tracer stopped cleanly
 	Truncated   string      `json:"truncated,omitempty"` // why recording stopped early (the disk filled)
+	// NoLaunches: kernel launches were not probed (the header's no_launches), so Calls
+	// counts none whatever the program launched.
+	NoLaunches bool `json:"no_launches,omitempty"`
 }
 
 // Failed is how often one CUDA API returned an error, and which errors.
@@ -145,7 +148,7 @@ func (z *Summarizer) Add(rec Record) { z.s.add(rec) }
 // ones, the modules and the device allocations, is kept.
 func (z *Summarizer) Interval() *Stats {
 	st := z.s.result(Footer{}, false)
-	next := newSummary(Header{})
+	next := newSummary(Header{NoLaunches: z.s.stats.NoLaunches})
 	next.modules, next.device, next.est = z.s.modules, z.s.device, z.s.est
 	z.s = next
 	return st
@@ -181,6 +184,7 @@ type siteKey struct {
 
 func newSummary(h Header) *summary {
 	return &summary{
+		stats:     Stats{NoLaunches: h.NoLaunches},
 		modules:   NewModules(h.Modules),
 		device:    deviceMemory{},
 		threads:   map[uint32]struct{}{},

@@ -17,6 +17,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The defaults every command that traces starts from (echoctl trace, optimize, attach).
+const (
+	// DefaultMinHostBytes: host allocations smaller than a copy worth removing are not
+	// recorded (an interpreter makes millions).
+	DefaultMinHostBytes = 64 << 10
+	// DefaultRingBytes is the ring buffer the BPF object declares (bpf/echo.bpf.c).
+	DefaultRingBytes = 16 << 20
+)
+
 // Config is what the BPF side is told before it loads.
 type Config struct {
 	MinHostBytes uint64 // host allocations below this are not recorded

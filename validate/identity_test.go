@@ -21,7 +21,7 @@ func TestApplyRecordsIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &planner.Plan{Pairs: []planner.Pair{{ID: "p1", Bytes: 4096, Status: planner.StatusCandidate,
-		Host: planner.Buffer{Site: planner.Site{Bytes: 4096}}, Strategies: []string{planner.StrategyMapped}}}}
+		Host: planner.Buffer{Site: planner.Site{Bytes: 4096}}, Strategies: []planner.Strategy{planner.StrategyMapped}}}}
 	Apply(p, report)
 	got := p.Pairs[0]
 	want := &planner.Identity{Chain: []planner.Frame{{Module: "ab12", Offset: 64}, {Module: "ab12", Offset: 80}}, Ordinal: 1, Calls: 2}

@@ -83,7 +83,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		}
 		if want := traced.of(pair); same && 10*r.Copies < 9*want {
 			// Copies the shim does not see, it can neither elide nor wait for.
-			pair.Refuse(fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
+			pair.Refuse(planner.StageResolve, fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
 				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
@@ -94,9 +94,8 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
-			pair.Status = planner.StatusValidated
-			pair.Evidence = append(pair.Evidence, fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned "+
-				"keeps every copy and changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
+			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
+				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
 	p.Recount()
@@ -159,25 +158,25 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
 	}
 	if side == "host" && b.Kind != "pageable" {
-		drop(pair, []string{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
+		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+b.Kind+" memory")
 	}
 }
 
 // drop takes strategies from the pair, refusing it when none is left.
-func drop(pair *planner.Pair, strategies []string, why string) {
-	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s string) bool { return slices.Contains(strategies, s) })
+func drop(pair *planner.Pair, strategies []planner.Strategy, why string) {
+	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s planner.Strategy) bool { return slices.Contains(strategies, s) })
 	if len(keep) == 0 {
 		refuse(pair, why)
 		return
 	}
-	if !slices.ContainsFunc(keep, func(s string) bool { return slices.Contains(planner.MergeStrategies, s) }) {
+	if !slices.ContainsFunc(keep, func(s planner.Strategy) bool { return slices.Contains(planner.MergeStrategies, s) }) {
 		pair.OnlyPinned(why)
 	}
 	pair.Strategies = keep
 }
 
 func refuse(pair *planner.Pair, why string) {
-	pair.Refuse("resolve: " + why)
+	pair.Refuse(planner.StageResolve, "resolve: "+why)
 }
 
 // site is the planner's site for what the shim reported: its module is a build-id, or
@@ -196,13 +195,12 @@ func site(r runner.ResolvedSide) planner.Site {
 	return s
 }
 
-// kindOf is the memory an allocating call hands out, as the planner names it.
+// kindOf is the memory a resolved side's allocating call hands out (planner.MemKind); a
+// device side's call the planner does not know as managed memory is device memory.
 func kindOf(call, side string) string {
-	switch {
-	case call == "cudaMallocHost" || call == "cudaHostAlloc":
-		return "pinned"
-	case side == "device":
+	k := planner.MemKind(call)
+	if side == "device" && k != "managed" {
 		return "device"
 	}
-	return "pageable"
+	return k
 }

@@ -19,13 +19,7 @@ import (
 
 // Candidates are the pairs a validate run watches.
 func Candidates(p *planner.Plan) []planner.Pair {
-	var out []planner.Pair
-	for _, pair := range p.Pairs {
-		if pair.Status == planner.StatusCandidate {
-			out = append(out, pair)
-		}
-	}
-	return out
+	return p.PairsIn(planner.StatusCandidate)
 }
 
 // Run validates the plan's candidates. Where the trace did not see a side allocated (host
@@ -91,15 +85,12 @@ func Apply(p *planner.Plan, report runner.Report) {
 		switch {
 		case r.Refused && pair.Allows(planner.StrategyPinned):
 			// What a merge would change, pinned does not: it keeps the copies.
-			pair.OnlyPinned("validation: " + r.Reason + at(p, r))
-			pair.Status = planner.StatusValidated
-			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s for pinned only: a merge would change what the "+
-				"program reads (%s); pinned keeps every copy", stamp, r.Reason))
+			pair.ValidateForPinnedOnly("validation: "+r.Reason+at(p, r), fmt.Sprintf("validated %s for pinned only: "+
+				"a merge would change what the program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
-			pair.Refuse("validation: " + r.Reason + at(p, r))
+			pair.Refuse(planner.StageValidate, "validation: "+r.Reason+at(p, r))
 		case watched:
-			pair.Status = planner.StatusValidated
-			pair.Evidence = append(pair.Evidence, fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
+			pair.Validate(fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
 				"in a window where merging would change what is read or written%s", stamp, r.Copies, identify(pair, r)))
 		default:
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("not validated %s: the run never allocated and linked this pair", stamp))

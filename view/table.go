@@ -35,10 +35,22 @@ func procCols() []procCol {
 		{column{"H2D/s", 10, true}, 4, func(r live.Row) string { return units.Rate(r.H2DBytesPerS) }},
 		{column{"D2H/s", 10, true}, 3, func(r live.Row) string { return units.Rate(r.D2HBytesPerS) }},
 		{column{"COPIES/s", 8, true}, 2, func(r live.Row) string { return count(r.CopiesPerS) }},
-		{column{"LAUNCH/s", 8, true}, 1, func(r live.Row) string { return count(r.LaunchesPerS) }},
+		{column{"LAUNCH/s", len(notTraced), true}, 1, func(r live.Row) string { return launches(r) }},
 		{column{"PAIRS", 5, true}, 0, func(r live.Row) string { return strconv.Itoa(r.Pairs) }},
 		{column{"LOST", 6, true}, 0, func(r live.Row) string { return count(float64(r.Lost)) }},
 	}
+}
+
+// notTraced is what a count says when its calls were not probed: 0 would say they were and
+// none came.
+const notTraced = "not traced"
+
+// launches is a row's launches per second, or that they were not probed.
+func launches(r live.Row) string {
+	if r.NoLaunches {
+		return notTraced
+	}
+	return count(r.LaunchesPerS)
 }
 
 // layout picks the columns that fit in w, dropping the least telling first, and gives a

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/live"
+	"github.com/echo-uma/echo/tracer"
 	"github.com/echo-uma/echo/view"
 )
 
@@ -66,7 +67,7 @@ no rows and exits 0).`,
 	f.BoolVar(&o.once, "once", false, "sample one interval, print the rows and exit")
 	f.StringVar(&o.metrics, "metrics", "", "run headless and serve Prometheus metrics on http://`ADDR`/metrics (:9464, 127.0.0.1:9464; port 0 picks one)")
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc & co. (their probes cost the most; attached traces pair buffers from the copies alone)")
-	f.BoolVar(&o.launches, "launches", true, "probe kernel launches (the launches column); --launches=false spares launch-bound loops dozens of traps a step")
+	f.BoolVar(&o.launches, "launches", false, "also probe kernel launches (the launches column; dozens per step in inference loops, at ~1 µs each)")
 	return cmd
 }
 
@@ -75,7 +76,7 @@ func runAttach(cmd *cobra.Command, o *attachOptions) error {
 		return fmt.Errorf("--interval %v: give 100ms or more", o.interval)
 	}
 	opts := live.Options{PIDs: o.pids, Interval: o.interval, Version: version}
-	opts.Config.HostAllocs, opts.Config.MinHostBytes, opts.Config.Launches = o.hostAllocs, 64<<10, o.launches
+	opts.Config.HostAllocs, opts.Config.MinHostBytes, opts.Config.Launches = o.hostAllocs, tracer.DefaultMinHostBytes, o.launches
 	if o.metrics != "" {
 		if o.once {
 			return errors.New("--metrics serves until interrupted: leave out --once")

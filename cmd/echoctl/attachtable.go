@@ -31,9 +31,13 @@ func writeRowsTable(w io.Writer, rows []live.Row) error {
 	for _, r := range rows {
 		row := []string{strconv.Itoa(r.PID), r.Comm, "", "", "", "", "", "", ""}
 		if r.Error == "" {
+			launches := fmt.Sprintf("%.0f", r.LaunchesPerS)
+			if r.NoLaunches {
+				launches = "not traced" // 0 would say they were probed and none came
+			}
 			row = []string{strconv.Itoa(r.PID), r.Comm, fmt.Sprintf("%.1f", 100*r.CopyShare),
 				units.Rate(r.H2DBytesPerS), units.Rate(r.D2HBytesPerS), fmt.Sprintf("%.0f", r.CopiesPerS),
-				fmt.Sprintf("%.0f", r.LaunchesPerS), strconv.Itoa(r.Pairs), strconv.FormatUint(r.Lost, 10)}
+				launches, strconv.Itoa(r.Pairs), strconv.FormatUint(r.Lost, 10)}
 		}
 		if failed {
 			row = append(row, r.Error)

@@ -50,3 +50,19 @@ func TestWriteRowsTable(t *testing.T) {
 		t.Errorf("one traced process: want no ERROR column and \"1 process\":\n%s", buf.String())
 	}
 }
+
+// A process attached without --launches says "not traced" in the launches column: 0 would
+// say its launches were probed and none came.
+func TestWriteRowsTableLaunchesNotTraced(t *testing.T) {
+	var buf bytes.Buffer
+	rows := []live.Row{{PID: 4242, Comm: "stream", CopyShare: 0.634, CopiesPerS: 24, Pairs: 2, NoLaunches: true}}
+	if err := writeRowsTable(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	head, row := lines[1], lines[2]
+	at := strings.Index(head, "LAUNCH/s") + len("LAUNCH/s")
+	if !strings.Contains(row, "not traced") || strings.Index(row, "not traced")+len("not traced") != at {
+		t.Errorf("want \"not traced\" under LAUNCH/s:\n%s", buf.String())
+	}
+}

@@ -3,27 +3,26 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 )
 
 type calibrateOptions struct {
 	*globalOptions
 	rounds      int
-	ignore      string
+	ignore      ignoreFlag
 	strategies  []string
 	output      string
 	unvalidated bool
 }
 
 func newCalibrateCmd(g *globalOptions) *cobra.Command {
-	o := &calibrateOptions{globalOptions: g, rounds: 5}
+	o := &calibrateOptions{globalOptions: g, rounds: calibrate.DefaultRounds}
 	cmd := &cobra.Command{
 		Use:   "calibrate PLAN -- CMD [ARGS...]",
 		Short: "Measure whether merging pays, and enable the plan only where it does",
@@ -48,7 +47,7 @@ comparison then is the only check that merging keeps the program's results.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&o.rounds, "rounds", o.rounds, "runs of each variant")
-	f.StringVar(&o.ignore, "ignore", "", "regular expression: output lines matching it are not compared")
+	addIgnoreFlag(f, &o.ignore)
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
 	f.StringVarP(&o.output, "output", "o", "", `write the calibrated plan here instead of over PLAN ("-": standard output)`)
 	f.BoolVar(&o.unvalidated, "unvalidated", false, "calibrate candidate pairs that were never validated")
@@ -62,44 +61,33 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
-	var ignore *regexp.Regexp
-	if o.ignore != "" {
-		var err error
-		if ignore, err = regexp.Compile(o.ignore); err != nil {
-			return fmt.Errorf("--ignore: %w", err)
-		}
+	tried, err := strategies(o.strategies)
+	if err != nil {
+		return err
 	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}
-	var pairs []planner.Pair
-	for _, pair := range p.Pairs {
-		ok := pair.Status == planner.StatusValidated || pair.Status == planner.StatusCalibrated ||
-			pair.Status == planner.StatusEnabled || (o.unvalidated && pair.Status == planner.StatusCandidate)
-		if ok {
-			pairs = append(pairs, pair)
-		}
+	measurable := []planner.Status{planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled}
+	if o.unvalidated {
+		measurable = append(measurable, planner.StatusCandidate)
 	}
+	pairs := p.PairsIn(measurable...)
 	if len(pairs) == 0 {
 		return errors.New("no pair to calibrate: validate the plan first (echoctl validate), or calibrate its " +
 			"candidates unvalidated with --unvalidated")
 	}
 	stderr := cmd.ErrOrStderr()
-	began := time.Now()
-	res, err := calibrate.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: ignore, Strategies: o.strategies, Stderr: nil,
+	// What the enabled plan saves goes into the plan, for plan --json and the report; finding
+	// it is only this calibration's time here (optimize adds the trace's and validation's).
+	res, err := pipeline.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
+		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: tried,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
-	})
+	}, planner.Finding{})
 	if err != nil {
 		return err
 	}
-	if err := calibrate.Apply(p, pairs, res); err != nil {
-		return err
-	}
-	// What the enabled plan saves, for plan --json and the report; finding it is only this
-	// calibration's time here (optimize adds the trace's and validation's).
-	p.Savings = savingsOf(p, res, planner.Finding{CalibrateMS: msSince(began)})
 	out := o.output
 	if out == "" {
 		out = planPath
@@ -119,4 +107,17 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 		return printJSON(cmd.OutOrStdout(), newCalibrationDoc(schemaCalibrate, out, p, res, ""))
 	}
 	return renderCalibration(cmd.OutOrStdout(), res, p, out)
+}
+
+// strategies are the --strategy names, each one Echo serves.
+func strategies(names []string) ([]planner.Strategy, error) {
+	var out []planner.Strategy
+	for _, n := range names {
+		s, err := planner.ParseStrategy(n)
+		if err != nil {
+			return nil, fmt.Errorf("--strategy: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -26,7 +26,7 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		if v.Enabled {
 			verdict = "enabled: " + v.Verdict
 		}
-		row(v.Strategy, v, verdict)
+		row(string(v.Strategy), v, verdict)
 	}
 	if _, err := io.WriteString(w, t.render()); err != nil {
 		return err

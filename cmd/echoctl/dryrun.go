@@ -8,25 +8,26 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 )
 
 // printDryRun says what run would do, and where this command differs from the traced one:
 // a plan names allocation sites and sizes, so other arguments may well match nothing.
-func printDryRun(cmd *cobra.Command, p *planner.Plan, d deploy, argv []string, asJSON bool) error {
+func printDryRun(cmd *cobra.Command, p *planner.Plan, d pipeline.Deployment, argv []string, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	if asJSON {
 		return printJSON(out, newDryRunDoc(p, d, argv))
 	}
-	if d.untouched != "" {
-		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.untouched)
+	if d.Untouched != "" {
+		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.Untouched)
 		return nil
 	}
-	if d.strategy == planner.StrategyPinned {
-		printPinned(out, p, d.pairs)
+	if d.Strategy == planner.StrategyPinned {
+		printPinned(out, p, d.Pairs)
 	} else {
-		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.pairs), p.Context.Executable.Path, d.strategy)
-		for _, pair := range d.pairs {
+		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.Pairs), p.Context.Executable.Path, d.Strategy)
+		for _, pair := range d.Pairs {
 			fmt.Fprintf(out, "  %s %-6s %s: host %s at %s (#%d), device %s at %s (#%d)\n", pair.ID, pair.Direction,
 				units.Bytes(pair.Bytes), pair.Host.Site.Call, pair.Host.Site.Name(), pair.Host.Site.Ordinal,
 				pair.Device.Site.Call, pair.Device.Site.Name(), pair.Device.Site.Ordinal)
@@ -67,13 +68,13 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 
 // dryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
 type dryRunDoc struct {
-	Schema     string       `json:"schema"`
-	Executable string       `json:"executable"`
-	Action     string       `json:"action"` // "merge", "pin" or "run as written"
-	Strategy   string       `json:"strategy,omitempty"`
-	Untouched  string       `json:"untouched,omitempty"` // why the program would run as written
-	Pairs      []dryRunPair `json:"pairs"`
-	ArgsDiffer string       `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
+	Schema     string           `json:"schema"`
+	Executable string           `json:"executable"`
+	Action     string           `json:"action"` // "merge", "pin" or "run as written"
+	Strategy   planner.Strategy `json:"strategy,omitempty"`
+	Untouched  string           `json:"untouched,omitempty"` // why the program would run as written
+	Pairs      []dryRunPair     `json:"pairs"`
+	ArgsDiffer string           `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
 }
 
 type dryRunPair struct {
@@ -92,30 +93,30 @@ type dryRunSite struct {
 }
 
 type dryRunCopy struct {
-	Call      string `json:"call"`
-	Direction string `json:"direction"`
-	Site      string `json:"site"`
-	Keeps     string `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
+	Call      string         `json:"call"`
+	Direction string         `json:"direction"`
+	Site      string         `json:"site"`
+	Keeps     planner.Repair `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
 }
 
-func newDryRunDoc(p *planner.Plan, d deploy, argv []string) dryRunDoc {
-	doc := dryRunDoc{Schema: schemaRun, Executable: p.Context.Executable.Path, Strategy: d.strategy,
-		Untouched: d.untouched, Pairs: []dryRunPair{}, ArgsDiffer: argsDiffer(p.Trace.Command, argv)}
+func newDryRunDoc(p *planner.Plan, d pipeline.Deployment, argv []string) dryRunDoc {
+	doc := dryRunDoc{Schema: schemaRun, Executable: p.Context.Executable.Path, Strategy: d.Strategy,
+		Untouched: d.Untouched, Pairs: []dryRunPair{}, ArgsDiffer: argsDiffer(p.Trace.Command, argv)}
 	switch {
-	case d.untouched != "":
+	case d.Untouched != "":
 		doc.Action = "run as written"
 		return doc
-	case d.strategy == planner.StrategyPinned:
+	case d.Strategy == planner.StrategyPinned:
 		doc.Action = "pin"
 	default:
 		doc.Action = "merge"
 	}
 	site := func(s planner.Site) dryRunSite { return dryRunSite{Call: s.Call, Site: s.Name(), Ordinal: s.Ordinal} }
-	for _, pair := range d.pairs {
+	for _, pair := range d.Pairs {
 		dp := dryRunPair{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
 			Host: site(pair.Host.Site), Device: site(pair.Device.Site)}
 		for _, c := range pair.Copies {
-			keeps := ""
+			var keeps planner.Repair
 			if doc.Action == "merge" {
 				keeps = c.Repair
 			}

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"strings"
 
 	"github.com/echo-uma/echo/export"
-	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
@@ -75,18 +73,12 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 		}
 		xopts.PlanPath = opts.plan
 	}
-	in, err := infile.Open(tracePath)
+	tf, err := trace.Open(tracePath)
 	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = pe.Err // the path is in our message already
-		}
-		return fmt.Errorf("opening %s: %w", tracePath, err)
+		return err
 	}
-	defer in.Close()
-	r, err := trace.NewReader(in)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", tracePath, err)
-	}
+	defer tf.Close()
+	r := tf.Reader
 
 	outPath := opts.output
 	if outPath == "" {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
@@ -74,18 +72,12 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
 		return err
 	}
-	f, err := infile.Open(tracePath)
+	tf, err := trace.Open(tracePath)
 	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = pe.Err // the path is in our message already
-		}
-		return fmt.Errorf("opening %s: %w", tracePath, err)
+		return err
 	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", tracePath, err)
-	}
+	defer tf.Close()
+	r := tf.Reader
 	p, err := planner.Analyze(r, tracePath, planner.Options{MinIterations: opts.minIterations,
 		MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
 	if err != nil {

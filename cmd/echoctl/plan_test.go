@@ -169,7 +169,7 @@ func TestRenderPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.plan.Validate(); err != nil {
+			if err := tt.plan.Check(); err != nil {
 				t.Fatalf("the test's plan is invalid: %v", err)
 			}
 			var buf bytes.Buffer

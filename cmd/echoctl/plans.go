@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plandir"
 	"github.com/echo-uma/echo/planner"
 )
@@ -45,7 +44,7 @@ the one there.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, planPath := range args[1:] {
-				if err := addPlan(cmd.ErrOrStderr(), g, args[0], planPath); err != nil {
+				if err := addPlan(cmd.ErrOrStderr(), args[0], planPath); err != nil {
 					return fmt.Errorf("adding %s: %w", planPath, err)
 				}
 			}
@@ -54,12 +53,12 @@ the one there.`,
 	}
 }
 
-func addPlan(stderr io.Writer, g *globalOptions, dir, planPath string) error {
+func addPlan(stderr io.Writer, dir, planPath string) error {
 	p, err := planner.ReadFile(planPath)
 	if err != nil {
 		return err
 	}
-	compact, d, err := deployed(p, g)
+	compact, d, err := pipeline.Deployed(p)
 	if err != nil {
 		return err
 	}
@@ -67,23 +66,9 @@ func addPlan(stderr io.Writer, g *globalOptions, dir, planPath string) error {
 	if err := plandir.Add(dir, name, p, compact); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "echoctl: %s: %d pairs (%s) for %s on %s\n", name, len(d.pairs), d.strategy,
+	fmt.Fprintf(stderr, "echoctl: %s: %d pairs (%s) for %s on %s\n", name, len(d.Pairs), d.Strategy,
 		filepath.Base(p.Context.Executable.Path), p.Context.GPU)
 	return nil
-}
-
-// deployed is the deployment echoctl run would give the shim for p, with no --force or
-// --strategy: the calibrated pairs and strategy.
-func deployed(p *planner.Plan, g *globalOptions) (string, deploy, error) {
-	d, err := deployment(p, &runOptions{globalOptions: g}, io.Discard)
-	if err != nil {
-		return "", d, err
-	}
-	if d.untouched != "" {
-		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.untouched)
-	}
-	compact, err := planner.Compact(p, d.pairs, d.strategy, planner.ModeDeploy)
-	return compact, d, err
 }
 
 func newPlansLsCmd(g *globalOptions) *cobra.Command {
@@ -97,87 +82,19 @@ func newPlansLsCmd(g *globalOptions) *cobra.Command {
 	}
 }
 
-// planRow is one plan of `plans ls` (echo.plans/1 in docs/json.md).
-type planRow struct {
-	Name       string `json:"name"`
-	Plan       string `json:"plan"`       // its file, "" for a deployment without one
-	Deployment string `json:"deployment"` // the file the shim reads, "" when missing
-	Executable struct {
-		Path    string `json:"path"`
-		BuildID string `json:"build_id"`
-		Size    int64  `json:"size"`
-	} `json:"executable"`
-	GPU               string    `json:"gpu"`
-	ComputeCapability string    `json:"compute_capability"`
-	Driver            int       `json:"driver"`
-	Runtime           int       `json:"runtime"`
-	Strategy          string    `json:"strategy"`
-	Pairs             int       `json:"pairs"` // enabled pairs the deployment serves
-	Created           time.Time `json:"created"`
-	Status            string    `json:"status"`  // ok, missing, stale, orphan, unreadable, undeployable, conflict
-	Problem           string    `json:"problem"` // what is wrong and what to do, "" when ok
-}
-
-func planRows(dir string, g *globalOptions) ([]planRow, error) {
-	entries, err := plandir.Read(dir)
-	if err != nil {
-		return nil, err
-	}
-	var rows []planRow
-	for _, e := range entries {
-		r := planRow{Name: e.Name, Status: "ok"}
-		if e.Deployment != nil {
-			r.Deployment = e.DeploymentPath(dir)
-		}
-		if e.Plan != nil || e.Err != nil {
-			r.Plan = e.PlanPath(dir)
-		}
-		problem := func(status, format string, a ...any) {
-			if r.Status == "ok" {
-				r.Status, r.Problem = status, fmt.Sprintf(format, a...)
-			}
-		}
-		if e.Err != nil {
-			problem("unreadable", "%v: the shim skips a deployment it cannot read; remove or replace it", e.Err)
-		}
-		if p := e.Plan; p != nil {
-			c := p.Context
-			r.Executable.Path, r.Executable.BuildID, r.Executable.Size = c.Executable.Path, c.Executable.BuildID, c.Executable.Size
-			r.GPU, r.ComputeCapability, r.Driver, r.Runtime, r.Created = c.GPU, c.ComputeCapability, c.Driver, c.Runtime, p.Created
-			compact, d, err := deployed(p, g)
-			r.Strategy, r.Pairs = d.strategy, len(d.pairs)
-			switch {
-			case err != nil:
-				problem("undeployable", "%v", err)
-			case e.Deployment == nil:
-				problem("missing", "no deployment beside it, so the shim does not see it: echoctl plans add %s %s", dir, r.Plan)
-			case !bytes.Equal(e.Deployment, []byte(compact)):
-				problem("stale", "its deployment is not the plan's: echoctl plans add %s %s", dir, r.Plan)
-			}
-			if other := plandir.Conflict(entries, e.Name, p); other != "" {
-				problem("conflict", "%s is for the same executable and GPU: the shim runs the program untouched until one goes", other)
-			}
-		} else if e.Err == nil {
-			problem("orphan", "a deployment without its plan: the shim uses it, but what it is for cannot be listed; add its plan")
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
 func listPlans(out io.Writer, g *globalOptions, dir string) error {
-	rows, err := planRows(dir, g)
+	rows, err := plandir.Audit(dir)
 	if err != nil {
 		return err
 	}
 	if g.json {
 		if rows == nil {
-			rows = []planRow{}
+			rows = []plandir.Row{}
 		}
 		return printJSON(out, struct {
-			Schema string    `json:"schema"`
-			Dir    string    `json:"dir"`
-			Plans  []planRow `json:"plans"`
+			Schema string        `json:"schema"`
+			Dir    string        `json:"dir"`
+			Plans  []plandir.Row `json:"plans"`
 		}{schemaPlans, dir, rows})
 	}
 	t := columns{headers: []string{"NAME", "EXECUTABLE", "BUILD-ID", "GPU", "STRATEGY", "PAIRS", "CREATED", "STATUS"}, right: []int{5}, rule: true}
@@ -200,7 +117,7 @@ func listPlans(out io.Writer, g *globalOptions, dir string) error {
 		if r.Problem != "" {
 			status += ": " + r.Problem
 		}
-		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, r.Strategy, fmt.Sprint(r.Pairs), created, status})
+		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, string(r.Strategy), fmt.Sprint(r.Pairs), created, status})
 	}
 	_, err = io.WriteString(out, t.render())
 	return err

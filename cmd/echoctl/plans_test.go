@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plandir"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -103,12 +104,12 @@ func TestPlanDirectory(t *testing.T) {
 				t.Errorf("exit %d, checksum %s; want 0 and %s", res.ExitCode, got, want)
 			}
 			r := res.Report
-			if c.plan != "" && (!r.Active || r.Plan != c.plan || r.Merged != pairs[strings.TrimSuffix(c.plan, ".plan.shim")] || r.CopiesElided == 0) {
+			if c.plan != "" && (!r.Active || r.Plan != c.plan || r.Served != pairs[strings.TrimSuffix(c.plan, ".plan.shim")] || r.CopiesElided == 0) {
 				t.Errorf("report: active %v, plan %q, %d pairs merged, %d copies elided (%s); want %s with every pair merged",
-					r.Active, r.Plan, r.Merged, r.CopiesElided, r.Reason, c.plan)
+					r.Active, r.Plan, r.Served, r.CopiesElided, r.Reason, c.plan)
 			}
-			if c.plan == "" && (r.Active || r.Merged != 0 || !strings.Contains(r.Reason, c.reason)) {
-				t.Errorf("report: active %v, %d merged, reason %q; want untouched: %q", r.Active, r.Merged, r.Reason, c.reason)
+			if c.plan == "" && (r.Active || r.Served != 0 || !strings.Contains(r.Reason, c.reason)) {
+				t.Errorf("report: active %v, %d merged, reason %q; want untouched: %q", r.Active, r.Served, r.Reason, c.reason)
 			}
 		})
 	}
@@ -150,13 +151,13 @@ func TestPlanDirectory(t *testing.T) {
 	// plans ls says what each is for, and what is wrong with the copy.
 	res = testenv.Echoctl(t, nil, "--json", "plans", "ls", dir)
 	var doc struct {
-		Schema string    `json:"schema"`
-		Plans  []planRow `json:"plans"`
+		Schema string        `json:"schema"`
+		Plans  []plandir.Row `json:"plans"`
 	}
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
 		t.Fatalf("plans ls --json: exit %d, %v: %s", res.ExitCode, err, res.Stdout)
 	}
-	got := map[string]planRow{}
+	got := map[string]plandir.Row{}
 	for _, r := range doc.Plans {
 		got[r.Name] = r
 	}
@@ -246,12 +247,12 @@ func TestPlanDirectoryTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := served.Report; !r.Active || r.Plan != "stream.plan.shim" || r.Merged != pairs || r.Skipped != 3 {
+	if r := served.Report; !r.Active || r.Plan != "stream.plan.shim" || r.Served != pairs || r.Skipped != 3 {
 		t.Errorf("stream beside the skipped files: report %+v; want stream.plan.shim's %d pairs merged and 3 files skipped", r, pairs)
 	}
 
 	res = echoctlWithin(t, "", nil, "--json", "plans", "ls", dir)
-	var doc struct{ Plans []planRow }
+	var doc struct{ Plans []plandir.Row }
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
 		t.Fatalf("plans ls --json: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
 	}

@@ -165,3 +165,32 @@ func paint(img image.Image) (int, map[[3]uint8]int) {
 	}
 	return len(n), n
 }
+
+// Through the real CLI: a workload traced as by default (no launch probed) gets a report whose
+// timeline says kernel launches were not traced and draws none; traced with --launches, its
+// lanes draw them.
+func TestReportLaunchesNotTraced(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--host-allocs", "--", testenv.Built(t, "workloads/stream"), "--size", "256K", "--iters", "4", "--warmup", "1"}
+	for _, c := range []struct {
+		flags    []string
+		untraced bool
+	}{{nil, true}, {[]string{"--launches"}, false}} {
+		res, tracePath := testenv.Trace(t, append(c.flags, args...)...)
+		if res.ExitCode != 0 {
+			t.Fatalf("echoctl trace %v: exit %d: %s", c.flags, res.ExitCode, res.Stderr)
+		}
+		if out, err := execute(t, "plan", tracePath); err != nil {
+			t.Fatalf("plan: %v\n%s", err, out)
+		}
+		page, err := execute(t, "report", "-o", "-", tracePath+".plan")
+		if err != nil || !strings.Contains(page, "Iteration ") {
+			t.Fatalf("report of the trace %v: %v, or no iteration drawn", c.flags, err)
+		}
+		said, drawn := strings.Contains(page, "kernel launch: not traced"), strings.Contains(page, `class="bar kernel"`)
+		if said != c.untraced || drawn == c.untraced {
+			t.Errorf("trace %v: the page says launches not traced %v and draws kernel bars %v; want %v and %v",
+				c.flags, said, drawn, c.untraced, !c.untraced)
+		}
+	}
+}

@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -86,32 +86,39 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.json && !o.dryRun && !o.printEnv {
 		return errors.New("--json prints what --dry-run or --print-env would do: a run's standard output is the program's")
 	}
+	var strategy planner.Strategy
+	if o.strategy != "" {
+		var err error
+		if strategy, err = planner.ParseStrategy(o.strategy); err != nil {
+			return fmt.Errorf("--strategy: %w", err)
+		}
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil && !o.dryRun && !o.printEnv {
 		return runAsWritten(cmd, argv, err.Error())
 	} else if err != nil {
 		return err
 	}
-	d, err := deployment(p, o, cmd.ErrOrStderr())
+	d, err := pipeline.Deploy(p, strategy, o.force, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	pairs, strategy := d.pairs, d.strategy
+	pairs, strategy := d.Pairs, d.Strategy
 	stderr := cmd.ErrOrStderr()
 	if o.dryRun {
 		return printDryRun(cmd, p, d, argv, o.json)
 	}
 	if o.printEnv {
-		if d.untouched != "" {
-			return errors.New(d.untouched + ": there is nothing to preload")
+		if d.Untouched != "" {
+			return errors.New(d.Untouched + ": there is nothing to preload")
 		}
 		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
 	}
 	// From here on echoctl is the program: its signals go to the program, and echoctl ends
 	// with the program's status, whatever the plan did.
 	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
-	if d.untouched != "" {
-		return runAsWritten(cmd, argv, d.untouched)
+	if d.Untouched != "" {
+		return runAsWritten(cmd, argv, d.Untouched)
 	}
 	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
 	if err != nil {
@@ -129,7 +136,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
-				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Merged, len(pairs), pin.Buffers,
+				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Served, len(pairs), pin.Buffers,
 				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			more := ""
@@ -139,7 +146,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 					len(ids), strings.Join(ids, ", "))
 			}
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
-				run.Report.Merged, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
+				run.Report.Served, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
 		printProcesses(stderr, run.Processes)
 	}
@@ -149,100 +156,21 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 // unlinked are the pairs whose two sides took their planned slots while no linking copy at
 // the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
 // as written, which the report's merged count alone does not tell from "not allocated".
-func unlinked(r runner.Report, strategy string) []string {
+func unlinked(r runner.Report, strategy planner.Strategy) []string {
 	var ids []string
 	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
 		return nil
 	}
 	for _, p := range r.Pairs {
-		if p.Seen && !p.Merged {
+		if p.Seen && !p.Served {
 			ids = append(ids, p.ID)
 		}
 	}
 	return ids
 }
 
-// deploy is what `echoctl run` does with a plan: the pairs to merge and the strategy, or why
-// the program runs as written.
-type deploy struct {
-	pairs     []planner.Pair
-	strategy  string
-	untouched string
-}
-
-// deployment picks the pairs to merge and the strategy: a calibrated plan's enabled pairs
-// and chosen strategy, if they are what calibration measured (none, when calibration
-// enabled none: the program runs as written); with --force, the enabled pairs as they are,
-// and the candidate and validated pairs of a plan never calibrated.
-func deployment(p *planner.Plan, o *runOptions, stderr io.Writer) (deploy, error) {
-	strategy := o.strategy
-	if strategy == "" {
-		strategy = p.Context.Strategy
-	}
-	var enabled, unproven []planner.Pair
-	calibrated := p.Context.GPU != ""
-	for _, pair := range p.Pairs {
-		switch pair.Status {
-		case planner.StatusEnabled:
-			enabled = append(enabled, pair)
-		case planner.StatusCandidate, planner.StatusValidated:
-			unproven = append(unproven, pair)
-		case planner.StatusCalibrated:
-			calibrated = true
-		}
-	}
-	var unmeasured error
-	if len(enabled) > 0 {
-		unmeasured = p.CheckDigest(enabled)
-	}
-	if o.force {
-		// What --force deploys is not what calibration measured: the compact plan then carries
-		// the digest of its own lines (planner.Compact), which the shim still checks, and the
-		// shim's rules for a merge all hold.
-		p.Context.PairsDigest = ""
-	}
-	if len(enabled) > 0 && strategy != "" {
-		switch {
-		case unmeasured != nil && !o.force:
-			return deploy{strategy: strategy, untouched: unmeasured.Error() + ": calibrate it again, or deploy it anyway with --force"}, nil
-		case unmeasured != nil:
-			fmt.Fprintf(stderr, "echoctl: warning: deploying anyway (--force): %v\n", unmeasured)
-		}
-		return deploy{pairs: enabled, strategy: strategy}, nil
-	}
-	if (calibrated || len(unproven) == 0) && !o.force {
-		return deploy{strategy: strategy, untouched: "the plan enables no pair"}, nil
-	}
-	if !o.force {
-		return deploy{}, errors.New("the plan was never calibrated, so no pair is enabled and no strategy chosen: " +
-			"run echoctl calibrate first, or deploy it unproven with --force")
-	}
-	fmt.Fprintln(stderr, "echoctl: warning: deploying pairs that were not calibrated (--force): "+
-		"the merged program may be slower, and pairs never validated may even compute differently")
-	if strategy == "" {
-		strategy = planner.StrategyMapped
-	}
-	var pairs []planner.Pair
-	unsited := 0
-	for _, pair := range planner.PairsFor(append(enabled, unproven...), strategy) {
-		if pair.Sited(strategy) {
-			pairs = append(pairs, pair)
-		} else {
-			unsited++
-		}
-	}
-	if unsited > 0 {
-		fmt.Fprintf(stderr, "echoctl: %d pairs left as written: the trace did not see where they were allocated, "+
-			"and echoctl validate finds that\n", unsited)
-	}
-	if len(pairs) == 0 {
-		return deploy{strategy: strategy, untouched: "no pair of the plan can be served with " + strategy + " as it stands"}, nil
-	}
-	return deploy{pairs: pairs, strategy: strategy}, nil
-}
-
 // repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
-var repairWords = map[string]string{
+var repairWords = map[planner.Repair]string{
 	planner.RepairNone:       "nothing: stream order covers it",
 	planner.RepairEventWait:  "its wait, as an event on its stream",
 	planner.RepairStreamSync: "its wait, as a synchronize of its stream",

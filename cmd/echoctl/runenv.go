@@ -17,7 +17,7 @@ import (
 // container) run as `echoctl run` would run it: LD_PRELOAD and ECHO_PLAN. The shim still
 // checks the executable and the device at every start, so a stale environment runs the
 // program untouched.
-func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath string, pairs []planner.Pair, strategy string) error {
+func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath string, pairs []planner.Pair, strategy planner.Strategy) error {
 	if len(pairs) == 0 {
 		return fmt.Errorf("the plan enables no pair: there is nothing to preload")
 	}
@@ -51,7 +51,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 			Schema     string            `json:"schema"`
 			Env        map[string]string `json:"env"`
 			Deployment string            `json:"deployment"` // PLAN.shim
-			Strategy   string            `json:"strategy"`
+			Strategy   planner.Strategy  `json:"strategy"`
 			Pairs      int               `json:"pairs"`
 		}{schemaEnv, m, deployed, strategy, len(pairs)})
 	}

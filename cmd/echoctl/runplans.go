@@ -55,7 +55,7 @@ func runPlans(cmd *cobra.Command, o *runOptions, argv []string) error {
 	case !r.Active && !r.Said && r.Reason != "" && os.Getenv("ECHO_QUIET") == "":
 		fmt.Fprintf(stderr, "echoctl: the program ran untouched: %s\n", r.Reason)
 	case r.Active && o.verbose > 0:
-		fmt.Fprintf(stderr, "echoctl: plan %s: %d pairs served, %d copies elided, %d fallbacks\n", r.Plan, r.Merged,
+		fmt.Fprintf(stderr, "echoctl: plan %s: %d pairs served, %d copies elided, %d fallbacks\n", r.Plan, r.Served,
 			r.CopiesElided, r.Fallbacks)
 	}
 	return statusError(run.ExitCode)

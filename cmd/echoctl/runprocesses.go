@@ -18,7 +18,7 @@ func printProcesses(w io.Writer, procs []runner.Report) {
 		if !p.Active {
 			state = "untouched: " + p.Reason
 		}
-		fmt.Fprintf(w, "echoctl:   process %d: %d pairs %s, %d copies elided, %d fallbacks\n", p.PID, p.Merged,
+		fmt.Fprintf(w, "echoctl:   process %d: %d pairs %s, %d copies elided, %d fallbacks\n", p.PID, p.Served,
 			state, p.CopiesElided, p.Fallbacks)
 	}
 }

@@ -3,44 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 )
-
-// msSince is the wall time since t, in milliseconds.
-func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
-
-// predictionLine says the best strategy's estimate and, labelled as such, the Amdahl bound.
-func predictionLine(p *planner.Plan) string {
-	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
-	best := planner.EstimateFor(p.Estimates, p.Context.Strategy) // the strategy calibration chose
-	if best == nil {
-		best = planner.Best(p.Estimates)
-	}
-	if best == nil {
-		return bound
-	}
-	return fmt.Sprintf("predicted %.2f× (%s), %s", best.Speedup, best.Strategy, bound)
-}
-
-// savingsOf is what the calibrated plan saves, from the chosen strategy's measured median,
-// or nil when calibration enabled nothing.
-func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *planner.Savings {
-	if cal.Chosen == "" {
-		return nil
-	}
-	for _, v := range cal.Variants {
-		if v.Strategy == cal.Chosen {
-			s := planner.NewSavings(p, cal.Chosen, cal.Baseline.MedianMS, v.MedianMS, found)
-			s.Energy = cal.Energy(cal.Chosen)
-			return s
-		}
-	}
-	return nil
-}
 
 // renderSavings prints the costs and savings of the enabled plan in a few lines after the
 // calibration table (paper §4.3–4.4).

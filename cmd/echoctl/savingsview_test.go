@@ -7,21 +7,6 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-func TestPredictionLineLabelsTheBound(t *testing.T) {
-	p := &planner.Plan{PredictedSpeedup: 7.98, Context: planner.Context{Strategy: planner.StrategyMapped},
-		Estimates: []planner.Estimate{{Strategy: planner.StrategySystem, Speedup: 7.9}, {Strategy: planner.StrategyMapped, Speedup: 6.5}}}
-	if got, want := predictionLine(p), "predicted 6.50× (mapped), Amdahl bound 7.98×"; got != want {
-		t.Errorf("got %q, want %q (the chosen strategy's estimate)", got, want)
-	}
-	p.Context.Strategy = ""
-	if got := predictionLine(p); !strings.HasPrefix(got, "predicted 7.90× (system)") {
-		t.Errorf("uncalibrated: %q, want the best estimate", got)
-	}
-	if got := predictionLine(&planner.Plan{PredictedSpeedup: 1.5}); got != "Amdahl bound 1.50×" {
-		t.Errorf("no estimates: %q", got)
-	}
-}
-
 func TestSavingsLines(t *testing.T) {
 	s := &planner.Savings{Strategy: "mapped", BytesSkipped: 8 << 20, CapacitySaved: 4 << 20,
 		Finding: planner.Finding{TraceMS: 700, ValidateMS: 2000, CalibrateMS: 5400}, BreakEvenIterations: 1207, BreakEvenS: 9.2}

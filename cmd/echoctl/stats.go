@@ -2,16 +2,13 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
@@ -52,18 +49,12 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if opts.top < 0 {
 		return fmt.Errorf("--top %d: give 0 (all sites) or more", opts.top)
 	}
-	f, err := infile.Open(path)
+	tf, err := trace.Open(path)
 	if err != nil {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = pe.Err // the path is in our message already
-		}
-		return fmt.Errorf("opening %s: %w", path, err)
+		return err
 	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
+	defer tf.Close()
+	r := tf.Reader
 	st, readErr := trace.SummarizeEstimating(r, planner.NewTransferTimer(r.Header()))
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
@@ -133,6 +124,9 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
 	}
 	fmt.Fprint(out, "\n"+calls.render())
+	if st.NoLaunches {
+		fmt.Fprintln(out, "kernel launches: not traced (trace with --launches to count them)")
+	}
 
 	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,8 @@ func TestStatsCommand(t *testing.T) {
 	lossy := &trace.Footer{End: start.Add(time.Second), EndMonoNS: 1_001_000_000, Complete: true, Lost: []uint64{0, 40, 2}}
 	attached := header
 	attached.Attached = true
+	noLaunches := header
+	noLaunches.NoLaunches = true
 	escapes := header
 	escapes.Command = []string{"./stream", "--label", "\x1b]0;owned\a\x1b[2J"}
 
@@ -66,7 +69,20 @@ func TestStatsCommand(t *testing.T) {
 				"stream+0x1000   cudaMemcpy  h2d  2      8.0 MiB  500µs",
 				"stream+0x2000   cudaMemcpy  d2h  1      4.0 MiB  100µs",
 			},
-			notWant: []string{"WARNING", "note:"},
+			notWant: []string{"WARNING", "note:", "not traced"},
+		},
+		{
+			name:    "launches not traced",
+			args:    func(p string) []string { return []string{"stats", p} },
+			path:    writeTrace(t, noLaunches, clean, slices.Delete(slices.Clone(events), 2, 3)...),
+			want:    []string{"kernel launches: not traced (trace with --launches to count them)"},
+			notWant: []string{"cudaLaunchKernel"},
+		},
+		{
+			name: "launches not traced, json",
+			args: func(p string) []string { return []string{"stats", "--json", p} },
+			path: writeTrace(t, noLaunches, clean, slices.Delete(slices.Clone(events), 2, 3)...),
+			want: []string{`"no_launches": true`},
 		},
 		{
 			name:    "lost events",
@@ -228,4 +244,27 @@ func writeFile(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// Through the real CLI: a trace made as by default probes no launch, and stats says so
+// instead of counting none; with --launches it counts them.
+func TestStatsLaunchesNotTraced(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "2", "--warmup", "0"}
+	for _, c := range []struct {
+		flags         []string
+		want, notWant string
+	}{
+		{nil, "kernel launches: not traced", "cudaLaunchKernel"},
+		{[]string{"--launches"}, "cudaLaunchKernel", "not traced"},
+	} {
+		res, path := testenv.Trace(t, append(c.flags, args...)...)
+		if res.ExitCode != 0 {
+			t.Fatalf("echoctl trace %v: exit %d: %s", c.flags, res.ExitCode, res.Stderr)
+		}
+		out := testenv.Echoctl(t, nil, "stats", path)
+		if !strings.Contains(out.Stdout, c.want) || strings.Contains(out.Stdout, c.notWant) {
+			t.Errorf("trace %v, stats: want %q and not %q in:\n%s", c.flags, c.want, c.notWant, out.Stdout)
+		}
+	}
 }

@@ -35,10 +35,10 @@ type traceOptions struct {
 }
 
 func newTraceCmd(g *globalOptions) *cobra.Command {
-	o := &traceOptions{globalOptions: g, minHostBytes: 64 << 10, ringSize: 16 << 20}
+	o := &traceOptions{globalOptions: g, minHostBytes: tracer.DefaultMinHostBytes, ringSize: tracer.DefaultRingBytes}
 	cmd := &cobra.Command{
 		Use:   "trace [flags] (-- CMD [ARGS...] | -p PID)",
-		Short: "Record a CUDA program's allocations, copies, launches and syncs into a trace file",
+		Short: "Record a CUDA program's allocations, copies and syncs (and, asked, launches) into a trace file",
 		Long: `trace records every allocation, copy, stream and synchronisation call
 of an unmodified CUDA program with eBPF uprobes on the CUDA runtime (shared or statically
 linked) and the CUDA driver, into a trace file for ` + "`echoctl stats`" + ` and ` + "`echoctl plan`" + `.
@@ -48,11 +48,9 @@ them thousands of times per step, and their probes were the whole cost of tracin
 buffers are then known by the pointer and size their copies name, and ` + "`echoctl validate`" + `
 finds where each was allocated, in-process, for a few nanoseconds a call.
 
-Kernel launches are probed too unless --launches=false: a plan needs copies, allocations and
-the synchronisations between them, while an inference loop launches dozens of kernels per
-step and their probes are most of what tracing it costs. Without launches the planner
-estimates which synchronous copies also waited for kernels (less closely, for now); the
-trace header says whether they were probed.
+Kernel launches are not probed unless --launches: a plan needs copies, allocations and the
+synchronisations between them, while an inference loop launches dozens of kernels per step
+and their probes were most of what tracing it cost. The trace header says whether they were.
 
 With a command, echoctl starts it with every probe in place before its first instruction
 and ends with it (exiting with its status). With -p it attaches to a running process until
@@ -78,7 +76,7 @@ Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for another user's pr
 	f.DurationVar(&o.duration, "duration", 0, "with -p: stop after this long (default: until the process exits or Ctrl-C)")
 	f.BoolVar(&o.follow, "follow", false, "trace child processes too (probes every process that maps the libraries, filtered in the kernel)")
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also probe malloc, free, operator new[] and delete[] (the full picture, at a cost)")
-	f.BoolVar(&o.launches, "launches", true, "probe kernel launches (cudaLaunchKernel, cuLaunchKernel: the report's kernel lanes); --launches=false probes none, ~1 µs a launch saved")
+	f.BoolVar(&o.launches, "launches", false, "also probe kernel launches (cudaLaunchKernel, cuLaunchKernel): kernel lanes in the report, at ~1 µs a launch")
 	f.Var(&o.minHostBytes, "min-host-bytes", "with --host-allocs: record host allocations of at least this size")
 	f.BoolVar(&o.noHostAllocs, "no-host-allocs", false, "the default now; kept for scripts")
 	_ = f.MarkHidden("no-host-allocs")

@@ -8,13 +8,13 @@ import (
 // pairVerdict is one pair as validate, calibrate and optimize report it with --json: what
 // the step decided about it and why. The plan file holds the rest.
 type pairVerdict struct {
-	ID           string   `json:"id"`
-	Direction    string   `json:"direction"`
-	Bytes        uint64   `json:"bytes"` // the buffer's size
-	Status       string   `json:"status"`
-	Strategies   []string `json:"strategies,omitempty"`
-	Reason       string   `json:"reason,omitempty"`
-	MergeRefused string   `json:"merge_refused,omitempty"`
+	ID           string             `json:"id"`
+	Direction    string             `json:"direction"`
+	Bytes        uint64             `json:"bytes"` // the buffer's size
+	Status       string             `json:"status"`
+	Strategies   []planner.Strategy `json:"strategies,omitempty"`
+	Reason       string             `json:"reason,omitempty"`
+	MergeRefused string             `json:"merge_refused,omitempty"`
 }
 
 func verdicts(p *planner.Plan) []pairVerdict {
@@ -41,7 +41,7 @@ type calibrationDoc struct {
 	Plan             string            `json:"plan"` // where the plan was written
 	PredictedSpeedup float64           `json:"predicted_speedup"`
 	GPU              string            `json:"gpu,omitempty"`
-	Strategy         string            `json:"strategy,omitempty"` // the one enabled, if any
+	Strategy         planner.Strategy  `json:"strategy,omitempty"` // the one enabled, if any
 	Outcome          string            `json:"outcome,omitempty"`
 	Calibration      *calibrate.Result `json:"calibration"`
 	Pairs            []pairVerdict     `json:"pairs"`

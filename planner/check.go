@@ -30,7 +30,7 @@ var (
 	siteDirections  = []string{"h2d", "d2h", "d2d", "h2h", "default"}
 	hostKinds       = []string{"pageable", "pinned", "registered", "managed"}
 	deviceKinds     = []string{"device", "managed"}
-	strategies      = []string{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
+	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
 	statusEvidenced = []Status{StatusValidated, StatusCalibrated, StatusEnabled}
 )
 
@@ -41,10 +41,10 @@ func (s Status) Known() bool { return slices.Contains(statuses, s) }
 // every known status but refused.
 func (s Status) Counted() bool { return s.Known() && s != StatusRefused }
 
-// Validate checks everything a hand-edited, truncated or buggy plan could get wrong (PLAN.md
+// Check checks everything a hand-edited, truncated or buggy plan could get wrong (PLAN.md
 // "What the parser checks"). The error lists every problem, one a line, each saying where:
 // `plan: pairs[2] (p3): status "merged" is not one of candidate, refused, …`.
-func (p *Plan) Validate() error {
+func (p *Plan) Check() error {
 	var ps problems
 	if p.Version != Version {
 		ps.addf("", "version %d, not %d", p.Version, Version)
@@ -200,6 +200,12 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 	case slices.Contains(statusEvidenced, p.Status) && len(p.Evidence) == 0:
 		ps.addf(where, "status %s without evidence", p.Status)
 	}
+	switch {
+	case p.RefusedAt != "" && p.Status != StatusRefused:
+		ps.addf(where, "status %s, refused at %s: only a refused pair has a refusing stage", p.Status, p.RefusedAt)
+	case p.RefusedAt != "" && !slices.Contains(stages, p.RefusedAt):
+		ps.addf(where, "refused_at %q is not one of %s", p.RefusedAt, list(stages))
+	}
 	for i, e := range p.Evidence {
 		if strings.TrimSpace(e) == "" {
 			ps.addf(fmt.Sprintf("%s.evidence[%d]", where, i), "empty")
@@ -267,7 +273,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 // pair none; what only pinned can serve (a device block, a fresh host buffer every iteration)
 // allows no merge, and a merge refusal is said only where pinned is all that is left.
 func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
-	seen := map[string]bool{}
+	seen := map[Strategy]bool{}
 	for _, s := range p.Strategies {
 		if !slices.Contains(strategies, s) || seen[s] {
 			ps.addf(where, "strategies %v: each one of %s, once", p.Strategies, list(strategies))
@@ -282,7 +288,7 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 		ps.addf(where, "refused, yet strategies %v may serve it", p.Strategies)
 	case p.Merges() && counted && (p.Device.Block || p.Host.Allocations > 1 || p.Device.Allocations > 1):
 		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")
-	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []string{StrategyPinned}):
+	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []Strategy{StrategyPinned}):
 		ps.addf(where, "merge_refused, but strategies are %v, not pinned alone", p.Strategies)
 	}
 }

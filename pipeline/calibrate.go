@@ -1,0 +1,44 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/planner"
+)
+
+// Calibrate measures pairs of p on the program argv, applies the verdict to p (the pairs'
+// statuses, the chosen strategy and its digest) and records what the enabled plan saves,
+// found being what finding the plan cost before calibration (optimize's trace and
+// validation; nothing for echoctl calibrate), to which calibration's own time is added.
+func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, opts calibrate.Options,
+	found planner.Finding) (*calibrate.Result, error) {
+	began := time.Now()
+	res, err := calibrate.Calibrate(ctx, p, pairs, argv, opts)
+	if err != nil {
+		return nil, err
+	}
+	found.CalibrateMS = msSince(began)
+	if err := calibrate.Apply(p, pairs, res); err != nil {
+		return nil, err
+	}
+	p.Savings = savingsOf(p, res, found)
+	return res, nil
+}
+
+// savingsOf is what the calibrated plan saves, from the chosen strategy's measured median,
+// or nil when calibration enabled nothing.
+func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *planner.Savings {
+	if cal.Chosen == "" {
+		return nil
+	}
+	for _, v := range cal.Variants {
+		if v.Strategy == cal.Chosen {
+			s := planner.NewSavings(p, cal.Chosen, cal.Baseline.MedianMS, v.MedianMS, found)
+			s.Energy = cal.Energy(cal.Chosen)
+			return s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+// Kernels whose non-const pointer parameters are only read through (as Rodinia's are: it
+// seldom writes const): the host may read the host side after the launch, before the D2H
+// copy, and the pair is still proven. TestKernelBodies pins each function's verdict.
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#define N 4096
+
+__global__ void sum_rows(float *in, float *out)
+{
+	__shared__ float part[16][16];
+	int tx = threadIdx.x, ty = threadIdx.y;
+	part[ty][tx] = in[ty * 16 + tx];
+	__syncthreads();
+	if (tx == 0) {
+		float s = 0;
+		for (int i = 0; i < 16; i++)
+			s += part[ty][i];
+		out[ty] = s;
+	}
+}
+
+__device__ float at(float *q, int i) { return q[i]; }
+
+__global__ void through_helper(float *in, float *out) { out[threadIdx.x] = at(in, threadIdx.x) * 2; }
+
+__global__ void through_ldg(float *in, float *out) { out[threadIdx.x] = __ldg(in + threadIdx.x); }
+
+#define PAIR(kernel)                                                    \
+	float *h = (float *)malloc(N * sizeof(float)), *d, *d_out;        \
+	for (int i = 0; i < N; i++)                                       \
+		h[i] = (float)i;                                          \
+	cudaMalloc((void **)&d, N * sizeof(float));                              \
+	cudaMalloc((void **)&d_out, N * sizeof(float));                          \
+	cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);      \
+	kernel<<<1, dim3(16, 16)>>>(d, d_out);                            \
+	cudaDeviceSynchronize();                                          \
+	float first = h[0];                                               \
+	cudaMemcpy(h, d, N * sizeof(float), cudaMemcpyDeviceToHost);      \
+	cudaFree(d);                                                      \
+	cudaFree(d_out);                                                  \
+	free(h);                                                          \
+	return first;
+
+float shared_reduction(void) { PAIR(sum_rows) }
+float helper(void) { PAIR(through_helper) }
+float ldg(void) { PAIR(through_ldg) }
+
+__global__ void restricted(float *__restrict__ in, float *__restrict__ out) { out[threadIdx.x] = in[threadIdx.x]; }
+float restrict_qualified(void) { PAIR(restricted) }
