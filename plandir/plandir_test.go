@@ -25,7 +25,7 @@ func calibratedPlan(t *testing.T, exe, buildID string, size int64, gpu string) *
 			GPU: gpu, ComputeCapability: "9.0", Driver: 12080, Runtime: 12080},
 		PredictedSpeedup: 1,
 	}
-	if err := p.Validate(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Fatalf("the test's plan: %v", err)
 	}
 	return p
