@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The one definition of what Echo's tracer records. The BPF programs fill struct
- * echo_event; bpf2go generates the Go type from it, and the trace file stores it verbatim
- * (trace/FORMAT.md), so C and Go can never disagree about a layout. Fixed-width fields, a
+ * echo_event, and the trace file stores it verbatim (trace/FORMAT.md). bpf2go generates the
+ * tracer's Go type from it (echoEchoEvent); trace.Event, which the readers of a trace file
+ * use, and trace.EventType are hand-written twins of the struct and the enum, held to this
+ * header by tests (tracer/layout_test.go against the generated type, trace/event_test.go
+ * against this file), so a change here that the twins miss fails them. Fixed-width fields, a
  * type tag first, padding spelled out; compiled with -Wpadded so a hole is an error.
  */
 #ifndef ECHO_EVENTS_H

@@ -59,8 +59,8 @@ func newProcess(pid int, window int) *process {
 		started: make(chan struct{})}
 }
 
-// failed is a process no session could start on, with why: it shows as an error row for as
-// long as it lives.
+// failed is a process the shared tracer cannot watch, with why: it shows as an error row for
+// as long as it lives.
 func failed(pid int, err error) *process {
 	p := newProcess(pid, 0)
 	p.done, p.err = true, err
@@ -70,7 +70,8 @@ func failed(pid int, err error) *process {
 
 func (p *process) markStarted() { p.start.Do(func() { close(p.started) }) }
 
-// outcome is why the session ended, nil while it runs or when it ended well.
+// outcome is whether the process could not be watched (it failed to join the shared tracer,
+// or was refused before), and why; a process that joined is never done: it leaves on exit.
 func (p *process) outcome() (done bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

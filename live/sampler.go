@@ -56,9 +56,9 @@ type Sampler struct {
 
 // Start checks the privileges, starts tracing the processes and, without PIDs, keeps
 // scanning /proc for new CUDA processes until ctx ends or Close. Given PIDs, it returns once
-// every session is attached, and fails when none could be: each process gone, not this
-// user's to trace, without a CUDA library, or refused by the kernel. (Those that fail while
-// others attach show as error rows.)
+// each has joined the shared tracer or failed to, and fails when none joined: each gone, not
+// this user's to trace, without a CUDA library, or refused by the kernel. (Those that fail
+// while others join show as error rows.)
 func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	opts.defaults()
 	if err := tracer.CheckPrivileges(); err != nil {
@@ -105,8 +105,8 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	return s, nil
 }
 
-// waitAttached waits until each session on pids has its probes in place or has ended, and
-// fails when every one ended in an error (refused are the PIDs no session started on).
+// waitAttached waits until each process of pids has joined the shared tracer (its probes in
+// place) or failed to, and fails when none joined (refused are the PIDs turned away before).
 func (s *Sampler) waitAttached(pids []int, refused map[int]error) error {
 	why := sortedErrors(s.opts.PIDs, refused)
 	attached := 0
@@ -166,7 +166,7 @@ func (s *Sampler) reap() {
 	}
 }
 
-// scan starts a session for every process to trace that has none.
+// scan starts watching every process to trace that is not watched yet.
 func (s *Sampler) scan() {
 	pids := s.opts.PIDs
 	if len(pids) == 0 {
@@ -175,8 +175,8 @@ func (s *Sampler) scan() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, pid := range pids {
-		// A process whose session ended is gone from the scan too; the same PID later is
-		// another process, traced anew.
+		// A process that exited was reaped from procs; the same PID later is another
+		// process, watched anew.
 		if s.procs[pid] != nil || pid == os.Getpid() || !tracer.Alive(pid) {
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 // or found; the error says, per process, why.
 var ErrNothingTraced = errors.New("could not attach to any process")
 
-// checkTargets splits the processes given with -p into those a session can start on and
+// checkTargets splits the processes given with -p into those the shared tracer can watch and
 // the reasons the others cannot (gone, not ours to read, no CUDA library).
 func checkTargets(pids []int) (ok []int, refused map[int]error) {
 	refused = map[int]error{}
@@ -59,7 +59,7 @@ func (e *nothingTracedError) Error() string {
 
 func (e *nothingTracedError) Unwrap() []error { return append([]error{ErrNothingTraced}, e.why...) }
 
-// failure names the process a session failed on.
+// failure names the process that could not be watched.
 func failure(pid int, comm string, err error) error {
 	return fmt.Errorf("process %d (%s): %w", pid, comm, err)
 }

@@ -11,14 +11,13 @@ import (
 // synth writes a synthetic trace, one call at a time, as the tracer would record a program:
 // every call site is an offset in one executable module.
 type synth struct {
-	t      testing.TB
-	buf    bytes.Buffer
-	w      *trace.Writer
-	now    uint64
-	next   uint64 // next address handed out
-	lost   uint64
-	events uint64
-	tid    uint32 // the thread making the calls; 0: the main thread
+	t    testing.TB
+	buf  bytes.Buffer
+	w    *trace.Writer
+	now  uint64
+	next uint64 // next address handed out
+	lost uint64
+	tid  uint32 // the thread making the calls; 0: the main thread
 }
 
 const (

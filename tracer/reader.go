@@ -37,7 +37,7 @@ func (e rawEvent) typ() trace.EventType { return trace.EventType(binary.LittleEn
 func (e rawEvent) pid() int             { return int(binary.LittleEndian.Uint32(e[4:])) }
 
 func (t *Tracer) newEventReader() (*eventReader, error) {
-	rd, err := ringbuf.NewReader(t.coll.Maps["events"])
+	rd, err := ringbuf.NewReader(t.maps.Events)
 	if err != nil {
 		return nil, fmt.Errorf("opening the ring buffer: %w", err)
 	}

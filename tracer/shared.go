@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"sync"
 
 	"github.com/echo-uma/echo/internal/procfs"
@@ -80,7 +79,7 @@ func NewShared(cfg Config, version string, log *slog.Logger) (*Shared, error) {
 // Join starts watching process pid: its libraries are read and probed where no other
 // watched process probed them already, start is called with its trace header (the modules
 // mapped now), then sink with its records until Leave. A process without a CUDA library is
-// watched on, in case it loads one (Probed says whether it did).
+// watched on, in case it loads one (FoundCUDA says whether it did).
 func (s *Shared) Join(pid int, start func(trace.Header), sink Sink) error {
 	if !alive(pid) {
 		return fmt.Errorf("no process %d", pid)
@@ -149,25 +148,6 @@ func (s *Shared) drop(pid int) *member {
 	m := s.members[pid]
 	delete(s.members, pid)
 	return m
-}
-
-// Probed lists the CUDA runtime and driver files probed for process pid (a statically
-// linked runtime: its executable), sorted; none for a process not watched.
-func (s *Shared) Probed(pid int) []string {
-	s.mu.Lock()
-	m := s.members[pid]
-	s.mu.Unlock()
-	if m == nil {
-		return nil
-	}
-	s.probeMu.Lock()
-	defer s.probeMu.Unlock()
-	libs := make([]string, 0, len(m.p.cudaLibs))
-	for lib := range m.p.cudaLibs {
-		libs = append(libs, lib)
-	}
-	sort.Strings(libs)
-	return libs
 }
 
 // FoundCUDA is nil when a CUDA runtime or driver was probed for process pid, and otherwise

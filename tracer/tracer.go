@@ -49,8 +49,9 @@ type Config struct {
 // Tracer owns the loaded BPF programs, the attached probes and the ring buffer.
 type Tracer struct {
 	cfg      Config
-	multi    bool // the kernel attaches a program to many functions at once (uprobe_multi)
-	coll     *ebpf.Collection
+	multi    bool             // the kernel attaches a program to many functions at once (uprobe_multi)
+	coll     *ebpf.Collection // the programs; the maps moved to maps
+	maps     echoMaps         // bpf2go's typed maps: a map renamed in bpf/ fails to compile here
 	links    []link.Link
 	attached map[attachKey]int // functions probed per file
 	// anyPID puts every probe on its file for all processes, the targets map choosing in
@@ -82,35 +83,37 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the embedded BPF object: %w", err)
 	}
-	vars := map[string]any{
-		"min_host_bytes":  cfg.MinHostBytes,
-		"follow_children": boolByte(cfg.Follow),
-		"stop_for_maps":   boolByte(cfg.StopForMaps),
+	var specs echoSpecs // the spec's own maps and variables, by bpf2go's typed names
+	if err := spec.Assign(&specs); err != nil {
+		return nil, fmt.Errorf("reading the embedded BPF object: %w", err)
+	}
+	vars := map[*ebpf.VariableSpec]any{
+		specs.MinHostBytes:   cfg.MinHostBytes,
+		specs.FollowChildren: boolByte(cfg.Follow),
+		specs.StopForMaps:    boolByte(cfg.StopForMaps),
 	}
 	if cfg.Follow {
 		parent, child, err := forkFieldOffsets()
 		if err != nil {
 			return nil, fmt.Errorf("--follow needs the sched_process_fork tracepoint: %w", err)
 		}
-		vars["fork_parent_pid_off"], vars["fork_child_pid_off"] = parent, child
+		vars[specs.ForkParentPidOff], vars[specs.ForkChildPidOff] = parent, child
 	}
-	for name, v := range vars {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", name, err)
+	for v, value := range vars {
+		if err := v.Set(value); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", v.Name, err)
 		}
 	}
 	if cfg.RingBytes != 0 {
 		if err := CheckRingSize(uint64(cfg.RingBytes)); err != nil {
 			return nil, fmt.Errorf("sizing the ring buffer: %w", err)
 		}
-		spec.Maps["events"].MaxEntries = cfg.RingBytes
+		specs.Events.MaxEntries = cfg.RingBytes
 	}
 	if !cfg.HostAllocs {
 		// Only the allocator probes use these; hash maps are allocated whole when created,
 		// which each launch would wait for.
-		for _, m := range []string{"host_live", "pending_host"} {
-			spec.Maps[m].MaxEntries = 1
-		}
+		specs.HostLive.MaxEntries, specs.PendingHost.MaxEntries = 1, 1
 	}
 	multi := !cfg.OnePerFunction && haveUprobeMulti() == nil
 	keepPrograms(spec, multi)
@@ -127,8 +130,12 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 		return nil, fmt.Errorf("loading BPF programs: %w", err)
 	}
 	t := &Tracer{cfg: cfg, multi: multi, coll: coll, attached: map[attachKey]int{}, log: log}
+	if err := coll.Assign(&t.maps); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("loading BPF programs: %w", err)
+	}
 	if cfg.Follow {
-		l, err := link.Tracepoint("sched", "sched_process_fork", coll.Programs["process_fork"], nil)
+		l, err := link.Tracepoint("sched", "sched_process_fork", coll.Programs[forkProgram], nil)
 		if err != nil {
 			t.Close()
 			return nil, fmt.Errorf("attaching to sched_process_fork: %w", err)
@@ -137,6 +144,9 @@ func New(cfg Config, log *slog.Logger) (*Tracer, error) {
 	}
 	return t, nil
 }
+
+// forkProgram follows children (Config.Follow) on the sched_process_fork tracepoint.
+const forkProgram = "process_fork"
 
 func boolByte(b bool) uint8 {
 	if b {
@@ -147,7 +157,7 @@ func boolByte(b bool) uint8 {
 
 // AddTarget makes the probes record calls made by process pid.
 func (t *Tracer) AddTarget(pid int) error {
-	if err := t.coll.Maps["targets"].Put(uint32(pid), uint8(1)); err != nil {
+	if err := t.maps.Targets.Put(uint32(pid), uint8(1)); err != nil {
 		return fmt.Errorf("adding process %d to the traced set: %w", pid, err)
 	}
 	return nil
@@ -157,11 +167,10 @@ func (t *Tracer) AddTarget(pid int) error {
 // its threads left (a thread that died inside a probed call never returned to free its own):
 // in a tracer that outlives its processes they would fill the maps.
 func (t *Tracer) RemoveTarget(pid int) error {
-	if err := t.coll.Maps["targets"].Delete(uint32(pid)); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+	if err := t.maps.Targets.Delete(uint32(pid)); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
 		return fmt.Errorf("removing process %d from the traced set: %w", pid, err)
 	}
-	for _, name := range []string{"pending_rt", "pending_drv", "pending_host"} {
-		m := t.coll.Maps[name]
+	for _, m := range []*ebpf.Map{t.maps.PendingRt, t.maps.PendingDrv, t.maps.PendingHost} {
 		var stale []uint32
 		var tid uint32
 		var slot echoPending
@@ -172,7 +181,7 @@ func (t *Tracer) RemoveTarget(pid int) error {
 			}
 		}
 		if err := it.Err(); err != nil {
-			return fmt.Errorf("reading %s: %w", name, err)
+			return fmt.Errorf("reading %v: %w", m, err)
 		}
 		for _, tid := range stale {
 			_ = m.Delete(tid) // gone already when its call returned meanwhile
@@ -321,7 +330,7 @@ func functions(path string) (map[string]bool, error) {
 // Lost returns the failed ring-buffer reservations so far, per CPU.
 func (t *Tracer) Lost() ([]uint64, error) {
 	var perCPU []uint64
-	if err := t.coll.Maps["lost"].Lookup(uint32(0), &perCPU); err != nil {
+	if err := t.maps.Lost.Lookup(uint32(0), &perCPU); err != nil {
 		return nil, fmt.Errorf("reading the lost-event counters: %w", err)
 	}
 	return perCPU, nil
@@ -331,6 +340,7 @@ func (t *Tracer) Lost() ([]uint64, error) {
 func (t *Tracer) Close() {
 	t.detach()
 	t.coll.Close()
+	t.maps.Close()
 }
 
 // CloseAside frees the BPF objects once the traced processes are gone, and leaves the

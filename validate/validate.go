@@ -1,6 +1,8 @@
-// Package validate runs a program once more, as written, with the preload library watching
-// each candidate pair's host buffer in the windows where merging would change what the
-// program reads or writes (shim/validate.c), and folds what it saw into the plan.
+// Package validate runs a program as written, with the preload library in it, up to twice,
+// and folds what each run saw into the plan: where the trace did not see a pair's buffer
+// allocated, a first run finds its allocation site (resolve.go, shim/resolve.c); then a run
+// watches each candidate pair's host buffer in the windows where merging would change what
+// the program reads or writes (shim/validate.c).
 package validate
 
 import (

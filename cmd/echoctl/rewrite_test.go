@@ -75,8 +75,6 @@ func buildWorkload(t *testing.T, src, exe string) {
 	}
 }
 
-var checksumLine = regexp.MustCompile(`(?m)^.*checksum=\S+.*$`)
-
 func checksum(t *testing.T, exe string) string {
 	t.Helper()
 	cmd := exec.Command(exe, "--size", "1M", "--iters", "5", "--warmup", "1")

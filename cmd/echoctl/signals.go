@@ -41,15 +41,6 @@ func signalContext() (context.Context, func()) {
 	}
 }
 
-// stopped returns ctx's cause once a signal ended it, else nil: the check a command makes
-// between the steps it must not go on past after an interrupt.
-func stopped(ctx context.Context) error {
-	if ctx.Err() == nil {
-		return nil
-	}
-	return context.Cause(ctx)
-}
-
 func signalName(s syscall.Signal) string {
 	switch s {
 	case syscall.SIGINT:

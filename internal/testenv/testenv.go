@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -74,12 +73,6 @@ func (r Result) Field(key string) string {
 
 // Checksum is the workload's `checksum=` line.
 func (r Result) Checksum() string { return r.Field("checksum") }
-
-// IterMS is the workload's `iter_ms=` line (median milliseconds per iteration).
-func (r Result) IterMS() float64 {
-	v, _ := strconv.ParseFloat(r.Field("iter_ms"), 64)
-	return v
-}
 
 // Run runs a program with extra environment entries ("KEY=VALUE") and returns its output;
 // only a failure to start it fails the test.
