@@ -87,7 +87,7 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 		return abort(err)
 	}
 	for _, interp := range r.loaders(exe) {
-		if _, err := r.t.Attach(interp, kindLoader, pid); err != nil {
+		if _, err := r.t.Probe(interp, kindLoader, pid); err != nil {
 			return abort(err)
 		}
 	}

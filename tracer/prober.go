@@ -80,7 +80,7 @@ func (r *prober) rescan(pid int) ([]trace.Module, error) {
 // probe attaches the probes for a library of kind k that pid maps, and says so once; why is
 // the reason a driver is probed. gone is true when the process died meanwhile.
 func (r *prober) probe(pid int, m trace.Module, k kind, why string) (gone bool, err error) {
-	n, err := r.t.Attach(hostPath(pid, m.Path), k, pid)
+	n, err := r.t.Probe(hostPath(pid, m.Path), k, pid)
 	if err != nil && !alive(pid) {
 		// Killed while its libraries were probed (its /proc entries go with it): the
 		// trace ends as the process did.
@@ -137,7 +137,7 @@ func (r *prober) attachStatic(exe string, pid int) error {
 		return err
 	}
 	for _, k := range kinds {
-		n, err := r.t.Attach(exe, k, pid)
+		n, err := r.t.Probe(exe, k, pid)
 		if err != nil {
 			return err
 		}

@@ -97,7 +97,7 @@ func Record(ctx context.Context, out io.Writer, opts Options) (Result, error) {
 		return res, err
 	}
 	defer t.Close() // the process runs on: untraced when Record returns
-	return r.attach(ctx, out)
+	return r.traceRunning(ctx, out)
 }
 
 func (r *recorder) header(pid int, exe string, cmd []string, attached bool) trace.Header {

@@ -70,7 +70,7 @@ func RunSelfTest(onePerFunction bool) SelfTest {
 		res.Attach = err
 		return res
 	}
-	n, err := t.Attach(private, kindLoader, os.Getpid())
+	n, err := t.Probe(private, kindLoader, os.Getpid())
 	if err == nil && n == 0 {
 		err = errors.New(res.Library + " does not define _dl_debug_state")
 	}

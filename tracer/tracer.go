@@ -190,12 +190,12 @@ func (t *Tracer) RemoveTarget(pid int) error {
 	return nil
 }
 
-// Attach puts the probes for a library of the given kind on the file at path, for process
+// Probe puts the probes for a library of the given kind on the file at path, for process
 // pid (for every process when following children or shared, the targets map filtering in
 // the kernel). A file already probed for that process is skipped. It returns how many
 // functions were probed (for a file probed before, how many were); a symbol the library
 // does not export (an optional variant) is not an error.
-func (t *Tracer) Attach(path string, k kind, pid int) (int, error) {
+func (t *Tracer) Probe(path string, k kind, pid int) (int, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		return 0, fmt.Errorf("opening %s: %w", path, err)

@@ -14,10 +14,10 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// attach traces a running process from now on: probes on the libraries it has mapped, the
+// traceRunning traces a running process from now on: probes on the libraries it has mapped, the
 // loader hook for later dlopens (which, unlike launch mode, do not stop it), until it exits,
 // ctx is cancelled or the duration passes.
-func (r *recorder) attach(ctx context.Context, out io.Writer) (Result, error) {
+func (r *recorder) traceRunning(ctx context.Context, out io.Writer) (Result, error) {
 	pid := r.opts.PID
 	if !alive(pid) {
 		return Result{}, fmt.Errorf("no process %d", pid)
