@@ -1,6 +1,7 @@
 /*
- * The compact plan `echoctl run` derives from a plan file (planner.Compact): line-oriented
- * text, so the shim needs no JSON parser. Every line is checked; anything unexpected makes
+ * The compact plan echoctl derives from a plan file (planner.Compact) for `echoctl run`,
+ * validate's and calibrate's runs, and the NAME.plan.shim deployments `echoctl plans add`
+ * writes into a plan directory: line-oriented text, so the shim needs no JSON parser. Every line is checked; anything unexpected makes
  * the whole plan unusable, and the program runs untouched.
  *
  *   echo-plan 1
@@ -10,7 +11,7 @@
  *   strategy mapped|managed|system|pinned
  *   mode deploy|measure|validate|resolve
  *   marker MODULE OFFSET CALL BYTES [EVERY]   time every EVERY-th call there (optional)
- *   digest HEX             SHA-256 of the pair, host, device and chunk lines below
+ *   digest HEX             SHA-256 of the pair, host, device, chunk and copy lines below
  *   pair ID BYTES input|output|both
  *   host MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
  *   device MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]

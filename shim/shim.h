@@ -1,11 +1,17 @@
 /*
- * libechoshim: Echo's preload library. Loaded with LD_PRELOAD by `echoctl run`, it reads a
- * compact plan (ECHO_PLAN), checks the plan was made for this program, and merges each
- * planned host/device buffer pair into one buffer: at the pair's host allocation and at its
- * device allocation, whichever comes first, it hands out one merged buffer; a linking copy
- * between the two sides then moves no data but keeps its ordering effect; the merged buffer
- * is released only once both sides are freed. Anything unexpected switches it to
- * passthrough: the program runs untouched, and one line on stderr says why.
+ * libechoshim: Echo's preload library. Loaded with LD_PRELOAD by `echoctl run`, by validate
+ * and calibrate's runs, and wherever a plan directory is served (ECHO_PLAN_DIR), it reads a
+ * compact plan (ECHO_PLAN, or the deployment in the directory made for this executable and
+ * GPU), checks the plan was made for this program, and acts in the plan's mode: deploy
+ * serves each planned pair, measure only times the loop, validate watches each pair's host
+ * buffer where a merge would change what is read, resolve finds where the sides the trace
+ * missed are allocated. Deployed, a merge gives each side a buffer of the shim's own and
+ * joins the two only at the first linking copy between exactly those buffers at a plan's copy
+ * site (bind.c); a linking copy after that moves no data but keeps its ordering effect; each
+ * side's memory goes at its own free. The pinned strategy merges nothing: it serves a pair's
+ * host side from page-locked memory pooled per site, and the copies stay. Anything
+ * unexpected switches the shim to passthrough: the program runs untouched, and one line on
+ * stderr says why.
  *
  * Hot paths (malloc, free, cudaMemcpy) decide with a few compares whether a call can concern
  * a pair at all; only then do they take the lock and resolve the call site.
@@ -40,7 +46,7 @@ struct frame {
 /* A call site as the planner identifies it (planner.Site). With a call chain, the ordinal
  * counts the calls at the site, of the size, from that chain (chain.c). */
 struct site {
-	char module[96]; /* build-id in hex, or "path:size" for a module without one */
+	char module[96]; /* build-id in hex, or "size:N:BASENAME" for a module without one */
 	uint64_t offset;
 	char call[32];
 	uint64_t bytes;
