@@ -1,0 +1,6 @@
+//go:build !race
+
+package export
+
+// raceDetector: see race_test.go.
+const raceDetector = false
