@@ -153,6 +153,11 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 		return res, err
 	}
 	res, err := r.finish(er, loop)
+	if res.Truncated != "" {
+		// The disk filled as the program ended, before the loop's error was seen: said all
+		// the same.
+		r.sayFull("the program had ended")
+	}
 	res.ExitCode = runner.Status(cmd.ProcessState)
 	return res, err
 }

@@ -178,12 +178,17 @@ func (r *recorder) stopRecording(pid int) {
 	if r.opts.StopForMaps {
 		_ = unix.Kill(pid, unix.SIGCONT)
 	}
+	r.sayFull("the program runs on untraced")
+}
+
+// sayFull is the one line that says recording stopped early, and why, with what became of
+// the program.
+func (r *recorder) sayFull(program string) {
 	if r.full == unix.EPIPE {
-		r.opts.Progress("the trace's reader closed the pipe: stopped recording; the program runs on untraced")
+		r.opts.Progress("the trace's reader closed the pipe: stopped recording; %s", program)
 		return
 	}
-	r.opts.Progress("the disk is full (%v): stopped recording; the trace is kept, truncated, and the program "+
-		"runs on untraced", r.full)
+	r.opts.Progress("the disk is full (%v): stopped recording; the trace is kept, truncated, and %s", r.full, program)
 }
 
 // libraryChange handles the loader's notice for pid: read its libraries, write the new

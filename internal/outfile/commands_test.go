@@ -174,6 +174,32 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 	}
 }
 
+// A disk that fills as a short program ends (the loop's error comes after the program's
+// exit) is said all the same: one line, and stats says the trace is truncated. Without
+// launches, 2000 iterations of 2 copies fill the 256 KiB disk near the end.
+func TestDiskFullAsProgramEnds(t *testing.T) {
+	testenv.RequireRoot(t)
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
+		t.Skipf("mounting a small tmpfs to fill: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	out := filepath.Join(dir, "trace.bin")
+	res := testenv.Echoctl(t, nil, "trace", "--no-host-allocs", "-o", out, "--", testenv.Built(t, "workloads/stream"),
+		"--size", "64K", "--iters", "2000", "--warmup", "0")
+	if res.ExitCode != 0 {
+		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	st := testenv.Echoctl(t, nil, "stats", "--json", out)
+	var stats trace.Stats
+	if err := json.Unmarshal([]byte(st.Stdout), &stats); err != nil || stats.Truncated == "" {
+		t.Fatalf("stats: %v, truncated %q; want a truncated trace (the disk is 256 KiB): %s", err, stats.Truncated, st.Stdout)
+	}
+	if n := strings.Count(res.Stderr, "the disk is full"); n != 1 {
+		t.Errorf("%d lines about the full disk, want 1: %s", n, res.Stderr)
+	}
+}
+
 // A full disk stops the recording, not the program: the program runs to its end with its
 // output and status, the trace is kept truncated and says so, and one line tells the user.
 func TestDiskFullKeepsProgram(t *testing.T) {
@@ -183,11 +209,13 @@ func TestDiskFullKeepsProgram(t *testing.T) {
 		t.Skipf("mounting a small tmpfs to fill: %v", err)
 	}
 	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-	// 3 events an iteration, 112 bytes each: 2000 iterations are ~660 KiB, more than fits.
+	// 3 events an iteration with the launches (--launches), 112 bytes each: 2000 iterations
+	// are ~660 KiB, more than fits. (Without them the disk fills as the program ends, which
+	// TestDiskFullAsProgramEnds covers.)
 	args := []string{"--size", "64K", "--iters", "2000", "--warmup", "0"}
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 	out := filepath.Join(dir, "trace.bin")
-	res := testenv.Echoctl(t, nil, append([]string{"trace", "--no-host-allocs", "-o", out, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	res := testenv.Echoctl(t, nil, append([]string{"trace", "--no-host-allocs", "--launches", "-o", out, "--", testenv.Built(t, "workloads/stream")}, args...)...)
 	if res.ExitCode != 0 || res.Checksum() != want {
 		t.Fatalf("trace: exit %d, checksum %q (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
