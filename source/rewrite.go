@@ -34,6 +34,9 @@ type Change struct {
 	Proof
 	Changed bool
 	Reason  string
+	// Measured is what a traced run spent in the pair's copies (rewrite --trace); nil
+	// without a trace.
+	Measured *Measured
 }
 
 // edit replaces src[begin:end] with text.

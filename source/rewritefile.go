@@ -1,10 +1,14 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // RewriteOptions say how `echoctl rewrite` parses and merges.
@@ -16,6 +20,10 @@ type RewriteOptions struct {
 	CompileCommands string
 	// Args are clang flags from the command line (after --), added to the database's.
 	Args []string
+	// Profile, where given (rewrite --trace), is a run's copy time by source line: a pair
+	// proved safe whose copies that run never made is left as written, and every pair says
+	// what its copies cost (Change.Measured).
+	Profile *Profile
 }
 
 // FileRewrite is one file's rewrite: its source before and after, and each pair's outcome.
@@ -58,8 +66,53 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 	if err != nil {
 		return nil, err
 	}
-	fr.After, fr.Changes = Rewrite(tu, src, Prove(tu), o.Strategy)
+	proofs := Prove(tu)
+	if o.Profile == nil {
+		fr.After, fr.Changes = Rewrite(tu, src, proofs, o.Strategy)
+		return fr, nil
+	}
+	pairs := make([]Pair, len(proofs))
+	for i, p := range proofs {
+		pairs[i] = p.Pair
+	}
+	measured := o.Profile.Measure(pairs)
+	var exercised []Proof
+	var idle []Change
+	for i, p := range proofs {
+		if p.Safe() && measured[i].Count == 0 {
+			idle = append(idle, Change{Proof: p, Reason: "proved safe, not rewritten: the traced run never made its copies " +
+				"(lines " + copyLineList(p.Pair) + ")"})
+			continue
+		}
+		exercised = append(exercised, p)
+	}
+	fr.After, fr.Changes = Rewrite(tu, src, exercised, o.Strategy)
+	fr.Changes = append(fr.Changes, idle...)
+	for i := range fr.Changes {
+		for j, p := range proofs {
+			if sameProof(fr.Changes[i].Proof, p) {
+				fr.Changes[i].Measured = &measured[j]
+			}
+		}
+	}
+	// Most copy time first: what the run would gain most from.
+	slices.SortStableFunc(fr.Changes, func(a, b Change) int { return cmp.Compare(b.Measured.NS, a.Measured.NS) })
 	return fr, nil
+}
+
+// sameProof is whether a and b are the proof of one pair (a function's host and device
+// variables).
+func sameProof(a, b Proof) bool {
+	return a.Function == b.Function && a.HostID == b.HostID && a.DeviceID == b.DeviceID
+}
+
+// copyLineList is the lines of a pair's linking copies, "41, 44".
+func copyLineList(p Pair) string {
+	var lines []string
+	for _, c := range p.Copies {
+		lines = append(lines, strconv.Itoa(c.At.Line))
+	}
+	return strings.Join(lines, ", ")
 }
 
 // FindCompileDB is the compile_commands.json in the file's directory or the nearest parent

@@ -5,8 +5,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/echo-uma/echo/source"
 	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/symbols"
+	"github.com/echo-uma/echo/trace"
 )
 
 // rewriteOptions are the flags of `echoctl rewrite`.
@@ -17,6 +21,7 @@ type rewriteOptions struct {
 	compileCommands string
 	cudaPath        string
 	runtimeHeaders  string
+	trace           string
 }
 
 func newRewriteCmd(global *globalOptions) *cobra.Command {
@@ -34,7 +39,12 @@ comment naming the pair and the proof; pairs refused or undecidable are left as 
 It prints a unified diff (git apply, patch -p1), or with -w edits the files in place; with
 --json, per pair the four verdicts with their lines and what was changed. Flags come from
 a compile_commands.json in the file's directory or a parent, or --compile-commands, plus
-any after --.`,
+any after --.
+
+With --trace, a trace of the program (echoctl trace, of a build with debug information)
+ranks the pairs by the time their copies took in that run, matched by source file and line,
+and leaves as written a pair proved safe whose copies the run never made: profile and proof
+together.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, extra := args, []string(nil)
@@ -52,6 +62,7 @@ any after --.`,
 	f.StringVar(&opts.strategy, "strategy", string(source.Mapped), "the shared buffer: mapped (discrete GPUs) or managed (integrated GPUs, Grace Hopper)")
 	f.StringVar(&opts.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: one in the file's directory or a parent)")
 	f.StringVar(&opts.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
+	f.StringVar(&opts.trace, "trace", "", "a trace of the program: rank pairs by their copies' measured time, and leave pairs the run never exercised")
 	f.StringVar(&opts.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
 	return cmd
 }
@@ -63,6 +74,11 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	}
 	ro := source.RewriteOptions{Strategy: strategy, CompileCommands: opts.compileCommands, Args: extra,
 		Options: source.Options{CUDAPath: opts.cudaPath, RuntimeHeaders: opts.runtimeHeaders}}
+	if opts.trace != "" {
+		if ro.Profile, err = loadProfile(opts.trace); err != nil {
+			return err
+		}
+	}
 	if ro.CUDAPath == "" && ro.RuntimeHeaders == "" {
 		exe, _ := os.Executable()
 		ro.RuntimeHeaders = source.FindRuntimeHeaders(exe)
@@ -92,8 +108,28 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
 		}
 		for _, c := range fr.Changes {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s %s/%s: %s\n", fr.Path, c.Function, c.Host, c.Device, c.Reason)
+			measured := ""
+			if m := c.Measured; m != nil {
+				measured = fmt.Sprintf(" [%d copies, %.3f ms in the trace]", m.Count, float64(m.NS)/1e6)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s %s/%s: %s%s\n", fr.Path, c.Function, c.Host, c.Device, c.Reason, measured)
 		}
 	}
 	return nil
+}
+
+// loadProfile is the copy time by source line of the trace at path (rewrite --trace): its
+// copy sites named by file and line from the traced binary's debug information.
+func loadProfile(path string) (*source.Profile, error) {
+	tf, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer tf.Close()
+	st, err := trace.SummarizeEstimating(tf.Reader, planner.NewTransferTimer(tf.Header()))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	nameCopySites(symbols.NewResolver(), st.TopSites)
+	return source.NewProfile(st.TopSites), nil
 }

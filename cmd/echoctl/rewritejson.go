@@ -23,6 +23,9 @@ type rewritePairJSON struct {
 	Verdicts map[string]verdictJSON `json:"verdicts"`
 	Changed  bool                   `json:"changed"`
 	Reason   string                 `json:"reason"`
+	// With --trace: what the traced run spent in the pair's linking copies.
+	Copies *int     `json:"copies,omitempty"`
+	CopyMS *float64 `json:"copy_ms,omitempty"`
 }
 
 type verdictJSON struct {
@@ -38,6 +41,10 @@ func rewriteDoc(files []*source.FileRewrite, s source.Strategy) rewriteJSON {
 		f := rewriteFileJSON{Path: fr.Path, CompileDB: fr.CompileDB, Changed: string(fr.After) != string(fr.Before), Pairs: []rewritePairJSON{}}
 		for _, c := range fr.Changes {
 			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Reason: c.Reason, Verdicts: map[string]verdictJSON{}}
+			if m := c.Measured; m != nil {
+				n, ms := int(m.Count), float64(m.NS)/1e6
+				p.Copies, p.CopyMS = &n, &ms
+			}
 			for _, v := range c.Verdicts {
 				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,
 					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
