@@ -38,25 +38,32 @@ const lineSlack = 2
 func (p *Profile) Measure(pairs []Pair) []Measured {
 	out := make([]Measured, len(pairs))
 	for _, s := range p.sites {
-		if s.Line == 0 || s.File == "" {
-			continue
-		}
-		best, bestLine := -1, 0
-		for i, pair := range pairs {
-			for _, c := range pair.Copies {
-				for _, l := range copyLines(c.At) {
-					if sameFile(c.At.File, s.File) && l <= s.Line && s.Line-l <= lineSlack && l > bestLine {
-						best, bestLine = i, l
-					}
-				}
-			}
-		}
-		if best >= 0 {
+		if best := PairAt(pairs, s.File, s.Line); best >= 0 {
 			out[best].NS += siteNS(s)
 			out[best].Count += s.Count
 		}
 	}
 	return out
+}
+
+// PairAt is the index of the pair in pairs whose linking copy a binary's call at file:line
+// (DWARF) is: the copy written at that line or up to lineSlack lines before it, the nearest
+// of several; -1 when none is.
+func PairAt(pairs []Pair, file string, line int) int {
+	best, bestLine := -1, 0
+	if line == 0 || file == "" {
+		return best
+	}
+	for i, pair := range pairs {
+		for _, c := range pair.Copies {
+			for _, l := range copyLines(c.At) {
+				if sameFile(c.At.File, file) && l <= line && line-l <= lineSlack && l > bestLine {
+					best, bestLine = i, l
+				}
+			}
+		}
+	}
+	return best
 }
 
 // copyLines are the lines a copy call may be attributed to: where it is, and where its

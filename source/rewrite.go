@@ -102,6 +102,10 @@ func Rewrite(tu *TU, src []byte, proofs []Proof, s Strategy) ([]byte, []Change) 
 	return apply(src, all), out
 }
 
+// Declined names the first condition that is refused or undecidable, with its line and
+// why; "" for a pair proved safe.
+func (p Proof) Declined() string { return firstFailure(p) }
+
 // firstFailure names the first condition that is refused or undecidable, with its line.
 func firstFailure(p Proof) string {
 	for _, v := range p.Verdicts {

@@ -43,29 +43,11 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 		return nil, fmt.Errorf("rewriting %s: %w", path, err)
 	}
 	fr := &FileRewrite{Path: path, Before: src}
-	cmd := Command{File: path}
-	db := o.CompileCommands
-	if db == "" {
-		db = FindCompileDB(path)
-	}
-	if db != "" {
-		d, err := LoadCompileDB(db)
-		if err != nil {
-			return nil, err
-		}
-		c, ok := d.Lookup(path)
-		switch {
-		case ok:
-			cmd, fr.CompileDB = c, db
-		case o.CompileCommands != "":
-			return nil, fmt.Errorf("rewriting %s: %s has no entry for it: regenerate it or leave out --compile-commands", path, db)
-		}
-	}
-	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
-	tu, err := Parse(ctx, cmd, o.Options)
+	tu, db, err := parseFile(ctx, path, o)
 	if err != nil {
 		return nil, err
 	}
+	fr.CompileDB = db
 	proofs := Prove(tu)
 	if o.Profile == nil {
 		fr.After, fr.Changes = Rewrite(tu, src, proofs, o.Strategy)
@@ -183,4 +165,40 @@ func WriteAtomic(path string, b []byte) error {
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
+}
+
+// ProveFile parses path and proves each of its candidate pairs (echoctl plan --source).
+func ProveFile(ctx context.Context, path string, o RewriteOptions) ([]Proof, error) {
+	tu, _, err := parseFile(ctx, path, o)
+	if err != nil {
+		return nil, err
+	}
+	return Prove(tu), nil
+}
+
+// parseFile parses path with the flags of its compile_commands.json entry (o's, or the one
+// found beside it) and o's, and says which database gave them ("" for none).
+func parseFile(ctx context.Context, path string, o RewriteOptions) (*TU, string, error) {
+	cmd := Command{File: path}
+	found := ""
+	db := o.CompileCommands
+	if db == "" {
+		db = FindCompileDB(path)
+	}
+	if db != "" {
+		d, err := LoadCompileDB(db)
+		if err != nil {
+			return nil, "", err
+		}
+		c, ok := d.Lookup(path)
+		switch {
+		case ok:
+			cmd, found = c, db
+		case o.CompileCommands != "":
+			return nil, "", fmt.Errorf("parsing %s: %s has no entry for it: regenerate it or leave out --compile-commands", path, db)
+		}
+	}
+	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
+	tu, err := Parse(ctx, cmd, o.Options)
+	return tu, found, err
 }

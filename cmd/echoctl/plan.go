@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -17,6 +18,7 @@ type planOptions struct {
 	output        string // plan file; "": the trace's path + ".plan"
 	minIterations int
 	minBytes      byteSize
+	sources       []string // --source: say whether the source path proves each pair
 }
 
 func newPlanCmd(global *globalOptions) *cobra.Command {
@@ -36,7 +38,12 @@ A candidate pair is not yet known to be safe to merge: what the trace cannot see
 accesses between the copies, kernels writing an input in place) is checked by validate.
 
 Given a plan file instead of a trace, plan shows it as it stands (after validate or
-calibrate too: each refusal with its instruction and when it happened) and writes nothing.`,
+calibrate too: each refusal with its instruction and when it happened) and writes nothing.
+
+With --source FILE (the program's source, of a build with debug information), plan also says
+for each pair whether the source path proves it: the pair's copies are matched by file and
+line to the source's linking copies, and the source pair's S1-S4 verdict is shown beside it
+(echoctl rewrite then merges the proved ones in the source).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
@@ -46,6 +53,7 @@ calibrate too: each refusal with its instruction and when it happened) and write
 	cmd.Flags().IntVar(&opts.minIterations, "min-iterations", opts.minIterations,
 		"a pair must recur in at least this many iterations")
 	cmd.Flags().Var(&opts.minBytes, "min-bytes", "refuse linking copies smaller than this (like 64K or 1M)")
+	cmd.Flags().StringSliceVar(&opts.sources, "source", nil, "the program's source files: say whether the source path proves each pair")
 	return cmd
 }
 
@@ -61,6 +69,9 @@ func hasCommand(root *cobra.Command) func(name string) bool {
 func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
 	if opts.minIterations < 1 {
 		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
+	}
+	if len(opts.sources) > 0 && opts.global.json {
+		return fmt.Errorf("--source adds a table to what plan prints; with --json, use echoctl rewrite --json for the source's verdicts")
 	}
 	if isPlanFile(tracePath) {
 		return showPlan(out, tracePath, opts, available)
@@ -88,7 +99,10 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 		if err := p.Write(out); err != nil || opts.global.json {
 			return err
 		}
-		return renderPlan(stderr, p, planPath, available)
+		if err := renderPlan(stderr, p, planPath, available); err != nil || len(opts.sources) == 0 {
+			return err
+		}
+		return renderSourceProofs(context.Background(), stderr, p, opts.sources)
 	}
 	if err := planner.WriteFile(planPath, p); err != nil {
 		return err
@@ -98,6 +112,11 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	}
 	if err := renderPlan(out, p, planPath, available); err != nil {
 		return err
+	}
+	if len(opts.sources) > 0 {
+		if err := renderSourceProofs(context.Background(), out, p, opts.sources); err != nil {
+			return err
+		}
 	}
 	_, err = fmt.Fprintf(out, "wrote %s\n", planPath)
 	return err
@@ -127,5 +146,8 @@ func showPlan(out io.Writer, path string, opts *planOptions, available func(name
 	if opts.global.json {
 		return p.Write(out)
 	}
-	return renderPlan(out, p, path, available)
+	if err := renderPlan(out, p, path, available); err != nil || len(opts.sources) == 0 {
+		return err
+	}
+	return renderSourceProofs(context.Background(), out, p, opts.sources)
 }
