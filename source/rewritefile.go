@@ -123,7 +123,8 @@ func FindCompileDB(file string) string {
 func FindRuntimeHeaders(exe string) string {
 	var dirs []string
 	if exe != "" {
-		for _, up := range []string{"..", "../.."} { // build/echoctl, build/bin/echoctl
+		// build/echoctl, build/bin/echoctl, and the cross build's build/arm64/bin/echoctl
+		for _, up := range []string{"..", "../..", "../../.."} {
 			dirs = append(dirs, filepath.Join(filepath.Dir(exe), up, "testdata", "emulator", "include"))
 		}
 	}
