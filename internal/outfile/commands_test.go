@@ -174,16 +174,22 @@ func TestFailedCommandsKeepFiles(t *testing.T) {
 	}
 }
 
-// A disk that fills as a short program ends (the loop's error comes after the program's
-// exit) is said all the same: one line, and stats says the trace is truncated. Without
-// launches, 2000 iterations of 2 copies fill the 256 KiB disk near the end.
-func TestDiskFullAsProgramEnds(t *testing.T) {
+// smallDisk is a 256 KiB tmpfs for a trace to fill, unmounted when the test ends.
+func smallDisk(t *testing.T) string {
 	testenv.RequireRoot(t)
 	dir := t.TempDir()
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
 		t.Skipf("mounting a small tmpfs to fill: %v", err)
 	}
 	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	return dir
+}
+
+// A disk that fills as a short program ends (the loop's error comes after the program's
+// exit) is said all the same: one line, and stats says the trace is truncated. Without
+// launches, 2000 iterations of 2 copies fill the 256 KiB disk near the end.
+func TestDiskFullAsProgramEnds(t *testing.T) {
+	dir := smallDisk(t)
 	out := filepath.Join(dir, "trace.bin")
 	res := testenv.Echoctl(t, nil, "trace", "--no-host-allocs", "-o", out, "--", testenv.Built(t, "workloads/stream"),
 		"--size", "64K", "--iters", "2000", "--warmup", "0")
@@ -203,12 +209,7 @@ func TestDiskFullAsProgramEnds(t *testing.T) {
 // A full disk stops the recording, not the program: the program runs to its end with its
 // output and status, the trace is kept truncated and says so, and one line tells the user.
 func TestDiskFullKeepsProgram(t *testing.T) {
-	testenv.RequireRoot(t)
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
-		t.Skipf("mounting a small tmpfs to fill: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	dir := smallDisk(t)
 	// 3 events an iteration with the launches (--launches), 112 bytes each: 2000 iterations
 	// are ~660 KiB, more than fits. (Without them the disk fills as the program ends, which
 	// TestDiskFullAsProgramEnds covers.)
