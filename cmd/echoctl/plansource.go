@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/echo-uma/echo/planner"
@@ -17,8 +16,7 @@ import (
 // binary's debug information and matched to the linking copies of the pairs the source
 // analysis finds in files (source.PairAt).
 func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files []string) error {
-	exe, _ := os.Executable()
-	o := source.RewriteOptions{Options: source.Options{RuntimeHeaders: source.FindRuntimeHeaders(exe)}}
+	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
 	var proofs []source.Proof
 	for _, f := range files {
 		ps, err := source.ProveFile(ctx, f, o)

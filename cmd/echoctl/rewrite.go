@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -15,13 +14,11 @@ import (
 
 // rewriteOptions are the flags of `echoctl rewrite`.
 type rewriteOptions struct {
-	global          *globalOptions
-	write           bool
-	strategy        string
-	compileCommands string
-	cudaPath        string
-	runtimeHeaders  string
-	trace           string
+	global   *globalOptions
+	write    bool
+	strategy string
+	clang    clangFlags
+	trace    string
 }
 
 func newRewriteCmd(global *globalOptions) *cobra.Command {
@@ -60,10 +57,8 @@ together.`,
 	f := cmd.Flags()
 	f.BoolVarP(&opts.write, "write", "w", false, "edit the files in place instead of printing a diff")
 	f.StringVar(&opts.strategy, "strategy", string(source.Mapped), "the shared buffer: mapped (discrete GPUs) or managed (integrated GPUs, Grace Hopper)")
-	f.StringVar(&opts.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: one in the file's directory or a parent)")
-	f.StringVar(&opts.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
+	opts.clang.add(f, "one in the file's directory or a parent")
 	f.StringVar(&opts.trace, "trace", "", "a trace of the program: rank pairs by their copies' measured time, and leave pairs the run never exercised")
-	f.StringVar(&opts.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
 	return cmd
 }
 
@@ -72,16 +67,12 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	if err != nil {
 		return err
 	}
-	ro := source.RewriteOptions{Strategy: strategy, CompileCommands: opts.compileCommands, Args: extra,
-		Options: source.Options{CUDAPath: opts.cudaPath, RuntimeHeaders: opts.runtimeHeaders}}
+	ro := source.RewriteOptions{Strategy: strategy, CompileCommands: opts.clang.compileCommands, Args: extra,
+		Options: opts.clang.options()}
 	if opts.trace != "" {
 		if ro.Profile, err = loadProfile(opts.trace); err != nil {
 			return err
 		}
-	}
-	if ro.CUDAPath == "" && ro.RuntimeHeaders == "" {
-		exe, _ := os.Executable()
-		ro.RuntimeHeaders = source.FindRuntimeHeaders(exe)
 	}
 	var done []*source.FileRewrite
 	for _, f := range files {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/echo-uma/echo/source"
@@ -12,11 +11,9 @@ import (
 
 // scanOptions are the flags of `echoctl scan`.
 type scanOptions struct {
-	global          *globalOptions
-	compileCommands string
-	cudaPath        string
-	runtimeHeaders  string
-	jobs            int
+	global *globalOptions
+	clang  clangFlags
+	jobs   int
 }
 
 func newScanCmd(global *globalOptions) *cobra.Command {
@@ -52,20 +49,14 @@ past. Progress goes to standard error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: one in DIR, DIR/build or a parent)")
-	f.StringVar(&opts.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
-	f.StringVar(&opts.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
+	opts.clang.add(f, "one in DIR, DIR/build or a parent")
 	f.IntVarP(&opts.jobs, "jobs", "j", 0, "files parsed at once (default: one per CPU)")
 	return cmd
 }
 
 func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts *scanOptions) error {
-	so := source.ScanOptions{CompileCommands: opts.compileCommands, Args: extra, Jobs: opts.jobs,
-		Options: source.Options{CUDAPath: opts.cudaPath, RuntimeHeaders: opts.runtimeHeaders}}
-	if so.CUDAPath == "" && so.RuntimeHeaders == "" {
-		exe, _ := os.Executable()
-		so.RuntimeHeaders = source.FindRuntimeHeaders(exe)
-	}
+	so := source.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
+		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
 	so.Progress = func(done, total int, file string) {
 		fmt.Fprintf(stderr, "scan: file %d of %d: %s\n", done, total, file)

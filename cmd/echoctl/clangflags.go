@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/echo-uma/echo/source"
+)
+
+// clangFlags are how the source path's commands (scan, rewrite) parse: where compile flags
+// and the CUDA headers come from.
+type clangFlags struct {
+	compileCommands string
+	cudaPath        string
+	runtimeHeaders  string
+}
+
+// add declares the flags on f; where names the compile_commands.json looked for by default.
+func (c *clangFlags) add(f *pflag.FlagSet, where string) {
+	f.StringVar(&c.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: "+where+")")
+	f.StringVar(&c.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
+	f.StringVar(&c.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
+}
+
+// options are the parse options the flags say, the emulator's headers beside echoctl where
+// neither a CUDA installation nor headers were given.
+func (c *clangFlags) options() source.Options {
+	o := source.Options{CUDAPath: c.cudaPath, RuntimeHeaders: c.runtimeHeaders}
+	if o.CUDAPath == "" && o.RuntimeHeaders == "" {
+		exe, _ := os.Executable()
+		o.RuntimeHeaders = source.FindRuntimeHeaders(exe)
+	}
+	return o
+}
