@@ -65,7 +65,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	step(1, "tracing %s", exe)
 	began := time.Now()
 	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail})
-	if err := Stopped(ctx); err != nil {
+	if err := stopped(ctx); err != nil {
 		return Outcome{}, err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
 	}
 	if err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
@@ -104,7 +104,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	began = time.Now()
 	res, err := validate.Run(ctx, p, o.Argv, quiet)
 	found.ValidateMS = msSince(began)
-	if err := Stopped(ctx); err != nil {
+	if err := stopped(ctx); err != nil {
 		return Outcome{}, err
 	}
 	if err != nil && res.ExitCode != 0 {
@@ -153,9 +153,9 @@ func PlanTrace(file, path, tool string) (*planner.Plan, error) {
 	return planner.Analyze(r, path, planner.DefaultOptions(), tool)
 }
 
-// Stopped returns ctx's cause once a signal ended it, else nil: the check made between the
+// stopped returns ctx's cause once a signal ended it, else nil: the check made between the
 // steps the pipeline must not go on past after an interrupt.
-func Stopped(ctx context.Context) error {
+func stopped(ctx context.Context) error {
 	if ctx.Err() == nil {
 		return nil
 	}

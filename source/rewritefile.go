@@ -59,33 +59,24 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 	}
 	measured := o.Profile.Measure(pairs)
 	var exercised []Proof
+	var exercisedM []Measured
 	var idle []Change
 	for i, p := range proofs {
 		if p.Safe() && measured[i].Count == 0 {
-			idle = append(idle, Change{Proof: p, Reason: "proved safe, not rewritten: the traced run never made its copies " +
-				"(lines " + copyLineList(p.Pair) + ")"})
+			idle = append(idle, Change{Proof: p, Measured: &measured[i], Reason: "proved safe, not rewritten: " +
+				"the traced run never made its copies (lines " + copyLineList(p.Pair) + ")"})
 			continue
 		}
-		exercised = append(exercised, p)
+		exercised, exercisedM = append(exercised, p), append(exercisedM, measured[i])
 	}
 	fr.After, fr.Changes = Rewrite(tu, src, exercised, o.Strategy)
-	fr.Changes = append(fr.Changes, idle...)
-	for i := range fr.Changes {
-		for j, p := range proofs {
-			if sameProof(fr.Changes[i].Proof, p) {
-				fr.Changes[i].Measured = &measured[j]
-			}
-		}
+	for i := range fr.Changes { // Rewrite says one Change a proof, in their order
+		fr.Changes[i].Measured = &exercisedM[i]
 	}
+	fr.Changes = append(fr.Changes, idle...)
 	// Most copy time first: what the run would gain most from.
 	slices.SortStableFunc(fr.Changes, func(a, b Change) int { return cmp.Compare(b.Measured.NS, a.Measured.NS) })
 	return fr, nil
-}
-
-// sameProof is whether a and b are the proof of one pair (a function's host and device
-// variables).
-func sameProof(a, b Proof) bool {
-	return a.Function == b.Function && a.HostID == b.HostID && a.DeviceID == b.DeviceID
 }
 
 // copyLineList is the lines of a pair's linking copies, "41, 44".

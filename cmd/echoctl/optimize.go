@@ -100,8 +100,8 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		Argv: argv, Rounds: o.rounds, Ignore: o.ignore.re,
 		Trace: tracer.Config{MinHostBytes: tracer.DefaultMinHostBytes, HostAllocs: o.hostAllocs, Launches: o.launches,
 			RingBytes: tracer.DefaultRingBytes},
-		Record: func(_ context.Context, opts tracer.Options) (tracer.Result, error) {
-			return recordInto(cmd, traceOut, opts)
+		Record: func(ctx context.Context, opts tracer.Options) (tracer.Result, error) {
+			return recordInto(ctx, traceOut, opts)
 		},
 		TraceFile: traceOut.Name(), TracePath: tracePath, Tool: "echoctl " + version,
 		Progress: func(n int, format string, args ...any) {

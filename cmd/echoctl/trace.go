@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -186,7 +187,7 @@ func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.R
 	if err != nil {
 		return tracer.Result{}, err
 	}
-	res, err := recordInto(cmd, out, opts)
+	res, err := recordInto(cmd.Context(), out, opts)
 	if !recorded(res, err) {
 		out.Abort()
 		return res, err
@@ -210,8 +211,8 @@ func createTrace(cmd *cobra.Command, path string, command []string) (*outfile.Fi
 	return outfile.Create(path, stdoutFile(cmd.OutOrStdout()))
 }
 
-// recordInto traces into out, which it leaves uncommitted.
-func recordInto(cmd *cobra.Command, out *outfile.File, opts tracer.Options) (tracer.Result, error) {
+// recordInto traces into out, which it leaves uncommitted, until ctx ends or the program does.
+func recordInto(ctx context.Context, out *outfile.File, opts tracer.Options) (tracer.Result, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
@@ -221,7 +222,7 @@ func recordInto(cmd *cobra.Command, out *outfile.File, opts tracer.Options) (tra
 	if f := out.OS(); f != nil {
 		w = f // a file: on a full disk the tracer cuts it back to whole records
 	}
-	return tracer.Record(cmd.Context(), w, opts)
+	return tracer.Record(ctx, w, opts)
 }
 
 // recorded tells whether Record's outcome is a trace worth keeping.
