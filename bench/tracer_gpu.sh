@@ -8,11 +8,15 @@
 # alternating) and given as the median over the rounds with a distribution-free 95 % confidence
 # interval (paired_ci in bench/lib.sh): these machines swing 1.3-2x from day to day, so one
 # median of each alone says little.
-# Usage: bench/tracer_gpu.sh [ROUNDS]  (default 9)
+# PARTS picks the sections (default all: calls cost rate stream resnet launch), so the long
+# ResNet-50 rounds can run in a call of their own: PARTS=resnet bench/tracer_gpu.sh.
+# Usage: [PARTS="calls cost ..."] bench/tracer_gpu.sh [ROUNDS]  (default 9)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 rounds=${1:-9}
+parts=" ${PARTS:-calls cost rate stream resnet launch} "
+part() { [[ $parts == *" $1 "* ]]; }
 out=build-gpu/tracer
 mkdir -p "$out"
 echoctl=${ECHOCTL:-build/bin/echoctl}
@@ -22,6 +26,7 @@ gpu_build testdata/workloads/stream.cu "$out/stream-static" -cudart static
 gpu_build bench/driver_api.cu "$out/driver_api" -lcuda
 trace=$(mktemp)
 
+if part calls; then
 echo "== the real runtime and driver: what the trace holds (calls by API)"
 calls() { # TRACE: "api=count" for every API called
 	"$echoctl" stats --json "$1" | python3 -c 'import json,sys; c=json.load(sys.stdin)["calls"]; print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))'
@@ -33,7 +38,9 @@ echo "driver_api 5 (expect cuMemAlloc_v2=1 cuMemcpyHtoD_v2=5 cuMemcpyDtoH_v2=1 c
 "$echoctl" trace --launches -o "$trace" -- "$out/stream-static" --size 4M --iters 20 --warmup 2 >/dev/null
 echo "stream -cudart static (expect cudaMemcpy=44 cudaLaunchKernel=22): $(calls "$trace")"
 echo
+fi
 
+if part cost; then
 echo "== cost per call (ns), median of $rounds alternating runs of 300000 calls each, plain and traced"
 rm -f "$out"/plain.txt "$out"/traced.txt "$out"/stream_*.txt
 for ((r = 0; r < rounds; r++)); do
@@ -48,7 +55,9 @@ for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice "cudaMemcpy(64
 	printf '%-28s %10.1f %10.1f  %s\n' "$call" "$(median <"$out/call_plain.txt")" "$(median <"$out/call_traced.txt")" \
 		"$(paired_ci diff "$out/call_plain.txt" "$out/call_traced.txt")"
 done
+fi
 
+if part rate; then
 echo
 echo "== event rate: THREADS x 250000 cudaStreamSynchronize calls, traced (default 16 MiB ring)"
 for threads in 2 4 8; do
@@ -61,7 +70,9 @@ secs = s["wall_ns"] / 1e9
 print(f"threads {sys.argv[2]}: events {s['events']:>9,}  lost {s['lost']:>9,}  over {secs:.3f} s = {s['events'] / secs:>11,.0f} events/s")
 PY
 done
+fi
 
+if part stream; then
 echo "== stream 4 MiB, 500 iterations: median iter_ms over $rounds alternating rounds, plain and traced"
 for ((r = 0; r < rounds; r++)); do
 	"$out/stream" --size 4M --iters 500 --warmup 20 2>/dev/null | field iter_ms >>"$out/stream_plain.txt"
@@ -71,8 +82,9 @@ done
 printf 'stream 4 MiB: plain %.4f ms  traced %.4f ms  overhead %s\n' "$(median <"$out/stream_plain.txt")" \
 	"$(median <"$out/stream_traced.txt")" "$(paired_ci ratio "$out/stream_plain.txt" "$out/stream_traced.txt")"
 "$echoctl" stats "$trace" | sed -n 1,20p
+fi
 
-if python3 -c 'import torch, torchvision' 2>/dev/null; then
+if part resnet && python3 -c 'import torch, torchvision' 2>/dev/null; then
 	echo
 	echo "== PyTorch resnet50, batch 1, 224x224, dGPU style, 300 iterations: median iter_ms over $rounds alternating rounds"
 	loop=(python3 bench/frameworks/vision_loop.py resnet50 1 224 300)
@@ -96,6 +108,8 @@ if python3 -c 'import torch, torchvision' 2>/dev/null; then
 	"$echoctl" stats "$trace" | sed -n '/^API/,/^$/p' | head -8
 fi
 
+if part launch; then
 echo
 launch_cost "$echoctl" "$out/stream" 9
+fi
 rm -f "$trace" "$trace.p" "$trace.l"

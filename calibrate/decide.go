@@ -40,6 +40,10 @@ func (r *Result) decide() (unexplained bool) {
 		case v.Served == 0:
 			v.Verdict = "nothing served: no pair was merged or pinned in its runs"
 			continue
+		case v.MedianMS > base.MedianMS+margin:
+			v.Verdict = fmt.Sprintf("slower: %.3f ms per iteration against %.3f as written, more than the spread (%.3f ms)",
+				v.MedianMS, base.MedianMS, margin)
+			continue
 		case v.MedianMS >= base.MedianMS-margin:
 			v.Verdict = fmt.Sprintf("not faster: %.3f ms per iteration against %.3f as written, within the spread (%.3f ms)",
 				v.MedianMS, base.MedianMS, margin)

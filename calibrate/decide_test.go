@@ -127,6 +127,13 @@ func TestDecideSetup(t *testing.T) {
 		{"slower whole within the noise is not repaid", rounds(1000, 1040, 960, 1020, 980), []Variant{
 			{Strategy: "pinned", RoundMS: rounds(8, 8, 8.1, 7.9, 8), RunMS: rounds(1010, 1050, 970, 1030, 990), Iterations: 100, Served: 1},
 		}, "", []string{"set-up not repaid"}, 105},
+		// Slower per iteration says so (compute's mapped variant on the H200: 96.8 ms against
+		// 46.7); within the spread is only "not faster".
+		{"slower or not faster per iteration", rounds(100, 101, 99, 100, 100), []Variant{
+			{Strategy: "mapped", RoundMS: rounds(20, 20, 20.1, 19.9, 20), RunMS: rounds(200, 201, 199, 200, 200), Iterations: 5, Served: 2},
+			{Strategy: "pinned", RoundMS: rounds(10, 10.1, 9.9, 9.95, 10.05), RunMS: rounds(100, 101, 99, 100, 100), Iterations: 5, Served: 1},
+		}, "", []string{"slower: 20.000 ms per iteration against 10.000 as written, more than the spread (0.000 ms)",
+			"not faster: 10.000 ms per iteration against 10.000"}, 0},
 		// The faster strategy per iteration loses the user's run; the one that repays wins,
 		// and the other rows say why they were not taken.
 		{"the strategy that repays", rounds(100, 101, 99, 100, 100), []Variant{

@@ -40,6 +40,9 @@ var harmlessRuntime = map[string]bool{
 	"__cudaRegisterFatBinary": true, "__cudaRegisterFatBinaryEnd": true, "__cudaUnregisterFatBinary": true,
 	"__cudaRegisterFunction": true, "__cudaRegisterVar": true, "__cudaRegisterManagedVar": true,
 	"__cudaPushCallConfiguration": true, "__cudaPopCallConfiguration": true, "__cudaInitModule": true,
+	// CUDA 13's nvcc stubs look a kernel's handle up with it before each launch: it loads the
+	// module (lazily) inside the driver, without its public allocation or copy calls.
+	"__cudaGetKernel": true,
 }
 
 // probedRuntime are the runtime functions the tracer probes (their driver calls are nested).
@@ -87,24 +90,32 @@ func driverCaller(path string) string {
 			continue
 		}
 		name, _, _ := strings.Cut(s.Name, "@")
-		switch {
-		case isDriverFunction(name):
-			return "it imports " + name
-		case strings.HasPrefix(name, "cuda") || strings.HasPrefix(name, "__cuda"):
-			if !probedRuntime[name] && !harmlessRuntime[name] {
-				return "it imports " + name + ", which the runtime may serve through the driver"
-			}
-		case name == "ffi_call":
-			return "it calls functions by name through libffi"
-		case name == "dlsym" || name == "dlvsym":
-			lookup = true
+		if why := importReason(name); why != "" {
+			return why
 		}
+		lookup = lookup || name == "dlsym" || name == "dlvsym"
 	}
 	if defined["cudaMalloc"] && defined["cudaMemcpy"] {
 		return "it carries a statically linked CUDA runtime"
 	}
 	if lookup && namesDriver(f) {
 		return "it looks up the driver by name"
+	}
+	return ""
+}
+
+// importReason tells why importing the function name may reach the driver outside the
+// shared runtime's probed calls, or "" when it cannot.
+func importReason(name string) string {
+	switch {
+	case isDriverFunction(name):
+		return "it imports " + name
+	case strings.HasPrefix(name, "cuda") || strings.HasPrefix(name, "__cuda"):
+		if !probedRuntime[name] && !harmlessRuntime[name] {
+			return "it imports " + name + ", which the runtime may serve through the driver"
+		}
+	case name == "ffi_call":
+		return "it calls functions by name through libffi"
 	}
 	return ""
 }

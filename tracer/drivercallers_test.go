@@ -32,3 +32,25 @@ func TestDriverCaller(t *testing.T) {
 		t.Errorf("a file that cannot be read: no reason, want the driver probed")
 	}
 }
+
+// What an nvcc-built program imports (CUDA 13's stubs add __cudaGetKernel) needs no driver
+// probes; a runtime call that may reach the driver outside the probed ones does.
+func TestImportReason(t *testing.T) {
+	for name, want := range map[string]string{
+		"__cudaGetKernel":            "",
+		"__cudaRegisterFunction":     "",
+		"cudaMemcpy":                 "",
+		"cudaLaunchKernel":           "",
+		"cudaGetErrorString":         "",
+		"malloc":                     "",
+		"cudaMemcpyToSymbol":         "may serve through the driver",
+		"__cudaRegisterUnknownThing": "may serve through the driver",
+		"cuMemcpyHtoD_v2":            "imports cuMemcpyHtoD_v2",
+		"ffi_call":                   "libffi",
+	} {
+		got := importReason(name)
+		if (got == "") != (want == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
