@@ -41,9 +41,12 @@ type Variant struct {
 	RunSpreadMS float64   `json:"run_spread_ms,omitempty"`
 	Iterations  int       `json:"iterations,omitempty"` // the loop's iterations in a run
 	// SetupMS is what the variant adds to the complete run beyond what its iterations save
-	// (page-locking, pool growth, first touch); BreakEven the iterations that repay it.
-	SetupMS   float64 `json:"setup_ms,omitempty"`
-	BreakEven int     `json:"break_even,omitempty"`
+	// (page-locking, pool growth, first touch): what the shim timed of its own set-up in each
+	// run (ShimSetupMS) where the complete runs do not tell more than their noise, else what
+	// they show. BreakEven is the iterations that repay it.
+	SetupMS     float64   `json:"setup_ms,omitempty"`
+	ShimSetupMS []float64 `json:"shim_setup_ms,omitempty"`
+	BreakEven   int       `json:"break_even,omitempty"`
 	// Verdict says why the variant was enabled or not: "output differs: …", "not believed:
 	// …", "set-up not repaid: …", or what won.
 	Verdict    string `json:"verdict,omitempty"`
@@ -212,6 +215,9 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	}
 	v.RoundMS = append(v.RoundMS, median(ms))
 	v.RunMS = append(v.RunMS, float64(res.Wall.Nanoseconds())/1e6)
+	if v.Strategy != "" {
+		v.ShimSetupMS = append(v.ShimSetupMS, float64(res.Report.SetupNS)/1e6)
+	}
 	v.Iterations = len(ms) + 1 // the shim times the gaps between the marker's copies, one per iteration
 	if res.Report.IterationEnergyMJ > 0 {
 		v.EnergyMJ = append(v.EnergyMJ, res.Report.IterationEnergyMJ)

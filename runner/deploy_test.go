@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
@@ -534,5 +535,41 @@ func TestDeployForkedChildWritesItsOwnCopy(t *testing.T) {
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want || res.Report.Served != 2 {
 		t.Errorf("exit %d, checksum %s, %d pairs merged; want 0, %s as written, and both pairs merged", res.ExitCode, got,
 			res.Report.Served, want)
+	}
+}
+
+// The shim times its own set-up: with page-locking priced at 100 ms per MiB by the
+// emulator, mapped's two 1 MiB device sides (page-locked to map them) and pinned's two 1 MiB
+// pool buffers report at least what the emulator made them wait, and a run served by nothing
+// reports none. Calibration weighs this figure against the iterations' gain.
+func TestDeployTimesSetup(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	pairs := candidates(p)
+	priced := []string{"CUDA_EMU_PIN_US_PER_MIB=100000"}
+	stream := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	for _, c := range []struct {
+		strategy string
+		atLeast  time.Duration
+	}{{"mapped", 200 * time.Millisecond}, {"pinned", 200 * time.Millisecond}} {
+		compact, err := planner.Compact(p, pairs, planner.Strategy(c.strategy), planner.ModeDeploy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := deploy(t, compact, priced, stream...)
+		if res.ExitCode != 0 || res.Report.Served == 0 {
+			t.Fatalf("%s: exit %d, %d pairs served (%q)", c.strategy, res.ExitCode, res.Report.Served, res.Report.Reason)
+		}
+		if got := time.Duration(res.Report.SetupNS); got < c.atLeast || got > 20*c.atLeast {
+			t.Errorf("%s: set-up %v; want at least the emulator's %v of page-locking, and not much more", c.strategy, got, c.atLeast)
+		}
+	}
+	none, err := planner.Compact(p, nil, "mapped", planner.ModeDeploy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := deploy(t, none, priced, stream...); res.Report.SetupNS != 0 {
+		t.Errorf("nothing served: set-up %d ns; want 0", res.Report.SetupNS)
 	}
 }

@@ -59,6 +59,7 @@ func combine(procs []Report, started int) Report {
 		out.CopiesElided += r.CopiesElided
 		out.Fallbacks += r.Fallbacks
 		out.Freed += r.Freed
+		out.SetupNS += r.SetupNS
 		out.Waits.Event += r.Waits.Event
 		out.Waits.Fallback += r.Waits.Fallback
 		out.Pinned.Buffers += r.Pinned.Buffers

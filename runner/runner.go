@@ -85,15 +85,18 @@ type Report struct {
 	ConcurrentManaged bool `json:"concurrent_managed"`
 	// Served counts the pairs served: merged, or (the pinned strategy) their host side
 	// page-locked. The shim's report names it "merged", as it did before pinned existed.
-	Served       int          `json:"merged"`
-	CopiesElided int          `json:"copies_elided"`
-	Fallbacks    int          `json:"fallbacks"`
-	Freed        int          `json:"freed"`
-	WallNS       uint64       `json:"wall_ns"`
-	IterationNS  []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
-	Waits        WaitsReport  `json:"waits"`
-	Pinned       PinnedReport `json:"pinned"`
-	Pairs        []PairReport `json:"pairs"`
+	Served       int    `json:"merged"`
+	CopiesElided int    `json:"copies_elided"`
+	Fallbacks    int    `json:"fallbacks"`
+	Freed        int    `json:"freed"`
+	WallNS       uint64 `json:"wall_ns"`
+	// SetupNS is what serving the plan cost the run beyond the program's own work:
+	// page-locking pool buffers, mapping and page-locking merged ones (shim_setup_since).
+	SetupNS     uint64       `json:"setup_ns"`
+	IterationNS []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	Waits       WaitsReport  `json:"waits"`
+	Pinned      PinnedReport `json:"pinned"`
+	Pairs       []PairReport `json:"pairs"`
 
 	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
 	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole

@@ -230,21 +230,9 @@ static void unbind(struct pair *p)
 		real.cudaHostRegister(p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS);
 }
 
-/* Binds p at its first linking copy, which has not been made yet, on stream `on`. Holding
- * bind_lock. */
-static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStream_t on)
+/* Maps p's host side onto its device side, page-locked again where it was. */
+static const char *remap(struct pair *p)
 {
-	if (!at_copy_site(p, ret, h2d))
-		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
-	if (!p->deploy.host_locked && shim_memory_type(p->deploy.host_buf) == cudaMemoryTypeHost)
-		return "the program page-locked its host buffer itself"; /* through the driver, say */
-	/* The copy would have started once what it is ordered after was done: wait for exactly
-	 * that (not the device: a persistent kernel on another stream may wait for the host),
-	 * and then make the copy, here, where the two become one. */
-	if (shim_wait_before_copy(on) != cudaSuccess)
-		return "the GPU work before its linking copy failed";
-	if (h2d)
-		memcpy(p->deploy.dev_buf, p->deploy.host_buf, p->bytes);
 	if (p->deploy.host_locked)
 		real.cudaHostUnregister(p->deploy.host_buf);
 	if (mmap(p->deploy.host_buf, p->deploy.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->deploy.fd,
@@ -262,6 +250,27 @@ static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStrea
 	else
 		pthread_once(&fork_once, watch_forks);
 	return NULL;
+}
+
+/* Binds p at its first linking copy, which has not been made yet, on stream `on`. Holding
+ * bind_lock. */
+static const char *bind_now(struct pair *p, const void *ret, bool h2d, cudaStream_t on)
+{
+	if (!at_copy_site(p, ret, h2d))
+		return "its buffers were linked by a copy at another site than the plan's (not the pair it saw)";
+	if (!p->deploy.host_locked && shim_memory_type(p->deploy.host_buf) == cudaMemoryTypeHost)
+		return "the program page-locked its host buffer itself"; /* through the driver, say */
+	/* The copy would have started once what it is ordered after was done: wait for exactly
+	 * that (not the device: a persistent kernel on another stream may wait for the host),
+	 * and then make the copy, here, where the two become one. */
+	if (shim_wait_before_copy(on) != cudaSuccess)
+		return "the GPU work before its linking copy failed";
+	if (h2d)
+		memcpy(p->deploy.dev_buf, p->deploy.host_buf, p->bytes);
+	uint64_t t0 = shim_uptime_ns(); /* the wait and the copy were the program's; the rest is set-up */
+	const char *why = remap(p);
+	shim_setup_since(t0);
+	return why;
 }
 
 static bool bind(struct pair *p, const void *ret, bool h2d, cudaStream_t on)

@@ -127,7 +127,9 @@ struct pair *shim_alloc(bool host_side, bool pageable, const void *ret, const ch
 	if (!ok || !shim_context_ok())
 		return NULL;
 	if (shim_plan.mode == MODE_DEPLOY) {
+		uint64_t t0 = shim_uptime_ns();
 		*out = host_side ? shim_host_buffer(p, call) : shim_device_buffer(p);
+		shim_setup_since(t0);
 		if (*out == NULL)
 			return NULL;
 		*handled = true;

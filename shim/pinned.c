@@ -120,7 +120,9 @@ void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 		return NULL;
 	}
 	/* Pinning calls CUDA: outside the lock, like the merged allocations. */
+	uint64_t t0 = shim_uptime_ns();
 	const char *why = pin(&buf, bytes);
+	shim_setup_since(t0);
 	pthread_mutex_lock(&shim_lock);
 	if (why) {
 		reserved -= bytes;

@@ -39,6 +39,11 @@ uint64_t shim_uptime_ns(void)
 	return now_ns() - start_ns;
 }
 
+void shim_setup_since(uint64_t since)
+{
+	__atomic_add_fetch(&shim_count.setup_ns, shim_uptime_ns() - since, __ATOMIC_RELAXED);
+}
+
 /* In a forked child: what the parent did is the parent's to report. (The merge states stay:
  * the child's memory holds the buffers as merged.) */
 static void fork_child(void)
@@ -229,6 +234,7 @@ __attribute__((destructor)) static void write_report(void)
 	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,",
 		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
+	fprintf(f, "\"setup_ns\":%llu,", (unsigned long long)__atomic_load_n(&shim_count.setup_ns, __ATOMIC_RELAXED));
 	fprintf(f, "\"waits\":{\"event\":%lu,\"fallback\":%lu},",
 		__atomic_load_n(&shim_count.waits_event, __ATOMIC_RELAXED),
 		__atomic_load_n(&shim_count.waits_fallback, __ATOMIC_RELAXED));

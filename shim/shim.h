@@ -239,6 +239,7 @@ bool shim_said(void); /* the shim's once-a-run line was printed */
 struct shim_counters {
 	unsigned long copies_elided, fallbacks, freed;
 	unsigned long waits_event, waits_fallback; /* elided copies' waits kept (repair.c) */
+	uint64_t setup_ns; /* spent page-locking and mapping served buffers (setup_since) */
 };
 extern struct shim_counters shim_count;
 
@@ -473,5 +474,9 @@ void shim_mark_copy(const void *ret, const char *call, size_t bytes);
 void shim_report_init(void);
 bool shim_forked(void); /* this process forked: part of the run is in its children */
 uint64_t shim_uptime_ns(void); /* since the shim started; async-signal-safe */
+/* Adds the time since `since` (a shim_uptime_ns) to the run's set-up: what serving the plan
+ * cost beyond the program's own work (page-locking, mapping), which calibration weighs
+ * against the iterations' gain. */
+void shim_setup_since(uint64_t since);
 
 #endif

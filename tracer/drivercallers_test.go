@@ -37,16 +37,16 @@ func TestDriverCaller(t *testing.T) {
 // probes; a runtime call that may reach the driver outside the probed ones does.
 func TestImportReason(t *testing.T) {
 	for name, want := range map[string]string{
-		"__cudaGetKernel":            "",
-		"__cudaRegisterFunction":     "",
-		"cudaMemcpy":                 "",
-		"cudaLaunchKernel":           "",
-		"cudaGetErrorString":         "",
-		"malloc":                     "",
-		"cudaMemcpyToSymbol":         "may serve through the driver",
-		"__cudaRegisterUnknownThing": "may serve through the driver",
-		"cuMemcpyHtoD_v2":            "imports cuMemcpyHtoD_v2",
-		"ffi_call":                   "libffi",
+		"__cudaGetKernel":        "",
+		"__cudaRegisterFunction": "",
+		"cudaMemcpy":             "",
+		"cudaLaunchKernel":       "",
+		"cudaGetErrorString":     "",
+		"malloc":                 "",
+		"cudaMemcpyToSymbol":     "may serve through the driver",
+		"__cudaLaunchKernel":     "",
+		"cuMemcpyHtoD_v2":        "imports cuMemcpyHtoD_v2",
+		"ffi_call":               "libffi",
 	} {
 		got := importReason(name)
 		if (got == "") != (want == "") || !strings.Contains(got, want) {
