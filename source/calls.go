@@ -101,6 +101,15 @@ func (e *effects) call(c *Node) {
 			}
 		}
 		return
+	case "cudaMemset", "cudaMemsetAsync":
+		// GPU work in stream order that writes the buffer and reads none of it: the proofs see
+		// a host read of the host side after it as the live value it is
+		// (unsafe_memset_read.cu), and the D2H copy after it as what brings its values back.
+		if v := e.ptrVar(arg(0)); v != 0 {
+			e.emit(event{kind: evLaunch, v: v, at: at, gpuWrites: true, fills: true, copySize: e.size(arg(2))})
+			rest(1)
+			return
+		}
 	case "free", "cudaFree", "cudaFreeHost", "cudaFreeAsync":
 		if v := e.ptrVar(arg(0)); v != 0 {
 			e.emit(event{kind: evFree, v: v, at: at})

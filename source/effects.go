@@ -53,6 +53,9 @@ type event struct {
 
 	undef     bool // evDef: a declaration without a value (no buffer yet)
 	gpuWrites bool // evLaunch: the kernel may write through v (not a pointer to const)
+	// evLaunch: GPU work that writes v and reads nothing of it (cudaMemset), copySize its
+	// size: a fill of the whole buffer ends a host write before it as the D2H copy would.
+	fills bool
 
 	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
 	why     string // evEscape

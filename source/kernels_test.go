@@ -38,7 +38,7 @@ func TestKernelBodies(t *testing.T) {
 			if p.Safe() != proven {
 				t.Errorf("%s %s: proven = %v, want %v (%+v)", file, p.Function, p.Safe(), proven, p.Verdicts)
 			}
-			if s1 := p.Verdicts[0]; !proven && (s1.Status != Refused || !strings.Contains(s1.Reason, "before the D2H copy brings back what the kernel")) {
+			if s1 := p.Verdicts[0]; !proven && (s1.Status != Refused || !strings.Contains(s1.Reason, "before the D2H copy brings back what the GPU wrote")) {
 				t.Errorf("%s %s: S1 %s (%s), want refused for the host read before the D2H copy", file, p.Function, s1.Status, s1.Reason)
 			}
 		}

@@ -70,6 +70,11 @@ func TestProveCorpus(t *testing.T) {
 		{"unsafe_ptr_identity.cu", "h_in", 3, Refused, "if (tags[i].ptr == p)", false},
 		{"unsafe_lifetime.cu", "h_in", 4, Refused, "host_free(o.host, h_in);", false},
 		{"unsafe_sync_wait.cu", "h_out", 2, KeepWait, "CHECK(cudaMemcpy(h_out, d_out", true},
+		// cudaMemset writes the device side whole and reads none of it: the host write before
+		// it does not reach the kernel, and the D2H copy after the kernel brings the values
+		// back; only the wait is kept.
+		{"memset.cu", "h_out", 2, KeepWait, "CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));", true},
+		{"unsafe_memset_read.cu", "h_out", 1, Refused, "sum = fnv1a(sum, &h_out[i], sizeof(float));", false},
 	}
 	for _, c := range cases {
 		t.Run(c.file+"/"+c.host, func(t *testing.T) {
@@ -160,6 +165,63 @@ int main(void) {
 			}
 			if !undecided {
 				t.Errorf("no verdict is undecidable: %+v", ps[0].Verdicts)
+			}
+		})
+	}
+}
+
+// A cudaMemset of the whole device side ends a host write before it, as the D2H copy after
+// the kernel would have as written; one of part of it does not: the host's value reaches the
+// kernel through the rest, merged, and S1 refuses it at the write.
+func TestProveMemsetFill(t *testing.T) {
+	needClang(t)
+	src := func(fill string) string {
+		return `#include <cuda_runtime.h>
+#include <stdlib.h>
+__global__ void add(float *d) { d[threadIdx.x] += 1.0f; }
+int main(void) {
+	float *h = (float *)malloc(64), *d;
+	cudaMalloc((void **)&d, 64);
+	for (int i = 0; i < 16; i++)
+		h[i] = 0;
+	cudaMemcpy(d, h, 64, cudaMemcpyHostToDevice);
+	for (int it = 0; it < 4; it++) {
+		h[12] = 5.0f;
+		cudaMemset(d, 0, ` + fill + `);
+		add<<<1, 16>>>(d);
+		cudaMemcpy(h, d, 64, cudaMemcpyDeviceToHost);
+	}
+	cudaFree(d);
+	free(h);
+	return 0;
+}
+`
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		fill string
+		safe bool
+	}{{"64", true}, {"32", false}} {
+		t.Run(c.fill, func(t *testing.T) {
+			f := filepath.Join(dir, "fill"+c.fill+".cu")
+			if err := os.WriteFile(f, []byte(src(c.fill)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := Prove(tu)
+			if len(ps) != 1 {
+				t.Fatalf("%d pairs, want 1", len(ps))
+			}
+			s1 := ps[0].Verdicts[0]
+			if c.safe && s1.Status != Holds {
+				t.Errorf("whole fill: S1 %s at line %d (%s); want it to hold", s1.Status, s1.At.Line, s1.Reason)
+			}
+			if !c.safe && (s1.Status != Refused || s1.At.Line != 11 || !strings.Contains(s1.Reason, "live value")) {
+				t.Errorf("part fill: S1 %s at line %d (%s); want refused at the host write, line 11, a live value",
+					s1.Status, s1.At.Line, s1.Reason)
 			}
 		})
 	}

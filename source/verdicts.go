@@ -41,7 +41,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			break
 		}
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the kernel at line %d wrote", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d", s.gpuDirty.Line))
 		}
 		if ev.kind == evWrite {
 			if s.inFlightPair.Line != 0 {
@@ -57,7 +57,12 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		if ev.v != d {
 			break
 		}
-		if s.hostDirty.Line != 0 {
+		switch {
+		case ev.fills && a.full(s, ev):
+			// Written whole on the device and read not at all: a host write before it is
+			// gone, merged, as the D2H copy after it makes it gone as written.
+			s.hostDirty = Loc{}
+		case s.hostDirty.Line != 0:
 			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.at.Line))
 		}
 		if s.freedH.Line != 0 {
