@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
@@ -36,5 +37,36 @@ func TestReportEnergy(t *testing.T) {
 	if res.ExitCode != 0 || r.EnergySource != "" || r.EnergyMJ != 0 || r.IterationEnergyMJ != 0 {
 		t.Errorf("without NVML: exit %d, energy %q %.3f mJ, %.3f mJ per iteration; want not measured",
 			res.ExitCode, r.EnergySource, r.EnergyMJ, r.IterationEnergyMJ)
+	}
+}
+
+// An energy read takes time (a real driver's, milliseconds), which must not count as the
+// program's: with every read made to take 30 ms by the stand-in, the marked iterations are
+// no longer than without NVML, give or take this machine's noise, where counting the reads
+// made each sampled one 30 ms longer (streamcluster on the H200: 2.5 ms calls timed at 5.1).
+func TestEnergyReadsOutsideIterations(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "1M", "--iters", "12", "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	compact, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	fake := filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1"))
+	medianMS := func(env ...string) float64 {
+		res := deploy(t, compact, append([]string{delay}, env...), argv...)
+		ns := res.Report.IterationNS
+		if res.ExitCode != 0 || len(ns) < 5 {
+			t.Fatalf("exit %d, %d iterations timed", res.ExitCode, len(ns))
+		}
+		sorted := slices.Clone(ns)
+		slices.Sort(sorted)
+		return float64(sorted[len(sorted)/2]) / 1e6
+	}
+	without := medianMS("LD_LIBRARY_PATH=" + t.TempDir())
+	with := medianMS("LD_LIBRARY_PATH="+fake, "FAKE_NVML_READ_US=30000")
+	if with > without+15 {
+		t.Errorf("median iteration %.2f ms with 30 ms energy reads, %.2f ms without NVML: the reads are counted", with, without)
 	}
 }

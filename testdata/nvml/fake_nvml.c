@@ -2,10 +2,13 @@
  * A stand-in for libnvidia-ml.so.1, so that the shim's real NVML path (dlopen, init, the
  * device in use, the energy counter) runs where no GPU is: one device whose energy counter
  * grows at 100 W of wall time, as a real GPU's counts millijoules since the driver loaded.
- * Tests put its directory first on LD_LIBRARY_PATH.
+ * Tests put its directory first on LD_LIBRARY_PATH. FAKE_NVML_READ_US makes each energy read
+ * take that long, as a real driver's may take milliseconds.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define API __attribute__((visibility("default")))
 
@@ -47,6 +50,13 @@ API int nvmlDeviceGetIndex(void *d, unsigned *index)
 API int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj)
 {
 	(void)d;
+	static long read_us = -1;
+	if (read_us < 0) {
+		const char *s = getenv("FAKE_NVML_READ_US");
+		read_us = s ? atol(s) : 0;
+	}
+	if (read_us > 0)
+		usleep((useconds_t)read_us);
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	*mj = (unsigned long long)t.tv_sec * 100000u + (unsigned long long)t.tv_nsec / 10000u;
