@@ -11,7 +11,8 @@
 #   make test-arm64-vm  the tracer's tests on an arm64 kernel, in qemu-system-aarch64
 #   make install   echoctl, which carries the preload library, into $(PREFIX)/bin (/usr/local)
 #   make package   .deb and .rpm of echoctl for amd64 and arm64 into build/pkg (nfpm)
-#   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh)
+#   make trapcost  build/bin/trapcost, what a bare uprobe trap costs (bench/trapcost.sh), and
+#                  build/bin/bpfstats, what each of Echo's BPF programs costs a run
 
 BUILD    := build
 ARM64    := $(BUILD)/arm64
@@ -250,10 +251,12 @@ $(BUILD)/bench/shimcost: bench/shimcost.c $(LIBS)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ \
 		-Wl,--build-id=sha1 $(WL_LINK)
 
-# Not part of build: only bench/trapcost.sh uses it, on hosts without Go from a copy.
+# Not part of build: only bench/trapcost.sh and bench/tracer_gpu.sh use them, on hosts
+# without Go from a copy.
 trapcost:
 	@mkdir -p $(BUILD)/bin
 	$(GO) build -o $(BUILD)/bin/trapcost ./bench/trapcost
+	$(GO) build -o $(BUILD)/bin/bpfstats ./bench/bpfstats
 
 generate:
 	$(GO) generate ./...

@@ -55,6 +55,18 @@ for call in "malloc(64)+free" cudaStreamSynchronize cudaGetDevice "cudaMemcpy(64
 	printf '%-28s %10.1f %10.1f  %s\n' "$call" "$(median <"$out/call_plain.txt")" "$(median <"$out/call_traced.txt")" \
 		"$(paired_ci diff "$out/call_plain.txt" "$out/call_traced.txt")"
 done
+# What of that is Echo's BPF programs (the rest: the uprobe traps, bench/trapcost.sh), where
+# build/bin/bpfstats came along (make trapcost): one more traced run, its programs sampled.
+if [ -x build/bin/bpfstats ]; then
+	echo "-- Echo's BPF programs in one traced run (run-time statistics on: each run costs a little more)"
+	build/bin/bpfstats -for 600s >"$out/bpfstats.txt" &
+	stats=$!
+	sleep 0.5
+	"$echoctl" trace --host-allocs --launches -o "$trace" -- "$out/callcost" cost 300000 >/dev/null 2>&1
+	kill -INT "$stats"
+	wait "$stats" || true
+	cat "$out/bpfstats.txt"
+fi
 fi
 
 if part rate; then
