@@ -15,15 +15,7 @@ import (
 // Without the library the report says "not measured" (source "") and the run is the same.
 func TestReportEnergy(t *testing.T) {
 	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	p, _ := testenv.Plan(t, "stream", args...)
-	compact, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
-	fake := filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1"))
-
+	compact, argv, fake := measureStream(t, "5")
 	res := deploy(t, compact, []string{delay, "LD_LIBRARY_PATH=" + fake}, argv...)
 	r := res.Report
 	if res.ExitCode != 0 || r.EnergySource != "nvml" || r.EnergyMJ <= 0 || r.IterationEnergyMJ <= 0 ||
@@ -46,14 +38,7 @@ func TestReportEnergy(t *testing.T) {
 // made each sampled one 30 ms longer (streamcluster on the H200: 2.5 ms calls timed at 5.1).
 func TestEnergyReadsOutsideIterations(t *testing.T) {
 	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "12", "--warmup", "1"}
-	p, _ := testenv.Plan(t, "stream", args...)
-	compact, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
-	fake := filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1"))
+	compact, argv, fake := measureStream(t, "12")
 	medianMS := func(env ...string) float64 {
 		res := deploy(t, compact, append([]string{delay}, env...), argv...)
 		ns := res.Report.IterationNS
@@ -69,4 +54,18 @@ func TestEnergyReadsOutsideIterations(t *testing.T) {
 	if with > without+15 {
 		t.Errorf("median iteration %.2f ms with 30 ms energy reads, %.2f ms without NVML: the reads are counted", with, without)
 	}
+}
+
+// measureStream is the measure-mode plan (nothing merged, the loop timed) of the emulator's
+// stream at 1 MiB for iters iterations, its command line, and the stand-in NVML's directory.
+func measureStream(t *testing.T, iters string) (compact string, argv []string, fakeNVML string) {
+	t.Helper()
+	args := []string{"--size", "1M", "--iters", iters, "--warmup", "1"}
+	p, _ := testenv.Plan(t, "stream", args...)
+	compact, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv = append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	return compact, argv, filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1"))
 }

@@ -141,18 +141,7 @@ int main(void) {
 	}
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {
-			f := filepath.Join(dir, name)
-			if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps := Prove(tu)
-			if len(ps) != 1 {
-				t.Fatalf("%d pairs, want 1", len(ps))
-			}
+			ps := proveOnePair(t, filepath.Join(dir, name), src)
 			if ps[0].Safe() {
 				t.Fatalf("proved safe: %+v", ps[0].Verdicts)
 			}
@@ -203,19 +192,7 @@ int main(void) {
 		safe bool
 	}{{"64", true}, {"32", false}} {
 		t.Run(c.fill, func(t *testing.T) {
-			f := filepath.Join(dir, "fill"+c.fill+".cu")
-			if err := os.WriteFile(f, []byte(src(c.fill)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps := Prove(tu)
-			if len(ps) != 1 {
-				t.Fatalf("%d pairs, want 1", len(ps))
-			}
-			s1 := ps[0].Verdicts[0]
+			s1 := proveOnePair(t, filepath.Join(dir, "fill"+c.fill+".cu"), src(c.fill))[0].Verdicts[0]
 			if c.safe && s1.Status != Holds {
 				t.Errorf("whole fill: S1 %s at line %d (%s); want it to hold", s1.Status, s1.At.Line, s1.Reason)
 			}
@@ -225,4 +202,22 @@ int main(void) {
 			}
 		})
 	}
+}
+
+// proveOnePair writes src to the file f, parses it with the emulator's headers and proves it:
+// one pair, or the test fails.
+func proveOnePair(t *testing.T, f, src string) []Proof {
+	t.Helper()
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tu, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := Prove(tu)
+	if len(ps) != 1 {
+		t.Fatalf("%d pairs, want 1", len(ps))
+	}
+	return ps
 }
