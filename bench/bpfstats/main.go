@@ -11,7 +11,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -75,7 +74,7 @@ func sampleAll(prefix string, seen map[ebpf.ProgramID]sample) {
 	var id ebpf.ProgramID
 	for {
 		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) || err != nil {
+		if err != nil { // os.ErrNotExist after the last
 			return
 		}
 		id = next
