@@ -215,7 +215,9 @@ void shim_energy_device(void)
 
 void shim_energy_mark(int mark, uint64_t ns)
 {
-	if (source == SOURCE_NONE || (last.taken && ns - last.ns < SAMPLE_GAP_NS))
+	/* Every SAMPLE_GAP_NS, and at marks 1, 2, 4, 8, ... so that a short loop still spans
+	 * samples (a few reads more in all). */
+	if (source == SOURCE_NONE || (last.taken && ns - last.ns < SAMPLE_GAP_NS && (mark & (mark - 1)) != 0))
 		return;
 	double v;
 	end_at_exit();
