@@ -222,7 +222,7 @@ func (e *effects) visit(n *Node, u use) {
 			if slots, ok := e.argArrays[id]; ok && u == useValue {
 				for _, s := range slots {
 					if s.tracked {
-						e.emit(event{kind: evEscape, v: s.v, at: n.Range.Begin, why: "its address is in an argument array used other than for a launch"})
+						e.emit(event{kind: evEscape, v: s.v, at: n.Range.Begin, why: "in an argument array used other than for a launch"})
 					}
 				}
 			}
@@ -237,7 +237,7 @@ func (e *effects) visit(n *Node, u use) {
 			e.emit(event{kind: evRead, v: id, at: n.Range.Begin})
 			e.emit(event{kind: evWrite, v: id, at: n.Range.Begin})
 		case useValue:
-			e.emit(event{kind: evEscape, v: id, at: n.Range.Begin, why: "its value is stored or used where the analysis cannot follow it"})
+			e.emit(event{kind: evEscape, v: id, at: n.Range.Begin, why: "stored or used where the analysis cannot follow it"})
 		}
 		return
 	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr", "CXXFunctionalCastExpr":
@@ -297,7 +297,7 @@ func (e *effects) visit(n *Node, u use) {
 		case "&":
 			if r := addrOf(n); r != nil {
 				if e.tracked[r.ID] {
-					e.emit(event{kind: evEscape, v: r.ID, at: n.Range.Begin, why: "its address is taken (&" + r.Name + ")"})
+					e.emit(event{kind: evEscape, v: r.ID, at: n.Range.Begin, why: "taken by its address (&" + r.Name + ")"})
 				} else if u == useValue {
 					e.emit(event{kind: evAssign, v: r.ID, at: n.Range.Begin, addrKept: true})
 				}
@@ -310,7 +310,7 @@ func (e *effects) visit(n *Node, u use) {
 			if v := e.basePtr(n); v != 0 {
 				e.visit(n.Inner[0], useIgnore)
 				if u == useValue {
-					e.emit(event{kind: evEscape, v: v, at: n.Range.Begin, why: "a pointer into it is stored or used where the analysis cannot follow it"})
+					e.emit(event{kind: evEscape, v: v, at: n.Range.Begin, why: "pointed into by a pointer stored or used where the analysis cannot follow it"})
 				}
 				return
 			}
@@ -474,7 +474,7 @@ func (e *effects) define(v DeclID, rhs *Node, at Loc) {
 	r := Unwrap(rhs)
 	if w := e.ptrVar(r); w != 0 {
 		e.emit(event{kind: evEscape, v: w, at: at, why: "copied into another pointer variable"})
-		e.emit(event{kind: evEscape, v: v, at: at, why: "holds a copy of another followed pointer"})
+		e.emit(event{kind: evEscape, v: v, at: at, why: "a copy of another followed pointer"})
 		e.emit(event{kind: evDef, v: v, at: at, alloc: allocOther})
 		return
 	}

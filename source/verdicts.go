@@ -136,7 +136,7 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	}
 	if ev.dir == HostToDevice {
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the kernel at line %d wrote to the device side", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d", s.gpuDirty.Line))
 		}
 		s.hostDirty = Loc{}
 	} else {
@@ -185,7 +185,8 @@ func (a *pairAnalysis) full(s pstate, ev event) bool {
 }
 
 // verdicts sums each condition's findings: a refusal wins over an undecidable, which wins over
-// a kept wait; the earliest line decides among equals.
+// a kept wait; the earliest line decides among equals, and the reason's text among those at
+// one place (so the same source always gets the same words).
 func (a *pairAnalysis) verdicts() [4]Verdict {
 	var out [4]Verdict
 	rank := map[Status]int{Refused: 3, Undecidable: 2, KeepWait: 1}
@@ -199,7 +200,10 @@ func (a *pairAnalysis) verdicts() [4]Verdict {
 			if rank[fs[x].status] != rank[fs[y].status] {
 				return rank[fs[x].status] > rank[fs[y].status]
 			}
-			return fs[x].at.Offset < fs[y].at.Offset
+			if fs[x].at.Offset != fs[y].at.Offset {
+				return fs[x].at.Offset < fs[y].at.Offset
+			}
+			return fs[x].why < fs[y].why
 		})
 		if len(fs) > 0 {
 			v.Status, v.At, v.Reason = fs[0].status, fs[0].at, fs[0].why
