@@ -110,6 +110,11 @@ func (e *effects) call(c *Node) {
 			rest(1)
 			return
 		}
+		if v := e.basePtr(arg(0)); v != 0 { // into the buffer (d + off): part of it, written
+			e.emit(event{kind: evLaunch, v: v, at: at, gpuWrites: true})
+			rest(1)
+			return
+		}
 	case "free", "cudaFree", "cudaFreeHost", "cudaFreeAsync":
 		if v := e.ptrVar(arg(0)); v != 0 {
 			e.emit(event{kind: evFree, v: v, at: at})

@@ -160,8 +160,9 @@ int main(void) {
 }
 
 // A cudaMemset of the whole device side ends a host write before it, as the D2H copy after
-// the kernel would have as written; one of part of it does not: the host's value reaches the
-// kernel through the rest, merged, and S1 refuses it at the write.
+// the kernel would have as written; one of part of it (a shorter size, or from a pointer into
+// the buffer) does not: the host's value reaches the kernel through the rest, merged, and S1
+// refuses it at the write.
 func TestProveMemsetFill(t *testing.T) {
 	needClang(t)
 	src := func(fill string) string {
@@ -176,7 +177,7 @@ int main(void) {
 	cudaMemcpy(d, h, 64, cudaMemcpyHostToDevice);
 	for (int it = 0; it < 4; it++) {
 		h[12] = 5.0f;
-		cudaMemset(d, 0, ` + fill + `);
+		cudaMemset(` + fill + `);
 		add<<<1, 16>>>(d);
 		cudaMemcpy(h, d, 64, cudaMemcpyDeviceToHost);
 	}
@@ -188,11 +189,17 @@ int main(void) {
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
-		fill string
+		fill string // the memset's pointer and size
 		safe bool
-	}{{"64", true}, {"32", false}} {
+	}{{"d, 0, 64", true}, {"d, 0, 32", false}, {"d + 8, 0, 32", false}} {
 		t.Run(c.fill, func(t *testing.T) {
-			s1 := proveOnePair(t, filepath.Join(dir, "fill"+c.fill+".cu"), src(c.fill))[0].Verdicts[0]
+			f := filepath.Join(dir, strings.NewReplacer(" ", "", ",", "_", "+", "p").Replace(c.fill)+".cu")
+			v := proveOnePair(t, f, src(c.fill))[0].Verdicts
+			s1, s3 := v[0], v[2]
+			if s3.Status != Holds {
+				t.Errorf("S3 %s at line %d (%s): cudaMemset is understood, not a call into an unknown body",
+					s3.Status, s3.At.Line, s3.Reason)
+			}
 			if c.safe && s1.Status != Holds {
 				t.Errorf("whole fill: S1 %s at line %d (%s); want it to hold", s1.Status, s1.At.Line, s1.Reason)
 			}
