@@ -43,7 +43,8 @@ calibrate too: each refusal with its instruction and when it happened) and write
 With --source FILE (the program's source, of a build with debug information), plan also says
 for each pair whether the source path proves it: the pair's copies are matched by file and
 line to the source's linking copies, and the source pair's S1-S4 verdict is shown beside it
-(echoctl rewrite then merges the proved ones in the source).`,
+(echoctl rewrite then merges the proved ones in the source). With --json it prints those
+verdicts as echo.plan-source/1 (docs/json.md) instead of the plan, which it writes to its file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
@@ -70,8 +71,8 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	if opts.minIterations < 1 {
 		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
 	}
-	if len(opts.sources) > 0 && opts.global.json {
-		return fmt.Errorf("--source adds a table to what plan prints; with --json, use echoctl rewrite --json for the source's verdicts")
+	if len(opts.sources) > 0 && opts.global.json && opts.output == outfile.Stdout {
+		return fmt.Errorf("--source --json prints the source path's verdicts, and -o - the plan: both want standard output; give the plan a file")
 	}
 	if isPlanFile(tracePath) {
 		return showPlan(out, tracePath, opts, available)
@@ -106,6 +107,9 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	}
 	if err := planner.WriteFile(planPath, p); err != nil {
 		return err
+	}
+	if opts.global.json && len(opts.sources) > 0 {
+		return writeSourceJSON(context.Background(), out, p, planPath, opts.sources)
 	}
 	if opts.global.json {
 		return p.Write(out)
@@ -142,6 +146,9 @@ func showPlan(out io.Writer, path string, opts *planOptions, available func(name
 	p, err := planner.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if opts.global.json && len(opts.sources) > 0 {
+		return writeSourceJSON(context.Background(), out, p, path, opts.sources)
 	}
 	if opts.global.json {
 		return p.Write(out)

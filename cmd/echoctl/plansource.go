@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,17 +12,38 @@ import (
 	"github.com/echo-uma/echo/symbols"
 )
 
-// renderSourceProofs says, for each pair of p, whether the source path proves it (plan
-// --source, issue 28 item 4): the pair's copy sites are named by file and line from the
-// binary's debug information and matched to the linking copies of the pairs the source
-// analysis finds in files (source.PairAt).
-func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files []string) error {
+// sourceVerdict is what the source path says of one plan pair (plan --source, issue 28 item
+// 4): the source pair its copies are, and that pair's proof.
+type sourceVerdict struct {
+	Pair string `json:"pair"` // the plan's pair id
+	// Status: proved, proved_wait_kept (merged, the copy's wait kept), declined,
+	// not_in_source (no linking copy of the given files is at its copies' lines), ambiguous
+	// (its copies are linking copies of different source pairs).
+	Status     string   `json:"status"`
+	SourcePair string   `json:"source_pair,omitempty"` // "h_in/d_in"
+	Function   string   `json:"function,omitempty"`
+	Why        string   `json:"why,omitempty"`    // a declined pair's first deciding verdict
+	Copies     []string `json:"copies,omitempty"` // the pair's copy sites as file:line
+}
+
+// sourceDoc is plan --source --json's document.
+type sourceDoc struct {
+	Schema string          `json:"schema"`
+	Plan   string          `json:"plan"`  // where the plan is
+	Files  []string        `json:"files"` // the sources given
+	Pairs  []sourceVerdict `json:"pairs"`
+}
+
+// sourceVerdicts says, for each pair of p, whether the source path proves it: the pair's copy
+// sites are named by file and line from the binary's debug information and matched to the
+// linking copies of the pairs the source analysis finds in files (source.PairAt).
+func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) ([]sourceVerdict, error) {
 	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
 	var proofs []source.Proof
 	for _, f := range files {
 		ps, err := source.ProveFile(ctx, f, o)
 		if err != nil {
-			return fmt.Errorf("--source %s: %w", f, err)
+			return nil, fmt.Errorf("--source %s: %w", f, err)
 		}
 		proofs = append(proofs, ps...)
 	}
@@ -30,8 +52,7 @@ func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files
 		pairs[i] = pr.Pair
 	}
 	names := symbols.NewResolver()
-	fmt.Fprintf(w, "\nthe source path (%s):\n", strings.Join(files, ", "))
-	t := columns{headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
+	out := []sourceVerdict{}
 	for _, pair := range p.Pairs {
 		matched, where := map[int]bool{}, []string{}
 		for _, c := range pair.Copies {
@@ -45,33 +66,82 @@ func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files
 				matched[i] = true
 			}
 		}
-		t.rows = append(t.rows, sourceRow(pair.ID, proofs, matched, where))
+		out = append(out, verdictOf(pair.ID, proofs, matched, where))
 	}
-	_, err := io.WriteString(w, t.render())
-	return err
+	return out, nil
 }
 
-// sourceRow is one plan pair's row: the source pair its copies are, and that proof's verdict.
-func sourceRow(id string, proofs []source.Proof, matched map[int]bool, where []string) []string {
-	if len(matched) != 1 {
-		why := "not in the given source: its copies are at " + strings.Join(where, ", ")
-		if len(matched) > 1 {
-			why = "its copies are linking copies of different source pairs"
-		}
-		return []string{id, "-", why}
+// verdictOf is one plan pair's verdict: the source pair its copies are, and that proof's.
+func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []string) sourceVerdict {
+	v := sourceVerdict{Pair: id, Copies: where}
+	switch len(matched) {
+	case 0:
+		v.Status = "not_in_source"
+		return v
+	case 1:
+	default:
+		v.Status = "ambiguous"
+		return v
 	}
 	var pr source.Proof
 	for i := range matched {
 		pr = proofs[i]
 	}
-	name := fmt.Sprintf("%s/%s in %s", pr.Host, pr.Device, pr.Function)
+	v.SourcePair, v.Function = pr.Host+"/"+pr.Device, pr.Function
 	if why := pr.Declined(); why != "" {
-		return []string{id, name, "declined: " + why}
+		v.Status, v.Why = "declined", why
+		return v
 	}
-	for _, v := range pr.Verdicts {
-		if v.Status == source.KeepWait {
-			return []string{id, name, "proved, the copy's wait kept: echoctl rewrite merges it"}
+	v.Status = "proved"
+	for _, s := range pr.Verdicts {
+		if s.Status == source.KeepWait {
+			v.Status = "proved_wait_kept"
 		}
 	}
-	return []string{id, name, "proved: echoctl rewrite merges it"}
+	return v
+}
+
+// renderSourceProofs prints the source path's verdicts on p's pairs as a table.
+func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files []string) error {
+	vs, err := sourceVerdicts(ctx, p, files)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nthe source path (%s):\n", strings.Join(files, ", "))
+	t := columns{headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
+	for _, v := range vs {
+		name := "-"
+		if v.SourcePair != "" {
+			name = v.SourcePair + " in " + v.Function
+		}
+		t.rows = append(t.rows, []string{v.Pair, name, sourceWords(v)})
+	}
+	_, err = io.WriteString(w, t.render())
+	return err
+}
+
+// sourceWords is a verdict as the table says it.
+func sourceWords(v sourceVerdict) string {
+	switch v.Status {
+	case "proved":
+		return "proved: echoctl rewrite merges it"
+	case "proved_wait_kept":
+		return "proved, the copy's wait kept: echoctl rewrite merges it"
+	case "declined":
+		return "declined: " + v.Why
+	case "ambiguous":
+		return "its copies are linking copies of different source pairs"
+	}
+	return "not in the given source: its copies are at " + strings.Join(v.Copies, ", ")
+}
+
+// writeSourceJSON writes plan --source --json's document for the plan at planPath.
+func writeSourceJSON(ctx context.Context, w io.Writer, p *planner.Plan, planPath string, files []string) error {
+	vs, err := sourceVerdicts(ctx, p, files)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sourceDoc{Schema: "echo.plan-source/1", Plan: planPath, Files: files, Pairs: vs})
 }

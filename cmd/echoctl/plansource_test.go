@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planner"
 )
 
 // TestPlanSource: for a binary-path plan whose source is at hand, plan --source says whether
@@ -41,9 +43,49 @@ func TestPlanSource(t *testing.T) {
 			}
 		}
 	}
-	if res := testenv.Echoctl(t, nil, "--json", "plan", "--source", "x.cu", "x.plan"); res.ExitCode != 1 ||
-		!strings.Contains(res.Stderr, "--source adds a table") {
-		t.Errorf("--json with --source: exit %d, %s; want a clear refusal", res.ExitCode, res.Stderr)
+	if res := testenv.Echoctl(t, nil, "--json", "plan", "-o", "-", "--source", "x.cu", "x.trace"); res.ExitCode != 1 ||
+		!strings.Contains(res.Stderr, "both want standard output") {
+		t.Errorf("--json --source with -o -: exit %d, %s; want a clear refusal", res.ExitCode, res.Stderr)
+	}
+}
+
+// TestPlanSourceJSON: plan --source --json says the same as the table, for scripts: stream's
+// input pair proved, its output pair proved with the copy's wait kept, both named by their
+// source pair and function, and the plan itself written to its file.
+func TestPlanSourceJSON(t *testing.T) {
+	needClang(t)
+	testenv.RequireRoot(t)
+	rel := "testdata/workloads/stream.cu"
+	dir := workdir(t, "stream.cu")
+	exe := filepath.Join(t.TempDir(), "stream")
+	buildWorkload(t, filepath.Join(dir, rel), exe)
+	tr := filepath.Join(t.TempDir(), "trace.bin")
+	if res := testenv.Echoctl(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "6", "--warmup", "1"); res.ExitCode != 0 {
+		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	res := testenv.Echoctl(t, nil, "--json", "plan", "--source", filepath.Join(dir, rel), tr)
+	if res.ExitCode != 0 {
+		t.Fatalf("plan --source --json: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	var doc sourceDoc
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatalf("plan --source --json: %v\n%s", err, res.Stdout)
+	}
+	if doc.Schema != "echo.plan-source/1" || doc.Plan != tr+".plan" || len(doc.Pairs) != 2 {
+		t.Fatalf("document %+v; want echo.plan-source/1 for %s.plan, two pairs", doc, tr)
+	}
+	got := map[string]string{}
+	for _, v := range doc.Pairs {
+		if v.Function != "main" || len(v.Copies) == 0 {
+			t.Errorf("%s: function %q, copies %v; want main and the copies' lines", v.Pair, v.Function, v.Copies)
+		}
+		got[v.SourcePair] = v.Status
+	}
+	if got["h_in/d_in"] != "proved" || got["h_out/d_out"] != "proved_wait_kept" {
+		t.Errorf("verdicts %v; want h_in/d_in proved, h_out/d_out proved_wait_kept", got)
+	}
+	if _, err := planner.ReadFile(doc.Plan); err != nil {
+		t.Errorf("the plan file: %v", err)
 	}
 }
 
