@@ -44,7 +44,7 @@ With --source FILE (the program's source, of a build with debug information), pl
 for each pair whether the source path proves it: the pair's copies are matched by file and
 line to the source's linking copies, and the source pair's S1-S4 verdict is shown beside it
 (echoctl rewrite then merges the proved ones in the source). With --json it prints those
-verdicts as echo.plan-source/1 (docs/json.md) instead of the plan, which it writes to its file.`,
+verdicts as echo.plansource/1 (docs/json.md) instead of the plan, which it writes to its file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))

@@ -143,5 +143,5 @@ func writeSourceJSON(ctx context.Context, w io.Writer, p *planner.Plan, planPath
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(sourceDoc{Schema: "echo.plan-source/1", Plan: planPath, Files: files, Pairs: vs})
+	return enc.Encode(sourceDoc{Schema: "echo.plansource/1", Plan: planPath, Files: files, Pairs: vs})
 }

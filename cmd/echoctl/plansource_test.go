@@ -71,8 +71,8 @@ func TestPlanSourceJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("plan --source --json: %v\n%s", err, res.Stdout)
 	}
-	if doc.Schema != "echo.plan-source/1" || doc.Plan != tr+".plan" || len(doc.Pairs) != 2 {
-		t.Fatalf("document %+v; want echo.plan-source/1 for %s.plan, two pairs", doc, tr)
+	if doc.Schema != "echo.plansource/1" || doc.Plan != tr+".plan" || len(doc.Pairs) != 2 {
+		t.Fatalf("document %+v; want echo.plansource/1 for %s.plan, two pairs", doc, tr)
 	}
 	got := map[string]string{}
 	for _, v := range doc.Pairs {
