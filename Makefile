@@ -350,6 +350,7 @@ NFPM        ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 PKG_VERSION ?= 0.0~git$(shell git rev-parse --short HEAD 2>/dev/null || echo 0)
 package: echoctl cross
 	@mkdir -p $(BUILD)/pkg/stage
+	@rm -f $(BUILD)/pkg/*.deb $(BUILD)/pkg/*.rpm # an earlier build's, which a glob would install too
 	@for arch in amd64 arm64; do \
 		bin=$(BUILD)/bin/echoctl; [ $$arch = amd64 ] || bin=$(ARM64)/bin/echoctl; \
 		cp $$bin $(BUILD)/pkg/stage/echoctl || exit 1; \
