@@ -7,7 +7,7 @@
 # (its verdict), the trace's prediction (the Amdahl bound, and the per-strategy estimate where
 # the plan has one) against the measured per-iteration speed-up, the complete-run ratio, and
 # whether every output agreed. Programs: resnet50-b1 (PyTorch ResNet-50, batch 1, 210
-# iterations), train (a ResNet-18 training loop, 60 steps, loss.item() every step), fcn
+# iterations), resnet50-b32 (batch 32, 60 iterations), train (a ResNet-18 training loop, 60 steps, loss.item() every step), fcn
 # (FCN-ResNet50 batch 4), cupy (64 MiB elementwise), prefetch (a side-stream prefetcher of
 # pinned batches), dataloader (a DataLoader with two workers feeding an MLP, 96 steps),
 # streamcluster and backprop (C programs in the style of Rodinia's, bench/rodinia/: one
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 rounds=${1:-5}
 shift || true
-programs=("${@:-resnet50-b1 train fcn cupy prefetch dataloader streamcluster backprop short}")
+programs=("${@:-resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short}")
 read -r -a programs <<<"${programs[*]}"
 out=build-gpu/decisions
 mkdir -p "$out"
@@ -33,6 +33,7 @@ for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out
 cmd() {
 	case $1 in
 	resnet50-b1) echo python3 bench/frameworks/vision_loop.py resnet50 1 224 210 "${2:-}" ;;
+	resnet50-b32) echo python3 bench/frameworks/vision_loop.py resnet50 32 224 60 "${2:-}" ;;
 	train) echo python3 bench/frameworks/train_loop.py 60 16 128 ;;
 	fcn) echo python3 bench/frameworks/vision_loop.py fcn 4 520 30 "${2:-}" ;;
 	cupy) echo python3 bench/frameworks/cupy_loop.py 30 64 "${2:-}" ;;
@@ -45,11 +46,11 @@ cmd() {
 }
 iterations() {
 	case $1 in
-	resnet50-b1) echo 210 ;; train) echo 60 ;; fcn | cupy) echo 30 ;; prefetch | backprop) echo 40 ;;
+	resnet50-b1) echo 210 ;; resnet50-b32 | train) echo 60 ;; fcn | cupy) echo 30 ;; prefetch | backprop) echo 40 ;;
 	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;;
 	esac
 }
-has_manual() { case $1 in resnet50-b1 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
+has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
 
 # timed OUT CMD...: runs CMD, its stdout appended to OUT, and its wall seconds to OUT.wall.
 timed() {
