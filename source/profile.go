@@ -31,14 +31,15 @@ type Measured struct {
 // any of them, as the compiler chooses.
 const lineSlack = 2
 
-// Measure is what the run measured at the copies of each of a file's pairs, in their order.
+// Measure is what the run measured at the copies of each of a file's proved pairs, in their
+// order.
 // A site counts for the copy written at or just before its line (within lineSlack) in a
 // file of the same name: of several copies within reach, the nearest, so two copies on
 // consecutive lines are told apart, and no site counts twice.
-func (p *Profile) Measure(pairs []Pair) []Measured {
-	out := make([]Measured, len(pairs))
+func (p *Profile) Measure(proofs []Proof) []Measured {
+	out := make([]Measured, len(proofs))
 	for _, s := range p.sites {
-		if best := PairAt(pairs, s.File, s.Line); best >= 0 {
+		if best := PairAt(proofs, s.File, s.Line); best >= 0 {
 			out[best].NS += siteNS(s)
 			out[best].Count += s.Count
 		}
@@ -46,16 +47,16 @@ func (p *Profile) Measure(pairs []Pair) []Measured {
 	return out
 }
 
-// PairAt is the index of the pair in pairs whose linking copy a binary's call at file:line
-// (DWARF) is: the copy written at that line or up to lineSlack lines before it, the nearest
-// of several; -1 when none is.
-func PairAt(pairs []Pair, file string, line int) int {
+// PairAt is the index of the proof in proofs whose pair's linking copy a binary's call at
+// file:line (DWARF) is: the copy written at that line or up to lineSlack lines before it, the
+// nearest of several; -1 when none is.
+func PairAt(proofs []Proof, file string, line int) int {
 	best, bestLine := -1, 0
 	if line == 0 || file == "" {
 		return best
 	}
-	for i, pair := range pairs {
-		for _, c := range pair.Copies {
+	for i, pr := range proofs {
+		for _, c := range pr.Copies {
 			for _, l := range copyLines(c.At) {
 				if sameFile(c.At.File, file) && l <= line && line-l <= lineSlack && l > bestLine {
 					best, bestLine = i, l

@@ -12,11 +12,11 @@ import (
 func TestProfileMeasure(t *testing.T) {
 	at := func(line int) Loc { return Loc{File: "src/app.cu", Line: line} }
 	inMacro := Loc{File: "src/app.cu", Line: 30, Spelling: &Loc{File: "src/app.cu", Line: 31}}
-	pairs := []Pair{
-		{Function: "main", Host: "a", Copies: []CopySite{{At: at(10)}}},
-		{Function: "main", Host: "b", Copies: []CopySite{{At: at(11)}}},
-		{Function: "main", Host: "c", Copies: []CopySite{{At: inMacro}}},
-		{Function: "main", Host: "d", Copies: []CopySite{{At: at(50)}}},
+	proofs := []Proof{
+		{Pair: Pair{Function: "main", Host: "a", Copies: []CopySite{{At: at(10)}}}},
+		{Pair: Pair{Function: "main", Host: "b", Copies: []CopySite{{At: at(11)}}}},
+		{Pair: Pair{Function: "main", Host: "c", Copies: []CopySite{{At: inMacro}}}},
+		{Pair: Pair{Function: "main", Host: "d", Copies: []CopySite{{At: at(50)}}}},
 	}
 	site := func(file string, line int, ns, count uint64) trace.SiteStats {
 		return trace.SiteStats{File: file, Line: line, NS: ns, Count: count}
@@ -32,9 +32,9 @@ func TestProfileMeasure(t *testing.T) {
 		site("", 0, 5, 1),                                                           // no debug information
 	})
 	want := []Measured{{100, 2}, {40, 1}, {9, 3}, {7, 1}}
-	for i, got := range p.Measure(pairs) {
+	for i, got := range p.Measure(proofs) {
 		if got != want[i] {
-			t.Errorf("%s: %+v, want %+v", pairs[i].Host, got, want[i])
+			t.Errorf("%s: %+v, want %+v", proofs[i].Host, got, want[i])
 		}
 	}
 }

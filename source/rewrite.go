@@ -73,7 +73,7 @@ func Rewrite(tu *TU, src []byte, proofs []Proof, s Strategy) ([]byte, []Change) 
 	for _, p := range proofs {
 		c := Change{Proof: p}
 		if !p.Safe() {
-			c.Reason = "not proved safe: " + firstFailure(p)
+			c.Reason = "not proved safe: " + p.Declined()
 			out = append(out, c)
 			continue
 		}
@@ -104,10 +104,7 @@ func Rewrite(tu *TU, src []byte, proofs []Proof, s Strategy) ([]byte, []Change) 
 
 // Declined names the first condition that is refused or undecidable, with its line and
 // why; "" for a pair proved safe.
-func (p Proof) Declined() string { return firstFailure(p) }
-
-// firstFailure names the first condition that is refused or undecidable, with its line.
-func firstFailure(p Proof) string {
+func (p Proof) Declined() string {
 	for _, v := range p.Verdicts {
 		if v.Status == Refused || v.Status == Undecidable {
 			return fmt.Sprintf("%s %s at line %d: %s", v.Cond, v.Status, v.At.Line, v.Reason)

@@ -53,11 +53,7 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 		fr.After, fr.Changes = Rewrite(tu, src, proofs, o.Strategy)
 		return fr, nil
 	}
-	pairs := make([]Pair, len(proofs))
-	for i, p := range proofs {
-		pairs[i] = p.Pair
-	}
-	measured := o.Profile.Measure(pairs)
+	measured := o.Profile.Measure(proofs)
 	var exercised []Proof
 	var exercisedM []Measured
 	var idle []Change

@@ -50,7 +50,7 @@ type Config struct {
 type Tracer struct {
 	cfg      Config
 	multi    bool             // the kernel attaches a program to many functions at once (uprobe_multi)
-	coll     *ebpf.Collection // the programs; the maps moved to maps
+	coll     *ebpf.Collection // the programs (their maps are in maps)
 	maps     echoMaps         // bpf2go's typed maps: a map renamed in bpf/ fails to compile here
 	links    []link.Link
 	attached map[attachKey]int // functions probed per file

@@ -47,10 +47,6 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) ([]sou
 		}
 		proofs = append(proofs, ps...)
 	}
-	pairs := make([]source.Pair, len(proofs))
-	for i, pr := range proofs {
-		pairs[i] = pr.Pair
-	}
 	names := symbols.NewResolver()
 	out := []sourceVerdict{}
 	for _, pair := range p.Pairs {
@@ -62,7 +58,7 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) ([]sou
 				continue
 			}
 			where = append(where, fmt.Sprintf("%s:%d", sym.File, sym.Line))
-			if i := source.PairAt(pairs, sym.File, sym.Line); i >= 0 {
+			if i := source.PairAt(proofs, sym.File, sym.Line); i >= 0 {
 				matched[i] = true
 			}
 		}
