@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# What deploying a plan costs a program's complete run, apart from what the plan changes in
+# its loop (issue 26: streamcluster-style calls ran faster per iteration under `echoctl run`
+# and its whole run slower). One plan from `echoctl optimize`, then ROUNDS alternating runs
+# of: the program as written; `echoctl --version` (what starting echoctl costs); the program
+# with the deployment's environment (`echoctl run --print-env`: the preload library and the
+# plan, no echoctl process); and `echoctl run PLAN`. Per variant the median wall time and
+# the median iter_ms; the fixed cost of each way to deploy is its whole-run difference from
+# as written less what its iterations saved. Needs root (the trace) and build/bin/echoctl +
+# build/lib/libechoshim.so from the dev machine.
+# Usage: bench/runcost_gpu.sh [ROUNDS] [CALLS]   (9 300)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+rounds=${1:-9}
+calls=${2:-300}
+out=build-gpu/runcost
+mkdir -p "$out"
+E=${ECHOCTL:-build/bin/echoctl}
+echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+gpu_build bench/rodinia/streamcluster_like.cu "$out/streamcluster" -cudart shared
+prog=("$out/streamcluster" "$calls" 16384)
+"$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$out/sc.plan" -- "${prog[@]}" >"$out/optimize.txt" 2>&1
+grep -E '^(pinned|mapped|system|enabled|nothing)' "$out/optimize.txt" || true
+env=$("$E" run --print-env "$out/sc.plan" -- "${prog[@]}" | sed -n 's/^export //p')
+
+# timed NAME CMD...: CMD's stdout appended to $out/NAME, its wall seconds to $out/NAME.wall.
+timed() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >>"$out/$name" 2>>"$out/$name.err"
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$out/$name.wall"
+}
+rm -f "$out"/{written,version,preload,run}{,.wall,.err}
+for ((r = 0; r < rounds; r++)); do
+	for v in $(shuffled "$r" written version preload run); do
+		case $v in
+		written) timed written "${prog[@]}" ;;
+		version) timed version "$E" --version ;;
+		# shellcheck disable=SC2086
+		preload) timed preload env $env "${prog[@]}" ;;
+		run) timed run "$E" run "$out/sc.plan" -- "${prog[@]}" ;;
+		esac
+	done
+done
+printf '%-9s %9s %9s %9s\n' variant 'whole ms' 'iter ms' 'spread ms'
+for v in written version preload run; do
+	w=$(median <"$out/$v.wall")
+	spread=$(awk -v m="$w" '{ d = $1 - m; print (d < 0 ? -d : d) }' "$out/$v.wall" | median)
+	i=$(iter_ms "$out/$v" | median 2>/dev/null || echo 0)
+	printf '%-9s %9.1f %9.3f %9.1f\n' "$v" "$(awk -v w="$w" 'BEGIN { print w * 1000 }')" "$i" \
+		"$(awk -v s="$spread" 'BEGIN { print 2000 * s }')"
+done
+same=$(grep -h '^checksum=' "$out"/{written,preload,run} | sort -u | wc -l)
+echo "outputs: $([ "$same" = 1 ] && echo same || echo DIFFER) ($rounds rounds, $calls calls; spread: twice the median distance from the median)"
