@@ -62,7 +62,7 @@ timed() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$o.wall"
 }
 
-table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× manual× break-even 'mJ/iter' same)
+table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"
 	echo "== optimize $p: $(cmd "$p")"
@@ -109,6 +109,9 @@ EOF
 	e=$(iter_ms "$out/$p.echo" | median)
 	bw=$(median <"$out/$p.base.wall")
 	ew=$(median <"$out/$p.echo.wall")
+	# The deployed run against as written: slower only beyond the larger of the two spreads.
+	whole=$(awk -v b="$bw" -v e="$ew" -v sb="$(spread <"$out/$p.base.wall")" -v se="$(spread <"$out/$p.echo.wall")" \
+		'BEGIN { m = sb > se ? sb : se; print e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same") }')
 	m=-
 	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
 	files=("$out/$p.base" "$out/$p.echo")
@@ -116,10 +119,11 @@ EOF
 	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
 		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")"
-	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
+	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
 		"$strategy" "$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
-		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$m" "$breakeven" "$energy" "$same")
+		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$breakeven" "$energy" "$same")
 done
 echo
 echo "$table"
-echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; manual×: as written / hand-pinned)"
+echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; whole: echoctl run's complete run"
+echo " against as written beyond the larger of their spreads, twice the median distance from the median; manual×: as written / hand-pinned)"

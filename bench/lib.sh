@@ -5,6 +5,15 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# spread: twice the median distance of the numbers on stdin from their median, calibration's
+# spread (calibrate/decide.go): one run slowed by something else widens it less than a range.
+spread() {
+	local v m
+	v=$(cat)
+	m=$(median <<<"$v")
+	awk -v m="$m" '{ d = $1 - m; print (d < 0 ? -d : d) }' <<<"$v" | median | awk '{ print 2 * $1 }'
+}
+
 # gpu_build SRC OUT FLAGS...: one program for the GPU host, built with nvcc ($NVCC) for
 # the GPU of this machine ($ARCH, default native).
 gpu_build() {

@@ -48,10 +48,9 @@ done
 printf '%-9s %9s %9s %9s\n' variant 'whole ms' 'iter ms' 'spread ms'
 for v in written version preload run; do
 	w=$(median <"$out/$v.wall")
-	spread=$(awk -v m="$w" '{ d = $1 - m; print (d < 0 ? -d : d) }' "$out/$v.wall" | median)
 	i=$(iter_ms "$out/$v" | median 2>/dev/null || echo 0)
 	printf '%-9s %9.1f %9.3f %9.1f\n' "$v" "$(awk -v w="$w" 'BEGIN { print w * 1000 }')" "$i" \
-		"$(awk -v s="$spread" 'BEGIN { print 2000 * s }')"
+		"$(awk -v s="$(spread <"$out/$v.wall")" 'BEGIN { print 1000 * s }')"
 done
 same=$(grep -h '^checksum=' "$out"/{written,preload,run} | sort -u | wc -l)
 echo "outputs: $([ "$same" = 1 ] && echo same || echo DIFFER) ($rounds rounds, $calls calls; spread: twice the median distance from the median)"

@@ -19,6 +19,6 @@ for it in range(iters):
     x = torch.full((n,), float(it % 7), dtype=torch.float32)  # CPU tensor
     y = (x.to("cuda") * w + 1.0).cpu()
     times.append((time.perf_counter() - t0) * 1e3)
-    digest.update(y.numpy().tobytes()[:: 1 << 16])
+    digest.update(y.numpy()[:: 1 << 14].tobytes())  # a sample: tobytes() of the whole output is a copy the shim would time
 print(f"checksum={digest.hexdigest()[:16]}")
 print(f"iter_ms={statistics.median(times[1:]):.4f}")
