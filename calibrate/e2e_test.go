@@ -61,14 +61,25 @@ func TestCalibrateThenRun(t *testing.T) {
 			t.Errorf("%s: %s %v; want enabled with the calibration as evidence", pair.ID, pair.Status, pair.Evidence)
 		}
 	}
-	res = testenv.Echoctl(t, []string{"CUDA_EMU_KERNEL_DELAY_US=2000"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
-	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged (mapped)") {
+	// The first run derives the deployment and keeps it; the next deploys what it kept.
+	cache := "ECHO_CACHE_DIR=" + t.TempDir()
+	const kept = "deploying what an earlier run of this plan derived"
+	res = testenv.Echoctl(t, []string{"CUDA_EMU_KERNEL_DELAY_US=2000", cache}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "2 of 2 pairs merged (mapped)") ||
+		strings.Contains(res.Stderr, kept) {
 		t.Errorf("run: exit %d, checksum %s (want %s), stderr %q", res.ExitCode, res.Checksum(), want, res.Stderr)
 	}
-	// A plan calibrated on another device runs the program untouched.
-	res = testenv.Echoctl(t, []string{"CUDA_EMU_DEVICE_NAME=Other GPU"}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
-	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, `echo-shim: running the program untouched: the plan is for GPU "Echo UMA Emulator"`) {
-		t.Errorf("run on another GPU: exit %d, checksum %s, stderr %q; want an untouched run saying why", res.ExitCode, res.Checksum(), res.Stderr)
+	// A plan calibrated on another device runs the program untouched, kept or not.
+	res = testenv.Echoctl(t, []string{"CUDA_EMU_DEVICE_NAME=Other GPU", cache}, append([]string{"-v", "run", planPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, kept) ||
+		!strings.Contains(res.Stderr, `echo-shim: running the program untouched: the plan is for GPU "Echo UMA Emulator"`) {
+		t.Errorf("run on another GPU: exit %d, checksum %s, stderr %q; want an untouched run of the kept deployment, saying why",
+			res.ExitCode, res.Checksum(), res.Stderr)
+	}
+	// Kept for this plan, the deployment is still checked against the program.
+	res = testenv.Echoctl(t, []string{cache}, append([]string{"-v", "run", planPath, "--", testenv.Built(t, "workloads/compute")}, args...)...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "running the program as written: plan is for") {
+		t.Errorf("kept deployment, another program: exit %d, stderr %q; want it run as written, saying why", res.ExitCode, res.Stderr)
 	}
 	checkTamperEvident(t, p, planPath, append([]string{stream}, args...), want)
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"os/exec"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -18,17 +20,61 @@ func loadPlanFor(planPath string, argv []string) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe, err := exec.LookPath(argv[0])
-	if err != nil {
-		return nil, fmt.Errorf("finding %s: %w", argv[0], err)
-	}
-	if err := p.CheckExecutable(exe); err != nil {
-		return nil, err
-	}
-	if err := runner.Preloadable(exe); err != nil {
+	if err := checkExecutable(p.Context.Executable, argv); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkExecutable: the program argv starts is the plan's executable, and the shim can be
+// preloaded into it.
+func checkExecutable(want planner.Module, argv []string) error {
+	exe, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", argv[0], err)
+	}
+	p := planner.Plan{Context: planner.Context{Executable: want}}
+	if err := p.CheckExecutable(exe); err != nil {
+		return err
+	}
+	return runner.Preloadable(exe)
+}
+
+// keptDeployment is what `echoctl run PLAN -- argv` deploys: the deployment kept from an
+// earlier run of the same plan bytes (pipeline.Kept), or derived from the plan and kept for
+// the next run. A plan that cannot be read, or is not this program's, deploys nothing
+// (Untouched says why: the program runs as written); a plan that was never calibrated is an
+// error, as without the cache.
+func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipeline.Kept, error) {
+	key, err := pipeline.DeploymentKey(planPath)
+	if err != nil {
+		return pipeline.Kept{Untouched: err.Error()}, nil
+	}
+	if k, ok := pipeline.LoadKept(key); ok {
+		if err := checkExecutable(k.Executable, argv); err != nil {
+			return pipeline.Kept{Untouched: err.Error()}, nil
+		}
+		slog.Info("deploying what an earlier run of this plan derived", "plan", planPath, "key", key[:16])
+		return k, nil
+	}
+	p, err := loadPlanFor(planPath, argv)
+	if err != nil {
+		return pipeline.Kept{Untouched: err.Error()}, nil
+	}
+	d, err := pipeline.Deploy(p, "", false, cmd.ErrOrStderr())
+	if err != nil {
+		return pipeline.Kept{}, err
+	}
+	k := pipeline.Kept{Executable: p.Context.Executable, Strategy: d.Strategy, Pairs: len(d.Pairs), Untouched: d.Untouched}
+	if d.Untouched == "" {
+		if k.Compact, err = planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy); err != nil {
+			return pipeline.Kept{}, fmt.Errorf("deploying %s: %w", planPath, err)
+		}
+	}
+	if err := pipeline.Keep(key, k); err != nil {
+		slog.Info("not keeping the deployment for the next run", "err", err)
+	}
+	return k, nil
 }
 
 // writePlan writes the plan where -o says: a file, or "-", the command's standard output.

@@ -93,6 +93,16 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 			return fmt.Errorf("--strategy: %w", err)
 		}
 	}
+	if !o.dryRun && !o.printEnv && o.strategy == "" && !o.force {
+		k, err := keptDeployment(cmd, planPath, argv)
+		switch {
+		case err != nil:
+			return err
+		case k.Untouched != "":
+			return runAsWritten(cmd, argv, k.Untouched)
+		}
+		return runDeployed(cmd, o, argv, k.Compact, k.Pairs, k.Strategy)
+	}
 	p, err := loadPlanFor(planPath, argv)
 	if err != nil && !o.dryRun && !o.printEnv {
 		return runAsWritten(cmd, argv, err.Error())
@@ -104,7 +114,6 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		return err
 	}
 	pairs, strategy := d.Pairs, d.Strategy
-	stderr := cmd.ErrOrStderr()
 	if o.dryRun {
 		return printDryRun(cmd, p, d, argv, o.json)
 	}
@@ -114,9 +123,6 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		}
 		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
 	}
-	// From here on echoctl is the program: its signals go to the program, and echoctl ends
-	// with the program's status, whatever the plan did.
-	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	if d.Untouched != "" {
 		return runAsWritten(cmd, argv, d.Untouched)
 	}
@@ -124,6 +130,15 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if err != nil {
 		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
+	return runDeployed(cmd, o, argv, compact, len(pairs), strategy)
+}
+
+// runDeployed runs argv with the shim on compact, a deployment of npairs pairs. From here on
+// echoctl is the program: its signals go to the program, and echoctl ends with the program's
+// status, whatever the plan did.
+func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact string, npairs int, strategy planner.Strategy) error {
+	stderr := cmd.ErrOrStderr()
+	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	run, err := runner.Run(cmd.Context(), argv, compact, stdio)
 	if errors.Is(err, runner.ErrNoReport) {
 		fmt.Fprintf(stderr, "echoctl: warning: %v\n", err)
@@ -136,7 +151,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
-				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Served, len(pairs), pin.Buffers,
+				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Served, npairs, pin.Buffers,
 				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			more := ""
@@ -146,7 +161,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 					len(ids), strings.Join(ids, ", "))
 			}
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
-				run.Report.Served, len(pairs), strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
+				run.Report.Served, npairs, strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
 		printProcesses(stderr, run.Processes)
 	}

@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/echo-uma/echo/internal/embedshim"
+	"github.com/echo-uma/echo/internal/infile"
+	"github.com/echo-uma/echo/planner"
+)
+
+// Kept is a plan file's deployment as `echoctl run` derives it (ReadFile, Deploy, Compact),
+// kept in Echo's cache by the SHA-256 of the plan's bytes and of this echoctl, so that a
+// program started again and again on one plan does not wait each time for echoctl to read
+// and check a plan of megabytes: a streamcluster-style program's 1.6 MB plan made its runs
+// 140 ms slower on the H200 (bench/runcost_gpu.sh), more than its plan saved. An edited plan
+// or another echoctl has another key and derives afresh; nothing is kept for a plan that
+// fails to read. The executable is still checked against Executable at every run.
+type Kept struct {
+	Executable planner.Module   `json:"executable"` // the plan's: the program must still be it
+	Strategy   planner.Strategy `json:"strategy"`
+	Pairs      int              `json:"pairs"`
+	Compact    string           `json:"compact"`   // the shim's plan; "" when Untouched
+	Untouched  string           `json:"untouched"` // why the plan deploys nothing
+}
+
+// DeploymentKey is the cache key of the plan at path: the SHA-256 of its bytes and of this
+// echoctl's executable (its path, size and modification time: another build may derive
+// another deployment from the same plan).
+func DeploymentKey(path string) (string, error) {
+	b, err := infile.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("opening plan: %w", err)
+	}
+	h := sha256.New()
+	h.Write(b)
+	if self, err := os.Executable(); err == nil {
+		if st, err := os.Stat(self); err == nil {
+			fmt.Fprintf(h, "\x00%s\x00%d\x00%d", self, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// LoadKept is the deployment kept under key, if there is one this user wrote and nobody else
+// could have (whoever writes a deployment chooses what the program runs with).
+func LoadKept(key string) (Kept, bool) {
+	dir, err := keptDir(false)
+	if err != nil {
+		return Kept{}, false
+	}
+	path := filepath.Join(dir, key+".json")
+	if fi, err := os.Lstat(path); err != nil || !mine(fi) {
+		return Kept{}, false
+	}
+	b, err := infile.ReadFile(path)
+	if err != nil {
+		return Kept{}, false
+	}
+	var k Kept
+	if json.Unmarshal(b, &k) != nil || (k.Compact == "") == (k.Untouched == "") {
+		return Kept{}, false // cut short, or written by something else: derive afresh
+	}
+	return k, true
+}
+
+// Keep stores k under key, whole or not at all (a concurrent run reads the old file or the
+// new one). A cache that cannot be written is no error: the next run derives again.
+func Keep(key string, k Kept) error {
+	dir, err := keptDir(true)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".kept-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, key+".json"))
+}
+
+// keptDir is CacheDir/deployments, made (private to this user) when create is set; it must be
+// this user's and writable by nobody else either way.
+func keptDir(create bool) (string, error) {
+	base, err := embedshim.CacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, "deployments")
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+	}
+	for _, d := range []string{base, dir} {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return "", err
+		}
+		if !fi.IsDir() || !mine(fi) {
+			return "", errors.New("the deployment cache " + d + " is not this user's own directory")
+		}
+	}
+	return dir, nil
+}
+
+// mine: this user owns the file and nobody else may write it.
+func mine(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid() && fi.Mode().Perm()&0o022 == 0 && fi.Mode()&os.ModeSymlink == 0
+}

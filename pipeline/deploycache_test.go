@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/echo-uma/echo/planner"
+)
+
+// A kept deployment is found again under the same plan bytes and under no other; one that is
+// cut short, or that another user could have written, is not used.
+func TestKeptDeployment(t *testing.T) {
+	t.Setenv("ECHO_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
+	plan := filepath.Join(t.TempDir(), "app.plan")
+	if err := os.WriteFile(plan, []byte(`{"version": 6}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	key, err := DeploymentKey(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := LoadKept(key); ok {
+		t.Fatal("a deployment found in an empty cache")
+	}
+	want := Kept{Executable: planner.Module{Path: "/opt/app", BuildID: "ab12"}, Strategy: planner.StrategyPinned, Pairs: 2,
+		Compact: "echo-plan 1\nend\n"}
+	if err := Keep(key, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := LoadKept(key); !ok || got != want {
+		t.Errorf("kept %+v, found %+v (%v)", want, got, ok)
+	}
+	if err := os.WriteFile(plan, []byte(`{"version": 6} `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if other, _ := DeploymentKey(plan); other == key {
+		t.Error("an edited plan has the same key")
+	}
+	path := filepath.Join(os.Getenv("ECHO_CACHE_DIR"), "deployments", key+".json")
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := LoadKept(key); ok {
+		t.Error("a deployment others may write was used")
+	}
+	for name, text := range map[string]string{"cut short": `{"executable":{"path":"/opt/app"},"strate`,
+		"neither compact nor untouched": `{"executable":{"path":"/opt/app"},"pairs":1}`} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := LoadKept(key); ok {
+			t.Errorf("%s: the kept deployment was used", name)
+		}
+	}
+}
