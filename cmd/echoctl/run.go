@@ -44,6 +44,11 @@ which keeps every copy, is not checked against the GPU); on any mismatch, unread
 plan or failed allocation the program runs untouched and one line on stderr says why
 (set ECHO_QUIET to silence it). echoctl exits with the program's status.
 
+run keeps what it derives from PLAN in Echo's cache (deployments/ under /var/cache/echo for
+root, ~/.cache/echo for others, ECHO_CACHE_DIR to choose) by the SHA-256 of the plan's bytes:
+the next run of the same plan starts without reading it again. --strategy and --force derive
+it afresh.
+
 A plan that was never calibrated has no enabled pair and no chosen strategy: run refuses it
 unless --force, which merges its candidate and validated pairs with --strategy (default
 mapped).
