@@ -111,7 +111,7 @@ EOF
 	ew=$(median <"$out/$p.echo.wall")
 	# The deployed run against as written: slower only beyond the larger of the two spreads.
 	whole=$(awk -v b="$bw" -v e="$ew" -v sb="$(spread <"$out/$p.base.wall")" -v se="$(spread <"$out/$p.echo.wall")" \
-		'BEGIN { m = sb > se ? sb : se; print e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same") }')
+		'BEGIN { m = sb > se ? sb : se; print (e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same")) }')
 	m=-
 	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
 	files=("$out/$p.base" "$out/$p.echo")
