@@ -31,7 +31,19 @@ type Machine struct {
 	// that pass is a host memcpy. 0: not modelled, pinned saves nothing on unified memory.
 	// (On a discrete GPU the same effect is the gap between the copy's rate and the link's.)
 	StageBytesPerMS float64
+	// FirstTouchBytesPerMS is the rate at which the host faults in a fresh allocation's pages
+	// (the kernel maps and zeroes each on its first touch). A host buffer allocated afresh every
+	// iteration at a size malloc always maps anew (freshMapBytes) and filled by the program
+	// pays it every iteration; pinned's pool serves it already faulted in (shim/pinned.c).
+	// 0: not modelled.
+	FirstTouchBytesPerMS float64
 }
+
+// freshMapBytes is the size from which glibc's malloc always maps a new allocation and
+// unmaps it at free (its largest dynamic mmap threshold on a 64-bit host, 32 MiB): below it,
+// a buffer freed and allocated again every iteration is most often the same, already
+// faulted-in, heap memory, so nothing is priced there.
+const freshMapBytes = 32 << 20
 
 // Discrete is a PCIe 5 x16 GPU as the H200 host measured it: about 50 GB/s page-locked, and
 // page-locking a buffer costs about a millisecond.
@@ -61,6 +73,23 @@ func MachineFor(gpu string) Machine {
 	return Discrete
 }
 
+// withFirstTouch is m with this host's first-touch rate, measured only where a pair needs it.
+func withFirstTouch(m Machine, p *Plan) Machine {
+	for _, pair := range p.Pairs {
+		if pair.Status.Counted() && freshEveryIteration(pair) && m.FirstTouchBytesPerMS == 0 {
+			m.FirstTouchBytesPerMS = hostFirstTouchRate()
+			break
+		}
+	}
+	return m
+}
+
+// freshEveryIteration: validation saw the pair's host side allocated anew for its copies
+// (Buffer.Allocations), at a size malloc maps afresh each time.
+func freshEveryIteration(pair Pair) bool {
+	return pair.Host.Allocations > 1 && pair.Bytes >= freshMapBytes
+}
+
 // Estimate is the predicted iteration of one strategy serving every pair it may serve.
 type Estimate struct {
 	Strategy Strategy `json:"strategy"`
@@ -79,10 +108,12 @@ func Predict(p *Plan, m Machine) []Estimate {
 		return nil
 	}
 	clean := cleanCopies(p)
+	m = withFirstTouch(m, p)
 	var out []Estimate
 	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
 		var saved, added float64
 		n := 0
+		pooled := map[Site]bool{} // pinned's pools: one per host site, whatever its ordinal
 		for _, pair := range p.Pairs {
 			if !pair.Status.Counted() || !pair.Allows(s) {
 				continue
@@ -91,12 +122,20 @@ func Predict(p *Plan, m Machine) []Estimate {
 			d := pairCost(pair, s, m, clean)
 			saved += d.saved
 			added += d.added
+			site := pair.Host.Site
+			site.Ordinal = 0
+			pooled[site] = true
 		}
 		if n == 0 {
 			continue
 		}
-		if s != StrategySystem { // page-locked memory: mapped allocates it, pinned pools it
+		// Page-locked memory, paid once: mapped allocates a buffer per pair; pinned pools the
+		// buffers of a host site, so a site that allocates every call pins one and reuses it.
+		switch s {
+		case StrategyMapped:
 			added += m.SetupMSPerBuffer * float64(n) / float64(p.Loop.Iterations)
+		case StrategyPinned:
+			added += m.SetupMSPerBuffer * float64(len(pooled)) / float64(p.Loop.Iterations)
 		}
 		ms := max(T-saved+added, T*(1-maxFCopy))
 		out = append(out, Estimate{Strategy: s, MS: ms, Speedup: T / ms, Pairs: n})
@@ -136,6 +175,11 @@ type cost struct{ saved, added float64 }
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
 func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 	var c cost
+	// pinned: the host side's fresh allocations an iteration that the program fills and copies
+	// to the device, each first touched by the program's own writes, which the pool's buffer,
+	// faulted in once, saves. A fresh buffer a d2h copy fills is first touched by the copy,
+	// whose time the trace has, and its saving is the copy's.
+	fresh := 0.0
 	for _, cp := range pair.Copies {
 		transfer := removableMS(cp, m, clean)
 		dma := 0.0
@@ -153,12 +197,18 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			case m.StageBytesPerMS > 0:
 				c.saved += min(transfer, float64(cp.Site.Bytes)/m.StageBytesPerMS) * cp.PerIteration
 			}
+			if cp.Direction == "h2d" {
+				fresh = max(fresh, cp.PerIteration)
+			}
 		default:
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
 			// GPU the kernels read the bytes over the link instead.
 			c.saved += transfer * cp.PerIteration
 			c.added += dma * cp.PerIteration
 		}
+	}
+	if freshEveryIteration(pair) && m.FirstTouchBytesPerMS > 0 {
+		c.saved += fresh * float64(pair.Bytes) / m.FirstTouchBytesPerMS
 	}
 	return c
 }

@@ -143,3 +143,57 @@ func TestPredictionLineLabelsTheBound(t *testing.T) {
 		t.Errorf("no estimates: %q", got)
 	}
 }
+
+// Pinned pools a host site's buffers (shim/pinned.c): pairs that are one site's allocations
+// in turn (a buffer allocated in every call) page-lock one buffer between them, where mapped
+// allocates one per pair.
+func TestPredictPinnedSetupPerSite(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 100e6}, PerIteration: 0.5, MS: 4})
+	second := p.Pairs[0]
+	second.ID, second.Host.Site.Ordinal = "p2", 1
+	p.Pairs = append(p.Pairs, second)
+	m := Machine{LinkBytesPerMS: 50e6, SetupMSPerBuffer: 50}
+	es := Predict(p, m)
+	// Each pair's copy stays at DMA speed (2 of its 4 ms, half the iterations); one buffer's
+	// 50 ms over 100 iterations.
+	if e := EstimateFor(es, StrategyPinned); e == nil || !near(e.MS, 10-2+0.5) {
+		t.Errorf("pinned: %+v, want %v ms", e, 10-2+0.5)
+	}
+	// Mapped removes both copies (4 ms), reads over the link (2 ms), and allocates two buffers.
+	if e := EstimateFor(es, StrategyMapped); e == nil || !near(e.MS, 10-4+2+1) {
+		t.Errorf("mapped: %+v, want %v ms", e, 10-4+2+1)
+	}
+}
+
+// A host buffer allocated afresh every iteration at a size malloc maps anew, and filled by
+// the program before its copy to the device, is first touched by the program every
+// iteration; pinned's pool serves one already faulted in, and saves that too. A fresh buffer
+// a copy to the host fills is first touched by the copy, whose time already has it.
+func TestPredictFirstTouch(t *testing.T) {
+	const mib = 1 << 20
+	m := Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 100e6}
+	for _, tc := range []struct {
+		name        string
+		bytes       uint64
+		dir         CopyDirection
+		allocations int
+		touch       bool
+	}{
+		{"fresh input", 64 * mib, "h2d", 100, true},
+		{"fresh output", 64 * mib, "d2h", 100, false},
+		{"input allocated once", 64 * mib, "h2d", 1, false},
+		{"fresh input below malloc's mmap threshold", 16 * mib, "h2d", 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := predictPlan(Copy{Site: Site{Bytes: tc.bytes}, Direction: tc.dir, PerIteration: 1, MS: 4})
+			p.Pairs[0].Host.Allocations = tc.allocations
+			want := 10 - (4 - float64(tc.bytes)/50e6)
+			if tc.touch {
+				want -= float64(tc.bytes) / 100e6
+			}
+			if e := EstimateFor(Predict(p, m), StrategyPinned); e == nil || !near(e.MS, want) {
+				t.Errorf("pinned: %+v, want %v ms", e, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package planner
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// predictionSlack is how far a prediction may be from what calibration measured (issue 26:
+// within ±25 %), and the rows that are further, each with why.
+const predictionSlack = 0.25
+
+var knownMisses = map[string]struct {
+	slack float64
+	why   string
+}{
+	// The loop copies the batch's logits back (128 kB) right after the forward pass, and the
+	// copy waits for it: 1.8 ms a copy. Without launch events (the default trace) the planner
+	// cannot tell that wait from a transfer, so it counts 1.8 ms that pinning does not save.
+	"resnet50-b32/pinned": {0.40, "the logits copy's wait for the forward pass is counted as transfer"},
+}
+
+// The model's predictions against the H200 host: the plans and calibration records of
+// `bench/decisions_gpu.sh 5` on 2026-12-01 (logs: bench/results/decisions-h200-2026-12-01-
+// {f,g,h}.log), predicted again by Predict and compared with the speed-up calibration
+// measured for each strategy it ran (its median iteration against the program's).
+func TestPredictionsOnTheH200(t *testing.T) {
+	plans, err := filepath.Glob("../testdata/h200/*.plan.gz")
+	if err != nil || len(plans) == 0 {
+		t.Fatalf("no recorded H200 plans: %v", err)
+	}
+	for _, path := range plans {
+		name := strings.TrimSuffix(filepath.Base(path), ".plan.gz")
+		p := readGzipPlan(t, path)
+		rec := readCalibration(t, strings.TrimSuffix(path, ".gz")+".calibration")
+		es := Predict(p, MachineFor(p.Context.GPU))
+		for _, v := range rec.Variants {
+			row := name + "/" + v.Strategy
+			e := EstimateFor(es, Strategy(v.Strategy))
+			if e == nil {
+				t.Errorf("%s: calibration measured it, the model predicts nothing", row)
+				continue
+			}
+			measured := rec.Baseline.MedianMS / v.MedianMS
+			miss := e.Speedup/measured - 1
+			slack, why := predictionSlack, "issue 26's target"
+			if k, ok := knownMisses[row]; ok {
+				slack, why = k.slack, k.why
+			}
+			t.Logf("%-22s predicted %5.2f×, measured %5.2f×: %+5.1f %%", row, e.Speedup, measured, 100*miss)
+			if math.Abs(miss) > slack {
+				t.Errorf("%s: predicted %.2f×, measured %.2f× (%+.0f %%), more than ±%.0f %% (%s)",
+					row, e.Speedup, measured, 100*miss, 100*slack, why)
+			}
+		}
+	}
+}
+
+func readGzipPlan(t *testing.T, path string) *Plan {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read(z)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return p
+}
+
+type calibrationMedians struct {
+	Baseline struct {
+		MedianMS float64 `json:"median_ms"`
+	} `json:"baseline"`
+	Variants []struct {
+		Strategy string  `json:"strategy"`
+		MedianMS float64 `json:"median_ms"`
+	} `json:"variants"`
+}
+
+func readCalibration(t *testing.T, path string) calibrationMedians {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c calibrationMedians
+	if err := json.Unmarshal(b, &c); err != nil || c.Baseline.MedianMS <= 0 || len(c.Variants) == 0 {
+		t.Fatalf("%s: %v (baseline %v, %d variants)", path, err, c.Baseline.MedianMS, len(c.Variants))
+	}
+	return c
+}
