@@ -15,7 +15,8 @@ import (
 func TestCalibrateRecordsEnergy(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_COPY_DELAY_US", "2000")
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	t.Setenv("CUDA_EMU_KERNEL_DELAY_US", "3000")                       // merged too, the loop lasts
+	args := []string{"--size", "1M", "--iters", "40", "--warmup", "1"} // the 100 ms NVML needs
 	p, _ := testenv.Plan(t, "stream", args...)
 	var pairs []planner.Pair
 	for _, pair := range p.Pairs {

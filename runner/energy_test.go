@@ -15,12 +15,20 @@ import (
 // Without the library the report says "not measured" (source "") and the run is the same.
 func TestReportEnergy(t *testing.T) {
 	testenv.RequireRoot(t)
-	compact, argv, fake := measureStream(t, "5")
+	compact, argv, fake := measureStream(t, "80") // 2 ms kernels: a loop of the 100 ms NVML needs
 	res := deploy(t, compact, []string{delay, "LD_LIBRARY_PATH=" + fake}, argv...)
 	r := res.Report
 	if res.ExitCode != 0 || r.EnergySource != "nvml" || r.EnergyMJ <= 0 || r.IterationEnergyMJ <= 0 ||
 		r.IterationEnergyMJ >= r.EnergyMJ {
 		t.Errorf("with NVML: exit %d, energy %q %.3f mJ, %.3f mJ per iteration; want nvml, a run's energy above one iteration's above 0",
+			res.ExitCode, r.EnergySource, r.EnergyMJ, r.IterationEnergyMJ)
+	}
+	// A loop shorter than the counter's updates can tell gets no energy per iteration (the
+	// run's still counts): 5 iterations of about 2 ms.
+	short, argv5, _ := measureStream(t, "5")
+	res = deploy(t, short, []string{delay, "LD_LIBRARY_PATH=" + fake}, argv5...)
+	if r := res.Report; res.ExitCode != 0 || r.EnergySource != "nvml" || r.EnergyMJ <= 0 || r.IterationEnergyMJ != 0 {
+		t.Errorf("a 10 ms loop: exit %d, energy %q %.3f mJ, %.3f mJ per iteration; want the run's energy and none per iteration",
 			res.ExitCode, r.EnergySource, r.EnergyMJ, r.IterationEnergyMJ)
 	}
 
