@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/echo-uma/echo/internal/embedshim"
@@ -93,7 +95,37 @@ func Keep(key string, k Kept) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, key+".json"))
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, key+".json")); err != nil {
+		return err
+	}
+	prune(dir, maxKept)
+	return nil
+}
+
+// maxKept is how many deployments the cache keeps: every calibration writes a new plan, so
+// the keys of old ones would otherwise pile up.
+const maxKept = 64
+
+// prune removes the least recently written deployments beyond keep.
+func prune(dir string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= keep {
+		return
+	}
+	type kept struct {
+		name string
+		mod  int64
+	}
+	var files []kept
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.Type().IsRegular() && filepath.Ext(e.Name()) == ".json" {
+			files = append(files, kept{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b kept) int { return cmp.Compare(b.mod, a.mod) })
+	for _, f := range files[min(keep, len(files)):] {
+		os.Remove(filepath.Join(dir, f.name))
+	}
 }
 
 // keptDir is CacheDir/deployments, made (private to this user) when create is set; it must be

@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/echo-uma/echo/planner"
 )
@@ -55,5 +58,33 @@ func TestKeptDeployment(t *testing.T) {
 		if _, ok := LoadKept(key); ok {
 			t.Errorf("%s: the kept deployment was used", name)
 		}
+	}
+}
+
+// The cache keeps the newest deployments and removes the oldest beyond its bound.
+func TestKeptDeploymentsPruned(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i := range 5 {
+		path := filepath.Join(dir, fmt.Sprintf("k%d.json", i))
+		if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(time.Duration(i) * time.Minute) // k4 the newest
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prune(dir, 3)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"k2.json", "k3.json", "k4.json"}) {
+		t.Errorf("kept %v, want the three newest", names)
 	}
 }
