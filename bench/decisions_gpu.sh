@@ -13,7 +13,8 @@
 # streamcluster and backprop (C programs in the style of Rodinia's, bench/rodinia/: one
 # allocating its buffers in every call, one copy-bound), short (the nvcc-built stream at
 # 256 MiB for 2 iterations: set-up that its few iterations cannot repay). Needs root and
-# build/bin/echoctl + build/lib/libechoshim.so from the dev machine.
+# build/bin/echoctl + build/lib/libechoshim.so from the dev machine. Each program's plan and
+# calibration record go to build-gpu/decisions/testdata/, ready for testdata/h200.
 # Usage: bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,6 +95,11 @@ EOF
 	verdict=$(awk -v s="$strategy" '$1 ~ /^(mapped|system|pinned)$/ && (s == "none" || $1 == s) {
 		$1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); sub(/^enabled: /, ""); sub(/:.*/, ""); v = v (v ? "; " : "") $0 }
 		END { print v ? v : "-" }' "$out/$p.optimize" | cut -c1-38 | tr ' ' '_')
+	# The plan and its calibration record, as testdata/h200 keeps them for
+	# TestPredictionsOnTheH200 (the model's predictions against what calibration measured).
+	mkdir -p "$out/testdata"
+	gzip -9c "$plan" >"$out/testdata/$p.plan.gz"
+	[ ! -f "$plan.calibration" ] || cp "$plan.calibration" "$out/testdata/"
 	rm -f "$out/$p".{base,echo,manual}*
 	for ((r = 0; r < rounds; r++)); do
 		# shellcheck disable=SC2046
