@@ -27,7 +27,8 @@ var knownMisses = map[string]struct {
 // The model's predictions against the H200 host: the plans and calibration records of
 // `bench/decisions_gpu.sh 5` on 2026-12-01 (logs: bench/results/decisions-h200-2026-12-01-
 // {f,g,h}.log), predicted again by Predict and compared with the speed-up calibration
-// measured for each strategy it ran (its median iteration against the program's).
+// measured for each strategy it ran (its median iteration against the program's). A new
+// run leaves its plans in the same form in build-gpu/decisions/testdata/ on the GPU host.
 func TestPredictionsOnTheH200(t *testing.T) {
 	plans, err := filepath.Glob("../testdata/h200/*.plan.gz")
 	if err != nil || len(plans) == 0 {
