@@ -32,22 +32,18 @@ type Kept struct {
 	Untouched  string           `json:"untouched"` // why the plan deploys nothing
 }
 
-// DeploymentKey is the cache key of the plan at path: the SHA-256 of its bytes and of this
-// echoctl's executable (its path, size and modification time: another build may derive
-// another deployment from the same plan).
-func DeploymentKey(path string) (string, error) {
-	b, err := infile.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("opening plan: %w", err)
-	}
+// DeploymentKey is the cache key of a plan file's bytes (planner.ReadFileBytes): their
+// SHA-256 and this echoctl's executable's (its path, size and modification time: another
+// build may derive another deployment from the same plan).
+func DeploymentKey(plan []byte) string {
 	h := sha256.New()
-	h.Write(b)
+	h.Write(plan)
 	if self, err := os.Executable(); err == nil {
 		if st, err := os.Stat(self); err == nil {
 			fmt.Fprintf(h, "\x00%s\x00%d\x00%d", self, st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // LoadKept is the deployment kept under key, if there is one this user wrote and nobody else

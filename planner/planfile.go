@@ -60,12 +60,32 @@ func WriteFile(path string, p *Plan) error {
 
 // ReadFile reads and checks the plan at path (Read).
 func ReadFile(path string) (*Plan, error) {
+	raw, err := ReadFileBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFile(path, raw)
+}
+
+// ReadFileBytes is the plan file at path as ReadFile reads it (no more than a plan can be),
+// for a caller that keys something by the bytes before it parses them (ParseFile): read
+// once, the key and the plan are of the same file.
+func ReadFileBytes(path string) ([]byte, error) {
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening plan: %w", err)
 	}
 	defer f.Close()
-	p, err := Read(f)
+	raw, err := infile.ReadAll(f, maxPlanSize+1)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: reading plan: %w", path, err)
+	}
+	return raw, nil
+}
+
+// ParseFile checks raw, the bytes of the plan file at path, as ReadFile does.
+func ParseFile(path string, raw []byte) (*Plan, error) {
+	p, err := parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -83,7 +103,15 @@ func schemaOf(version int) string { return fmt.Sprintf("echo.plan/%d", version) 
 // values that pass Validate. A plan is acted on without a human looking at it again, so
 // anything unexpected is an error rather than a guess.
 func Read(r io.Reader) (*Plan, error) {
-	raw, tree, err := readOneObject(r)
+	raw, err := infile.ReadAll(r, maxPlanSize+1)
+	if err != nil {
+		return nil, fmt.Errorf("reading plan: %w", err)
+	}
+	return parse(raw)
+}
+
+func parse(raw []byte) (*Plan, error) {
+	tree, err := oneObject(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -122,29 +150,25 @@ func Read(r io.Reader) (*Plan, error) {
 	return &p, nil
 }
 
-// readOneObject returns the single JSON object r holds, as its text and as generic JSON,
-// and fails on anything else: nothing, a truncated value, a value that is not an object, or
-// more after it. One parse serves the version and shape checks, and the plan's struct is
-// decoded from the text once more: `echoctl run` reads the whole plan before the program
-// starts, so every pass over a large plan (a streamcluster-style program's 901 pairs make
-// 1.6 MB) is start-up time the deployed program pays (BenchmarkReadLargePlan).
-func readOneObject(r io.Reader) ([]byte, map[string]any, error) {
-	raw, err := infile.ReadAll(r, maxPlanSize+1)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading plan: %w", err)
-	}
+// oneObject is the single JSON object raw holds, as generic JSON, and fails on anything
+// else: nothing, a truncated value, a value that is not an object, or more after it. One
+// parse serves the version and shape checks, and the plan's struct is decoded from the text
+// once more: `echoctl run` reads the whole plan before the program starts, so every pass over
+// a large plan (a streamcluster-style program's 901 pairs make 1.6 MB) is start-up time the
+// deployed program pays (BenchmarkReadLargePlan).
+func oneObject(raw []byte) (map[string]any, error) {
 	if len(raw) > maxPlanSize {
-		return nil, nil, fmt.Errorf("not an Echo plan: larger than %d MiB", maxPlanSize>>20)
+		return nil, fmt.Errorf("not an Echo plan: larger than %d MiB", maxPlanSize>>20)
 	}
 	var tree any
 	if json.Unmarshal(raw, &tree) != nil {
-		return nil, nil, notOneValue(raw)
+		return nil, notOneValue(raw)
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
-		return nil, nil, errors.New("not an Echo plan: the JSON is not an object")
+		return nil, errors.New("not an Echo plan: the JSON is not an object")
 	}
-	return raw, obj, nil
+	return obj, nil
 }
 
 // notOneValue says why raw, which json.Unmarshal refused, is not one JSON value: nothing, a

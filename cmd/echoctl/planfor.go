@@ -46,10 +46,11 @@ func checkExecutable(want planner.Module, argv []string) error {
 // (Untouched says why: the program runs as written); a plan that was never calibrated is an
 // error, as without the cache.
 func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipeline.Kept, error) {
-	key, err := pipeline.DeploymentKey(planPath)
+	raw, err := planner.ReadFileBytes(planPath) // read once: the key and the plan are of one file
 	if err != nil {
 		return pipeline.Kept{Untouched: err.Error()}, nil
 	}
+	key := pipeline.DeploymentKey(raw)
 	if k, ok := pipeline.LoadKept(key); ok {
 		if err := checkExecutable(k.Executable, argv); err != nil {
 			return pipeline.Kept{Untouched: err.Error()}, nil
@@ -57,7 +58,10 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 		slog.Info("deploying what an earlier run of this plan derived", "plan", planPath, "key", key[:16])
 		return k, nil
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := planner.ParseFile(planPath, raw)
+	if err == nil {
+		err = checkExecutable(p.Context.Executable, argv)
+	}
 	if err != nil {
 		return pipeline.Kept{Untouched: err.Error()}, nil
 	}
