@@ -10,12 +10,11 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// CheckExecutable fails unless the ELF file at path is the program the plan was made for:
-// the same GNU build-id, or, when the plan's executable had none, a file without one of the
-// same size. The path may differ (a copied or moved binary is the same program); the
-// contents may not, since every site in the plan is an offset into them.
-func (p *Plan) CheckExecutable(path string) error {
-	want := p.Context.Executable
+// CheckExecutable fails unless the ELF file at path is want, the program a plan was made for
+// (Context.Executable): the same GNU build-id, or, when the plan's executable had none, a
+// file without one of the same size. The path may differ (a copied or moved binary is the
+// same program); the contents may not, since every site in the plan is an offset into them.
+func CheckExecutable(want Module, path string) error {
 	if want.BuildID == "" && want.Size <= 0 {
 		return errors.New("the plan does not identify its executable (no build-id or size): make a new plan with echoctl plan")
 	}

@@ -95,8 +95,7 @@ func TestCheckExecutable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Plan{Context: Context{Executable: tt.exe}}
-			err := p.CheckExecutable(tt.path)
+			err := CheckExecutable(tt.exe, tt.path)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("CheckExecutable: %v", err)

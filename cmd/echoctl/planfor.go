@@ -33,8 +33,7 @@ func checkExecutable(want planner.Module, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", argv[0], err)
 	}
-	p := planner.Plan{Context: planner.Context{Executable: want}}
-	if err := p.CheckExecutable(exe); err != nil {
+	if err := planner.CheckExecutable(want, exe); err != nil {
 		return err
 	}
 	return runner.Preloadable(exe)
