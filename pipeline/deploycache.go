@@ -5,12 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/infile"
@@ -49,12 +47,12 @@ func DeploymentKey(plan []byte) string {
 // LoadKept is the deployment kept under key, if there is one this user wrote and nobody else
 // could have (whoever writes a deployment chooses what the program runs with).
 func LoadKept(key string) (Kept, bool) {
-	dir, err := keptDir(false)
+	dir, err := embedshim.CacheSubdir(keptSubdir)
 	if err != nil {
 		return Kept{}, false
 	}
 	path := filepath.Join(dir, key+".json")
-	if fi, err := os.Lstat(path); err != nil || !mine(fi) {
+	if embedshim.PrivateFile(path) != nil {
 		return Kept{}, false
 	}
 	b, err := infile.ReadFile(path)
@@ -71,7 +69,7 @@ func LoadKept(key string) (Kept, bool) {
 // Keep stores k under key, whole or not at all (a concurrent run reads the old file or the
 // new one). A cache that cannot be written is no error: the next run derives again.
 func Keep(key string, k Kept) error {
-	dir, err := keptDir(true)
+	dir, err := embedshim.CacheSubdir(keptSubdir)
 	if err != nil {
 		return err
 	}
@@ -124,33 +122,5 @@ func prune(dir string, keep int) {
 	}
 }
 
-// keptDir is CacheDir/deployments, made (private to this user) when create is set; it must be
-// this user's and writable by nobody else either way.
-func keptDir(create bool) (string, error) {
-	base, err := embedshim.CacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(base, "deployments")
-	if create {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", err
-		}
-	}
-	for _, d := range []string{base, dir} {
-		fi, err := os.Lstat(d)
-		if err != nil {
-			return "", err
-		}
-		if !fi.IsDir() || !mine(fi) {
-			return "", errors.New("the deployment cache " + d + " is not this user's own directory")
-		}
-	}
-	return dir, nil
-}
-
-// mine: this user owns the file and nobody else may write it.
-func mine(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid() && fi.Mode().Perm()&0o022 == 0 && fi.Mode()&os.ModeSymlink == 0
-}
+// keptSubdir is where in Echo's cache the deployments are kept.
+const keptSubdir = "deployments"

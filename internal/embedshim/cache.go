@@ -9,7 +9,8 @@ import (
 	"syscall"
 )
 
-// CacheDir is where Extract puts the library: $ECHO_CACHE_DIR; else, for root,
+// CacheDir is Echo's cache, where Extract puts the library and echoctl run keeps the
+// deployments it derives (CacheSubdir): $ECHO_CACHE_DIR; else, for root,
 // /var/cache/echo; else $XDG_CACHE_HOME/echo or ~/.cache/echo.
 func CacheDir() (string, error) {
 	if d := os.Getenv("ECHO_CACHE_DIR"); d != "" {
@@ -41,21 +42,11 @@ func Extract() (string, error) {
 	return extract(base, b, sum)
 }
 
-// extract is Extract for the library b, whose SHA-256 is sum, under base. What is missing
-// above base is made, private to this user (0700, as the XDG spec asks of ~/.cache): a new
-// user, or one who never ran anything that caches, has no ~/.cache yet.
+// extract is Extract for the library b, whose SHA-256 is sum, under base (privateDir).
 func extract(base string, b []byte, sum string) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
-		return "", fmt.Errorf("making the preload library's cache: %w", err)
-	}
-	dir := filepath.Join(base, "shim-"+sum[:16])
-	for _, d := range []string{base, dir} {
-		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("making the preload library's cache: %w", err)
-		}
-		if err := private(d); err != nil {
-			return "", err
-		}
+	dir, err := privateDir(base, "shim-"+sum[:16])
+	if err != nil {
+		return "", err
 	}
 	path := filepath.Join(dir, "libechoshim.so")
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, b) {
@@ -83,20 +74,59 @@ func extract(base string, b []byte, sum string) (string, error) {
 	return path, nil
 }
 
-// private refuses a directory another user owns or may write into.
-func private(dir string) error {
-	fi, err := os.Lstat(dir)
+// CacheSubdir is the directory name in Echo's cache (CacheDir), made where missing, as the
+// library's is: refused where it or the cache belongs to another user or others may write
+// into it, since whoever can put a file there chooses what a program runs.
+func CacheSubdir(name string) (string, error) {
+	base, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	return privateDir(base, name)
+}
+
+// privateDir makes base/name where missing and checks base and it (private). What is missing
+// above base is made, private to this user (0700, as the XDG spec asks of ~/.cache): a new
+// user, or one who never ran anything that caches, has no ~/.cache yet.
+func privateDir(base, name string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+		return "", fmt.Errorf("making the cache %s: %w", base, err)
+	}
+	dir := filepath.Join(base, name)
+	for _, d := range []string{base, dir} {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("making the cache %s: %w", base, err)
+		}
+		if err := private(d, true); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// PrivateFile refuses a file in Echo's cache that another user owns or may write, or that
+// is a symbolic link: a program would run with what it holds.
+func PrivateFile(path string) error {
+	return private(path, false)
+}
+
+// private refuses a directory (or, dir unset, a regular file) of Echo's cache that another
+// user owns or may write into.
+func private(path string, dir bool) error {
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	switch {
-	case !fi.IsDir():
-		return fmt.Errorf("the preload library's cache %s is not a directory", dir)
+	case dir && !fi.IsDir():
+		return fmt.Errorf("the cache %s is not a directory", path)
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("the cache %s is not a regular file", path)
 	case !ok || int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("the preload library's cache %s belongs to another user: another user could swap the library", dir)
+		return fmt.Errorf("the cache %s belongs to another user: another user could swap what it holds", path)
 	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("the preload library's cache %s is writable by others (%v): another user could swap the library", dir, fi.Mode().Perm())
+		return fmt.Errorf("the cache %s is writable by others (%v): another user could swap what it holds", path, fi.Mode().Perm())
 	}
 	return nil
 }
