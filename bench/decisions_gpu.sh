@@ -53,16 +53,6 @@ iterations() {
 }
 has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
 
-# timed OUT CMD...: runs CMD, its stdout appended to OUT, and its wall seconds to OUT.wall.
-timed() {
-	local o=$1 t0 t1
-	shift
-	t0=$(date +%s.%N)
-	"$@" >>"$o" 2>>"$o.err" || { echo "bench: $* failed:" >&2; tail -5 "$o.err" >&2; return 1; }
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$o.wall"
-}
-
 table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"

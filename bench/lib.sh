@@ -14,6 +14,17 @@ spread() {
 	awk -v m="$m" '{ d = $1 - m; print (d < 0 ? -d : d) }' <<<"$v" | median | awk '{ print 2 * $1 }'
 }
 
+# timed OUT CMD...: runs CMD, its stdout appended to OUT and its stderr to OUT.err, and its
+# wall seconds to OUT.wall; fails saying so, with the end of its stderr, if CMD does.
+timed() {
+	local o=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >>"$o" 2>>"$o.err" || { echo "bench: $* failed:" >&2; tail -5 "$o.err" >&2; return 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$o.wall"
+}
+
 # gpu_build SRC OUT FLAGS...: one program for the GPU host, built with nvcc ($NVCC) for
 # the GPU of this machine ($ARCH, default native).
 gpu_build() {

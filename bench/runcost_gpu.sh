@@ -24,24 +24,15 @@ prog=("$out/streamcluster" "$calls" 16384)
 grep -E '^(pinned|mapped|system|enabled|nothing)' "$out/optimize.txt" || true
 env=$("$E" run --print-env "$out/sc.plan" -- "${prog[@]}" | sed -n 's/^export //p')
 
-# timed NAME CMD...: CMD's stdout appended to $out/NAME, its wall seconds to $out/NAME.wall.
-timed() {
-	local name=$1 t0 t1
-	shift
-	t0=$(date +%s.%N)
-	"$@" >>"$out/$name" 2>>"$out/$name.err"
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$out/$name.wall"
-}
 rm -f "$out"/{written,version,preload,run}{,.wall,.err}
 for ((r = 0; r < rounds; r++)); do
 	for v in $(shuffled "$r" written version preload run); do
 		case $v in
-		written) timed written "${prog[@]}" ;;
-		version) timed version "$E" --version ;;
+		written) timed "$out/written" "${prog[@]}" ;;
+		version) timed "$out/version" "$E" --version ;;
 		# shellcheck disable=SC2086
-		preload) timed preload env $env "${prog[@]}" ;;
-		run) timed run "$E" run "$out/sc.plan" -- "${prog[@]}" ;;
+		preload) timed "$out/preload" env $env "${prog[@]}" ;;
+		run) timed "$out/run" "$E" run "$out/sc.plan" -- "${prog[@]}" ;;
 		esac
 	done
 done
