@@ -75,11 +75,10 @@ func MachineFor(gpu string) Machine {
 
 // withFirstTouch is m with this host's first-touch rate, measured only where a pair needs it.
 func withFirstTouch(m Machine, p *Plan) Machine {
-	for _, pair := range p.Pairs {
-		if pair.Status.Counted() && freshEveryIteration(pair) && m.FirstTouchBytesPerMS == 0 {
-			m.FirstTouchBytesPerMS = hostFirstTouchRate()
-			break
-		}
+	if m.FirstTouchBytesPerMS == 0 && slices.ContainsFunc(p.Pairs, func(pair Pair) bool {
+		return pair.Status.Counted() && freshEveryIteration(pair)
+	}) {
+		m.FirstTouchBytesPerMS = hostFirstTouchRate()
 	}
 	return m
 }
