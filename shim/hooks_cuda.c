@@ -275,6 +275,17 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
 }
 
+/* The launch nvcc 13 compiles <<<>>> into: the stub asks __cudaGetKernel for the kernel's
+ * handle once and launches it here, never through cudaLaunchKernel. */
+SHIM_API cudaError_t __cudaLaunchKernel(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+					cudaStream_t stream)
+{
+	shim_resolve();
+	shim_device_work(stream);
+	return real.__cudaLaunchKernel ? real.__cudaLaunchKernel(kernel, grid, block, args, shmem, stream)
+				       : cudaErrorInitializationError;
+}
+
 /* The launches the runtime makes by other entry points: a cooperative launch, a graph (its
  * kernels and copies, as device work on its stream), and cudaLaunchKernelEx, whose stream
  * sits in a configuration struct whose layout this file does not assume. */

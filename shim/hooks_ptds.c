@@ -89,6 +89,14 @@ SHIM_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 blo
 	return f ? f(func, grid, block, args, shmem, stream) : cudaErrorInitializationError;
 }
 
+SHIM_API cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
+					     cudaStream_t stream)
+{
+	__typeof__(&__cudaLaunchKernel_ptsz) f = TWIN(__cudaLaunchKernel_ptsz);
+	shim_device_work(per_thread(stream));
+	return f ? f(kernel, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+}
+
 SHIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
 						      size_t shmem, cudaStream_t stream)
 {

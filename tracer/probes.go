@@ -73,7 +73,10 @@ var probes = map[kind][]probe{
 		rt("cudaMemcpy2DAsync", "_ptsz", uint64(trace.EventCUDAMemcpy2DAsync)),
 		rt("cudaMemset", "_ptds", uint64(trace.EventCUDAMemset)),
 		rt("cudaMemsetAsync", "_ptsz", uint64(trace.EventCUDAMemsetAsync)),
-		rt("cudaLaunchKernel", "_ptsz", uint64(trace.EventCUDALaunchKernel)),
+		// nvcc 13 compiles <<<>>> into __cudaLaunchKernel, with the same arguments (the
+		// kernel's handle first): one probe for both.
+		{symbols: []string{"cudaLaunchKernel", "cudaLaunchKernel_ptsz", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz"},
+			cookie: uint64(trace.EventCUDALaunchKernel), enter: "cudaLaunchKernel_enter", fam: runtime},
 		rt("cudaStreamCreate", "", uint64(trace.EventCUDAStreamCreate)),
 		rt("cudaStreamCreateWithFlags", "", uint64(trace.EventCUDAStreamCreate)|withFlags),
 		rt("cudaStreamDestroy", "", uint64(trace.EventCUDAStreamDestroy)),

@@ -234,25 +234,30 @@ func TestPerThreadDefaultStreamFollowed(t *testing.T) {
 	}
 }
 
-// A kernel launched through the driver, by a library's own runtime (cuBLAS's way: the entry
-// point from cuGetProcAddress), writes a runtime pair's output: validation sees that launch,
-// so a host read of the output before its copy refuses the merge, and a loop that reads it
-// only after the copy validates.
+// A kernel launched by another entry point than cudaLaunchKernel writes a runtime pair's
+// output: through the driver, by a library's own runtime (cuBLAS's way: the entry point from
+// cuGetProcAddress), or through __cudaLaunchKernel, as every <<<>>> nvcc 13 compiles.
+// Validation sees that launch, so a host read of the output before its copy refuses the
+// merge, and a loop that reads it only after the copy validates.
 func TestValidateSeesLibraryLaunches(t *testing.T) {
 	testenv.RequireRoot(t)
 	const rel = "tests/library_launch"
-	for _, mode := range []string{"after", "early"} {
-		t.Run(mode, func(t *testing.T) {
-			p, _ := validatedPlan(t, rel, "6", "1048576", mode)
-			for _, pair := range p.Pairs {
-				refused := strings.Contains(pair.MergeRefused, "between a kernel launch or memset and the copy")
-				want := mode == "early" && pair.Direction == "output"
-				if pair.Status != planner.StatusValidated || refused != want {
-					t.Errorf("%s %s: %s, merges refused for %q; want validated, merges refused: %v",
-						pair.ID, pair.Direction, pair.Status, pair.MergeRefused, want)
-				}
-			}
-		})
+	for _, path := range []string{"driver", "nvcc13"} {
+		for _, mode := range []string{"after", "early"} {
+			t.Run(path+"/"+mode, func(t *testing.T) { validatesLaunch(t, rel, path, mode) })
+		}
+	}
+}
+
+func validatesLaunch(t *testing.T, rel, path, mode string) {
+	p, _ := validatedPlan(t, rel, "6", "1048576", mode, path)
+	for _, pair := range p.Pairs {
+		refused := strings.Contains(pair.MergeRefused, "between a kernel launch or memset and the copy")
+		want := mode == "early" && pair.Direction == "output"
+		if pair.Status != planner.StatusValidated || refused != want {
+			t.Errorf("%s %s: %s, merges refused for %q; want validated, merges refused: %v",
+				pair.ID, pair.Direction, pair.Status, pair.MergeRefused, want)
+		}
 	}
 }
 

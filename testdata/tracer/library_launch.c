@@ -1,11 +1,13 @@
 /*
- * A kernel launched through the driver, as a library with its own runtime does (cuBLAS and
- * cuDNN link one statically, which takes cuLaunchKernel from cuGetProcAddress), while the
- * program's buffers and copies are the runtime's: stream's loop, the kernel writing the
- * output. With "early", the host reads the output between the launch and the copy that
- * brings it (the previous iteration's results, as written): merged, it would read the new
- * ones, so validation must see the driver's launch to refuse the output.
- * Usage: library_launch [ITERATIONS] [BYTES] [early]
+ * A kernel launched by an entry point other than cudaLaunchKernel, while the program's
+ * buffers and copies are the runtime's: stream's loop, the kernel writing the output. By
+ * default through the driver, as a library with its own runtime does (cuBLAS and cuDNN link
+ * one statically, which takes cuLaunchKernel from cuGetProcAddress); with "nvcc13" through
+ * __cudaLaunchKernel with the handle from __cudaGetKernel, as nvcc 13 compiles <<<>>>. With
+ * "early", the host reads the output between the launch and the copy that brings it (the
+ * previous iteration's results, as written): merged, it would read the new ones, so
+ * validation must see the launch to refuse the output.
+ * Usage: library_launch [ITERATIONS] [BYTES] [early|after] [driver|nvcc13]
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -55,10 +57,13 @@ int main(int argc, char **argv)
 	int iters = argc > 1 ? atoi(argv[1]) : 8;
 	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
 	int early = argc > 3 && !strcmp(argv[3], "early");
+	int nvcc13 = argc > 4 && !strcmp(argv[4], "nvcc13");
 	size_t n = bytes / sizeof(uint32_t);
 	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
 	CHECK(emuRegisterKernel((const void *)add_one, "add_one", 3, sizes));
-	launch_fn launch = driver_launch();
+	launch_fn launch = nvcc13 ? NULL : driver_launch();
+	cudaKernel_t kernel;
+	CHECK(__cudaGetKernel(&kernel, (const void *)add_one));
 	uint32_t *h_in = malloc(bytes), *h_out = malloc(bytes), *d_in, *d_out;
 	if (!h_in || !h_out)
 		return 1;
@@ -71,7 +76,10 @@ int main(int argc, char **argv)
 			h_in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
 		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
 		void *params[] = {&d_in, &d_out, &n};
-		CHECK(launch((CUfunction)(void *)add_one, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+		if (nvcc13)
+			CHECK(__cudaLaunchKernel(kernel, (dim3){1, 1, 1}, (dim3){1, 1, 1}, params, 0, NULL));
+		else
+			CHECK(launch((CUfunction)(void *)add_one, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
 		if (early) /* the previous results: the new ones, once merged */
 			for (size_t i = 0; i < n; i += 97)
 				sum = (sum ^ h_out[i]) * 1099511628211ull;

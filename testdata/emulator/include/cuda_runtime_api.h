@@ -276,6 +276,14 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
 				  cudaStream_t stream);
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
 			     size_t sharedMem, cudaStream_t stream);
+/* What nvcc 13 compiles <<<>>> into: the stub takes its kernel's handle once and launches
+ * the handle, never through cudaLaunchKernel (crt/host_runtime.h). */
+typedef struct CUkern_st *cudaKernel_t;
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func);
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+			       cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+				    size_t sharedMem, cudaStream_t stream);
 
 /* Device management */
 cudaError_t cudaGetDevice(int *device);

@@ -93,8 +93,8 @@ static bool registered(const void *func)
 /* A launch through the runtime goes through the driver's cuLaunchKernel when the runtime
  * routes through it (CUDA_EMU_DRIVER=1), as the real runtime's does, once the runtime has
  * checked what it alone knows (its kernels, and the errors it names for them). */
-EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
-				     size_t sharedMem, cudaStream_t stream)
+static cudaError_t runtime_launch(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+				  cudaStream_t stream)
 {
 	const struct emu_driver *drv = emu_driver();
 	if (drv && !valid_config(gridDim, blockDim))
@@ -108,12 +108,41 @@ EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockD
 	return emu_launch(func, gridDim, blockDim, args, stream);
 }
 
+EMU_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+				     size_t sharedMem, cudaStream_t stream)
+{
+	return runtime_launch(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
 /* --default-stream per-thread's: stream 0 is the calling thread's default stream. */
 EMU_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
 					  size_t sharedMem, cudaStream_t stream)
 {
 	(void)sharedMem;
 	return emu_launch(func, gridDim, blockDim, args, stream ? stream : cudaStreamPerThread);
+}
+
+/* nvcc 13's lowering of <<<>>>: a kernel's handle is its host function here, and its launch
+ * reaches the launch without passing cudaLaunchKernel's symbol, as in the real runtime. */
+EMU_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func)
+{
+	if (!kernel)
+		return emu_fail(cudaErrorInvalidValue);
+	*kernel = (cudaKernel_t)(uintptr_t)func;
+	return emu_ok();
+}
+
+EMU_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+				       size_t sharedMem, cudaStream_t stream)
+{
+	return runtime_launch((const void *)kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+EMU_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
+					    size_t sharedMem, cudaStream_t stream)
+{
+	(void)sharedMem;
+	return emu_launch((const void *)kernel, gridDim, blockDim, args, stream ? stream : cudaStreamPerThread);
 }
 
 cudaError_t emu_launch(const void *func, dim3 gridDim, dim3 blockDim, void **args, cudaStream_t stream)
