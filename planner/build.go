@@ -84,17 +84,15 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	}
 	in, out := false, false
 	for _, c := range pa.order {
-		ms, estimated := a.transferMS(c)
+		ms, estimated, call := a.transferMS(c)
 		perIter := 0.0
 		if iterations > 0 {
 			perIter = float64(c.count) / float64(iterations)
 		}
 		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: CopyDirection(c.dir), Stream: StreamName(c.stream),
 			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated, Waited: float64(c.waited) / float64(c.count),
-			Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
+			CallMS: call, Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
-		pair.CopyMSPerIteration += perIter * ms
-		pair.Estimated = pair.Estimated || estimated
 		in, out = in || c.dir == "h2d", out || c.dir == "d2h"
 		if c.waited > 0 && c.dir == "d2h" {
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s is also the program's wait for the GPU: "+
@@ -105,10 +103,7 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		in, out = pa.partialDirs[0], pa.partialDirs[1]
 	}
 	pair.Direction = map[[2]bool]PairDirection{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
-	if msPerIter > 0 {
-		pair.FCopy = min(pair.CopyMSPerIteration/msPerIter, maxFCopy)
-	}
-	pair.PredictedSpeedup = 1 / (1 - pair.FCopy)
+	pair.sumCopies(msPerIter)
 	if pair.Estimated {
 		pair.Evidence = append(pair.Evidence, "copy time partly estimated from bytes and the bandwidth of copies that waited for nothing")
 	}
@@ -124,9 +119,24 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	return pair
 }
 
+// sumCopies totals the pair's copy time an iteration and its share of the loop's msPerIter.
+func (pair *Pair) sumCopies(msPerIter float64) {
+	pair.CopyMSPerIteration, pair.Estimated = 0, false
+	for _, c := range pair.Copies {
+		pair.CopyMSPerIteration += c.PerIteration * c.MS
+		pair.Estimated = pair.Estimated || c.Estimated
+	}
+	pair.FCopy = 0
+	if msPerIter > 0 {
+		pair.FCopy = min(pair.CopyMSPerIteration/msPerIter, maxFCopy)
+	}
+	pair.PredictedSpeedup = 1 / (1 - pair.FCopy)
+}
+
 // transferMS is how long one copy at this site moves data: its own duration where it waited
-// for nothing, otherwise no more than its bytes take at the bandwidth seen elsewhere.
-func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
+// for nothing, otherwise no more than its bytes take at the bandwidth seen elsewhere; and
+// its mean call, wait included (Copy.CallMS).
+func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool, call float64) {
 	clean, cleanNS, waited, waitedNS := c.clean, float64(c.cleanNS), c.waited, float64(c.waitedNS)
 	if c.count >= minWarmCopies+1 { // leave out the first copy, which ran cold
 		if c.firstWaited {
@@ -135,6 +145,7 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
 			clean, cleanNS = clean-1, cleanNS-float64(c.firstDuration)
 		}
 	}
+	call = (cleanNS + waitedNS) / float64(clean+waited) / 1e6
 	total := cleanNS
 	if waited > 0 && a.clock.unwaitedSite(c.pid, c.caller, c.dir) {
 		total, clean, waited = total+waitedNS, clean+waited, 0 // its copies waited for nothing after all
@@ -146,7 +157,7 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool) {
 		}
 		total += perCopy * float64(waited)
 	}
-	return total / float64(clean+waited) / 1e6, estimated
+	return total / float64(clean+waited) / 1e6, estimated, call
 }
 
 // context names the executable and CUDA libraries of the traced process.

@@ -68,6 +68,9 @@ type Buffer struct {
 	// Allocations: how many allocations at Site a validate run saw linked at the pair's
 	// copies; more than one means a fresh buffer every iteration, which only pinned serves.
 	Allocations int `json:"allocations,omitempty"`
+	// SiteAllocations: every allocation at Site the resolve run saw, whatever its ordinal,
+	// linked or not (the pinned strategy's pool serves them all); 0: not counted.
+	SiteAllocations int `json:"site_allocations,omitempty"`
 	// Identity: who took the slot in the validate run (identity.go); nil before validation,
 	// or where the run could not read the call chain.
 	Identity *Identity `json:"identity,omitempty"`
@@ -90,6 +93,9 @@ type Copy struct {
 	// Waited is the share of the site's calls that also waited for GPU work: where MS is not
 	// Estimated, that wait is in MS, and a merge keeps it (DESIGN.md S2), so it removes less.
 	Waited float64 `json:"waited,omitempty"`
+	// CallMS is the site's mean call, wait included (its first, cold, call left out where it
+	// has others): MS once a resolve run showed the calls waited for nothing (validate).
+	CallMS float64 `json:"call_ms,omitempty"`
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
 	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
 	// "" for a copy no merge elides (driver API).

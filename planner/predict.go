@@ -112,7 +112,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
 		var saved, added float64
 		n := 0
-		pooled := map[Site]bool{} // pinned's pools: one per host site, whatever its ordinal
+		pools := map[Site][]Pair{} // pinned's pools: one per host site, whatever its ordinal
 		for _, pair := range p.Pairs {
 			if !pair.Status.Counted() || !pair.Allows(s) {
 				continue
@@ -121,20 +121,22 @@ func Predict(p *Plan, m Machine) []Estimate {
 			d := pairCost(pair, s, m, clean)
 			saved += d.saved
 			added += d.added
-			site := pair.Host.Site
-			site.Ordinal = 0
-			pooled[site] = true
+			pools[poolOf(pair)] = append(pools[poolOf(pair)], pair)
 		}
 		if n == 0 {
 			continue
 		}
 		// Page-locked memory, paid once: mapped allocates a buffer per pair; pinned pools the
-		// buffers of a host site, so a site that allocates every call pins one and reuses it.
+		// buffers of a host site, so a site that allocates every call pins one and reuses it,
+		// and saves the first touch of the fresh buffers it would have allocated.
 		switch s {
 		case StrategyMapped:
 			added += m.SetupMSPerBuffer * float64(n) / float64(p.Loop.Iterations)
 		case StrategyPinned:
-			added += m.SetupMSPerBuffer * float64(len(pooled)) / float64(p.Loop.Iterations)
+			added += m.SetupMSPerBuffer * float64(len(pools)) / float64(p.Loop.Iterations)
+			for _, pairs := range pools {
+				saved += firstTouchMS(pairs, m, p.Loop.Iterations)
+			}
 		}
 		ms := max(T-saved+added, T*(1-maxFCopy))
 		out = append(out, Estimate{Strategy: s, MS: ms, Speedup: T / ms, Pairs: n})
@@ -174,11 +176,6 @@ type cost struct{ saved, added float64 }
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
 func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 	var c cost
-	// pinned: the host side's fresh allocations an iteration that the program fills and copies
-	// to the device, each first touched by the program's own writes, which the pool's buffer,
-	// faulted in once, saves. A fresh buffer a d2h copy fills is first touched by the copy,
-	// whose time the trace has, and its saving is the copy's.
-	fresh := 0.0
 	for _, cp := range pair.Copies {
 		transfer := removableMS(cp, m, clean)
 		dma := 0.0
@@ -196,9 +193,6 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			case m.StageBytesPerMS > 0:
 				c.saved += min(transfer, float64(cp.Site.Bytes)/m.StageBytesPerMS) * cp.PerIteration
 			}
-			if cp.Direction == "h2d" {
-				fresh = max(fresh, cp.PerIteration)
-			}
 		default:
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
 			// GPU the kernels read the bytes over the link instead.
@@ -206,10 +200,48 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			c.added += dma * cp.PerIteration
 		}
 	}
-	if freshEveryIteration(pair) && m.FirstTouchBytesPerMS > 0 {
-		c.saved += fresh * float64(pair.Bytes) / m.FirstTouchBytesPerMS
-	}
 	return c
+}
+
+// poolOf is the pinned pool that serves pair's host side: its site, whatever the ordinal.
+func poolOf(pair Pair) Site {
+	site := pair.Host.Site
+	site.Ordinal = 0
+	return site
+}
+
+// firstTouchMS is what one pinned pool (the pairs of one host site) saves an iteration in
+// first touches: a site that allocates afresh every iteration at a size malloc maps anew
+// (freshEveryIteration) makes the program fault in each new buffer it writes, where the
+// pool's buffers were faulted in once. A buffer a d2h copy fills is first touched by the
+// copy, whose time the trace has and pairCost prices. The resolve run counts every
+// allocation at the site (Buffer.SiteAllocations), copied or not: CuPy's input array,
+// filled by numpy and copied through CuPy's own staging buffer, comes from the site of the
+// output array its d2h copy fills. Without that count, the buffers known to be written by
+// the program are those its h2d copies read.
+func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
+	if m.FirstTouchBytesPerMS <= 0 || iterations <= 0 || !slices.ContainsFunc(pairs, freshEveryIteration) {
+		return 0
+	}
+	var allocs int
+	var h2d, d2h float64
+	for _, pair := range pairs { // each pair's buffers: copied in, or filled by a copy
+		allocs = max(allocs, pair.Host.SiteAllocations)
+		in, out := 0.0, 0.0
+		for _, cp := range pair.Copies {
+			if cp.Direction == "h2d" {
+				in = max(in, cp.PerIteration)
+			} else {
+				out = max(out, cp.PerIteration)
+			}
+		}
+		h2d, d2h = h2d+in, d2h+out
+	}
+	written := h2d
+	if allocs > 0 {
+		written = max(float64(allocs/iterations)-d2h, 0)
+	}
+	return written * float64(pairs[0].Bytes) / m.FirstTouchBytesPerMS
 }
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work

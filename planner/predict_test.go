@@ -168,7 +168,9 @@ func TestPredictPinnedSetupPerSite(t *testing.T) {
 // A host buffer allocated afresh every iteration at a size malloc maps anew, and filled by
 // the program before its copy to the device, is first touched by the program every
 // iteration; pinned's pool serves one already faulted in, and saves that too. A fresh buffer
-// a copy to the host fills is first touched by the copy, whose time already has it.
+// a copy to the host fills is first touched by the copy, whose time already has it. Where
+// the resolve run counted every allocation at the site, the pool also saves the first touch
+// of the site's buffers no copy fills (CuPy's input array beside its output's).
 func TestPredictFirstTouch(t *testing.T) {
 	const mib = 1 << 20
 	m := Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 100e6}
@@ -177,16 +179,22 @@ func TestPredictFirstTouch(t *testing.T) {
 		bytes       uint64
 		dir         CopyDirection
 		allocations int
+		site        int // Host.SiteAllocations over the 100 iterations; 0: not counted
 		touch       bool
 	}{
-		{"fresh input", 64 * mib, "h2d", 100, true},
-		{"fresh output", 64 * mib, "d2h", 100, false},
-		{"input allocated once", 64 * mib, "h2d", 1, false},
-		{"fresh input below malloc's mmap threshold", 16 * mib, "h2d", 100, false},
+		{"fresh input", 64 * mib, "h2d", 100, 0, true},
+		{"fresh output", 64 * mib, "d2h", 100, 0, false},
+		{"input allocated once", 64 * mib, "h2d", 1, 0, false},
+		{"fresh input below malloc's mmap threshold", 16 * mib, "h2d", 100, 0, false},
+		{"fresh input, its site counted", 64 * mib, "h2d", 100, 100, true},
+		{"fresh output, its site allocating nothing else", 64 * mib, "d2h", 100, 101, false},
+		{"fresh output beside another fresh buffer of its site", 64 * mib, "d2h", 100, 201, true},
+		{"output allocated once beside fresh buffers of its site", 64 * mib, "d2h", 1, 201, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := predictPlan(Copy{Site: Site{Bytes: tc.bytes}, Direction: tc.dir, PerIteration: 1, MS: 4})
 			p.Pairs[0].Host.Allocations = tc.allocations
+			p.Pairs[0].Host.SiteAllocations = tc.site
 			want := 10 - (4 - float64(tc.bytes)/50e6)
 			if tc.touch {
 				want -= float64(tc.bytes) / 100e6
@@ -195,5 +203,24 @@ func TestPredictFirstTouch(t *testing.T) {
 				t.Errorf("pinned: %+v, want %v ms", e, want)
 			}
 		})
+	}
+}
+
+// Three pairs share one fresh host site, each its d2h copy a third of the iterations (CuPy's
+// memory pool rotates the device buffers): the site's one output buffer an iteration is
+// filled by the copies, and the other it allocates is the program's to touch, once.
+func TestPredictFirstTouchPerPool(t *testing.T) {
+	const bytes = 64 << 20
+	m := Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 100e6}
+	p := predictPlan(Copy{Site: Site{Bytes: bytes}, Direction: "d2h", PerIteration: 1.0 / 3, MS: 6})
+	p.Pairs[0].Host.Allocations, p.Pairs[0].Host.SiteAllocations = 100, 200
+	for _, id := range []string{"p2", "p3"} {
+		pair := p.Pairs[0]
+		pair.ID = id
+		p.Pairs = append(p.Pairs, pair)
+	}
+	want := 10 - 3*(6-bytes/50e6)/3 - bytes/100e6
+	if e := EstimateFor(Predict(p, m), StrategyPinned); e == nil || !near(e.MS, want) {
+		t.Errorf("pinned: %+v, want %v ms", e, want)
 	}
 }

@@ -93,6 +93,7 @@ type Report struct {
 	// SetupNS is what serving the plan cost the run beyond the program's own work:
 	// page-locking pool buffers, mapping and page-locking merged ones (shim_setup_since).
 	SetupNS     uint64       `json:"setup_ns"`
+	Launches    int          `json:"launches"`     // resolve mode: launches and memsets the shim saw
 	IterationNS []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
 	Waits       WaitsReport  `json:"waits"`
 	Pinned      PinnedReport `json:"pinned"`
@@ -139,9 +140,12 @@ type ResolvedSide struct {
 	Bytes       uint64 `json:"bytes"`
 	Ordinal     int    `json:"ordinal"`
 	Allocations int    `json:"allocations"` // distinct allocations linked: more than one is a fresh buffer each time
-	OtherSites  bool   `json:"other_sites"` // buffers from another site were linked too
-	Threads     bool   `json:"threads"`     // more than one thread allocated at the site
-	Unmatched   int    `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
+	// SiteAllocations: every allocation the site made in the run, whatever its ordinal (the
+	// pinned strategy's pool serves them all), linked or not.
+	SiteAllocations int  `json:"site_allocations"`
+	OtherSites      bool `json:"other_sites"` // buffers from another site were linked too
+	Threads         bool `json:"threads"`     // more than one thread allocated at the site
+	Unmatched       int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
 }
 
 // PairReport is what a validate run saw of one pair.
@@ -163,8 +167,18 @@ type PairReport struct {
 	Note   string `json:"note"`
 	// Resolve: the host side, then the device side.
 	Resolved []ResolvedSide `json:"resolved,omitempty"`
+	// Resolve: per linking-copy site of the plan's pair (in its order), how many of its copies
+	// were made with no GPU work outstanding and how many with some (shim/busy.c).
+	CopyWaits []CopyWaits `json:"copy_waits,omitempty"`
 	// Validate: who took each side's slot (the host side, then the device side).
 	Identity []SideIdentity `json:"identity,omitempty"`
+}
+
+// CopyWaits counts a linking-copy site's copies by whether GPU work the host had not waited
+// for was outstanding when each was made: Clean ones waited for none.
+type CopyWaits struct {
+	Clean int `json:"clean"`
+	Busy  int `json:"busy"`
 }
 
 // SideIdentity is the call chain of the allocation that took a side's slot in a validate

@@ -190,17 +190,30 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 	return err;
 }
 
+/* Resolve mode: a synchronous copy, noted (resolve.c), and once it returned, a wait for its
+ * stream's earlier work (busy.c). */
+static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStream_t on, void *dst, const void *src,
+				 size_t n, enum cudaMemcpyKind kind)
+{
+	shim_resolve_copy(ret, "cudaMemcpy", dst, src, n);
+	unsigned long issued = shim_busy_copy(on);
+	cudaError_t err = real_fn(dst, src, n, kind);
+	if (err == cudaSuccess)
+		shim_busy_waited(on, false, issued);
+	return err;
+}
+
 /* A synchronous copy made by the program at ret, through real_fn (cudaMemcpy, or its
  * per-thread default stream twin). */
 cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, void *dst, const void *src, size_t n,
 		      enum cudaMemcpyKind kind)
 {
 	shim_mark_copy(ret, "cudaMemcpy", n);
-	if (__builtin_expect(shim_resolving(), 0))
-		shim_resolve_copy(ret, "cudaMemcpy", dst, src, n);
 	if (!real_fn)
 		return cudaErrorInitializationError;
 	cudaStream_t on = per_thread ? cudaStreamPerThread : cudaStreamLegacy;
+	if (__builtin_expect(shim_resolving(), 0))
+		return resolved_copy(ret, real_fn, on, dst, src, n, kind);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_copy(real_fn, on, dst, src, n, kind);
 	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n, on), 1))
@@ -216,8 +229,10 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 			    enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	shim_mark_copy(ret, "cudaMemcpyAsync", n);
-	if (__builtin_expect(shim_resolving(), 0))
+	if (__builtin_expect(shim_resolving(), 0)) {
 		shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n);
+		shim_busy_copy(on);
+	}
 	if (!real_fn)
 		return cudaErrorInitializationError;
 	if (__builtin_expect(shim_validating(), 0))
@@ -259,12 +274,15 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 				     src, stream);
 }
 
-/* Launches, device memsets and synchronizations open and close validate mode's windows.
+/* Launches, device memsets and synchronizations open and close validate mode's windows, and
+ * are the work resolve mode's copies may wait for (busy.c).
  * Work on an unknown stream counts on SHIM_ANY_STREAM, which only a device synchronize
  * covers. */
 void shim_device_work(cudaStream_t stream)
 {
 	SHIM_WATCH(shim_validate_launch(stream));
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch(stream);
 }
 
 SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,

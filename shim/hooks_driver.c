@@ -39,22 +39,37 @@ SHIM_API CUresult cuMemFree_v2(CUdeviceptr p)
 	return D(cuMemFree_v2) ? D(cuMemFree_v2)(p) : MISSING;
 }
 
+/* A synchronous copy's result; in resolve mode (issued, its stamp), once it returned, a wait
+ * for the legacy stream's earlier work (busy.c). */
+static CUresult returned(CUresult r, unsigned long issued)
+{
+	if (issued && r == CUDA_SUCCESS)
+		shim_busy_waited(NULL, false, issued);
+	return r;
+}
+
 SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0))
+	unsigned long issued = 0;
+	if (__builtin_expect(shim_resolving(), 0)) {
 		shim_resolve_copy(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n);
-	return D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING;
+		issued = shim_busy_copy(NULL);
+	}
+	return returned(D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, issued);
 }
 
 SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0))
+	unsigned long issued = 0;
+	if (__builtin_expect(shim_resolving(), 0)) {
 		shim_resolve_copy(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n);
-	return D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING;
+		issued = shim_busy_copy(NULL);
+	}
+	return returned(D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, issued);
 }
 
 /* err, or once a copy whose host side is a pool buffer is done, the wait's result. */
@@ -70,8 +85,10 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 {
 	shim_mark_copy(RET, "cuMemcpyHtoDAsync_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0))
+	if (__builtin_expect(shim_resolving(), 0)) {
 		shim_resolve_copy(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n);
+		shim_busy_copy((cudaStream_t)stream);
+	}
 	if (!D(cuMemcpyHtoDAsync_v2))
 		return MISSING;
 	return completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream);
@@ -81,8 +98,10 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 {
 	shim_mark_copy(RET, "cuMemcpyDtoHAsync_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0))
+	if (__builtin_expect(shim_resolving(), 0)) {
 		shim_resolve_copy(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
+		shim_busy_copy((cudaStream_t)stream);
+	}
 	if (!D(cuMemcpyDtoHAsync_v2))
 		return MISSING;
 	return completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream);
@@ -114,6 +133,8 @@ SHIM_API CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *da
 {
 	shim_resolve_driver();
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch((cudaStream_t)stream);
 	return D(cuLaunchHostFunc) ? D(cuLaunchHostFunc)(stream, fn, data) : MISSING;
 }
 
@@ -122,6 +143,8 @@ SHIM_API CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUre
 {
 	shim_resolve_driver();
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch((cudaStream_t)stream);
 	return D(cuStreamAddCallback) ? D(cuStreamAddCallback)(stream, fn, data, flags) : MISSING;
 }
 

@@ -122,7 +122,8 @@ SHIM_API cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *fu
 SHIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
 	__typeof__(&cudaStreamSynchronize_ptsz) f = TWIN(cudaStreamSynchronize_ptsz);
-	return shim_synchronized(f ? f(stream) : cudaErrorInitializationError, per_thread(stream), NULL, false);
+	unsigned long since = shim_busy_now();
+	return shim_synchronized(f ? f(stream) : cudaErrorInitializationError, per_thread(stream), NULL, false, since);
 }
 
 SHIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
@@ -143,6 +144,8 @@ SHIM_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t f
 {
 	__typeof__(&cudaLaunchHostFunc_ptsz) f = TWIN(cudaLaunchHostFunc_ptsz);
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch(per_thread(stream));
 	return f ? f(stream, fn, data) : cudaErrorInitializationError;
 }
 
@@ -151,5 +154,7 @@ SHIM_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamC
 {
 	__typeof__(&cudaStreamAddCallback_ptsz) f = TWIN(cudaStreamAddCallback_ptsz);
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch(per_thread(stream));
 	return f ? f(stream, fn, data, flags) : cudaErrorInitializationError;
 }

@@ -7,8 +7,10 @@
  */
 #include "shim.h"
 
-/* A wait that returned err: on the device (no stream, no event), a stream or an event. */
-cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device)
+/* A wait that returned err: on the device (no stream, no event), a stream or an event; since
+ * is shim_busy_now() from before it began (resolve mode clears only what it covered). */
+cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device,
+			       unsigned long since)
 {
 	if (err != cudaSuccess)
 		return err;
@@ -18,27 +20,32 @@ cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t 
 		SHIM_WATCH(shim_validate_event_sync(event));
 	else
 		SHIM_WATCH(shim_validate_stream_sync(stream));
+	if (__builtin_expect(shim_resolving(), 0) && !event)
+		shim_busy_waited(stream, device, since);
 	return err;
 }
 
 SHIM_API cudaError_t cudaDeviceSynchronize(void)
 {
 	shim_resolve();
-	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true);
+	unsigned long since = shim_busy_now();
+	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true, since);
 }
 
 SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	shim_resolve();
-	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false);
+	unsigned long since = shim_busy_now();
+	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false, since);
 }
 
 /* A query that says done waited for nothing, but tells as much as a wait that returned. */
 SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
 	shim_resolve();
+	unsigned long since = shim_busy_now();
 	return shim_synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
-			    NULL, false);
+				 NULL, false, since);
 }
 
 /* Streams created blocking are waited for by every legacy-stream operation (validate mode). */
@@ -91,14 +98,14 @@ SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
 	shim_resolve();
 	return shim_synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
-			    NULL, event, false);
+				 NULL, event, false, 0);
 }
 
 SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
 {
 	shim_resolve();
 	return shim_synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
-			    false);
+				 false, 0);
 }
 
 SHIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
@@ -129,6 +136,8 @@ SHIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, vo
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch(stream);
 	return real.cudaLaunchHostFunc ? real.cudaLaunchHostFunc(stream, fn, data) : cudaErrorInitializationError;
 }
 
@@ -137,6 +146,8 @@ SHIM_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallba
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_foreign());
+	if (__builtin_expect(shim_resolving(), 0))
+		shim_busy_launch(stream);
 	return real.cudaStreamAddCallback ? real.cudaStreamAddCallback(stream, fn, data, flags)
 					  : cudaErrorInitializationError;
 }

@@ -135,8 +135,10 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	json_string(f, path);
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
-	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"other_sites\":%s,\"threads\":%s,\"unmatched\":%lu}",
-		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations, r->other_sites ? "true" : "false",
+	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"other_sites\":%s,"
+		   "\"threads\":%s,\"unmatched\":%lu}",
+		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations,
+		r->found ? shim_resolve_site_allocations(&r->site) : 0, r->other_sites ? "true" : "false",
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 }
 
@@ -202,6 +204,9 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 		fprintf(f, ",\"resolved\":[");
 		for (int side = 0; side < 2; side++)
 			write_resolved(f, &p->resolved[side], side > 0);
+		fprintf(f, "],\"copy_waits\":[");
+		for (int c = 0; c < p->ncopies; c++)
+			fprintf(f, "%s{\"clean\":%lu,\"busy\":%lu}", c ? "," : "", p->copy_clean[c], p->copy_busy[c]);
 		fputc(']', f);
 	}
 	fputc('}', f);
@@ -239,6 +244,7 @@ __attribute__((destructor)) static void write_report(void)
 		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));
 	fprintf(f, "\"setup_ns\":%llu,", (unsigned long long)__atomic_load_n(&shim_count.setup_ns, __ATOMIC_RELAXED));
+	fprintf(f, "\"launches\":%lu,", shim_busy_launches());
 	fprintf(f, "\"waits\":{\"event\":%lu,\"fallback\":%lu},",
 		__atomic_load_n(&shim_count.waits_event, __ATOMIC_RELAXED),
 		__atomic_load_n(&shim_count.waits_fallback, __ATOMIC_RELAXED));

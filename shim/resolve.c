@@ -8,7 +8,8 @@
  * side, the site of the first buffer linked, how many distinct allocations were linked (more
  * than one: a fresh buffer every iteration), whether another site's were too, and how many
  * copies pointed at no allocation of the pair's size (a block inside a larger one, static
- * or stack memory).
+ * or stack memory); per site, how many allocations it made in all; and per linking-copy
+ * site, how many of its copies were made with GPU work outstanding (busy.c).
  */
 #include <string.h>
 #include <sys/syscall.h>
@@ -19,30 +20,45 @@
 #define MAX_LIVE 256
 #define MAX_SITES 64
 
-/* The sites of allocations of planned sizes, and whether more than one thread allocated
- * there: then which call is which depends on how the threads interleave, and an ordinal
- * names no buffer. */
+/* The sites of allocations of planned sizes, how many allocations each made (whatever
+ * their ordinal: the pinned strategy's pool serves them all), and whether more than one
+ * thread allocated there: then which call is which depends on how the threads interleave,
+ * and an ordinal names no buffer. */
 static struct {
 	struct site site; /* ordinal unused */
 	pid_t tid;
 	bool several;
+	unsigned long allocations;
 } sites[MAX_SITES];
 static int nsites;
 
 /* Caller holds the lock. */
-static void note_thread(const struct site *s)
+static void note_site(const struct site *s)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	for (int i = 0; i < nsites; i++)
 		if (shim_site_equal(&sites[i].site, s)) {
 			sites[i].several |= sites[i].tid != tid;
+			sites[i].allocations++;
 			return;
 		}
 	if (nsites < MAX_SITES) {
 		sites[nsites].site = *s;
 		sites[nsites].tid = tid;
+		sites[nsites].allocations = 1;
 		sites[nsites++].several = false;
 	}
+}
+
+unsigned long shim_resolve_site_allocations(const struct site *s)
+{
+	unsigned long n = 0;
+	pthread_mutex_lock(&shim_lock);
+	for (int i = 0; i < nsites; i++)
+		if (shim_site_equal(&sites[i].site, s))
+			n = sites[i].allocations;
+	pthread_mutex_unlock(&shim_lock);
+	return n;
 }
 
 bool shim_resolve_threads(const struct site *s)
@@ -89,7 +105,7 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 	l->host = host_side;
 	shim_site_of(ret, call, bytes, &l->site);
 	l->site.ordinal = shim_next_ordinal(&l->site);
-	note_thread(&l->site);
+	note_site(&l->site);
 	l->serial = ++serials;
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();
@@ -134,6 +150,7 @@ void shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 	pthread_mutex_lock(&shim_lock);
 	struct site s;
 	shim_site_of(ret, call, n, &s);
+	bool busy = shim_busy();
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		for (int c = 0; p->bytes == n && c < p->ncopies; c++) {
@@ -143,6 +160,10 @@ void shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 			link_side(&p->resolved[0], h2d ? src : dst, true);
 			link_side(&p->resolved[1], h2d ? dst : src, false);
 			p->copies++;
+			if (busy)
+				p->copy_busy[c]++;
+			else
+				p->copy_clean[c]++;
 			break;
 		}
 	}

@@ -154,6 +154,9 @@ struct pair {
 	struct site copy_sites[MAX_COPIES];
 	bool copy_h2d[MAX_COPIES];
 	int ncopies;
+	/* resolve mode: each site's linking copies made with no GPU work outstanding, and with
+	 * some (busy.c) */
+	unsigned long copy_clean[MAX_COPIES], copy_busy[MAX_COPIES];
 	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
 	struct {
 		uint64_t offset, bytes;
@@ -398,7 +401,8 @@ void shim_validate_before_copy(void *dst, size_t n);
 int shim_memory_type(const void *ptr); /* the runtime's cudaMemoryType of ptr; -1: it cannot say */
 void shim_validate_launch(cudaStream_t stream);
 void shim_device_work(cudaStream_t stream); /* hooks_cuda.c: a launch, for validate mode */
-cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device);
+cudaError_t shim_synchronized(cudaError_t err, cudaStream_t stream, cudaEvent_t event, bool device,
+			       unsigned long since); /* since: shim_busy_now() before the wait began */
 #define SHIM_ANY_STREAM ((cudaStream_t)-1)  /* work on a stream the hook cannot tell */
 void shim_validate_async_copy(void *dst, const void *src, size_t n, cudaStream_t stream, bool completes);
 void shim_validate_sync(void);               /* the device */
@@ -435,6 +439,15 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 void shim_resolve_free(void *ptr);
 void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n);
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
+unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
+
+/* busy.c: resolve mode's record of GPU work the host has not waited for */
+unsigned long shim_busy_now(void);                  /* the stamp a wait about to begin covers */
+void shim_busy_launch(cudaStream_t s);              /* a launch or memset on s */
+unsigned long shim_busy_copy(cudaStream_t s);       /* a copy issued on s: its stamp */
+void shim_busy_waited(cudaStream_t s, bool device, unsigned long upto); /* the host waited for s (or all) */
+bool shim_busy(void);                               /* work outstanding anywhere; caller holds shim_lock */
+unsigned long shim_busy_launches(void);             /* launches and memsets seen */
 
 /* pinned.c: host buffers from per-site pools of page-locked memory */
 void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes); /* NULL: allocate as written */

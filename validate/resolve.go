@@ -93,12 +93,27 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		if pair.Device.Unresolved && pair.Status == planner.StatusCandidate {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
+		if report.Launches > 0 {
+			learnWaits(pair, r.CopyWaits, p.Loop.MS)
+		}
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
 				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
 	p.Recount()
+}
+
+// learnWaits takes from the resolve run which of the pair's copy sites waited for no GPU
+// work: those whose every copy the shim saw made with none outstanding. Only from a run
+// that saw device work at all: launches through an entry point the shim does not hook it
+// cannot count, and a run that saw none tells nothing.
+func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, msPerIteration float64) {
+	for i, w := range waits {
+		if i < len(pair.Copies) && w.Clean > 0 && w.Busy == 0 {
+			pair.WaitedForNothing(i, msPerIteration)
+		}
+	}
 }
 
 // copyCounts are the copies the trace saw at each copy site, over every pair.
@@ -143,6 +158,7 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 	b.Site = site(r)
 	b.Unresolved = false
 	b.Allocations = r.Allocations
+	b.SiteAllocations = r.SiteAllocations
 	b.Kind = kindOf(r.Call, side)
 	where := b.Site.Name()
 	switch {

@@ -1,12 +1,15 @@
 package validate_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/runner"
+	"github.com/echo-uma/echo/validate"
 )
 
 // The default trace does not probe the host allocators: the plan knows a host buffer by the
@@ -270,6 +273,56 @@ func TestValidateCountsLegacyWaits(t *testing.T) {
 	for _, pair := range p.Pairs {
 		if pair.Status != planner.StatusValidated || !pair.Merges() {
 			t.Errorf("%s %s: %s, merges refused for %q; want validated for merging", pair.ID, pair.Direction, pair.Status, pair.MergeRefused)
+		}
+	}
+}
+
+// The resolve run tells which linking copies waited for GPU work, which a trace without
+// launch events cannot: in the stream workload the input copy comes after the last
+// iteration's output copy, which waited for everything, and the output copy after the
+// kernel. The run counts every allocation at the host sites (the workload's two host
+// buffers come from one helper: its site made two), and the plan keeps that the input copy
+// waited for nothing.
+func TestResolveSeesWhichCopiesWaited(t *testing.T) {
+	testenv.RequireRoot(t)
+	const iters = 6
+	args := []string{"--size", "1M", "--iters", strconv.Itoa(iters - 1), "--warmup", "1"}
+	p, _ := testenv.PlanTraced(t, nil, "workloads/stream", args...)
+	compact, err := planner.Compact(p, p.Pairs, planner.StrategyMapped, planner.ModeResolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
+	res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
+	}
+	if res.Report.Launches < iters {
+		t.Errorf("the shim saw %d launches; want at least %d", res.Report.Launches, iters)
+	}
+	direction := map[string]planner.PairDirection{}
+	for _, pair := range p.Pairs {
+		direction[pair.ID] = pair.Direction
+	}
+	for _, r := range res.Report.Pairs {
+		if len(r.CopyWaits) != 1 || len(r.Resolved) != 2 {
+			t.Fatalf("%s: copy waits %+v, resolved %+v; want one copy site and both sides", r.ID, r.CopyWaits, r.Resolved)
+		}
+		w, input := r.CopyWaits[0], direction[r.ID] == "input"
+		if input && (w.Clean != iters || w.Busy != 0) || !input && (w.Busy != iters || w.Clean != 0) {
+			t.Errorf("%s (%s): %+v; want all %d clean for the input, busy for the output", r.ID, direction[r.ID], w, iters)
+		}
+		if host := r.Resolved[0]; host.SiteAllocations != 2 {
+			t.Errorf("%s: host site made %d allocations; want 2", r.ID, host.SiteAllocations)
+		}
+	}
+	validate.ApplyResolved(p, res.Report, true)
+	for _, pair := range p.Pairs {
+		if c := pair.Copies[0]; pair.Direction == "input" && (c.Waited != 0 || c.Estimated) {
+			t.Errorf("%s input copy after the resolve run: %+v; want no wait, its own time", pair.ID, c)
+		}
+		if pair.Host.SiteAllocations != 2 {
+			t.Errorf("%s: host site allocations %d; want 2", pair.ID, pair.Host.SiteAllocations)
 		}
 	}
 }

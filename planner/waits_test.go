@@ -1,0 +1,29 @@
+package planner
+
+import "testing"
+
+// A resolve run saw no GPU work outstanding at a site's copies: the part of its call the
+// trace took for a wait was transfer. An estimated copy gets its call's time back; one whose
+// time was its call's already keeps it and loses only the wait's share.
+func TestWaitedForNothing(t *testing.T) {
+	pair := Pair{Copies: []Copy{
+		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.65, CallMS: 0.85, Estimated: true, Waited: 1},
+		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 0.5, CallMS: 0.5, Waited: 1},
+	}}
+	pair.sumCopies(3)
+	pair.WaitedForNothing(0, 3)
+	if c := pair.Copies[0]; c.MS != 0.85 || c.Estimated || c.Waited != 0 {
+		t.Errorf("estimated copy after: %+v; want its call's 0.85 ms, not estimated, no wait", c)
+	}
+	if !near(pair.CopyMSPerIteration, 1.35) || !near(pair.FCopy, 1.35/3) || pair.Estimated {
+		t.Errorf("pair after: %.3f ms of copies, f_copy %.3f, estimated %v; want 1.35 ms, %.3f, false",
+			pair.CopyMSPerIteration, pair.FCopy, pair.Estimated, 1.35/3)
+	}
+	pair.WaitedForNothing(1, 3)
+	if c := pair.Copies[1]; c.MS != 0.5 || c.Waited != 0 {
+		t.Errorf("copy timed by its call after: %+v; want 0.5 ms, no wait", c)
+	}
+	if len(pair.Evidence) != 2 {
+		t.Errorf("evidence %q; want a line for each copy", pair.Evidence)
+	}
+}
