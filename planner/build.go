@@ -68,6 +68,9 @@ func (p *Plan) Recount() {
 	}
 	p.FCopy = min(p.FCopy, maxFCopy)
 	p.PredictedSpeedup = 1 / (1 - p.FCopy)
+	if p.Context.FirstTouch == nil && needsFirstTouch(p) {
+		p.Context.FirstTouch = new(hostFirstTouch()) // this host's, kept with the plan
+	}
 	p.Estimates = Predict(p, MachineFor(p.Context.GPU))
 }
 

@@ -33,10 +33,16 @@ var hostCopyRate = sync.OnceValue(func() float64 {
 	return size / ms[runs/2]
 })
 
-// hostFirstTouchRate is this host's rate of faulting in fresh memory, in bytes per ms,
-// measured once per process: the median of a few fresh 16 MiB mappings written a byte per
-// page and unmapped again, as malloc maps and a program first writes a large allocation.
-var hostFirstTouchRate = sync.OnceValue(func() float64 {
+// hostFirstTouch is this host's rates of faulting in fresh memory, in bytes per ms, measured
+// once per process: the median of a few fresh 16 MiB mappings written a byte per page and
+// unmapped again, as malloc maps and a program first writes a large allocation; once as they
+// come (4 KiB pages unless the kernel's setting is "always"), once asking for transparent
+// huge pages as numpy does for its large arrays.
+var hostFirstTouch = sync.OnceValue(func() FirstTouch {
+	return FirstTouch{BytesPerMS: firstTouchRate(false), HugeBytesPerMS: firstTouchRate(true)}
+})
+
+func firstTouchRate(huge bool) float64 {
 	const size, runs = 16 << 20, 5
 	page := unix.Getpagesize()
 	ms := make([]float64, 0, runs)
@@ -45,6 +51,9 @@ var hostFirstTouchRate = sync.OnceValue(func() float64 {
 		b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		if err != nil {
 			return 0
+		}
+		if huge {
+			unix.Madvise(b, unix.MADV_HUGEPAGE) // refused where the kernel has no THP: then as it comes
 		}
 		for i := 0; i < size; i += page {
 			b[i] = 1
@@ -57,4 +66,4 @@ var hostFirstTouchRate = sync.OnceValue(func() float64 {
 		return 0
 	}
 	return size / ms[runs/2]
-})
+}

@@ -71,6 +71,9 @@ type Buffer struct {
 	// SiteAllocations: every allocation at Site the resolve run saw, whatever its ordinal,
 	// linked or not (the pinned strategy's pool serves them all); 0: not counted.
 	SiteAllocations int `json:"site_allocations,omitempty"`
+	// HugePages: the kernel may back the host buffer with transparent huge pages (its
+	// mapping's THPeligible, seen by the resolve run): a first touch faults 2 MiB at a time.
+	HugePages bool `json:"huge_pages,omitempty"`
 	// Identity: who took the slot in the validate run (identity.go); nil before validation,
 	// or where the run could not read the call chain.
 	Identity *Identity `json:"identity,omitempty"`
@@ -291,6 +294,17 @@ type Context struct {
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`
+	// FirstTouch is the planning host's rate of faulting in fresh memory, measured once where a
+	// pair needs it (Machine.FirstTouchBytesPerMS), so that predicting again elsewhere prices
+	// the program's host, not that one.
+	FirstTouch *FirstTouch `json:"first_touch,omitempty"`
+}
+
+// FirstTouch is a host's first-touch rates, in bytes per ms: of 4 KiB pages, and of a mapping
+// that asked for transparent huge pages.
+type FirstTouch struct {
+	BytesPerMS     float64 `json:"bytes_per_ms"`
+	HugeBytesPerMS float64 `json:"huge_bytes_per_ms"`
 }
 
 // Source is the trace a plan was made from.

@@ -35,8 +35,9 @@ type Machine struct {
 	// (the kernel maps and zeroes each on its first touch). A host buffer allocated afresh every
 	// iteration at a size malloc always maps anew (freshMapBytes) and filled by the program
 	// pays it every iteration; pinned's pool serves it already faulted in (shim/pinned.c).
-	// 0: not modelled.
-	FirstTouchBytesPerMS float64
+	// 0: not modelled. HugeFirstTouchBytesPerMS is the same where the buffer's mapping may
+	// have transparent huge pages (Buffer.HugePages), 2 MiB a fault.
+	FirstTouchBytesPerMS, HugeFirstTouchBytesPerMS float64
 }
 
 // freshMapBytes is the size from which glibc's malloc always maps a new allocation and
@@ -73,14 +74,22 @@ func MachineFor(gpu string) Machine {
 	return Discrete
 }
 
-// withFirstTouch is m with this host's first-touch rate, measured only where a pair needs it.
+// withFirstTouch is m with the first-touch rates of the plan's host (Context.FirstTouch), or
+// of this one, measured only where a pair needs them.
 func withFirstTouch(m Machine, p *Plan) Machine {
-	if m.FirstTouchBytesPerMS == 0 && slices.ContainsFunc(p.Pairs, func(pair Pair) bool {
-		return pair.Status.Counted() && freshEveryIteration(pair)
-	}) {
-		m.FirstTouchBytesPerMS = hostFirstTouchRate()
+	if m.FirstTouchBytesPerMS == 0 && needsFirstTouch(p) {
+		ft := p.Context.FirstTouch
+		if ft == nil {
+			ft = new(hostFirstTouch())
+		}
+		m.FirstTouchBytesPerMS, m.HugeFirstTouchBytesPerMS = ft.BytesPerMS, ft.HugeBytesPerMS
 	}
 	return m
+}
+
+// needsFirstTouch: a counted pair's host side is allocated afresh every iteration.
+func needsFirstTouch(p *Plan) bool {
+	return slices.ContainsFunc(p.Pairs, func(pair Pair) bool { return pair.Status.Counted() && freshEveryIteration(pair) })
 }
 
 // freshEveryIteration: validation saw the pair's host side allocated anew for its copies
@@ -225,8 +234,12 @@ func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
 	}
 	var allocs int
 	var h2d, d2h float64
+	rate := m.FirstTouchBytesPerMS
 	for _, pair := range pairs { // each pair's buffers: copied in, or filled by a copy
 		allocs = max(allocs, pair.Host.SiteAllocations)
+		if pair.Host.HugePages && m.HugeFirstTouchBytesPerMS > 0 {
+			rate = m.HugeFirstTouchBytesPerMS
+		}
 		in, out := 0.0, 0.0
 		for _, cp := range pair.Copies {
 			if cp.Direction == "h2d" {
@@ -241,7 +254,7 @@ func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
 	if allocs > 0 {
 		written = max(float64(allocs/iterations)-d2h, 0)
 	}
-	return written * float64(pairs[0].Bytes) / m.FirstTouchBytesPerMS
+	return written * float64(pairs[0].Bytes) / rate
 }
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work

@@ -224,3 +224,38 @@ func TestPredictFirstTouchPerPool(t *testing.T) {
 		t.Errorf("pinned: %+v, want %v ms", e, want)
 	}
 }
+
+// A pool whose buffers may have transparent huge pages (numpy's) faults them in at the huge
+// rate; the rates are the plan's host's where the plan carries them, whatever host predicts
+// again, and a plan that needs them gets this host's once it is counted.
+func TestPredictFirstTouchRates(t *testing.T) {
+	const bytes = 64 << 20
+	fresh := func() *Plan {
+		p := predictPlan(Copy{Site: Site{Bytes: bytes}, Direction: "h2d", PerIteration: 1, MS: 4})
+		p.Pairs[0].Host.Allocations = 100
+		return p
+	}
+	dma := 4 - bytes/50e6
+	m := Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 100e6, HugeFirstTouchBytesPerMS: 400e6}
+	for _, huge := range []bool{false, true} {
+		p := fresh()
+		p.Pairs[0].Host.HugePages = huge
+		want := 10 - dma - bytes/100e6
+		if huge {
+			want = 10 - dma - bytes/400e6
+		}
+		if e := EstimateFor(Predict(p, m), StrategyPinned); e == nil || !near(e.MS, want) {
+			t.Errorf("huge pages %v: %+v, want %v ms", huge, e, want)
+		}
+	}
+	p := fresh()
+	p.Context.FirstTouch = &FirstTouch{BytesPerMS: 200e6, HugeBytesPerMS: 800e6}
+	if e := EstimateFor(Predict(p, Machine{LinkBytesPerMS: 50e6}), StrategyPinned); e == nil || !near(e.MS, 10-dma-bytes/200e6) {
+		t.Errorf("with the plan's rates: %+v, want %v ms", e, 10-dma-bytes/200e6)
+	}
+	p = fresh()
+	p.Recount()
+	if ft := p.Context.FirstTouch; ft == nil || ft.BytesPerMS <= 0 || ft.HugeBytesPerMS <= 0 {
+		t.Errorf("counted plan's first-touch rates: %+v; want this host's", ft)
+	}
+}

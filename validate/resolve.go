@@ -159,6 +159,7 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 	b.Unresolved = false
 	b.Allocations = r.Allocations
 	b.SiteAllocations = r.SiteAllocations
+	b.HugePages = r.HugePages
 	b.Kind = kindOf(r.Call, side)
 	where := b.Site.Name()
 	switch {
