@@ -31,7 +31,7 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 	if _, err := io.WriteString(w, t.render()); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, energyLine(r.Energy(r.Chosen)))
+	fmt.Fprintln(w, energyLine(r.Energy(r.Chosen), r.Device.EnergySource))
 	switch {
 	case r.Chosen != "" && p.Context.Strategy != "":
 		on := ""

@@ -38,9 +38,13 @@ func savingsLines(s *planner.Savings) []string {
 }
 
 // energyLine says a marked iteration's energy as written and as deployed, where the machine
-// measured it (shim/energy.c).
-func energyLine(e planner.Energy) string {
-	if !e.Measured() {
+// measured it (shim/energy.c); source is what the machine measures energy with, "" nothing.
+func energyLine(e planner.Energy, source string) string {
+	switch {
+	case !e.Measured() && source != "":
+		return "energy per iteration: not measured (the marked loop ran under 100 ms: " + source +
+			"'s counter moves in steps coarser than its iterations)"
+	case !e.Measured():
 		return "energy per iteration: not measured (no NVML, no INA3221 rails)"
 	}
 	return fmt.Sprintf("energy per iteration: %.1f mJ as written, %.1f mJ deployed (%s)", e.BeforeMJ, e.AfterMJ, e.Source)

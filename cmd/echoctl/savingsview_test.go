@@ -24,11 +24,15 @@ func TestSavingsLines(t *testing.T) {
 }
 
 func TestEnergyLine(t *testing.T) {
-	if got, want := energyLine(planner.Energy{}), "energy per iteration: not measured (no NVML, no INA3221 rails)"; got != want {
+	if got, want := energyLine(planner.Energy{}, ""), "energy per iteration: not measured (no NVML, no INA3221 rails)"; got != want {
+		t.Errorf("energy line without a source: %q, want %q", got, want)
+	}
+	if got, want := energyLine(planner.Energy{}, "nvml"), "energy per iteration: not measured (the marked loop ran under 100 ms: "+
+		"nvml's counter moves in steps coarser than its iterations)"; got != want {
 		t.Errorf("not measured: %q, want %q", got, want)
 	}
 	e := planner.Energy{Source: "nvml", BeforeMJ: 412.5, AfterMJ: 130.25}
-	if got, want := energyLine(e), "energy per iteration: 412.5 mJ as written, 130.2 mJ deployed (nvml)"; got != want {
+	if got, want := energyLine(e, "nvml"), "energy per iteration: 412.5 mJ as written, 130.2 mJ deployed (nvml)"; got != want {
 		t.Errorf("measured: %q, want %q", got, want)
 	}
 }
