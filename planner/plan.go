@@ -71,9 +71,6 @@ type Buffer struct {
 	// SiteAllocations: every allocation at Site the resolve run saw, whatever its ordinal,
 	// linked or not (the pinned strategy's pool serves them all); 0: not counted.
 	SiteAllocations int `json:"site_allocations,omitempty"`
-	// HugePages: the kernel may back the host buffer with transparent huge pages (its
-	// mapping's THPeligible, seen by the resolve run): a first touch faults 2 MiB at a time.
-	HugePages bool `json:"huge_pages,omitempty"`
 	// Identity: who took the slot in the validate run (identity.go); nil before validation,
 	// or where the run could not read the call chain.
 	Identity *Identity `json:"identity,omitempty"`
@@ -301,7 +298,7 @@ type Context struct {
 }
 
 // FirstTouch is a host's first-touch rates, in bytes per ms: of 4 KiB pages, and of a mapping
-// that asked for transparent huge pages.
+// that asked for transparent huge pages (Machine.FirstTouchBytesPerMS takes the faster).
 type FirstTouch struct {
 	BytesPerMS     float64 `json:"bytes_per_ms"`
 	HugeBytesPerMS float64 `json:"huge_bytes_per_ms"`

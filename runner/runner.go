@@ -146,7 +146,6 @@ type ResolvedSide struct {
 	OtherSites      bool `json:"other_sites"` // buffers from another site were linked too
 	Threads         bool `json:"threads"`     // more than one thread allocated at the site
 	Unmatched       int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
-	HugePages       bool `json:"huge_pages"`  // the host buffer's mapping may have transparent huge pages
 }
 
 // PairReport is what a validate run saw of one pair.

@@ -136,11 +136,10 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
 	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"other_sites\":%s,"
-		   "\"threads\":%s,\"unmatched\":%lu,\"huge_pages\":%s}",
+		   "\"threads\":%s,\"unmatched\":%lu}",
 		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations,
 		r->found ? shim_resolve_site_allocations(&r->site) : 0, r->other_sites ? "true" : "false",
-		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched,
-		r->huge_pages ? "true" : "false");
+		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 }
 
 /* Validate mode: the call chain of the allocation that took a side's slot, its ordinal among

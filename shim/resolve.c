@@ -134,7 +134,6 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 	if (!r->found) {
 		r->found = true;
 		r->site = l->site;
-		r->huge_pages = host_side && shim_thp_eligible(ptr);
 	} else if (!shim_site_equal(&r->site, &l->site)) {
 		r->other_sites = true;
 	}

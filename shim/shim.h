@@ -94,7 +94,6 @@ struct resolved {
 	unsigned long allocations; /* distinct allocations linked, over the run */
 	unsigned long last;        /* the serial of the last one */
 	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
-	bool huge_pages;           /* the first buffer seen may have transparent huge pages (thp.c) */
 };
 
 /* streams.c: an operation's place in stream time, and what is done before a point of it */
@@ -441,9 +440,6 @@ void shim_resolve_free(void *ptr);
 void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n);
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
-
-/* thp.c: whether the kernel may back the mapping holding p with transparent huge pages */
-bool shim_thp_eligible(const void *p);
 
 /* busy.c: resolve mode's record of GPU work the host has not waited for */
 unsigned long shim_busy_now(void);                  /* the stamp a wait about to begin covers */

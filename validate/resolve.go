@@ -159,7 +159,6 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 	b.Unresolved = false
 	b.Allocations = r.Allocations
 	b.SiteAllocations = r.SiteAllocations
-	b.HugePages = r.HugePages
 	b.Kind = kindOf(r.Call, side)
 	where := b.Site.Name()
 	switch {
