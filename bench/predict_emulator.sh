@@ -10,7 +10,7 @@
 # "rounds" is the range of the measured speed-up round by round (each round's baseline over
 # the same round's variant): how far the measurement itself moves.
 # The load average before and after is printed: the machine may be shared. Needs root.
-# Usage: bench/predict_emulator.sh [ROUNDS] (3)
+# Usage: [WORKLOADS="stream pipeline ..."] bench/predict_emulator.sh [ROUNDS] (3; every corpus loop)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -49,7 +49,7 @@ for v in rec["variants"]:
     print(f"{label:<40} {s:<8} {p:>8.2f}x {m:>8.2f}x {rng:>13} {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}% {plan['loop']['ms_per_iteration']:>9.3f} {base:>9.3f}")
 PY
 }
-for w in stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream; do
+for w in ${WORKLOADS:-stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream}; do
 	run "$w" --size 4M --iters 20 --warmup 2
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -96,6 +96,10 @@ type Copy struct {
 	// CallMS is the site's mean call, wait included (its first, cold, call left out where it
 	// has others): MS once a resolve run showed the calls waited for nothing (validate).
 	CallMS float64 `json:"call_ms,omitempty"`
+	// Timed: MS is the copy's transfer as the resolve run timed it alone, its stream drained
+	// before it and waited for after it: no wait for earlier work is in it, and an
+	// asynchronous copy's time on its stream is.
+	Timed bool `json:"timed,omitempty"`
 	// Repair is what a merge keeps of the copy's ordering where it elides it (RepairNone,
 	// RepairEventWait; plans made before it may say RepairStreamSync or RepairDeviceSync);
 	// "" for a copy no merge elides (driver API).

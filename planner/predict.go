@@ -264,7 +264,7 @@ func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
 // that wait, which a merge keeps; its transfer is then taken at m's copy rate, or, where m
 // has none, bounded by the plan's clean copies (cleanEnvelope).
 func removableMS(cp Copy, m Machine, clean []Copy) float64 {
-	if cp.Estimated || cp.Waited <= 0 {
+	if cp.Timed || cp.Estimated || cp.Waited <= 0 {
 		return cp.MS
 	}
 	transfer := cp.MS

@@ -22,3 +22,16 @@ func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 	pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s waited for no GPU work in the resolve run "+
 		"(none outstanding at any of its copies): its whole call, %.3f ms, moves data", cp.Site.Call, cp.Site.Name(), cp.MS))
 }
+
+// TimedAlone records a resolve run's timing of the pair's copy site i alone (shim/resolve.c):
+// ms, its transfer and nothing else. It replaces the trace's figure, which for a call that
+// also waited for kernels holds the wait or an estimate from other copies' rate, and for an
+// asynchronous copy only the call's return (its transfer runs on the stream after it).
+func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
+	cp := &pair.Copies[i]
+	before := cp.MS
+	cp.MS, cp.Estimated, cp.Timed = ms, false, true
+	pair.sumCopies(msPerIteration)
+	pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s timed alone in the resolve run (its stream drained "+
+		"first): %.3f ms a copy, against %.3f ms from the trace", cp.Site.Call, cp.Site.Name(), ms, before))
+}

@@ -175,10 +175,14 @@ type PairReport struct {
 }
 
 // CopyWaits counts a linking-copy site's copies by whether GPU work the host had not waited
-// for was outstanding when each was made: Clean ones waited for none.
+// for was outstanding when each was made (Clean ones waited for none), and times them alone.
 type CopyWaits struct {
 	Clean int `json:"clean"`
 	Busy  int `json:"busy"`
+	// Timed of them were timed alone (their stream drained first); TransferNS is their mean
+	// time, the first (cold) one left out where there are others.
+	Timed      int     `json:"timed"`
+	TransferNS float64 `json:"transfer_ns"`
 }
 
 // SideIdentity is the call chain of the allocation that took a side's slot in a validate

@@ -29,6 +29,7 @@ static int nstreams;
 static unsigned long elsewhere_issued, elsewhere_waited; /* streams this file cannot place */
 static unsigned long stamps;   /* the clock: every issue takes the next stamp */
 static unsigned long launches; /* device work seen (launches, memsets), for the report */
+static bool host_fns;          /* a host function was enqueued: draining a stream may wait for the host */
 
 /* The slot of stream s, or -1 for work counted elsewhere. Caller holds the lock. */
 static int slot(cudaStream_t s)
@@ -69,6 +70,20 @@ void shim_busy_launch(cudaStream_t s)
 	issue(s);
 	launches++;
 	pthread_mutex_unlock(&shim_lock);
+}
+
+void shim_busy_host_fn(cudaStream_t s)
+{
+	pthread_mutex_lock(&shim_lock);
+	issue(s);
+	launches++;
+	host_fns = true;
+	pthread_mutex_unlock(&shim_lock);
+}
+
+bool shim_busy_drainable(void)
+{
+	return !__atomic_load_n(&host_fns, __ATOMIC_ACQUIRE);
 }
 
 unsigned long shim_busy_copy(cudaStream_t s)

@@ -190,16 +190,41 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 	return err;
 }
 
-/* Resolve mode: a synchronous copy, noted (resolve.c), and once it returned, a wait for its
- * stream's earlier work (busy.c). */
+/* Resolve mode: whether a linking copy on stream on is timed alone, and if so its stream
+ * drained first (resolve.c says why it may be). */
+static bool drained(bool linking, cudaStream_t on)
+{
+	return linking && shim_busy_drainable() && real.cudaStreamSynchronize &&
+	       real.cudaStreamSynchronize(on) == cudaSuccess;
+}
+
+/* Resolve mode: a synchronous copy, noted (resolve.c), timed alone where it links a pair, and
+ * once it returned, a wait for its stream's earlier work (busy.c). */
 static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStream_t on, void *dst, const void *src,
 				 size_t n, enum cudaMemcpyKind kind)
 {
-	shim_resolve_copy(ret, "cudaMemcpy", dst, src, n);
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n), on);
 	unsigned long issued = shim_busy_copy(on);
+	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind);
 	if (err == cudaSuccess)
 		shim_busy_waited(on, false, issued);
+	if (timed && err == cudaSuccess)
+		shim_resolve_timed(ret, "cudaMemcpy", n, shim_uptime_ns() - t0);
+	return err;
+}
+
+/* Resolve mode: an asynchronous copy, noted, and timed alone where it links a pair: its
+ * stream drained before it and waited for after it. */
+static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src,
+				       size_t n, enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
+{
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n), on);
+	shim_busy_copy(on);
+	uint64_t t0 = shim_uptime_ns();
+	cudaError_t err = real_fn(dst, src, n, kind, stream);
+	if (timed && err == cudaSuccess && real.cudaStreamSynchronize(on) == cudaSuccess)
+		shim_resolve_timed(ret, "cudaMemcpyAsync", n, shim_uptime_ns() - t0);
 	return err;
 }
 
@@ -229,12 +254,10 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 			    enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	shim_mark_copy(ret, "cudaMemcpyAsync", n);
-	if (__builtin_expect(shim_resolving(), 0)) {
-		shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n);
-		shim_busy_copy(on);
-	}
 	if (!real_fn)
 		return cudaErrorInitializationError;
+	if (__builtin_expect(shim_resolving(), 0))
+		return resolved_async_copy(ret, real_fn, dst, src, n, kind, stream, on);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_async_copy(real_fn, dst, src, n, kind, stream, on);
 	struct pair *p = shim_linking_copy(ret, dst, src, n, on);

@@ -39,39 +39,6 @@ SHIM_API CUresult cuMemFree_v2(CUdeviceptr p)
 	return D(cuMemFree_v2) ? D(cuMemFree_v2)(p) : MISSING;
 }
 
-/* A synchronous copy's result; in resolve mode (issued, its stamp), once it returned, a wait
- * for the legacy stream's earlier work (busy.c). */
-static CUresult returned(CUresult r, unsigned long issued)
-{
-	if (issued && r == CUDA_SUCCESS)
-		shim_busy_waited(NULL, false, issued);
-	return r;
-}
-
-SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
-{
-	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
-	shim_resolve_driver();
-	unsigned long issued = 0;
-	if (__builtin_expect(shim_resolving(), 0)) {
-		shim_resolve_copy(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n);
-		issued = shim_busy_copy(NULL);
-	}
-	return returned(D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, issued);
-}
-
-SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
-{
-	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
-	shim_resolve_driver();
-	unsigned long issued = 0;
-	if (__builtin_expect(shim_resolving(), 0)) {
-		shim_resolve_copy(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n);
-		issued = shim_busy_copy(NULL);
-	}
-	return returned(D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, issued);
-}
-
 /* err, or once a copy whose host side is a pool buffer is done, the wait's result. */
 static CUresult completes(CUresult err, const void *host, CUstream stream)
 {
@@ -81,30 +48,79 @@ static CUresult completes(CUresult err, const void *host, CUstream stream)
 	return D(cuStreamSynchronize) ? D(cuStreamSynchronize)(stream) : MISSING;
 }
 
+/* Resolve mode's part in a driver copy on stream (sync: a synchronous one, on the legacy
+ * stream): noting it (resolve.c, busy.c), and timing a linking copy alone, its stream
+ * drained before it and an asynchronous one waited for after it. */
+struct resolving {
+	bool on, timed;
+	unsigned long issued;
+	uint64_t t0;
+};
+
+static struct resolving resolve_before(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+				       CUstream stream)
+{
+	struct resolving r = {0};
+	if (__builtin_expect(!shim_resolving(), 1))
+		return r;
+	r.on = true;
+	r.timed = shim_resolve_copy(ret, call, dst, src, n) && shim_busy_drainable() && D(cuStreamSynchronize) &&
+		  D(cuStreamSynchronize)(stream) == CUDA_SUCCESS;
+	r.issued = shim_busy_copy((cudaStream_t)stream);
+	r.t0 = shim_uptime_ns();
+	return r;
+}
+
+static CUresult resolve_after(struct resolving r, CUresult err, const void *ret, const char *call, size_t n,
+			      CUstream stream, bool sync)
+{
+	if (!r.on || err != CUDA_SUCCESS)
+		return err;
+	if (sync)
+		shim_busy_waited(NULL, false, r.issued);
+	if (r.timed && (sync || D(cuStreamSynchronize)(stream) == CUDA_SUCCESS))
+		shim_resolve_timed(ret, call, n, shim_uptime_ns() - r.t0);
+	return err;
+}
+
+SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
+	shim_resolve_driver();
+	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL);
+	return resolve_after(r, D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, RET, "cuMemcpyHtoD_v2", n,
+			     NULL, true);
+}
+
+SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
+	shim_resolve_driver();
+	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL);
+	return resolve_after(r, D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, RET, "cuMemcpyDtoH_v2", n,
+			     NULL, true);
+}
+
 SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
 {
 	shim_mark_copy(RET, "cuMemcpyHtoDAsync_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0)) {
-		shim_resolve_copy(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n);
-		shim_busy_copy((cudaStream_t)stream);
-	}
+	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream);
 	if (!D(cuMemcpyHtoDAsync_v2))
 		return MISSING;
-	return completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream);
+	return resolve_after(r, completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream), RET,
+			     "cuMemcpyHtoDAsync_v2", n, stream, false);
 }
 
 SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream)
 {
 	shim_mark_copy(RET, "cuMemcpyDtoHAsync_v2", n);
 	shim_resolve_driver();
-	if (__builtin_expect(shim_resolving(), 0)) {
-		shim_resolve_copy(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
-		shim_busy_copy((cudaStream_t)stream);
-	}
+	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream);
 	if (!D(cuMemcpyDtoHAsync_v2))
 		return MISSING;
-	return completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream);
+	return resolve_after(r, completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream), RET,
+			     "cuMemcpyDtoHAsync_v2", n, stream, false);
 }
 
 /* A launch through the driver (a library's own runtime, cuBLAS's or cuDNN's, or a
@@ -134,7 +150,7 @@ SHIM_API CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *da
 	shim_resolve_driver();
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch((cudaStream_t)stream);
+		shim_busy_host_fn((cudaStream_t)stream);
 	return D(cuLaunchHostFunc) ? D(cuLaunchHostFunc)(stream, fn, data) : MISSING;
 }
 
@@ -144,7 +160,7 @@ SHIM_API CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUre
 	shim_resolve_driver();
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch((cudaStream_t)stream);
+		shim_busy_host_fn((cudaStream_t)stream);
 	return D(cuStreamAddCallback) ? D(cuStreamAddCallback)(stream, fn, data, flags) : MISSING;
 }
 

@@ -145,7 +145,7 @@ SHIM_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t f
 	__typeof__(&cudaLaunchHostFunc_ptsz) f = TWIN(cudaLaunchHostFunc_ptsz);
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch(per_thread(stream));
+		shim_busy_host_fn(per_thread(stream));
 	return f ? f(stream, fn, data) : cudaErrorInitializationError;
 }
 
@@ -155,6 +155,6 @@ SHIM_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamC
 	__typeof__(&cudaStreamAddCallback_ptsz) f = TWIN(cudaStreamAddCallback_ptsz);
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch(per_thread(stream));
+		shim_busy_host_fn(per_thread(stream));
 	return f ? f(stream, fn, data, flags) : cudaErrorInitializationError;
 }

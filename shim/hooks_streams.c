@@ -137,7 +137,7 @@ SHIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, vo
 	shim_resolve();
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch(stream);
+		shim_busy_host_fn(stream);
 	return real.cudaLaunchHostFunc ? real.cudaLaunchHostFunc(stream, fn, data) : cudaErrorInitializationError;
 }
 
@@ -147,7 +147,7 @@ SHIM_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallba
 	shim_resolve();
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
-		shim_busy_launch(stream);
+		shim_busy_host_fn(stream);
 	return real.cudaStreamAddCallback ? real.cudaStreamAddCallback(stream, fn, data, flags)
 					  : cudaErrorInitializationError;
 }

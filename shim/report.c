@@ -159,6 +159,16 @@ static void write_identity(FILE *f, const struct identity *id, bool comma)
 	fprintf(f, "],\"ordinal\":%d,\"count\":%d}", id->known ? id->ordinal : 0, count);
 }
 
+/* Resolve mode: a linking-copy site's mean transfer, its first (cold) copy left out where it
+ * has others. */
+static uint64_t transfer_ns(const struct pair *p, int c)
+{
+	unsigned long n = p->copy_timed[c];
+	if (n < 2)
+		return p->copy_ns[c];
+	return (p->copy_ns[c] - p->copy_first_ns[c]) / (n - 1);
+}
+
 /* Deploy mode: why a pair whose sides both took their slots was not merged. */
 static const char *unbound_note(const struct pair *p)
 {
@@ -206,7 +216,8 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 			write_resolved(f, &p->resolved[side], side > 0);
 		fprintf(f, "],\"copy_waits\":[");
 		for (int c = 0; c < p->ncopies; c++)
-			fprintf(f, "%s{\"clean\":%lu,\"busy\":%lu}", c ? "," : "", p->copy_clean[c], p->copy_busy[c]);
+			fprintf(f, "%s{\"clean\":%lu,\"busy\":%lu,\"timed\":%lu,\"transfer_ns\":%llu}", c ? "," : "",
+				p->copy_clean[c], p->copy_busy[c], p->copy_timed[c], (unsigned long long)transfer_ns(p, c));
 		fputc(']', f);
 	}
 	fputc('}', f);

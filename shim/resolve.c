@@ -9,7 +9,12 @@
  * than one: a fresh buffer every iteration), whether another site's were too, and how many
  * copies pointed at no allocation of the pair's size (a block inside a larger one, static
  * or stack memory); per site, how many allocations it made in all; and per linking-copy
- * site, how many of its copies were made with GPU work outstanding (busy.c).
+ * site, how many of its copies were made with GPU work outstanding (busy.c), and how long
+ * each took alone: the hooks drain the copy's stream before it and wait for it after, so
+ * the time is its transfer, none of the earlier work's (a trace without launch events
+ * cannot tell the two apart). Draining orders nothing the program's results depend on; it
+ * is left out once the program has enqueued a host function, which might wait for this
+ * thread.
  */
 #include <string.h>
 #include <sys/syscall.h>
@@ -143,10 +148,11 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 	}
 }
 
-void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n)
+bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n)
 {
 	if (!shim_size_planned(n) || !shim_enter())
-		return;
+		return false;
+	bool linking = false;
 	pthread_mutex_lock(&shim_lock);
 	struct site s;
 	shim_site_of(ret, call, n, &s);
@@ -160,6 +166,7 @@ void shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 			link_side(&p->resolved[0], h2d ? src : dst, true);
 			link_side(&p->resolved[1], h2d ? dst : src, false);
 			p->copies++;
+			linking = true;
 			if (busy)
 				p->copy_busy[c]++;
 			else
@@ -169,4 +176,24 @@ void shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 	}
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();
+	return linking;
+}
+
+void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns)
+{
+	pthread_mutex_lock(&shim_lock);
+	struct site s;
+	shim_site_of(ret, call, n, &s);
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		for (int c = 0; p->bytes == n && c < p->ncopies; c++) {
+			if (!shim_site_equal(&p->copy_sites[c], &s))
+				continue;
+			if (!p->copy_timed[c]++)
+				p->copy_first_ns[c] = ns;
+			p->copy_ns[c] += ns;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
 }

@@ -157,6 +157,9 @@ struct pair {
 	/* resolve mode: each site's linking copies made with no GPU work outstanding, and with
 	 * some (busy.c) */
 	unsigned long copy_clean[MAX_COPIES], copy_busy[MAX_COPIES];
+	/* resolve mode: each site's copies timed alone, their time, and the first's (cold) */
+	unsigned long copy_timed[MAX_COPIES];
+	uint64_t copy_ns[MAX_COPIES], copy_first_ns[MAX_COPIES];
 	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
 	struct {
 		uint64_t offset, bytes;
@@ -437,7 +440,8 @@ void shim_event_forget(cudaEvent_t e);
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);
 void shim_resolve_free(void *ptr);
-void shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n);
+bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n); /* linking */
+void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns); /* a linking copy's transfer */
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
 
@@ -447,6 +451,8 @@ void shim_busy_launch(cudaStream_t s);              /* a launch or memset on s *
 unsigned long shim_busy_copy(cudaStream_t s);       /* a copy issued on s: its stamp */
 void shim_busy_waited(cudaStream_t s, bool device, unsigned long upto); /* the host waited for s (or all) */
 bool shim_busy(void);                               /* work outstanding anywhere; caller holds shim_lock */
+void shim_busy_host_fn(cudaStream_t s);             /* a host function or callback enqueued on s */
+bool shim_busy_drainable(void);                     /* no host function was ever enqueued */
 unsigned long shim_busy_launches(void);             /* launches and memsets seen */
 
 /* pinned.c: host buffers from per-site pools of page-locked memory */

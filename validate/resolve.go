@@ -93,9 +93,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		if pair.Device.Unresolved && pair.Status == planner.StatusCandidate {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
-		if report.Launches > 0 {
-			learnWaits(pair, r.CopyWaits, p.Loop.MS)
-		}
+		learnWaits(pair, r.CopyWaits, report.Launches, p.Loop.MS)
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
 				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
@@ -104,14 +102,21 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 	p.Recount()
 }
 
-// learnWaits takes from the resolve run which of the pair's copy sites waited for no GPU
-// work: those whose every copy the shim saw made with none outstanding. Only from a run
-// that saw device work at all: launches through an entry point the shim does not hook it
-// cannot count, and a run that saw none tells nothing.
-func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, msPerIteration float64) {
+// learnWaits takes from the resolve run how long each of the pair's copy sites takes alone,
+// where it timed them, and which waited for no GPU work: those whose every copy the shim
+// saw made with none outstanding. The latter only from a run that saw device work at all:
+// launches through an entry point the shim does not hook it cannot count, and a run that saw
+// none tells nothing.
+func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) {
 	for i, w := range waits {
-		if i < len(pair.Copies) && w.Clean > 0 && w.Busy == 0 {
+		if i >= len(pair.Copies) {
+			break
+		}
+		if launches > 0 && w.Clean > 0 && w.Busy == 0 {
 			pair.WaitedForNothing(i, msPerIteration)
+		}
+		if w.Timed > 0 && w.TransferNS > 0 {
+			pair.TimedAlone(i, w.TransferNS/1e6, msPerIteration)
 		}
 	}
 }

@@ -327,6 +327,62 @@ func TestResolveSeesWhichCopiesWaited(t *testing.T) {
 	}
 }
 
+// The resolve run times each linking copy alone, its stream drained first: with a 20 ms
+// kernel, the stream workload's output copy waits for it (the trace's call holds both),
+// while alone it is a 1 MiB copy, well under half the kernel even on the arm64 VM's emulated
+// CPU; the plan takes that time. The framework workload's copies are asynchronous and return
+// before they run: alone, each takes at least the emulator's 2 ms link delay, which the
+// trace's calls never show.
+func TestResolveTimesCopiesAlone(t *testing.T) {
+	testenv.RequireRoot(t)
+	const iters = 6
+	for _, tc := range []struct {
+		workload, knob string
+		min, max       float64 // ms a copy alone
+	}{
+		{"stream", "CUDA_EMU_KERNEL_DELAY_US=20000", 0, 10},
+		{"framework", "CUDA_EMU_COPY_DELAY_US=2000", 1.9, 1000},
+	} {
+		t.Run(tc.workload, func(t *testing.T) {
+			name, value, _ := strings.Cut(tc.knob, "=")
+			t.Setenv(name, value)
+			args := []string{"--size", "1M", "--iters", strconv.Itoa(iters - 1), "--warmup", "1"}
+			p, _ := testenv.PlanTraced(t, nil, "workloads/"+tc.workload, args...)
+			pairs := validate.Candidates(p)
+			compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv := append([]string{testenv.Built(t, "workloads/"+tc.workload)}, args...)
+			res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
+			}
+			timed := 0
+			for _, r := range res.Report.Pairs {
+				for _, w := range r.CopyWaits {
+					if ms := w.TransferNS / 1e6; w.Timed < iters || ms < tc.min || ms > tc.max {
+						t.Errorf("%s: %d copies timed, %.3f ms each; want %d, %.1f to %.1f ms", r.ID, w.Timed, ms, iters, tc.min, tc.max)
+					}
+					timed++
+				}
+			}
+			if timed == 0 {
+				t.Fatalf("no linking copy timed: %+v", res.Report.Pairs)
+			}
+			validate.ApplyResolved(p, res.Report, true)
+			for _, pair := range p.Pairs {
+				for _, c := range pair.Copies {
+					if pair.Status.Counted() && (!c.Timed || c.MS < tc.min || c.MS > tc.max) {
+						t.Errorf("%s %s copy after the resolve run: timed %v, %.3f ms; want timed, %.1f to %.1f ms",
+							pair.ID, c.Direction, c.Timed, c.MS, tc.min, tc.max)
+					}
+				}
+			}
+		})
+	}
+}
+
 // validatedPlan traces rel with args (a default trace), plans the trace, validates the plan
 // on the same command, and returns the plan read back and its path.
 func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, string) {
