@@ -1,6 +1,9 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // WaitedForNothing records that a run with the shim saw every copy at the pair's copy site i
 // made with no GPU work outstanding (shim/busy.c): none of its calls waited, so each moved
@@ -24,12 +27,18 @@ func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 }
 
 // TimedAlone records a resolve run's timing of the pair's copy site i alone (shim/resolve.c):
-// ms, its transfer and nothing else. It replaces the trace's figure, which for a call that
-// also waited for kernels holds the wait or an estimate from other copies' rate, and for an
-// asynchronous copy only the call's return (its transfer runs on the stream after it).
+// ms, its transfer. It replaces the trace's figure, which for a call that also waited for
+// kernels holds the wait (or an estimate from other copies' rate), and for an asynchronous
+// copy only the call's return (its transfer runs on the stream after it). A synchronous copy
+// timed longer alone than in the trace keeps the trace's figure: draining its own stream
+// does not drain what it also waits for elsewhere (the legacy stream waits for every
+// blocking stream's work), so there the timing holds a wait too.
 func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
 	cp := &pair.Copies[i]
 	before := cp.MS
+	if !strings.Contains(cp.Site.Call, "Async") && ms >= before {
+		return
+	}
 	cp.MS, cp.Estimated, cp.Timed = ms, false, true
 	pair.sumCopies(msPerIteration)
 	pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s timed alone in the resolve run (its stream drained "+
