@@ -30,13 +30,16 @@ func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 // ms, its transfer. It replaces the trace's figure, which for a call that also waited for
 // kernels holds the wait (or an estimate from other copies' rate), and for an asynchronous
 // copy only the call's return (its transfer runs on the stream after it). A synchronous copy
-// timed longer alone than in the trace keeps the trace's figure: draining its own stream
-// does not drain what it also waits for elsewhere (the legacy stream waits for every
-// blocking stream's work), so there the timing holds a wait too.
+// timed longer alone than its calls took in the trace keeps the trace's figure: draining its
+// own stream does not drain what it also waits for elsewhere (the legacy stream waits for
+// every blocking stream's work), so there the timing holds a wait too.
 func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
 	cp := &pair.Copies[i]
-	before := cp.MS
-	if !strings.Contains(cp.Site.Call, "Async") && ms >= before {
+	before, call := cp.MS, cp.CallMS
+	if call == 0 { // a plan from before Copy.CallMS
+		call = before
+	}
+	if !strings.Contains(cp.Site.Call, "Async") && ms >= call {
 		return
 	}
 	cp.MS, cp.Estimated, cp.Timed = ms, false, true

@@ -29,28 +29,32 @@ func TestWaitedForNothing(t *testing.T) {
 }
 
 // A copy timed alone by the resolve run takes that time: a synchronous one whose trace time
-// held a wait for kernels, an asynchronous one whose call returned before its transfer ran.
-// A synchronous copy timed longer alone than in the trace keeps the trace's time: its stream's
-// drain did not cover all it waits for.
+// held a wait for kernels (or an estimate of the transfer short of it), an asynchronous one
+// whose call returned before its transfer ran. A synchronous copy timed longer alone than
+// its calls took in the trace keeps the trace's time: its stream's drain did not cover all
+// it waits for.
 func TestTimedAlone(t *testing.T) {
 	pair := Pair{Copies: []Copy{
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 3.4, Waited: 1},
-		{Site: Site{Call: "cudaMemcpyAsync", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.02},
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 2.7},
+		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 3.4, CallMS: 3.4, Waited: 1},
+		{Site: Site{Call: "cudaMemcpyAsync", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.02, CallMS: 0.02},
+		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 2.7, CallMS: 2.75},
+		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.61, CallMS: 3, Estimated: true, Waited: 1},
 	}}
 	pair.sumCopies(10)
 	pair.TimedAlone(0, 2.1, 10)
 	pair.TimedAlone(1, 2.2, 10)
 	pair.TimedAlone(2, 3.5, 10)
+	pair.TimedAlone(3, 0.76, 10)
 	for i, want := range []struct {
 		ms    float64
 		timed bool
-	}{{2.1, true}, {2.2, true}, {2.7, false}} {
+	}{{2.1, true}, {2.2, true}, {2.7, false}, {0.76, true}} {
 		if c := pair.Copies[i]; c.MS != want.ms || c.Timed != want.timed {
 			t.Errorf("copy %d (%s) after: %.3f ms, timed %v; want %.3f, %v", i, c.Site.Call, c.MS, c.Timed, want.ms, want.timed)
 		}
 	}
-	if !near(pair.CopyMSPerIteration, 2.1+2.2+2.7) {
-		t.Errorf("pair's copies: %.3f ms an iteration; want %.3f", pair.CopyMSPerIteration, 2.1+2.2+2.7)
+	if !near(pair.CopyMSPerIteration, 2.1+2.2+2.7+0.76) || pair.Estimated {
+		t.Errorf("pair's copies: %.3f ms an iteration, estimated %v; want %.3f, not estimated",
+			pair.CopyMSPerIteration, pair.Estimated, 2.1+2.2+2.7+0.76)
 	}
 }

@@ -23,13 +23,28 @@ func TestReportEnergy(t *testing.T) {
 		t.Errorf("with NVML: exit %d, energy %q %.3f mJ, %.3f mJ per iteration; want nvml, a run's energy above one iteration's above 0",
 			res.ExitCode, r.EnergySource, r.EnergyMJ, r.IterationEnergyMJ)
 	}
-	// A loop shorter than the counter's updates can tell gets no energy per iteration (the
-	// run's still counts): 5 iterations of about 2 ms.
+	// A loop shorter than the counter's updates can tell (100 ms) gets no energy per
+	// iteration (the run's still counts): 5 iterations of about 2 ms. Where this machine runs
+	// them far longer (the arm64 VM's emulated CPU), the loop is long and gets it: the rule's
+	// other side. Near the line, the shim's span (between energy samples) and the iterations'
+	// sum differ too much to say.
 	short, argv5, _ := measureStream(t, "5")
 	res = deploy(t, short, []string{delay, "LD_LIBRARY_PATH=" + fake}, argv5...)
-	if r := res.Report; res.ExitCode != 0 || r.EnergySource != "nvml" || r.EnergyMJ <= 0 || r.IterationEnergyMJ != 0 {
-		t.Errorf("a 10 ms loop: exit %d, energy %q %.3f mJ, %.3f mJ per iteration; want the run's energy and none per iteration",
-			res.ExitCode, r.EnergySource, r.EnergyMJ, r.IterationEnergyMJ)
+	r = res.Report
+	var span uint64
+	for _, ns := range r.IterationNS {
+		span += ns
+	}
+	if res.ExitCode != 0 || r.EnergySource != "nvml" || r.EnergyMJ <= 0 {
+		t.Errorf("a short loop: exit %d, energy %q %.3f mJ; want the run's energy", res.ExitCode, r.EnergySource, r.EnergyMJ)
+	}
+	switch ms := float64(span) / 1e6; {
+	case ms < 80 && r.IterationEnergyMJ != 0:
+		t.Errorf("a %.0f ms loop: %.3f mJ per iteration; want none", ms, r.IterationEnergyMJ)
+	case ms > 150 && r.IterationEnergyMJ <= 0:
+		t.Errorf("a %.0f ms loop (this machine runs it slowly): no energy per iteration; want it", ms)
+	case ms >= 80 && ms <= 150:
+		t.Logf("a %.0f ms loop, near the 100 ms line: %.3f mJ per iteration", ms, r.IterationEnergyMJ)
 	}
 
 	res = deploy(t, compact, []string{delay, "LD_LIBRARY_PATH=" + t.TempDir()}, argv...)

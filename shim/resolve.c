@@ -181,6 +181,8 @@ bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 
 void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns)
 {
+	if (!shim_enter())
+		return;
 	pthread_mutex_lock(&shim_lock);
 	struct site s;
 	shim_site_of(ret, call, n, &s);
@@ -196,4 +198,5 @@ void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns
 		}
 	}
 	pthread_mutex_unlock(&shim_lock);
+	shim_leave();
 }
