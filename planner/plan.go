@@ -17,7 +17,7 @@ import (
 // allowed, and device blocks; version 4 added the loop's span and confidence; version 5 the
 // per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
 // each refused pair (refused_at).
-const Version = 6
+const Version = 7
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1

@@ -370,12 +370,16 @@ func TestResolveTimesCopiesAlone(t *testing.T) {
 			if timed == 0 {
 				t.Fatalf("no linking copy timed: %+v", res.Report.Pairs)
 			}
+			// Every copy the kernel's wait or the asynchronous return hid takes its timing; a
+			// synchronous copy that waited for nothing (stream's input) may keep its call's time,
+			// within the same bounds.
 			validate.ApplyResolved(p, res.Report, true)
 			for _, pair := range p.Pairs {
 				for _, c := range pair.Copies {
-					if pair.Status.Counted() && (!c.Timed || c.MS < tc.min || c.MS > tc.max) {
-						t.Errorf("%s %s copy after the resolve run: timed %v, %.3f ms; want timed, %.1f to %.1f ms",
-							pair.ID, c.Direction, c.Timed, c.MS, tc.min, tc.max)
+					hidden := c.Direction == "d2h" || strings.Contains(c.Site.Call, "Async")
+					if pair.Status.Counted() && (hidden && !c.Timed || c.MS < tc.min || c.MS > tc.max) {
+						t.Errorf("%s %s copy after the resolve run: timed %v, %.3f ms; want %.1f to %.1f ms, timed if hidden (%v)",
+							pair.ID, c.Direction, c.Timed, c.MS, tc.min, tc.max, hidden)
 					}
 				}
 			}
