@@ -169,8 +169,8 @@ func TestReadFileErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	path := filepath.Join(dir, "bad.plan")
-	os.WriteFile(path, []byte(`{"version": 7}`), 0o644)
-	if _, err := ReadFile(path); err == nil || err.Error() != "reading "+path+": plan format version 7 is newer than this echoctl understands (6)" {
+	os.WriteFile(path, fmt.Appendf(nil, `{"version": %d}`, Version+1), 0o644)
+	if _, err := ReadFile(path); err == nil || err.Error() != fmt.Sprintf("reading %s: plan format version %d is newer than this echoctl understands (%d)", path, Version+1, Version) {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -285,7 +285,7 @@ func TestValidate(t *testing.T) {
 			p.Pairs[0].Copies = append(p.Pairs[0].Copies, c)
 		}, ""},
 
-		{"version", func(p *Plan) { p.Version = 1 }, "plan: version 1, not 6"},
+		{"version", func(p *Plan) { p.Version = 1 }, fmt.Sprintf("plan: version 1, not %d", Version)},
 		{"refused at validation", func(p *Plan) { p.Pairs[2].RefusedAt = StageValidate }, ""},
 		{"refusing stage on a candidate", func(p *Plan) { p.Pairs[0].RefusedAt = StageValidate }, "only a refused pair has a refusing stage"},
 		{"unknown refusing stage", func(p *Plan) { p.Pairs[2].RefusedAt = "deploy" },
