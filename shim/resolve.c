@@ -37,16 +37,25 @@ static struct {
 } sites[MAX_SITES];
 static int nsites;
 
+/* The index of site s in sites, or -1. Caller holds the lock. */
+static int site_index(const struct site *s)
+{
+	for (int i = 0; i < nsites; i++)
+		if (shim_site_equal(&sites[i].site, s))
+			return i;
+	return -1;
+}
+
 /* Caller holds the lock. */
 static void note_site(const struct site *s)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid);
-	for (int i = 0; i < nsites; i++)
-		if (shim_site_equal(&sites[i].site, s)) {
-			sites[i].several |= sites[i].tid != tid;
-			sites[i].allocations++;
-			return;
-		}
+	int i = site_index(s);
+	if (i >= 0) {
+		sites[i].several |= sites[i].tid != tid;
+		sites[i].allocations++;
+		return;
+	}
 	if (nsites < MAX_SITES) {
 		sites[nsites].site = *s;
 		sites[nsites].tid = tid;
@@ -57,22 +66,18 @@ static void note_site(const struct site *s)
 
 unsigned long shim_resolve_site_allocations(const struct site *s)
 {
-	unsigned long n = 0;
 	pthread_mutex_lock(&shim_lock);
-	for (int i = 0; i < nsites; i++)
-		if (shim_site_equal(&sites[i].site, s))
-			n = sites[i].allocations;
+	int i = site_index(s);
+	unsigned long n = i >= 0 ? sites[i].allocations : 0;
 	pthread_mutex_unlock(&shim_lock);
 	return n;
 }
 
 bool shim_resolve_threads(const struct site *s)
 {
-	bool several = false;
 	pthread_mutex_lock(&shim_lock);
-	for (int i = 0; i < nsites; i++)
-		if (shim_site_equal(&sites[i].site, s))
-			several = sites[i].several;
+	int i = site_index(s);
+	bool several = i >= 0 && sites[i].several;
 	pthread_mutex_unlock(&shim_lock);
 	return several;
 }
