@@ -203,14 +203,15 @@ static bool drained(bool linking, cudaStream_t on)
 static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStream_t on, void *dst, const void *src,
 				 size_t n, enum cudaMemcpyKind kind)
 {
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n), on);
+	struct site linked;
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked), on);
 	unsigned long issued = shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind);
 	if (err == cudaSuccess)
 		shim_busy_waited(on, false, issued);
 	if (timed && err == cudaSuccess)
-		shim_resolve_timed(ret, "cudaMemcpy", n, shim_uptime_ns() - t0);
+		shim_resolve_timed(&linked, shim_uptime_ns() - t0);
 	return err;
 }
 
@@ -219,12 +220,13 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src,
 				       size_t n, enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n), on);
+	struct site linked;
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked), on);
 	shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind, stream);
 	if (timed && err == cudaSuccess && real.cudaStreamSynchronize(on) == cudaSuccess)
-		shim_resolve_timed(ret, "cudaMemcpyAsync", n, shim_uptime_ns() - t0);
+		shim_resolve_timed(&linked, shim_uptime_ns() - t0);
 	return err;
 }
 

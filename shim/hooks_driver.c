@@ -55,6 +55,7 @@ struct resolving {
 	bool on, timed;
 	unsigned long issued;
 	uint64_t t0;
+	struct site linked;
 };
 
 static struct resolving resolve_before(const void *ret, const char *call, const void *dst, const void *src, size_t n,
@@ -64,22 +65,21 @@ static struct resolving resolve_before(const void *ret, const char *call, const 
 	if (__builtin_expect(!shim_resolving(), 1))
 		return r;
 	r.on = true;
-	r.timed = shim_resolve_copy(ret, call, dst, src, n) && shim_busy_drainable() && D(cuStreamSynchronize) &&
+	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuStreamSynchronize) &&
 		  D(cuStreamSynchronize)(stream) == CUDA_SUCCESS;
 	r.issued = shim_busy_copy((cudaStream_t)stream);
 	r.t0 = shim_uptime_ns();
 	return r;
 }
 
-static CUresult resolve_after(struct resolving r, CUresult err, const void *ret, const char *call, size_t n,
-			      CUstream stream, bool sync)
+static CUresult resolve_after(const struct resolving *r, CUresult err, CUstream stream, bool sync)
 {
-	if (!r.on || err != CUDA_SUCCESS)
+	if (!r->on || err != CUDA_SUCCESS)
 		return err;
 	if (sync)
-		shim_busy_waited(NULL, false, r.issued);
-	if (r.timed && (sync || D(cuStreamSynchronize)(stream) == CUDA_SUCCESS))
-		shim_resolve_timed(ret, call, n, shim_uptime_ns() - r.t0);
+		shim_busy_waited(NULL, false, r->issued);
+	if (r->timed && (sync || D(cuStreamSynchronize)(stream) == CUDA_SUCCESS))
+		shim_resolve_timed(&r->linked, shim_uptime_ns() - r->t0);
 	return err;
 }
 
@@ -88,8 +88,7 @@ SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
 	shim_resolve_driver();
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL);
-	return resolve_after(r, D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, RET, "cuMemcpyHtoD_v2", n,
-			     NULL, true);
+	return resolve_after(&r, D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, NULL, true);
 }
 
 SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
@@ -97,8 +96,7 @@ SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
 	shim_resolve_driver();
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL);
-	return resolve_after(r, D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, RET, "cuMemcpyDtoH_v2", n,
-			     NULL, true);
+	return resolve_after(&r, D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, NULL, true);
 }
 
 SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
@@ -108,8 +106,7 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream);
 	if (!D(cuMemcpyHtoDAsync_v2))
 		return MISSING;
-	return resolve_after(r, completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream), RET,
-			     "cuMemcpyHtoDAsync_v2", n, stream, false);
+	return resolve_after(&r, completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream), stream, false);
 }
 
 SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream)
@@ -119,8 +116,7 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream);
 	if (!D(cuMemcpyDtoHAsync_v2))
 		return MISSING;
-	return resolve_after(r, completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream), RET,
-			     "cuMemcpyDtoHAsync_v2", n, stream, false);
+	return resolve_after(&r, completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream), stream, false);
 }
 
 /* A launch through the driver (a library's own runtime, cuBLAS's or cuDNN's, or a

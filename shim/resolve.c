@@ -153,55 +153,55 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 	}
 }
 
-bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n)
+/* Which of p's linking-copy sites s is, or -1. */
+static int copy_index(const struct pair *p, const struct site *s)
+{
+	for (int c = 0; p->bytes == s->bytes && c < p->ncopies; c++)
+		if (shim_site_equal(&p->copy_sites[c], s))
+			return c;
+	return -1;
+}
+
+bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+		       struct site *linked)
 {
 	if (!shim_size_planned(n) || !shim_enter())
 		return false;
 	bool linking = false;
 	pthread_mutex_lock(&shim_lock);
-	struct site s;
-	shim_site_of(ret, call, n, &s);
+	shim_site_of(ret, call, n, linked);
 	bool busy = shim_busy();
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		for (int c = 0; p->bytes == n && c < p->ncopies; c++) {
-			if (!shim_site_equal(&p->copy_sites[c], &s))
-				continue;
-			bool h2d = p->copy_h2d[c];
-			link_side(&p->resolved[0], h2d ? src : dst, true);
-			link_side(&p->resolved[1], h2d ? dst : src, false);
-			p->copies++;
-			linking = true;
-			if (busy)
-				p->copy_busy[c]++;
-			else
-				p->copy_clean[c]++;
-			break;
-		}
+		int c = copy_index(p, linked);
+		if (c < 0)
+			continue;
+		bool h2d = p->copy_h2d[c];
+		link_side(&p->resolved[0], h2d ? src : dst, true);
+		link_side(&p->resolved[1], h2d ? dst : src, false);
+		p->copies++;
+		linking = true;
+		if (busy)
+			p->copy_busy[c]++;
+		else
+			p->copy_clean[c]++;
 	}
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();
 	return linking;
 }
 
-void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns)
+void shim_resolve_timed(const struct site *linked, uint64_t ns)
 {
-	if (!shim_enter())
-		return;
 	pthread_mutex_lock(&shim_lock);
-	struct site s;
-	shim_site_of(ret, call, n, &s);
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
-		for (int c = 0; p->bytes == n && c < p->ncopies; c++) {
-			if (!shim_site_equal(&p->copy_sites[c], &s))
-				continue;
-			if (!p->copy_timed[c]++)
-				p->copy_first_ns[c] = ns;
-			p->copy_ns[c] += ns;
-			break;
-		}
+		int c = copy_index(p, linked);
+		if (c < 0)
+			continue;
+		if (!p->copy_timed[c]++)
+			p->copy_first_ns[c] = ns;
+		p->copy_ns[c] += ns;
 	}
 	pthread_mutex_unlock(&shim_lock);
-	shim_leave();
 }

@@ -440,8 +440,10 @@ void shim_event_forget(cudaEvent_t e);
 /* resolve.c: which allocations the buffers a plan knows only by pointer and size came from */
 void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_t bytes, void *ptr);
 void shim_resolve_free(void *ptr);
-bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n); /* linking */
-void shim_resolve_timed(const void *ret, const char *call, size_t n, uint64_t ns); /* a linking copy's transfer */
+/* shim_resolve_copy: whether the copy links a pair; *linked is its site, for shim_resolve_timed */
+bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+		       struct site *linked);
+void shim_resolve_timed(const struct site *linked, uint64_t ns); /* a linking copy's transfer, timed alone */
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
 
