@@ -319,7 +319,9 @@ test-race:
 
 test: build check-generated cross
 	$(MAKE) --no-print-directory lint
-	$(GO) test -count=1 ./...
+	@# The log is kept; on a failure its failing tests are repeated last (tests/failures.sh).
+	@mkdir -p build; { $(GO) test -count=1 ./... 2>&1; echo $$? >build/test.rc; } | tee build/test.log; \
+	rc=$$(cat build/test.rc); [ "$$rc" = 0 ] || { tests/failures.sh build/test.log; exit "$$rc"; }
 	$(MAKE) --no-print-directory test-race
 	@# The shared tracer's benchmark runs once here too (100 workloads watched; ~1 minute):
 	@# its figures are BENCHMARKS.md's, and a run that breaks it fails.

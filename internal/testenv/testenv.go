@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
@@ -83,13 +85,38 @@ func Run(t testing.TB, path string, env []string, args ...string) Result {
 	return result(t, cmd)
 }
 
-// result runs cmd and returns what it printed and how it ended; only a failure to start it
-// fails the test.
+// commandLimit is the longest a test's command may run before result kills it: a hang then
+// fails the test that met it, naming the command and what it printed, where go test's own
+// deadline would dump every goroutine and leave the culprit above the log's tail.
+const commandLimit = 8 * time.Minute
+
+// result runs cmd and returns what it printed and how it ended; only a failure to start it,
+// or its running past commandLimit (or the test's deadline), fails the test. cmd runs in a
+// process group of its own, so that a kill reaches what it started (a workload under echoctl).
 func result(t testing.TB, cmd *exec.Cmd) Result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.WaitDelay = 10 * time.Second // a child that outlives cmd and holds its pipes
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	limit := commandLimit
+	if deadline, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, set := deadline.Deadline(); set {
+			limit = min(limit, max(time.Until(d)-45*time.Second, 15*time.Second))
+		}
+	}
+	killed := time.AfterFunc(limit, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	err := cmd.Wait()
+	if !killed.Stop() {
+		t.Fatalf("%s did not finish in %s and was killed\nstdout (end): %s\nstderr (end): %s",
+			strings.Join(cmd.Args, " "), limit, tail(stdout.String()), tail(stderr.String()))
+	}
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
 	var exit *exec.ExitError
 	switch {
@@ -99,6 +126,14 @@ func result(t testing.TB, cmd *exec.Cmd) Result {
 		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return res
+}
+
+// tail is the last 2 000 bytes of s.
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
 }
 
 // RunWorkload runs build/workloads/<name> and fails the test unless it exits 0 with a checksum.
