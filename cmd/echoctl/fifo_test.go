@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,16 +34,11 @@ func TestFIFOInputRefused(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			// The bound only ends a hang (the old behaviour) so the test can report it.
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, testenv.Built(t, "bin/echoctl"), args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			refused := err != nil || args[0] == "run" && strings.Contains(stderr.String(), "running the program as written")
-			if ctx.Err() != nil || !refused || !strings.Contains(stderr.String(), "not a regular file (a FIFO)") {
-				t.Errorf("echoctl %s: %v (hung: %v), stderr %q: want a refusal naming the FIFO",
-					strings.Join(args, " "), err, ctx.Err() != nil, stderr.String())
+			res := testenv.Within(t, time.Minute, exec.Command(testenv.Built(t, "bin/echoctl"), args...))
+			refused := res.ExitCode != 0 || args[0] == "run" && strings.Contains(res.Stderr, "running the program as written")
+			if res.TimedOut || !refused || !strings.Contains(res.Stderr, "not a regular file (a FIFO)") {
+				t.Errorf("echoctl %s: exit %d (hung: %v), stderr %q: want a refusal naming the FIFO",
+					strings.Join(args, " "), res.ExitCode, res.TimedOut, res.Stderr)
 			}
 		}()
 	}

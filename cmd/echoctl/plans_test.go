@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,22 +175,12 @@ func TestPlanDirectory(t *testing.T) {
 // minute: what is tested here once hung forever, and no test should wait for that.
 func echoctlWithin(t *testing.T, stdin string, env []string, args ...string) testenv.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testenv.Built(t, "bin/echoctl"), args...)
+	cmd := exec.Command(testenv.Built(t, "bin/echoctl"), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("echoctl %s did not end within a minute: stderr %q", strings.Join(args, " "), stderr.String())
-	}
-	res := testenv.Result{Stdout: stdout.String(), Stderr: stderr.String()}
-	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
-		res.ExitCode = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	res := testenv.Within(t, time.Minute, cmd)
+	if res.TimedOut {
+		t.Fatalf("echoctl %s did not end within a minute: stderr %q", strings.Join(args, " "), res.Stderr)
 	}
 	return res
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/png"
@@ -75,21 +73,28 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// runChromium loads page headless with extra flags and returns its stdout and its log.
+// runChromium loads page headless with extra flags and returns its stdout and its log. A
+// chromium that has not finished in 2 minutes is killed with its renderers and started once
+// more, saying so: a browser stalled on a loaded machine is not the page's failure, and left
+// alone, its renderers kept the pipes open and the test waiting until go test's deadline.
 func runChromium(t *testing.T, bin, page string, flags ...string) (stdout, log string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-extensions", "--no-first-run", "--enable-logging=stderr", "--v=0",
-		"--user-data-dir=" + t.TempDir()}, flags...)
-	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+page)...)
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", strings.Join(flags, " "), err, errs.String())
+		"--disable-extensions", "--no-first-run", "--enable-logging=stderr", "--v=0"}, flags...)
+	for attempt := 1; ; attempt++ {
+		cmd := exec.Command(bin, append(args, "--user-data-dir="+t.TempDir(), "file://"+page)...)
+		res := testenv.Within(t, 2*time.Minute, cmd)
+		switch {
+		case res.TimedOut && attempt == 1:
+			t.Logf("chromium %s did not finish in 2 minutes; killed, starting it again", strings.Join(flags, " "))
+			continue
+		case res.TimedOut:
+			t.Fatalf("chromium %s did not finish in 2 minutes, twice\n%s", strings.Join(flags, " "), res.Stderr)
+		case res.ExitCode != 0:
+			t.Fatalf("chromium %s: exit %d\n%s", strings.Join(flags, " "), res.ExitCode, res.Stderr)
+		}
+		return res.Stdout, res.Stderr
 	}
-	return out.String(), errs.String()
 }
 
 // What chromium logs when a page's script fails, logs to the console, or tries a load its

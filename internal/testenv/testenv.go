@@ -61,6 +61,7 @@ func Built(t testing.TB, rel string) string {
 type Result struct {
 	Stdout, Stderr string
 	ExitCode       int
+	TimedOut       bool // killed by Within's limit
 }
 
 // Field returns the value of the first `key=value` line on stdout, or "".
@@ -91,9 +92,24 @@ func Run(t testing.TB, path string, env []string, args ...string) Result {
 const commandLimit = 8 * time.Minute
 
 // result runs cmd and returns what it printed and how it ended; only a failure to start it,
-// or its running past commandLimit (or the test's deadline), fails the test. cmd runs in a
-// process group of its own, so that a kill reaches what it started (a workload under echoctl).
+// or its running past commandLimit (or the test's deadline), fails the test.
 func result(t testing.TB, cmd *exec.Cmd) Result {
+	t.Helper()
+	res := Within(t, commandLimit, cmd)
+	if res.TimedOut {
+		t.Fatalf("%s did not finish in %s and was killed\nstdout (end): %s\nstderr (end): %s",
+			strings.Join(cmd.Args, " "), commandLimit, tail(res.Stdout), tail(res.Stderr))
+	}
+	return res
+}
+
+// Within runs cmd for at most limit (less where the test's deadline is nearer) and returns
+// what it printed and how it ended; past it, cmd and everything it started are killed
+// (Result.TimedOut). cmd runs in a process group of its own so that the kill reaches what it
+// started (a workload under echoctl, a browser's renderers), and a child that outlives it
+// holding its output open is waited for no more than 10 s. Only a failure to start it fails
+// the test.
+func Within(t testing.TB, limit time.Duration, cmd *exec.Cmd) Result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -101,25 +117,22 @@ func result(t testing.TB, cmd *exec.Cmd) Result {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	cmd.WaitDelay = 10 * time.Second // a child that outlives cmd and holds its pipes
+	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
-	limit := commandLimit
 	if deadline, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if d, set := deadline.Deadline(); set {
 			limit = min(limit, max(time.Until(d)-45*time.Second, 15*time.Second))
 		}
 	}
-	killed := time.AfterFunc(limit, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	kill := time.AfterFunc(limit, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	err := cmd.Wait()
-	if !killed.Stop() {
-		t.Fatalf("%s did not finish in %s and was killed\nstdout (end): %s\nstderr (end): %s",
-			strings.Join(cmd.Args, " "), limit, tail(stdout.String()), tail(stderr.String()))
-	}
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), TimedOut: !kill.Stop()}
 	var exit *exec.ExitError
 	switch {
+	case res.TimedOut:
+		res.ExitCode = -1
 	case errors.As(err, &exit):
 		res.ExitCode = exit.ExitCode()
 	case err != nil:
