@@ -58,9 +58,9 @@ func Compact(p *Plan, pairs []Pair, strategy Strategy, mode Mode) (string, error
 	}
 	fmt.Fprintf(&b, "strategy %s\nmode %s\n", strategy, shimMode)
 	// The loop marker has the shim time each iteration: a clock read per iteration, and a
-	// site lookup per copy of the marker's size, which a plain deploy does without.
-	if mode == ModeMeasure || mode == ModeCalibrate {
-		m := p.Loop.Marker
+	// site lookup per copy of the marker's size, which a plain deploy does without. A resolve
+	// run times its iterations where the plan has a loop (Loop.RestMS).
+	if m := p.Loop.Marker; mode == ModeMeasure || mode == ModeCalibrate || mode == ModeResolve && m != nil {
 		if m == nil {
 			return "", fmt.Errorf("the plan found no loop to time")
 		}

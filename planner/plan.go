@@ -16,8 +16,10 @@ import (
 // pair allows (absent: the three merges), why a merge is refused where only pinned is
 // allowed, and device blocks; version 4 added the loop's span and confidence; version 5 the
 // per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
-// each refused pair (refused_at).
-const Version = 7
+// each refused pair (refused_at); version 7 what the resolve run learnt of each copy and host
+// site (call_ms, timed, site_allocations) and the host's first-touch rates; version 8 the
+// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration).
+const Version = 8
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -260,6 +262,13 @@ type Loop struct {
 	// is the program's main loop (0 to 1); both absent when no loop was found.
 	Span       *LoopSpan `json:"span,omitempty"`
 	Confidence float64   `json:"confidence,omitempty"`
+	// RestMS is the iteration without its copies as the resolve run ran it (validate): the
+	// median iteration less the copies it timed alone in it. That run drained each timed
+	// copy's stream before it, so the rest holds the kernels those copies would have
+	// overlapped, run out before them: no less than what a merge leaves of the iteration
+	// besides the copies the run did not time (Predict's floor). 0: no resolve run timed a
+	// copy in the loop.
+	RestMS float64 `json:"rest_ms_per_iteration,omitempty"`
 }
 
 // LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)

@@ -129,6 +129,45 @@ func TestPredictWaitedFromCleanCopies(t *testing.T) {
 	}
 }
 
+// Asynchronous copies a resolve run timed save what their busiest stream held, not their
+// sum: streams run beside one another (the emulator's multistream, two streams of two 2 ms
+// copies an iteration, took about 4 ms longer than with instant copies, not 8). The resolve
+// run's iteration without its timed copies (Loop.RestMS) is a floor: less any other copy the
+// strategy removes, no iteration of it is shorter.
+func TestPredictAsyncCriticalPath(t *testing.T) {
+	async := func(id, stream string, ms float64) Pair {
+		cp := Copy{Site: Site{Bytes: 1 << 20, Call: "cudaMemcpyAsync"}, Stream: stream, PerIteration: 1, MS: ms, Timed: true, Repair: RepairNone}
+		return Pair{ID: id, Status: StatusCandidate, Copies: []Copy{cp}, Strategies: []Strategy{StrategySystem}}
+	}
+	sync := Pair{ID: "s", Status: StatusCandidate, Strategies: []Strategy{StrategySystem},
+		Copies: []Copy{{Site: Site{Bytes: 1 << 20, Call: "cudaMemcpy"}, Stream: "legacy", PerIteration: 1, MS: 0.5}}}
+	for _, tc := range []struct {
+		name   string
+		pairs  []Pair
+		rest   float64
+		wantMS float64
+	}{
+		// Stream a holds 2+2 ms, stream b 1.5: the iteration loses 4 ms, and the synchronous
+		// copy's 0.5 besides.
+		{"busiest stream", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 0, 10 - 4 - 0.5},
+		// One stream: its copies run one after another, all of them go.
+		{"one stream", []Pair{async("a1", "a", 2), async("a2", "a", 2)}, 0, 10 - 4},
+		// The resolve run's rest, 7 ms with the synchronous copy in it, leaves 6.5 ms: more
+		// than the 5.5 ms the streams alone would leave.
+		{"rest floor", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 7 - 0.5},
+		// A floor under the estimate never raises it.
+		{"floor below", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 1, 10 - 4 - 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Plan{Loop: Loop{Iterations: 100, MS: 10, RestMS: tc.rest}, Pairs: tc.pairs}
+			e := EstimateFor(Predict(p, Machine{Unified: true}), StrategySystem)
+			if e == nil || !near(e.MS, tc.wantMS) {
+				t.Fatalf("estimate %+v, want %v ms", e, tc.wantMS)
+			}
+		})
+	}
+}
+
 func TestPredictionLineLabelsTheBound(t *testing.T) {
 	p := &Plan{PredictedSpeedup: 7.98, Context: Context{Strategy: StrategyMapped},
 		Estimates: []Estimate{{Strategy: StrategySystem, Speedup: 7.9}, {Strategy: StrategyMapped, Speedup: 6.5}}}

@@ -30,9 +30,10 @@ func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 // ms, its transfer. It replaces the trace's figure, which for a call that also waited for
 // kernels holds the wait (or an estimate from other copies' rate), and for an asynchronous
 // copy only the call's return (its transfer runs on the stream after it). A synchronous copy
-// timed longer alone than its calls took in the trace keeps the trace's figure: draining its
-// own stream does not drain what it also waits for elsewhere (the legacy stream waits for
-// every blocking stream's work), so there the timing holds a wait too.
+// timed longer alone than its calls took in the trace keeps the trace's figure: its call
+// held the transfer whole, and a timing alone, after the device drained, adds what waking
+// from the drain costs (the emulator's `background` D2H, timed after its own stream alone,
+// waited for the legacy stream's blocking streams too).
 func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
 	cp := &pair.Copies[i]
 	before, call := cp.MS, cp.CallMS

@@ -95,6 +95,8 @@ type Report struct {
 	SetupNS     uint64       `json:"setup_ns"`
 	Launches    int          `json:"launches"`     // resolve mode: launches and memsets the shim saw
 	IterationNS []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	// UntimedNS: resolve mode, each iteration without the copies the run timed alone in it.
+	UntimedNS []uint64 `json:"untimed_ns"`
 	Waits       WaitsReport  `json:"waits"`
 	Pinned      PinnedReport `json:"pinned"`
 	Pairs       []PairReport `json:"pairs"`

@@ -190,12 +190,12 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 	return err;
 }
 
-/* Resolve mode: whether a linking copy on stream on is timed alone, and if so its stream
- * drained first (resolve.c says why it may be). */
-static bool drained(bool linking, cudaStream_t on)
+/* Resolve mode: whether a linking copy is timed alone, and if so the device drained first
+ * (resolve.c says why it may be). */
+static bool drained(bool linking)
 {
-	return linking && shim_busy_drainable() && real.cudaStreamSynchronize &&
-	       real.cudaStreamSynchronize(on) == cudaSuccess;
+	return linking && shim_busy_drainable() && real.cudaDeviceSynchronize && real.cudaStreamSynchronize &&
+	       real.cudaDeviceSynchronize() == cudaSuccess;
 }
 
 /* Resolve mode: a synchronous copy, noted (resolve.c), timed alone where it links a pair, and
@@ -204,7 +204,7 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 				 size_t n, enum cudaMemcpyKind kind)
 {
 	struct site linked;
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked), on);
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked));
 	unsigned long issued = shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind);
@@ -215,13 +215,13 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 	return err;
 }
 
-/* Resolve mode: an asynchronous copy, noted, and timed alone where it links a pair: its
- * stream drained before it and waited for after it. */
+/* Resolve mode: an asynchronous copy, noted, and timed alone where it links a pair: the
+ * device drained before it and its stream waited for after it. */
 static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_fn, void *dst, const void *src,
 				       size_t n, enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	struct site linked;
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked), on);
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked));
 	shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind, stream);

@@ -49,7 +49,7 @@ static CUresult completes(CUresult err, const void *host, CUstream stream)
 }
 
 /* Resolve mode's part in a driver copy on stream (sync: a synchronous one, on the legacy
- * stream): noting it (resolve.c, busy.c), and timing a linking copy alone, its stream
+ * stream): noting it (resolve.c, busy.c), and timing a linking copy alone, the device
  * drained before it and an asynchronous one waited for after it. */
 struct resolving {
 	bool on, timed;
@@ -65,8 +65,8 @@ static struct resolving resolve_before(const void *ret, const char *call, const 
 	if (__builtin_expect(!shim_resolving(), 1))
 		return r;
 	r.on = true;
-	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuStreamSynchronize) &&
-		  D(cuStreamSynchronize)(stream) == CUDA_SUCCESS;
+	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuCtxSynchronize) &&
+		  D(cuStreamSynchronize) && D(cuCtxSynchronize)() == CUDA_SUCCESS;
 	r.issued = shim_busy_copy((cudaStream_t)stream);
 	r.t0 = shim_uptime_ns();
 	return r;

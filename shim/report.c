@@ -24,6 +24,10 @@
 
 static uint64_t *marks;
 static uint32_t *held; /* ns the shim spent at each mark after taking its time (energy reads) */
+/* Resolve mode: the ns spent in copies timed alone before each mark (shim_report_timed), so
+ * that each iteration is also reported without them (untimed_ns). */
+static uint64_t *timed_at;
+static atomic_ullong timed_total;
 static atomic_int nmarks;
 static atomic_ulong calls; /* at the marker's site */
 static uint64_t start_ns;
@@ -52,6 +56,7 @@ static void fork_child(void)
 {
 	atomic_store(&nmarks, 0);
 	atomic_store(&calls, 0);
+	atomic_store(&timed_total, 0);
 	start_ns = now_ns();
 	memset(&shim_count, 0, sizeof shim_count);
 	memset(&shim_pinned_count, 0, sizeof shim_pinned_count);
@@ -85,7 +90,14 @@ void shim_report_init(void)
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		held = calloc(MAX_ITERATIONS, sizeof *held);
 		measuring = marks != NULL && held != NULL;
+		if (measuring && shim_plan.mode == MODE_RESOLVE)
+			timed_at = calloc(MAX_ITERATIONS, sizeof *timed_at);
 	}
+}
+
+void shim_report_timed(uint64_t ns)
+{
+	atomic_fetch_add(&timed_total, ns);
 }
 
 void shim_mark_copy(const void *ret, const char *call, size_t bytes)
@@ -101,6 +113,8 @@ void shim_mark_copy(const void *ret, const char *call, size_t bytes)
 		int i = atomic_fetch_add(&nmarks, 1);
 		if (i < MAX_ITERATIONS) {
 			marks[i] = now_ns();
+			if (timed_at)
+				timed_at[i] = atomic_load(&timed_total);
 			shim_energy_mark(i, marks[i]);
 			held[i] = (uint32_t)(now_ns() - marks[i]);
 		}
@@ -267,6 +281,12 @@ __attribute__((destructor)) static void write_report(void)
 	/* Each iteration without what the shim spent at the mark that started it. */
 	for (int i = 1; i < n; i++)
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(marks[i] - marks[i - 1] - held[i - 1]));
+	fprintf(f, "],\"untimed_ns\":[");
+	/* Resolve mode: each iteration without the copies timed alone in it. */
+	for (int i = 1; timed_at && i < n; i++) {
+		uint64_t it = marks[i] - marks[i - 1] - held[i - 1], timed = timed_at[i] - timed_at[i - 1];
+		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(it > timed ? it - timed : 0));
+	}
 	fprintf(f, "],\"pairs\":[");
 	for (int i = 0, n = 0; i < shim_plan.npairs; i++)
 		if (shim_pair_chosen(&shim_plan.pairs[i]))

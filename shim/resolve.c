@@ -10,9 +10,10 @@
  * copies pointed at no allocation of the pair's size (a block inside a larger one, static
  * or stack memory); per site, how many allocations it made in all; and per linking-copy
  * site, how many of its copies were made with GPU work outstanding (busy.c), and how long
- * each took alone: the hooks drain the copy's stream before it and wait for it after, so
- * the time is its transfer, none of the earlier work's (a trace without launch events
- * cannot tell the two apart). Draining orders nothing the program's results depend on; it
+ * each took alone: the hooks drain the device before it and wait for it after, so the time
+ * is its transfer, none of the earlier work's nor another stream's beside it (a trace
+ * without launch events cannot tell the two apart); the time each iteration spent outside
+ * them goes to the report (untimed_ns). Draining orders nothing the program's results depend on; it
  * is left out once the program has enqueued a host function, which might wait for this
  * thread.
  */
@@ -204,4 +205,5 @@ void shim_resolve_timed(const struct site *linked, uint64_t ns)
 		p->copy_ns[c] += ns;
 	}
 	pthread_mutex_unlock(&shim_lock);
+	shim_report_timed(ns);
 }

@@ -17,16 +17,29 @@ import (
 // the most copy time first.
 const maxResolved = 64
 
-// unresolved are the candidates a side of which the trace did not see allocated.
-func unresolved(p *planner.Plan) []planner.Pair {
+// toResolve are the candidates a resolve run has something to learn of: a side the trace
+// did not see allocated, or an asynchronous copy that returned before its transfer ran
+// (RepairNone), whose transfer only a run that times it alone can price (a pair of whole
+// buffers: wholeBuffers).
+func toResolve(p *planner.Plan) []planner.Pair {
 	var out []planner.Pair
 	for _, pair := range Candidates(p) {
-		if pair.Host.Unresolved || pair.Device.Unresolved {
+		if pair.Host.Unresolved || pair.Device.Unresolved || wholeBuffers(pair) && slices.ContainsFunc(pair.Copies, untimedAsync) {
 			out = append(out, pair)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b planner.Pair) int { return cmp.Compare(b.CopyMSPerIteration, a.CopyMSPerIteration) })
 	return out[:min(len(out), maxResolved)]
+}
+
+// untimedAsync: the trace timed only the copy's issue, and no run has timed its transfer.
+func untimedAsync(c planner.Copy) bool { return c.Repair == planner.RepairNone && !c.Timed }
+
+// wholeBuffers: every linking copy of the pair moves the whole buffer. A resolve run links
+// whole buffers only (a chunk's pointer is inside one, no allocation's start), so a chunked
+// pair goes to one only for a side the trace did not see, and is refused there.
+func wholeBuffers(pair planner.Pair) bool {
+	return !slices.ContainsFunc(pair.Copies, func(c planner.Copy) bool { return c.Site.Bytes != pair.Bytes })
 }
 
 // resolve runs the program once with the shim noting where the buffers of pairs (unresolved
@@ -71,6 +84,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		}
 	}
 	traced := siteCounts(p)
+	timed := false
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		r, ok := seen[pair.ID]
@@ -94,12 +108,26 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
 		learnWaits(pair, r.CopyWaits, report.Launches, p.Loop.MS)
+		timed = timed || slices.ContainsFunc(r.CopyWaits, func(w runner.CopyWaits) bool { return w.Timed > 0 })
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
 				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
+	if timed {
+		p.Loop.RestMS = medianMS(report.UntimedNS)
+	}
 	p.Recount()
+}
+
+// medianMS is the median of the iterations the run timed, in ms; 0 for fewer than three
+// (the first, cold, would be half of them).
+func medianMS(ns []uint64) float64 {
+	if len(ns) < 3 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(ns))
+	return float64(s[len(s)/2]) / 1e6
 }
 
 // learnWaits takes from the resolve run how long each of the pair's copy sites takes alone,

@@ -23,8 +23,9 @@ func Candidates(p *planner.Plan) []planner.Pair {
 }
 
 // Run validates the plan's candidates. Where the trace did not see a side allocated (host
-// allocators not traced, or an attached trace), a first run finds where (resolve.go) and
-// updates the plan; pairs only pinned may serve are then done. A second run watches the
+// allocators not traced, or an attached trace), or saw an asynchronous copy return before
+// it ran, a first run finds where and times the copies (resolve.go) and updates the plan;
+// pairs only pinned may serve are then done. A second run watches the
 // pairs a merge may serve; its result is what Run returns, for Apply (without one, the
 // first run's, with no pairs in its report).
 func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
@@ -32,7 +33,7 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
 	}
 	var res runner.Result
-	if pending := unresolved(p); len(pending) > 0 {
+	if pending := toResolve(p); len(pending) > 0 {
 		var err error
 		if res, err = resolve(ctx, p, pending, argv, stdio); err != nil {
 			return res, err
