@@ -92,14 +92,14 @@ type Report struct {
 	WallNS       uint64 `json:"wall_ns"`
 	// SetupNS is what serving the plan cost the run beyond the program's own work:
 	// page-locking pool buffers, mapping and page-locking merged ones (shim_setup_since).
-	SetupNS     uint64       `json:"setup_ns"`
-	Launches    int          `json:"launches"`     // resolve mode: launches and memsets the shim saw
-	IterationNS []uint64     `json:"iteration_ns"` // between successive copies at the loop marker
+	SetupNS     uint64   `json:"setup_ns"`
+	Launches    int      `json:"launches"`     // resolve mode: launches and memsets the shim saw
+	IterationNS []uint64 `json:"iteration_ns"` // between successive copies at the loop marker
 	// UntimedNS: resolve mode, each iteration without the copies the run timed alone in it.
-	UntimedNS []uint64 `json:"untimed_ns"`
-	Waits       WaitsReport  `json:"waits"`
-	Pinned      PinnedReport `json:"pinned"`
-	Pairs       []PairReport `json:"pairs"`
+	UntimedNS []uint64     `json:"untimed_ns"`
+	Waits     WaitsReport  `json:"waits"`
+	Pinned    PinnedReport `json:"pinned"`
+	Pairs     []PairReport `json:"pairs"`
 
 	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
 	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole
