@@ -139,7 +139,8 @@ func pairLines(pairs []Pair, strategy Strategy) (string, error) {
 	return b.String(), nil
 }
 
-// resolveLines are the pairs as a resolve run needs them: their linking-copy sites.
+// resolveLines are the pairs as a resolve run needs them: their linking-copy sites, in the
+// order ResolveSites gives, which the run's report follows.
 func resolveLines(pairs []Pair) (string, error) {
 	var b strings.Builder
 	for _, pair := range pairs {
@@ -147,12 +148,26 @@ func resolveLines(pairs []Pair) (string, error) {
 			return "", fmt.Errorf("pair %s: no linking copy to resolve its buffers from", pair.ID)
 		}
 		fmt.Fprintf(&b, "pair %s %d %s\n", pair.ID, pair.Bytes, pair.Direction)
-		for _, c := range pair.Copies[:min(len(pair.Copies), maxShimCopies)] {
+		for _, i := range ResolveSites(pair) {
+			c := pair.Copies[i]
 			s := c.Site
 			fmt.Fprintf(&b, "copy %s %x %s %d %s\n", siteModule(s), s.Offset, shimCall(s.Call), s.Bytes, c.Direction)
 		}
 	}
 	return b.String(), nil
+}
+
+// ResolveSites are the linking-copy sites a resolve run names for pair, each once (a
+// chunked pair's chunks share one), as the index of the first of pair.Copies at it; no more
+// than the shim takes.
+func ResolveSites(pair Pair) []int {
+	var out []int
+	for i, c := range pair.Copies {
+		if len(out) < maxShimCopies && !slices.ContainsFunc(out, func(j int) bool { return pair.Copies[j].Site == c.Site }) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // copyLines are a merged pair's linking-copy sites, each once a direction: the shim binds the

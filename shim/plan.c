@@ -271,9 +271,9 @@ static const char *parse_copy(struct reader *r, const struct key *k, const char 
 	if (!cur || cur->ncopies == MAX_COPIES)
 		return "a copy line outside a pair, or too many";
 	struct site *s = &cur->copy_sites[cur->ncopies];
-	/* a chunked copy moves less than the pair; resolve mode links whole buffers */
+	/* a chunked copy moves less than the pair (resolve mode times it, and links buffers only
+	 * at whole-buffer copies) */
 	if (parse_site(rest, s, false) != 0 || s->bytes > cur->bytes ||
-	    (r->p->mode == MODE_RESOLVE && s->bytes != cur->bytes) ||
 	    sscanf(rest, widths(fmt, sizeof fmt, "%*s %*s %*s %*s %s", sizeof dir), dir) != 1 ||
 	    (strcmp(dir, "h2d") && strcmp(dir, "d2h")))
 		return "a copy needs MODULE OFFSET CALL BYTES h2d|d2h within the pair's size";

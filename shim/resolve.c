@@ -157,16 +157,30 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 /* Which of p's linking-copy sites s is, or -1. */
 static int copy_index(const struct pair *p, const struct site *s)
 {
-	for (int c = 0; p->bytes == s->bytes && c < p->ncopies; c++)
+	for (int c = 0; c < p->ncopies; c++)
 		if (shim_site_equal(&p->copy_sites[c], s))
 			return c;
 	return -1;
 }
 
+/* Whether a copy of n bytes may be a linking copy: a pair's size, or a chunk's. */
+static bool copy_size_planned(size_t n)
+{
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		const struct pair *p = &shim_plan.pairs[i];
+		for (int c = 0; p->bytes != n && c < p->ncopies; c++)
+			if (p->copy_sites[c].bytes == n)
+				return true;
+		if (p->bytes == n)
+			return true;
+	}
+	return false;
+}
+
 bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const void *src, size_t n,
 		       struct site *linked)
 {
-	if (!shim_size_planned(n) || !shim_enter())
+	if (!copy_size_planned(n) || !shim_enter())
 		return false;
 	bool linking = false;
 	pthread_mutex_lock(&shim_lock);
@@ -178,8 +192,10 @@ bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 		if (c < 0)
 			continue;
 		bool h2d = p->copy_h2d[c];
-		link_side(&p->resolved[0], h2d ? src : dst, true);
-		link_side(&p->resolved[1], h2d ? dst : src, false);
+		if (n == p->bytes) { /* a chunk's pointers are inside the buffers: timed, not linked */
+			link_side(&p->resolved[0], h2d ? src : dst, true);
+			link_side(&p->resolved[1], h2d ? dst : src, false);
+		}
 		p->copies++;
 		linking = true;
 		if (busy)

@@ -19,12 +19,11 @@ const maxResolved = 64
 
 // toResolve are the candidates a resolve run has something to learn of: a side the trace
 // did not see allocated, or an asynchronous copy that returned before its transfer ran
-// (RepairNone), whose transfer only a run that times it alone can price (a pair of whole
-// buffers: wholeBuffers).
+// (RepairNone), whose transfer only a run that times it alone can price.
 func toResolve(p *planner.Plan) []planner.Pair {
 	var out []planner.Pair
 	for _, pair := range Candidates(p) {
-		if pair.Host.Unresolved || pair.Device.Unresolved || wholeBuffers(pair) && slices.ContainsFunc(pair.Copies, untimedAsync) {
+		if pair.Host.Unresolved || pair.Device.Unresolved || slices.ContainsFunc(pair.Copies, untimedAsync) {
 			out = append(out, pair)
 		}
 	}
@@ -34,13 +33,6 @@ func toResolve(p *planner.Plan) []planner.Pair {
 
 // untimedAsync: the trace timed only the copy's issue, and no run has timed its transfer.
 func untimedAsync(c planner.Copy) bool { return c.Repair == planner.RepairNone && !c.Timed }
-
-// wholeBuffers: every linking copy of the pair moves the whole buffer. A resolve run links
-// whole buffers only (a chunk's pointer is inside one, no allocation's start), so a chunked
-// pair goes to one only for a side the trace did not see, and is refused there.
-func wholeBuffers(pair planner.Pair) bool {
-	return !slices.ContainsFunc(pair.Copies, func(c planner.Copy) bool { return c.Site.Bytes != pair.Bytes })
-}
 
 // resolve runs the program once with the shim noting where the buffers of pairs (unresolved
 // candidates) were allocated (shim/resolve.c), and folds that into the plan.
@@ -135,16 +127,22 @@ func medianMS(ns []uint64) float64 {
 // saw made with none outstanding. The latter only from a run that saw device work at all:
 // launches through an entry point the shim does not hook it cannot count, and a run that saw
 // none tells nothing.
+// The report's waits follow the run's copy lines (planner.ResolveSites): each goes to every
+// copy of the pair at its site (a chunked pair's chunks, which share one).
 func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) {
-	for i, w := range waits {
-		if i >= len(pair.Copies) {
-			break
-		}
-		if launches > 0 && w.Clean > 0 && w.Busy == 0 {
-			pair.WaitedForNothing(i, msPerIteration)
-		}
-		if w.Timed > 0 && w.TransferNS > 0 {
-			pair.TimedAlone(i, w.TransferNS/1e6, msPerIteration)
+	sites := planner.ResolveSites(*pair)
+	for k, w := range waits[:min(len(waits), len(sites))] {
+		site := pair.Copies[sites[k]].Site
+		for i := range pair.Copies {
+			if pair.Copies[i].Site != site {
+				continue
+			}
+			if launches > 0 && w.Clean > 0 && w.Busy == 0 {
+				pair.WaitedForNothing(i, msPerIteration)
+			}
+			if w.Timed > 0 && w.TransferNS > 0 {
+				pair.TimedAlone(i, w.TransferNS/1e6, msPerIteration)
+			}
 		}
 	}
 }

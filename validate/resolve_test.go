@@ -404,43 +404,55 @@ func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, str
 
 // Asynchronous copies from page-locked memory return before they run, so a trace prices them
 // at nothing: multistream's four copies an iteration, 2 ms each on the emulator's link, on two
-// streams. Validation gives such pairs a resolve run though the trace saw every buffer
-// allocated: it times each copy alone and the iterations without them (Loop.RestMS), what the
-// prediction's floor needs.
+// streams, and chunked's eight, a quarter of a buffer each, on four. Validation gives such
+// pairs a resolve run though the trace saw every buffer allocated: it times each copy alone
+// (a chunk at its copy site, which the pair's chunks share) and the iterations without them
+// (Loop.RestMS), what the prediction's floor needs.
 func TestResolveTimesAsyncCopies(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_COPY_DELAY_US", "2000")
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	p, _ := validatedPlan(t, "workloads/multistream", args...)
-	copies := 0
-	for _, pair := range p.Pairs {
-		for _, c := range pair.Copies {
-			if pair.Status.Counted() && (!c.Timed || c.MS < 1.9) {
-				t.Errorf("%s %s copy: timed %v, %.3f ms; want timed alone, at least the link's 2 ms", pair.ID, c.Direction, c.Timed, c.MS)
+	for _, tc := range []struct {
+		workload string
+		copies   int // linking copies an iteration, each a Copy of the plan
+	}{{"multistream", 4}, {"chunked", 8}} {
+		t.Run(tc.workload, func(t *testing.T) {
+			args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+			p, _ := validatedPlan(t, "workloads/"+tc.workload, args...)
+			copies := 0
+			for _, pair := range p.Pairs {
+				for _, c := range pair.Copies {
+					if pair.Status.Counted() && (!c.Timed || c.MS < 1.9) {
+						t.Errorf("%s %s copy at %d: timed %v, %.3f ms; want timed alone, at least the link's 2 ms",
+							pair.ID, c.Direction, c.Offset, c.Timed, c.MS)
+					}
+					copies++
+				}
 			}
-			copies++
-		}
-	}
-	if copies != 4 || p.Loop.RestMS <= 0 {
-		t.Fatalf("%d copies, rest of the iteration %.3f ms; want 4, and a rest", copies, p.Loop.RestMS)
-	}
+			if copies != tc.copies || p.Loop.RestMS <= 0 {
+				t.Fatalf("%d copies, rest of the iteration %.3f ms; want %d, and a rest", copies, p.Loop.RestMS, tc.copies)
+			}
 
-	// The rest is each iteration without the copies timed in it: all four, 2 ms or more each.
-	compact, err := planner.Compact(p, p.PairsIn(planner.StatusValidated), planner.StrategyMapped, planner.ModeResolve)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := runner.Run(context.Background(), append([]string{testenv.Built(t, "workloads/multistream")}, args...), compact, runner.IO{})
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
-	}
-	it, rest := res.Report.IterationNS, res.Report.UntimedNS
-	if len(it) < 4 || len(rest) != len(it) {
-		t.Fatalf("iterations %v, without the timed copies %v; want one of each an iteration", it, rest)
-	}
-	for i := range it {
-		if it[i] < rest[i]+4*1_900_000 {
-			t.Errorf("iteration %d: %d ns, %d without its timed copies; want 4 copies of 2 ms between them", i, it[i], rest[i])
-		}
+			// The rest is each iteration without the copies timed in it: all of them, 2 ms or
+			// more each.
+			compact, err := planner.Compact(p, p.PairsIn(planner.StatusValidated), planner.StrategyMapped, planner.ModeResolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv := append([]string{testenv.Built(t, "workloads/"+tc.workload)}, args...)
+			res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
+			}
+			it, rest := res.Report.IterationNS, res.Report.UntimedNS
+			if len(it) < 4 || len(rest) != len(it) {
+				t.Fatalf("iterations %v, without the timed copies %v; want one of each an iteration", it, rest)
+			}
+			for i := range it {
+				if it[i] < rest[i]+uint64(tc.copies)*1_900_000 {
+					t.Errorf("iteration %d: %d ns, %d without its timed copies; want %d copies of 2 ms between them",
+						i, it[i], rest[i], tc.copies)
+				}
+			}
+		})
 	}
 }
