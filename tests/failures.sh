@@ -9,7 +9,7 @@ awk '
 	/^panic: test timed out/ { dump = 1; print; next }
 	dump && /^goroutine / { dump = 0 }
 	dump { print; next }
-	/^[[:space:]]*--- FAIL/ { keep = 1; print; next }
+	/^[ \t]*--- FAIL/ { keep = 1; print; next }
 	/^(=== |--- PASS|--- SKIP|ok |PASS$)/ { keep = 0 }
 	/^FAIL/ { keep = 0; print; next }
 	keep { print }
