@@ -237,7 +237,7 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 // criticalPath is what removing asynchronous copies saves an iteration, from their transfers
 // by stream: a stream runs its copies one after another, and streams run beside one another,
 // so the iteration waits for the busiest stream's copies, not for all of them (the emulator's
-// multistream: two streams, each 2 copies of 2 ms an iteration, took 4.7 ms more an iteration
+// multistream: two streams, each 2 copies of 2 ms an iteration, took 4.2 ms more an iteration
 // than without the delay, not 8). A GPU whose copy engines serialize copies of one direction
 // across streams saves more than this: the estimate errs toward the smaller gain.
 func criticalPath(streams map[string]float64) float64 {
@@ -250,8 +250,8 @@ func criticalPath(streams map[string]float64) float64 {
 
 // resolveFloor is the least an iteration of strategy s can take by the resolve run
 // (Loop.RestMS): its iteration without the copies it timed alone, less what removing the
-// copies it did not time saves (saved). That run drained each timed copy's stream first, so
-// the rest holds every kernel and the host's work, run one after another at worst: where
+// copies it did not time saves (saved). That run drained the device before each timed copy,
+// so the rest holds every kernel and the host's work, run one after another at worst: where
 // removing copies leaves little, the speed-up turns on that rest, which the trace cannot see
 // beside the copies it overlapped (the emulator's multistream: 5.4 ms an iteration, 4.9 ms
 // of copies on its busiest stream, 1.05 ms merged, not 0.5). Pinned removes no copy: no

@@ -13,9 +13,10 @@
  * each took alone: the hooks drain the device before it and wait for it after, so the time
  * is its transfer, none of the earlier work's nor another stream's beside it (a trace
  * without launch events cannot tell the two apart); the time each iteration spent outside
- * them goes to the report (untimed_ns). Draining orders nothing the program's results depend on; it
- * is left out once the program has enqueued a host function, which might wait for this
- * thread.
+ * them goes to the report (untimed_ns). A chunk of a pair is timed at its copy site like a
+ * whole-buffer copy, but links no buffer: its pointers are inside them. Draining orders
+ * nothing the program's results depend on; it is left out once the program has enqueued a
+ * host function, which might wait for this thread.
  */
 #include <string.h>
 #include <sys/syscall.h>
@@ -168,11 +169,11 @@ static bool copy_size_planned(size_t n)
 {
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		const struct pair *p = &shim_plan.pairs[i];
-		for (int c = 0; p->bytes != n && c < p->ncopies; c++)
-			if (p->copy_sites[c].bytes == n)
-				return true;
 		if (p->bytes == n)
 			return true;
+		for (int c = 0; c < p->ncopies; c++)
+			if (p->copy_sites[c].bytes == n)
+				return true;
 	}
 	return false;
 }

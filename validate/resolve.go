@@ -34,8 +34,9 @@ func toResolve(p *planner.Plan) []planner.Pair {
 // untimedAsync: the trace timed only the copy's issue, and no run has timed its transfer.
 func untimedAsync(c planner.Copy) bool { return c.Repair == planner.RepairNone && !c.Timed }
 
-// resolve runs the program once with the shim noting where the buffers of pairs (unresolved
-// candidates) were allocated (shim/resolve.c), and folds that into the plan.
+// resolve runs the program once with the shim noting where the buffers of pairs (toResolve)
+// were allocated and timing their linking copies alone (shim/resolve.c), and folds that into
+// the plan.
 func resolve(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, stdio runner.IO) (runner.Result, error) {
 	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
 	if err != nil {
