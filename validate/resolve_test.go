@@ -288,15 +288,7 @@ func TestResolveSeesWhichCopiesWaited(t *testing.T) {
 	const iters = 6
 	args := []string{"--size", "1M", "--iters", strconv.Itoa(iters - 1), "--warmup", "1"}
 	p, _ := testenv.PlanTraced(t, nil, "workloads/stream", args...)
-	compact, err := planner.Compact(p, p.Pairs, planner.StrategyMapped, planner.ModeResolve)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
-	res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
-	if err != nil || res.ExitCode != 0 {
-		t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
-	}
+	res := resolveRun(t, p, p.Pairs, "stream", args)
 	if res.Report.Launches < iters {
 		t.Errorf("the shim saw %d launches; want at least %d", res.Report.Launches, iters)
 	}
@@ -349,15 +341,7 @@ func TestResolveTimesCopiesAlone(t *testing.T) {
 			args := []string{"--size", "1M", "--iters", strconv.Itoa(iters - 1), "--warmup", "1"}
 			p, _ := testenv.PlanTraced(t, nil, "workloads/"+tc.workload, args...)
 			pairs := validate.Candidates(p)
-			compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
-			if err != nil {
-				t.Fatal(err)
-			}
-			argv := append([]string{testenv.Built(t, "workloads/"+tc.workload)}, args...)
-			res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
-			}
+			res := resolveRun(t, p, pairs, tc.workload, args)
 			timed := 0
 			for _, r := range res.Report.Pairs {
 				for _, w := range r.CopyWaits {
@@ -434,15 +418,7 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 
 			// The rest is each iteration without the copies timed in it: all of them, 2 ms or
 			// more each.
-			compact, err := planner.Compact(p, p.PairsIn(planner.StatusValidated), planner.StrategyMapped, planner.ModeResolve)
-			if err != nil {
-				t.Fatal(err)
-			}
-			argv := append([]string{testenv.Built(t, "workloads/"+tc.workload)}, args...)
-			res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
-			}
+			res := resolveRun(t, p, p.PairsIn(planner.StatusValidated), tc.workload, args)
 			it, rest := res.Report.IterationNS, res.Report.UntimedNS
 			if len(it) < 4 || len(rest) != len(it) {
 				t.Fatalf("iterations %v, without the timed copies %v; want one of each an iteration", it, rest)
@@ -455,4 +431,20 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resolveRun runs the built workload with args once in resolve mode for pairs of p, failing
+// the test unless it ran to a clean exit.
+func resolveRun(t *testing.T, p *planner.Plan, pairs []planner.Pair, workload string, args []string) runner.Result {
+	t.Helper()
+	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{testenv.Built(t, "workloads/"+workload)}, args...)
+	res, err := runner.Run(context.Background(), argv, compact, runner.IO{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
+	}
+	return res
 }
