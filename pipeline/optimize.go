@@ -94,11 +94,8 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	}
 
 	runs := "one run"
-	for _, pair := range candidates {
-		if pair.Host.Unresolved || pair.Device.Unresolved {
-			runs = "a run that finds their allocations, then one that watches them"
-			break
-		}
+	if validate.Resolves(p) {
+		runs = "a run that finds their allocations and times their copies, then one that watches them"
 	}
 	step(3, "validating %d candidate pairs: %s", len(candidates), runs)
 	began = time.Now()

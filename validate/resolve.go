@@ -31,6 +31,9 @@ func toResolve(p *planner.Plan) []planner.Pair {
 	return out[:min(len(out), maxResolved)]
 }
 
+// Resolves reports whether validating p starts with a resolve run (toResolve).
+func Resolves(p *planner.Plan) bool { return len(toResolve(p)) > 0 }
+
 // untimedAsync: the trace timed only the copy's issue, and no run has timed its transfer.
 func untimedAsync(c planner.Copy) bool { return c.Repair == planner.RepairNone && !c.Timed }
 
