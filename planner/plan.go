@@ -262,12 +262,12 @@ type Loop struct {
 	// is the program's main loop (0 to 1); both absent when no loop was found.
 	Span       *LoopSpan `json:"span,omitempty"`
 	Confidence float64   `json:"confidence,omitempty"`
-	// RestMS is the iteration without its copies as the resolve run ran it (validate): the
-	// median iteration less the copies it timed alone in it. That run drained each timed
-	// copy's stream before it, so the rest holds the kernels those copies would have
-	// overlapped, run out before them: no less than what a merge leaves of the iteration
-	// besides the copies the run did not time (Predict's floor). 0: no resolve run timed a
-	// copy in the loop.
+	// RestMS is the iteration without its timed copies as the resolve run ran it (validate):
+	// the median iteration less the copies it timed alone in it whose timing the plan took
+	// (Copy.Timed). That run drained the device before each timed copy, so the rest holds the
+	// kernels those copies would have overlapped, run out before them: no less than what a
+	// merge leaves of the iteration besides the copies that are not Timed (Predict's floor).
+	// 0: no resolve run timed a copy in the loop.
 	RestMS float64 `json:"rest_ms_per_iteration,omitempty"`
 }
 

@@ -121,7 +121,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 	m = withFirstTouch(m, p)
 	var out []Estimate
 	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
-		var saved, added float64
+		var saved, untimed, added float64
 		n := 0
 		pools := map[Site][]Pair{} // pinned's pools: one per host site, whatever its ordinal
 		streams := map[string]float64{}
@@ -132,6 +132,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 			n++
 			d := pairCost(pair, s, m, clean)
 			saved += d.saved
+			untimed += d.untimed
 			added += d.added
 			for stream, ms := range d.streams {
 				streams[stream] += ms
@@ -141,7 +142,7 @@ func Predict(p *Plan, m Machine) []Estimate {
 		if n == 0 {
 			continue
 		}
-		floor := resolveFloor(p, s, saved)
+		floor := resolveFloor(p, s, untimed)
 		saved += criticalPath(streams)
 		// Page-locked memory, paid once: mapped allocates a buffer per pair; pinned pools the
 		// buffers of a host site, so a site that allocates every call pins one and reuses it,
@@ -194,10 +195,11 @@ func EstimateFor(es []Estimate, strategy Strategy) *Estimate {
 
 // cost is what serving a pair saves and adds per iteration, in ms; streams holds, by stream,
 // the transfers of removed asynchronous copies that a resolve run timed (criticalPath says
-// how much of them an iteration saves), which saved leaves out.
+// how much of them an iteration saves), which saved leaves out; untimed is the part of saved
+// from copies that are not Timed, which the resolve run's rest still holds (resolveFloor).
 type cost struct {
-	saved, added float64
-	streams      map[string]float64
+	saved, untimed, added float64
+	streams               map[string]float64
 }
 
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
@@ -223,10 +225,15 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 		default:
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
 			// GPU the kernels read the bytes over the link instead.
-			if cp.Repair == RepairNone && cp.Timed {
-				c.streams[cp.Stream] += transfer * cp.PerIteration
-			} else {
-				c.saved += transfer * cp.PerIteration
+			ms := transfer * cp.PerIteration
+			switch {
+			case cp.Repair == RepairNone && cp.Timed:
+				c.streams[cp.Stream] += ms
+			case cp.Timed:
+				c.saved += ms
+			default:
+				c.saved += ms
+				c.untimed += ms
 			}
 			c.added += dma * cp.PerIteration
 		}
@@ -249,18 +256,18 @@ func criticalPath(streams map[string]float64) float64 {
 }
 
 // resolveFloor is the least an iteration of strategy s can take by the resolve run
-// (Loop.RestMS): its iteration without the copies it timed alone, less what removing the
-// copies it did not time saves (saved). That run drained the device before each timed copy,
-// so the rest holds every kernel and the host's work, run one after another at worst: where
+// (Loop.RestMS): its iteration without the copies whose timing the plan took, less what
+// removing the other copies saves (untimed). That run drained the device before each timed
+// copy, so the rest holds every kernel and the host's work, one after another at worst: where
 // removing copies leaves little, the speed-up turns on that rest, which the trace cannot see
 // beside the copies it overlapped (the emulator's multistream: 5.4 ms an iteration, 4.9 ms
 // of copies on its busiest stream, 1.05 ms merged, not 0.5). Pinned removes no copy: no
 // floor. 0 without a resolve run's iteration.
-func resolveFloor(p *Plan, s Strategy, saved float64) float64 {
+func resolveFloor(p *Plan, s Strategy, untimed float64) float64 {
 	if p.Loop.RestMS <= 0 || s == StrategyPinned {
 		return 0
 	}
-	return max(p.Loop.RestMS-saved, 0)
+	return max(p.Loop.RestMS-untimed, 0)
 }
 
 // poolOf is the pinned pool that serves pair's host side: its site, whatever the ordinal.

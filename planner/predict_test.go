@@ -141,6 +141,9 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 	}
 	sync := Pair{ID: "s", Status: StatusCandidate, Strategies: []Strategy{StrategySystem},
 		Copies: []Copy{{Site: Site{Bytes: 1 << 20, Call: "cudaMemcpy"}, Stream: "legacy", PerIteration: 1, MS: 0.5}}}
+	timedSync := sync
+	timedSync.Copies = []Copy{sync.Copies[0]}
+	timedSync.Copies[0].Timed = true
 	for _, tc := range []struct {
 		name   string
 		pairs  []Pair
@@ -155,6 +158,9 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 		// The resolve run's rest, 7 ms with the synchronous copy in it, leaves 6.5 ms: more
 		// than the 5.5 ms the streams alone would leave.
 		{"rest floor", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 7 - 0.5},
+		// A copy the resolve run timed is out of its rest already: the floor does not take it
+		// again (7 ms, where the untimed 0.5 ms copy would leave 6.5).
+		{"timed copy out of the rest", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), timedSync}, 7, 7},
 		// A floor under the estimate never raises it.
 		{"floor below", []Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 1, 10 - 4 - 0.5},
 	} {

@@ -80,7 +80,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		}
 	}
 	traced := siteCounts(p)
-	timed := false
+	timed, declined := false, 0.0
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		r, ok := seen[pair.ID]
@@ -103,15 +103,15 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		if pair.Device.Unresolved && pair.Status == planner.StatusCandidate {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
-		learnWaits(pair, r.CopyWaits, report.Launches, p.Loop.MS)
+		declined += learnWaits(pair, r.CopyWaits, report.Launches, p.Loop.MS)
 		timed = timed || slices.ContainsFunc(r.CopyWaits, func(w runner.CopyWaits) bool { return w.Timed > 0 })
 		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
 				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
 	}
-	if timed {
-		p.Loop.RestMS = medianMS(report.UntimedNS)
+	if rest := medianMS(report.UntimedNS); timed && rest > 0 {
+		p.Loop.RestMS = rest + declined
 	}
 	p.Recount()
 }
@@ -132,8 +132,11 @@ func medianMS(ns []uint64) float64 {
 // launches through an entry point the shim does not hook it cannot count, and a run that saw
 // none tells nothing.
 // The report's waits follow the run's copy lines (planner.ResolveSites): each goes to every
-// copy of the pair at its site (a chunked pair's chunks, which share one).
-func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) {
+// copy of the pair at its site (a chunked pair's chunks, which share one). It returns the
+// time an iteration of the run spent in copies it timed whose timing the plan did not take
+// (TimedAlone keeps a synchronous copy's trace time): the run's rest left them out, and the
+// plan prices them as copies the rest still holds (Loop.RestMS).
+func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) (declined float64) {
 	sites := planner.ResolveSites(*pair)
 	for k, w := range waits[:min(len(waits), len(sites))] {
 		site := pair.Copies[sites[k]].Site
@@ -146,9 +149,13 @@ func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPe
 			}
 			if w.Timed > 0 && w.TransferNS > 0 {
 				pair.TimedAlone(i, w.TransferNS/1e6, msPerIteration)
+				if c := pair.Copies[i]; !c.Timed {
+					declined += w.TransferNS / 1e6 * c.PerIteration
+				}
 			}
 		}
 	}
+	return declined
 }
 
 // copyCounts are the copies the trace saw at each copy site, over every pair.
