@@ -375,7 +375,13 @@ func TestResolveTimesCopiesAlone(t *testing.T) {
 // on the same command, and returns the plan read back and its path.
 func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, string) {
 	t.Helper()
-	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
+	return validatedTrace(t, nil, rel, args...)
+}
+
+// validatedTrace is validatedPlan of a trace recorded with traceFlags.
+func validatedTrace(t *testing.T, traceFlags []string, rel string, args ...string) (*planner.Plan, string) {
+	t.Helper()
+	_, planPath := testenv.PlanTraced(t, traceFlags, rel, args...)
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
@@ -447,4 +453,34 @@ func resolveRun(t *testing.T, p *planner.Plan, pairs []planner.Pair, workload st
 		t.Fatalf("resolve run: exit %d, %v", res.ExitCode, err)
 	}
 	return res
+}
+
+// An asynchronous copy to pageable memory returns only once it is done, so its call also
+// holds the wait for its stream's earlier work: async_stream's output copy follows the
+// iteration's kernel on its stream (3 ms here), and the trace counts that wait as the
+// copy's. The resolve run times the copy alone, after the device has drained: the transfer,
+// not the kernels (ResNet-50's logits copy on the H200: 1.8 ms in the trace, most of it the
+// forward pass). Traced with --host-allocs, the trace saw both of the pair's buffers
+// allocated, so only its copy calls for that run.
+func TestResolveTimesPageableAsyncCopies(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Setenv("CUDA_EMU_KERNEL_DELAY_US", "3000")
+	p, _ := validatedTrace(t, []string{"--host-allocs"}, "workloads/async_stream", "--size", "1M", "--iters", "5", "--warmup", "1")
+	outputs := 0
+	for _, pair := range p.Pairs {
+		for _, c := range pair.Copies {
+			if !pair.Status.Counted() || c.Direction != "d2h" {
+				continue
+			}
+			outputs++
+			t.Logf("%s %s (%d copies) %s at %s: call %.3f ms, timed alone %v, %.3f ms", pair.ID, pair.Direction, len(pair.Copies), c.Site.Call, c.Site.Name(), c.CallMS, c.Timed, c.MS)
+			if c.CallMS < 2.5 || !c.Timed || c.MS > 1 {
+				t.Errorf("%s output copy: call %.3f ms, timed alone %v, %.3f ms; want a call that waited for a 3 ms kernel, "+
+					"timed alone well under it", pair.ID, c.CallMS, c.Timed, c.MS)
+			}
+		}
+	}
+	if outputs == 0 {
+		t.Fatalf("no output copy of a validated pair: %v", p.PairsIn(planner.StatusRefused))
+	}
 }
