@@ -49,7 +49,7 @@ SHIM_OBJS := $(patsubst shim/%.c,$(BUILD)/obj/shim/%.o,$(SHIM_SRCS))
 PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(WORKLOADS)) \
                $(UNSAFE) $(addsuffix -naive,$(UNSAFE)) stream-static stream-nobuildid stream-ptds \
                unsafe_live_value-ptds unsafe_live_value-ptds-naive mt_stream helper_alloc) \
-             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/driver_api \
+             $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/dlopen_loop $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop \
@@ -159,6 +159,11 @@ $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 $(BUILD)/tests/dlopen_runtime: testdata/tracer/dlopen_runtime.c $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+
+# Opens and closes a library in a loop: the loader's hook, over and over.
+$(BUILD)/tests/dlopen_loop: testdata/tracer/dlopen_loop.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $< -o $@ -ldl
 
 # Copies that fail (out of bounds), unchecked, as a buggy program makes them.
 $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LIBS)

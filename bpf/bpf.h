@@ -38,9 +38,11 @@ static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *unsafe_p
 static long (*bpf_probe_read_user)(void *dst, __u32 size, const void *unsafe_ptr) = (void *)112;
 static __u64 (*bpf_get_attach_cookie)(void *ctx) = (void *)174;
 static long (*bpf_ringbuf_output)(void *ringbuf, void *data, __u64 size, __u64 flags) = (void *)130;
+static void *(*bpf_ringbuf_reserve)(void *ringbuf, __u64 size, __u64 flags) = (void *)131;
+static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 static __u64 (*bpf_ringbuf_query)(void *ringbuf, __u64 flags) = (void *)134;
 
-/* bpf_ringbuf_output's flags and bpf_ringbuf_query's question */
+/* bpf_ringbuf_output's and bpf_ringbuf_submit's flags, and bpf_ringbuf_query's question */
 #define BPF_RB_NO_WAKEUP (1ULL << 0)
 #define BPF_RB_FORCE_WAKEUP (1ULL << 1)
 #define BPF_RB_AVAIL_DATA 0

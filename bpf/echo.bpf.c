@@ -102,17 +102,19 @@ struct {
  * it at once. */
 #define WAKE_BYTES (256 << 10)
 
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+	if (n)
+		(*n)++;
+}
+
 static __always_inline void emit(struct echo_event *ev)
 {
-	__u64 wake = ev->type == ECHO_DLOPEN || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_BYTES
-			     ? BPF_RB_FORCE_WAKEUP
-			     : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, ev, sizeof *ev, wake) != 0) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			(*n)++;
-	}
+	__u64 wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, ev, sizeof *ev, wake) != 0)
+		count_lost();
 }
 
 static __always_inline int traced(__u32 tgid)
@@ -557,18 +559,30 @@ SEC("uretprobe.multi") int driver_leave_multi(struct echo_regs *r) { return leav
 /* The dynamic loader calls _dl_debug_state (the debuggers' r_brk hook) once the initial
  * libraries are mapped, before any of their code runs, and around every dlopen and dlclose.
  * The tracer then reads the process's libraries again; in launch mode the process waits for
- * it, so even the first call into a new library is seen. */
+ * it (stopped until the tracer's SIGCONT), so even the first call into a new library is seen.
+ * Only a notice that is in the ring stops the process: one the full ring has no room for
+ * would never be answered, and the process would wait forever. And the stop is sent before
+ * the notice is in the ring, so the answer always comes after it (a SIGCONT clears a stop
+ * still pending); sent after, a reader quicker than this program would answer first. */
 static __always_inline int loader_notice(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	if (!traced(tgid))
 		return 0;
-	struct echo_event ev = {.type = ECHO_DLOPEN, .pid = tgid, .tid = (__u32)id};
-	ev.enter_ns = ev.exit_ns = bpf_ktime_get_ns();
-	emit(&ev);
+	struct echo_event *ev = bpf_ringbuf_reserve(&events, sizeof *ev, 0);
+	if (!ev) {
+		count_lost();
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof *ev);
+	ev->type = ECHO_DLOPEN;
+	ev->pid = tgid;
+	ev->tid = (__u32)id;
+	ev->enter_ns = ev->exit_ns = bpf_ktime_get_ns();
 	if (stop_for_maps)
 		bpf_send_signal(SIGSTOP);
+	bpf_ringbuf_submit(ev, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
