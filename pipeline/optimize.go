@@ -64,7 +64,8 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	}
 	step(1, "tracing %s", exe)
 	began := time.Now()
-	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail})
+	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail,
+		Progress: func(format string, args ...any) { step(1, format, args...) }}) // the libraries probed, as found
 	if err := stopped(ctx); err != nil {
 		return Outcome{}, err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
 	}
