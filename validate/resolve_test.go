@@ -474,9 +474,11 @@ func TestResolveTimesPageableAsyncCopies(t *testing.T) {
 			}
 			outputs++
 			t.Logf("%s %s (%d copies) %s at %s: call %.3f ms, timed alone %v, %.3f ms", pair.ID, pair.Direction, len(pair.Copies), c.Site.Call, c.Site.Name(), c.CallMS, c.Timed, c.MS)
-			if c.CallMS < 2.5 || !c.Timed || c.MS > 1 {
-				t.Errorf("%s output copy: call %.3f ms, timed alone %v, %.3f ms; want a call that waited for a 3 ms kernel, "+
-					"timed alone well under it", pair.ID, c.CallMS, c.Timed, c.MS)
+			// Alone, the copy is at least most of the kernel's 3 ms shorter than its call (the
+			// transfer itself takes 0.3 ms here, 2.5 ms in the arm64 VM's emulation).
+			if !c.Timed || c.CallMS-c.MS < 2 {
+				t.Errorf("%s output copy: call %.3f ms, timed alone %v, %.3f ms; want it timed alone without the 3 ms kernel's wait",
+					pair.ID, c.CallMS, c.Timed, c.MS)
 			}
 		}
 	}
