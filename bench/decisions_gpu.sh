@@ -15,7 +15,10 @@
 # 256 MiB for 2 iterations: set-up that its few iterations cannot repay). Needs root and
 # build/bin/echoctl + build/lib/libechoshim.so from the dev machine. Each program's plan and
 # calibration record go to build-gpu/decisions/testdata/, ready for testdata/h200.
-# Usage: bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
+# OPTIMIZE_LIMIT=SECONDS stops a program's `echoctl optimize` (SIGINT) past that long and goes
+# on to the next, its row saying so; a few seconds before, the processes' states go to
+# build-gpu/decisions/PROGRAM.ps (T: stopped), to tell a stalled trace from a slow one.
+# Usage: [OPTIMIZE_LIMIT=S] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -57,9 +60,24 @@ table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %8s %-15s %4s' pr
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"
 	echo "== optimize $p: $(cmd "$p")"
+	limit=${OPTIMIZE_LIMIT:-0} watcher=
+	if [ "$limit" -gt 10 ]; then
+		(sleep $((limit - 5)) && ps -eo pid,stat,wchan:24,etime,args | grep -E '[p]ython|[e]choctl|decisions/' >"$out/$p.ps") &
+		watcher=$!
+	fi
+	rc=0
 	# shellcheck disable=SC2046
-	"$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- $(cmd "$p") >"$out/$p.optimize" 2>&1 ||
-		{ tail -20 "$out/$p.optimize"; continue; }
+	timeout --signal=INT --kill-after=30 "$limit" "$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$plan" -- $(cmd "$p") \
+		>"$out/$p.optimize" 2>&1 || rc=$?
+	[ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
+	if [ "$rc" != 0 ]; then
+		tail -20 "$out/$p.optimize"
+		if [ "$rc" = 124 ]; then
+			echo "   optimize ran past ${limit} s; processes then:" && cat "$out/$p.ps" 2>/dev/null
+			table+=$'\n'$(printf '%-13s %s' "$p" "optimize ran past ${limit} s: $(tail -n 1 "$out/$p.optimize")")
+		fi
+		continue
+	fi
 	grep -E 'pairs,|loop|round|variant|baseline|mapped|system|pinned|enabled|nothing|predicted|energy|break-even|saved|skipped' "$out/$p.optimize" | head -30 || true
 	if [ ! -s "$plan" ]; then
 		table+=$'\n'$(printf '%-13s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
