@@ -226,13 +226,12 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
 			// GPU the kernels read the bytes over the link instead.
 			ms := transfer * cp.PerIteration
-			switch {
-			case cp.Repair == RepairNone && cp.Timed:
+			if cp.Repair == RepairNone && cp.Timed {
 				c.streams[cp.Stream] += ms
-			case cp.Timed:
+			} else {
 				c.saved += ms
-			default:
-				c.saved += ms
+			}
+			if !cp.Timed {
 				c.untimed += ms
 			}
 			c.added += dma * cp.PerIteration
