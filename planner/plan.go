@@ -7,6 +7,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -107,6 +108,11 @@ type Copy struct {
 	// "" for a copy no merge elides (driver API).
 	Repair Repair `json:"repair,omitempty"`
 }
+
+// AsyncCall reports whether the copy was made with an asynchronous call (cudaMemcpyAsync,
+// cuMemcpyDtoHAsync_v2, ...): one that returns before the copy is done, or, to pageable
+// memory, once done, its wait for the stream's earlier work included.
+func (c Copy) AsyncCall() bool { return strings.Contains(c.Site.Call, "Async") }
 
 // CopyDirection is which way a copy moves data: h2d, d2h (the two a pair's linking copies
 // take), d2d, h2h, or default where the runtime could not tell (trace.Direction's words).

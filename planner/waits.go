@@ -1,9 +1,6 @@
 package planner
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // WaitedForNothing records that a run with the shim saw every copy at the pair's copy site i
 // made with no GPU work outstanding (shim/busy.c): none of its calls waited, so each moved
@@ -40,7 +37,7 @@ func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
 	if call == 0 { // a plan from before Copy.CallMS
 		call = before
 	}
-	if !strings.Contains(cp.Site.Call, "Async") && ms >= call {
+	if !cp.AsyncCall() && ms >= call {
 		return
 	}
 	cp.MS, cp.Estimated, cp.Timed = ms, false, true

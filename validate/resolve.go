@@ -42,7 +42,7 @@ func Resolves(p *planner.Plan) bool { return len(toResolve(p)) > 0 }
 // synchronous copy's wait the planner tells apart itself, from launches or the rates of
 // copies that waited for nothing: copyclock.go.)
 func untimedAsync(c planner.Copy) bool {
-	async := c.Repair == planner.RepairNone || c.Repair == planner.RepairEventWait && strings.Contains(c.Site.Call, "Async")
+	async := c.Repair == planner.RepairNone || c.Repair == planner.RepairEventWait && c.AsyncCall()
 	return async && !c.Timed
 }
 
