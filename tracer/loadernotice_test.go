@@ -75,7 +75,7 @@ func TestLostLoaderNoticeDoesNotStop(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("dlopen_loop still running after 2 minutes, %d stops answered", stops)
 		case <-time.After(100 * time.Microsecond):
-			if stopped(t, pid) {
+			if stopped(pid) {
 				stops++
 				_ = unix.Kill(pid, unix.SIGCONT)
 			}
@@ -99,7 +99,7 @@ func TestLostLoaderNoticeDoesNotStop(t *testing.T) {
 }
 
 // stopped reports whether process pid is stopped by a signal (state T in /proc/PID/stat).
-func stopped(t *testing.T, pid int) bool {
+func stopped(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false // exited since
