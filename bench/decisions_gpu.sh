@@ -18,7 +18,10 @@
 # OPTIMIZE_LIMIT=SECONDS stops a program's `echoctl optimize` (SIGINT) past that long and goes
 # on to the next, its row saying so; a few seconds before, the processes' states go to
 # build-gpu/decisions/PROGRAM.ps (T: stopped), to tell a stalled trace from a slow one.
-# Usage: [OPTIMIZE_LIMIT=S] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
+# TRACED=1 adds to each round a run under `echoctl trace` (default probes), and says its
+# iteration beside the program's as written: the trace's iteration is what the plan's
+# prediction divides, so a tracer that slows the loop lowers the predicted speed-up.
+# Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -108,7 +111,7 @@ EOF
 	mkdir -p "$out/testdata"
 	gzip -9c "$plan" >"$out/testdata/$p.plan.gz"
 	[ ! -f "$plan.calibration" ] || cp "$plan.calibration" "$out/testdata/"
-	rm -f "$out/$p".{base,echo,manual}*
+	rm -f "$out/$p".{base,echo,manual,traced}*
 	for ((r = 0; r < rounds; r++)); do
 		# shellcheck disable=SC2046
 		timed "$out/$p.base" $(cmd "$p")
@@ -118,21 +121,28 @@ EOF
 			# shellcheck disable=SC2046
 			timed "$out/$p.manual" $(cmd "$p" --manual)
 		fi
+		if [ -n "${TRACED:-}" ]; then
+			# shellcheck disable=SC2046
+			timed "$out/$p.traced" "$E" trace -o "$out/$p.traced.trace" -- $(cmd "$p")
+		fi
 	done
 	b=$(iter_ms "$out/$p.base" | median)
 	e=$(iter_ms "$out/$p.echo" | median)
 	bw=$(median <"$out/$p.base.wall")
 	ew=$(median <"$out/$p.echo.wall")
 	# The deployed run against as written: slower only beyond the larger of the two spreads.
+	# Where nothing was enabled, echoctl run runs the program as written: both are the same
+	# program, and what their ratio says is the machine's noise ("as-is").
 	whole=$(awk -v b="$bw" -v e="$ew" -v sb="$(spread <"$out/$p.base.wall")" -v se="$(spread <"$out/$p.echo.wall")" \
-		'BEGIN { m = sb > se ? sb : se; print (e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same")) }')
+		-v s="$strategy" 'BEGIN { m = sb > se ? sb : se; print (s == "none" ? "as-is" : e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same")) }')
 	m=-
 	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
 	files=("$out/$p.base" "$out/$p.echo")
 	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
 	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
-		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")"
+		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")$([ -z "${TRACED:-}" ] ||
+		echo ", traced $(iter_ms "$out/$p.traced" | median) ms/iter ($(median <"$out/$p.traced.wall") s whole)")"
 	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
 		"$strategy" "$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
 		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$breakeven" "$energy" "$same")
@@ -140,4 +150,5 @@ done
 echo
 echo "$table"
 echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; whole: echoctl run's complete run"
-echo " against as written beyond the larger of their spreads, twice the median distance from the median; manual×: as written / hand-pinned)"
+echo " against as written beyond the larger of their spreads, twice the median distance from the median, \"as-is\" where nothing"
+echo " was enabled and echoctl run ran the program as written; manual×: as written / hand-pinned)"
