@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -363,16 +364,28 @@ func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
 	return ms, ok
 }
 
-// PredictionLine says the best strategy's estimate (the one calibration chose, once it has)
-// and, labelled as such, the Amdahl bound: "predicted 3.80× (pinned), Amdahl bound 11.54×".
+// Prediction is the estimate the plan stands by: the strategy calibration chose, once it
+// has, else the best; nil without estimates.
+func (p *Plan) Prediction() *Estimate {
+	if e := EstimateFor(p.Estimates, p.Context.Strategy); e != nil {
+		return e
+	}
+	return Best(p.Estimates)
+}
+
+// PredictionLine says the plan's Prediction and, labelled as such, the Amdahl bound:
+// "predicted 3.80× (pinned), Amdahl bound 11.54×". An estimate above the bound (pinned,
+// saving the first touch of fresh host buffers beside the copies) says so, rather than
+// stand beside a "bound" it beats.
 func (p *Plan) PredictionLine() string {
 	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
-	best := EstimateFor(p.Estimates, p.Context.Strategy)
-	if best == nil {
-		best = Best(p.Estimates)
-	}
-	if best == nil {
+	e := p.Prediction()
+	if e == nil {
 		return bound
 	}
-	return fmt.Sprintf("predicted %.2f× (%s), %s", best.Speedup, best.Strategy, bound)
+	line := fmt.Sprintf("predicted %.2f× (%s), %s", e.Speedup, e.Strategy, bound)
+	if math.Round(100*e.Speedup) > math.Round(100*p.PredictedSpeedup) { // as printed
+		line += " (the copies alone; the pool also saves the first touch of fresh host buffers)"
+	}
+	return line
 }

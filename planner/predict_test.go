@@ -187,6 +187,17 @@ func TestPredictionLineLabelsTheBound(t *testing.T) {
 	if got := (&Plan{PredictedSpeedup: 1.5}).PredictionLine(); got != "Amdahl bound 1.50×" {
 		t.Errorf("no estimates: %q", got)
 	}
+	// Pinned's estimate above the bound (CuPy on the H200: 2.93× against 1.86×) says why.
+	above := &Plan{PredictedSpeedup: 1.86, Context: Context{Strategy: StrategyPinned},
+		Estimates: []Estimate{{Strategy: StrategyPinned, Speedup: 2.93}}}
+	if got, want := above.PredictionLine(), "predicted 2.93× (pinned), Amdahl bound 1.86× (the copies alone; "+
+		"the pool also saves the first touch of fresh host buffers)"; got != want {
+		t.Errorf("above the bound: %q, want %q", got, want)
+	}
+	above.Estimates[0].Speedup = 1.8649 // 1.86× as printed: not above
+	if got := above.PredictionLine(); strings.Contains(got, "alone") {
+		t.Errorf("at the bound as printed: %q", got)
+	}
 }
 
 // Pinned pools a host site's buffers (shim/pinned.c): pairs that are one site's allocations

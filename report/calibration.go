@@ -47,3 +47,38 @@ func (c Calibration) variants() []calibrate.Variant {
 	base.Strategy = "as written"
 	return append([]calibrate.Variant{base}, c.Record.Variants...)
 }
+
+// predictionRow is one strategy calibration ran: the plan's estimate of its speed-up (0: the
+// plan has none) against what calibration measured (the program's median iteration over the
+// strategy's), and how far the first is from the second.
+type predictionRow struct {
+	Strategy            planner.Strategy
+	Predicted, Measured float64
+}
+
+// Miss is the estimate over the measurement, less 1; 0 where either is missing.
+func (r predictionRow) Miss() float64 {
+	if r.Predicted <= 0 || r.Measured <= 0 {
+		return 0
+	}
+	return r.Predicted/r.Measured - 1
+}
+
+// predictions are the rows of every strategy the record measured, beside the plan's estimates.
+func predictions(p *planner.Plan, c Calibration) []predictionRow {
+	if c.Record == nil || c.Record.Baseline.MedianMS <= 0 {
+		return nil
+	}
+	var rows []predictionRow
+	for _, v := range c.Record.Variants {
+		if v.MedianMS <= 0 {
+			continue
+		}
+		r := predictionRow{Strategy: v.Strategy, Measured: c.Record.Baseline.MedianMS / v.MedianMS}
+		if e := planner.EstimateFor(p.Estimates, v.Strategy); e != nil {
+			r.Predicted = e.Speedup
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}

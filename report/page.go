@@ -19,10 +19,11 @@ import (
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"bytes":   units.Bytes,
-	"ms":      formatMS,
-	"percent": percent,
-	"speedup": func(x float64) string { return fmt.Sprintf("%.2f×", x) },
+	"bytes":          units.Bytes,
+	"ms":             formatMS,
+	"percent":        percent,
+	"speedup":        func(x float64) string { return fmt.Sprintf("%.2f×", x) },
+	"signed_percent": func(x float64) string { return fmt.Sprintf("%+.0f %%", 100*x) },
 	"strategies": func(ss []planner.Strategy) string {
 		names := make([]string, len(ss))
 		for i, s := range ss {
@@ -45,6 +46,7 @@ type view struct {
 	After       *Chart
 	CalChart    *Chart
 	CalProblems []string
+	Predictions []predictionRow
 	Pairs       []pairView
 }
 
@@ -63,6 +65,7 @@ func (pg *Page) Render(w io.Writer) error {
 		v.Before, v.After = &b, &a
 	}
 	v.CalChart = calibrationChart(pg.Calibration)
+	v.Predictions = predictions(pg.Plan, pg.Calibration)
 	for _, vr := range pg.Calibration.variants() {
 		if why := vr.Refusal(); why != "" && vr.Strategy != "as written" {
 			v.CalProblems = append(v.CalProblems, string(vr.Strategy)+": "+why)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -163,6 +164,47 @@ func TestReportCalibration(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The page's headline speed-up is the plan's estimate, with the Amdahl bound beside it, and
+// the calibration section sets each strategy's estimate against what calibration measured.
+func TestReportPredictions(t *testing.T) {
+	planPath, p := streamPlan(t, plainProgram)
+	doc, _ := render(t, Options{PlanPath: planPath})
+	e := p.Prediction()
+	if e == nil {
+		t.Fatal("the synthetic plan has no estimate")
+	}
+	card := fmt.Sprintf("<b>%.2f×</b><span>predicted speed-up (%s; Amdahl bound of the copies %.2f×)</span>", e.Speedup, e.Strategy, p.PredictedSpeedup)
+	if !strings.Contains(doc, card) {
+		t.Errorf("the page lacks the card %q", card)
+	}
+	if strings.Contains(doc, "predicted against measured") {
+		t.Error("an uncalibrated plan's page sets predictions against measurements")
+	}
+	rec := calibrate.Result{
+		Baseline: calibrate.Variant{RoundMS: []float64{3.0}, MedianMS: 3.0},
+		Variants: []calibrate.Variant{
+			{Strategy: e.Strategy, RoundMS: []float64{1.5}, MedianMS: 1.5, Served: 2},
+			{Strategy: "managed", RoundMS: []float64{6}, MedianMS: 6, Served: 2},
+		},
+	}
+	if planner.EstimateFor(p.Estimates, "managed") != nil {
+		t.Fatal("the synthetic plan estimates managed: pick a strategy it does not")
+	}
+	if err := calibrate.WriteRecord(planPath, p, &rec); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = render(t, Options{PlanPath: planPath})
+	for _, w := range []string{
+		fmt.Sprintf(`<tr><td>%s</td><td class="num">%.2f×</td><td class="num">2.00×</td><td class="num">%+.0f %%</td></tr>`,
+			e.Strategy, e.Speedup, 100*(e.Speedup/2-1)),
+		`<tr><td>managed</td><td class="num">–</td><td class="num">0.50×</td><td class="num">–</td></tr>`,
+	} {
+		if !strings.Contains(doc, w) {
+			t.Errorf("the page lacks the row %q", w)
+		}
 	}
 }
 
