@@ -23,8 +23,8 @@ type knownMiss struct {
 }
 
 // freshHostWork: the H200 rows of the framework loops that fill fresh host buffers every
-// iteration (cupy, prefetch, fcn: ten of their twelve records fall short, by 27-78 %, the
-// other two are within, none overshoots). Pinning also takes away host work around those
+// iteration (cupy, prefetch, fcn: ten of their twelve records fall short, by 27-78 %; the
+// other two are within, at -1 % and +19 %). Pinning also takes away host work around those
 // buffers that the model prices only in part (the first touch, at the faster of the host's
 // two rates) or not at all (their unmapping: a fresh 90 MB tensor's `del` took 4.4-5.1 ms,
 // bench/results/fresh_host-h200-2026-12-02.txt; CuPy's staging copy into its pinned buffer,
