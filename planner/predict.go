@@ -373,10 +373,18 @@ func (p *Plan) Prediction() *Estimate {
 	return Best(p.Estimates)
 }
 
+// BeyondTheCopies is what an estimate above the Amdahl bound saves besides the copies: only
+// pinned's does, saving the first touch of the fresh host buffers its pool replaces.
+const BeyondTheCopies = "the pool also saves the first touch of fresh host buffers"
+
+// AboveBound says whether e promises more than the Amdahl bound, as both print.
+func (p *Plan) AboveBound(e *Estimate) bool {
+	return e != nil && math.Round(100*e.Speedup) > math.Round(100*p.PredictedSpeedup)
+}
+
 // PredictionLine says the plan's Prediction and, labelled as such, the Amdahl bound:
-// "predicted 3.80× (pinned), Amdahl bound 11.54×". An estimate above the bound (pinned,
-// saving the first touch of fresh host buffers beside the copies) says so, rather than
-// stand beside a "bound" it beats.
+// "predicted 3.80× (pinned), Amdahl bound 11.54×". An estimate above the bound says why,
+// rather than stand beside a "bound" it beats.
 func (p *Plan) PredictionLine() string {
 	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
 	e := p.Prediction()
@@ -384,8 +392,8 @@ func (p *Plan) PredictionLine() string {
 		return bound
 	}
 	line := fmt.Sprintf("predicted %.2f× (%s), %s", e.Speedup, e.Strategy, bound)
-	if math.Round(100*e.Speedup) > math.Round(100*p.PredictedSpeedup) { // as printed
-		line += " (the copies alone; the pool also saves the first touch of fresh host buffers)"
+	if p.AboveBound(e) {
+		line += " (the copies alone; " + BeyondTheCopies + ")"
 	}
 	return line
 }

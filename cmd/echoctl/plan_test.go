@@ -84,6 +84,10 @@ func TestRenderPlan(t *testing.T) {
 		crowded.Rejected = append(crowded.Rejected, r)
 	}
 
+	// Pinned's estimate above the bound: it also saves the first touch of fresh host buffers.
+	pinned := streamPlan()
+	pinned.Estimates = []planner.Estimate{{Strategy: planner.StrategyMapped, Speedup: 1.3}, {Strategy: planner.StrategyPinned, Speedup: 2.93}}
+
 	tests := []struct {
 		name    string
 		plan    *planner.Plan
@@ -95,14 +99,14 @@ func TestRenderPlan(t *testing.T) {
 			plan: streamPlan(),
 			want: []string{
 				"plan for ./stream --n 1048576 (pid 4242): 10 iterations, 10ms per iteration\n",
-				"PAIR  DIR     BYTES/ITER  F_COPY  SPEED-UP  VERDICT    REASON\n",
-				"p1    input      4.0 MiB   20.0%     1.25×  candidate  needs validation\n",
-				"p2    output     4.0 MiB  ~10.0%    ~1.11×  candidate  needs validation\n",
-				"p3    input      4.0 KiB    0.1%     1.00×  refused    too small to pay\n",
+				"PAIR  DIR     BYTES/ITER  F_COPY   BOUND  VERDICT    REASON\n",
+				"p1    input      4.0 MiB   20.0%   1.25×  candidate  needs validation\n",
+				"p2    output     4.0 MiB  ~10.0%  ~1.11×  candidate  needs validation\n",
+				"p3    input      4.0 KiB    0.1%   1.00×  refused    too small to pay\n",
 				"\np1, p2: needs validation: host reads and writes between the copies, and\n" +
 					"  kernels writing an input in place, are invisible to a trace\n" +
 					"p3: too small to pay: 4 KiB per copy (threshold 64 KiB, --min-bytes)\n",
-				"\ntotal: predicted speed-up ~1.43× (f_copy ~30.0%)\n",
+				"\ntotal: Amdahl bound ~1.43× (f_copy ~30.0%)\n",
 				"~ partly estimated: some copies also waited for earlier GPU work\n",
 				"\nrejected copy sites:\n",
 				"SITE           CALL        DIR  CALLS    BYTES  REASON\n",
@@ -117,9 +121,9 @@ func TestRenderPlan(t *testing.T) {
 			plan: noLoop,
 			want: []string{
 				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
-				"p3    input     4.0 KiB    0.1%     1.00×  refused  too rare\n",
+				"p3    input     4.0 KiB    0.1%  1.00×  refused  too rare\n",
 				"\np3: too rare: cudaMemcpy at stream+0x1320 ran once, in fewer than the loop's 0\n  iterations\n",
-				"total: predicted speed-up 1.00× (f_copy 0.0%)\n",
+				"total: Amdahl bound 1.00× (f_copy 0.0%)\n",
 				"notes:\n- no loop found: no linking copy recurs, so no copy share can be estimated\n",
 				"nothing to validate: no pair can be merged\n",
 			},
@@ -130,10 +134,10 @@ func TestRenderPlan(t *testing.T) {
 			plan: attached,
 			want: []string{
 				"plan for ./stream --n 1048576 (pid 4242, attached): 10 iterations, 10ms per\n  iteration\n",
-				"p1    input      4.0 MiB   20.0%     1.25×  candidate  sites unresolved; needs\n",
+				"p1    input      4.0 MiB   20.0%   1.25×  candidate  sites unresolved; needs\n",
 				"validation\n",
-				"p3    input      4.0 KiB    0.1%     1.00×  refused    copies are asynchronous\n",
-				"                                                       in a program that orders…\n",
+				"p3    input      4.0 KiB    0.1%   1.00×  refused    copies are asynchronous in\n",
+				"                                                     a program that orders…\n",
 				"\np1, p2: needs validation",
 				"p3: copies are asynchronous in a program that orders streams with events or\n" +
 					"  runs several streams\n",
@@ -147,12 +151,20 @@ func TestRenderPlan(t *testing.T) {
 			name: "only a refused pair estimated, many rejections",
 			plan: crowded,
 			want: []string{
-				"p3    input      4.0 KiB   ~0.1%    ~1.00×  refused",
-				"\ntotal: predicted speed-up 1.43× (f_copy 30.0%)\n~ partly estimated",
+				"p3    input      4.0 KiB   ~0.1%  ~1.00×  refused",
+				"\ntotal: Amdahl bound 1.43× (f_copy 30.0%)\n~ partly estimated",
 				"stream+0x3490  cudaMemcpy",
 				"\n… and 2 more (echoctl plan --json lists them all)\n",
 			},
 			notWant: []string{"stream+0x34a0", "stream+0x34b0"},
+		},
+		{
+			name: "an estimate above the bound",
+			plan: pinned,
+			want: []string{
+				"\ntotal: predicted 2.93× (pinned), Amdahl bound ~1.43× (f_copy ~30.0%)\n",
+				"the bound is the copies' alone; the pool also saves the first touch of fresh\n  host buffers\n",
+			},
 		},
 		{
 			name: "no pairs",
@@ -160,7 +172,7 @@ func TestRenderPlan(t *testing.T) {
 			want: []string{
 				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
 				"\nno host/device buffer pairs found\n",
-				"total: predicted speed-up 1.00× (f_copy 0.0%)\n",
+				"total: Amdahl bound 1.00× (f_copy 0.0%)\n",
 				"notes:\n- no copy links a host buffer and a device buffer as a whole: nothing to merge\n",
 				"nothing to validate: no pair can be merged\n",
 			},
@@ -340,7 +352,7 @@ func TestPlanCommand(t *testing.T) {
 	if p.Loop.Iterations != 10 || p.PredictedSpeedup <= 1 || p.Trace.Path != path {
 		t.Errorf("loop %+v, speed-up %v, trace %q", p.Loop, p.PredictedSpeedup, p.Trace.Path)
 	}
-	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted speed-up ",
+	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted 1.20× (system), Amdahl bound 1.26× (f_copy 20.8%)\n",
 		"next: echoctl validate " + path + ".plan -- ./stream\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)

@@ -38,9 +38,9 @@ func newPlanStyles() planStyles {
 	}
 }
 
-// renderPlan prints a plan for a person: the loop, a table of the pairs with their verdicts,
-// the total predicted speed-up, the rejected copy sites, the plan's notes, and what to run
-// next.
+// renderPlan prints a plan for a person: the loop, a table of the pairs with their verdicts
+// and Amdahl bounds, the plan's estimate and its bound, the rejected copy sites, the plan's
+// notes, and what to run next.
 func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
 	st := newPlanStyles()
 	var b strings.Builder
@@ -62,7 +62,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 				string(pair.Status), pairGist(pair)}
 		}
 		b.WriteString("\n")
-		table, cut := renderTable(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "SPEED-UP", "VERDICT", "REASON"},
+		table, cut := renderTable(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "BOUND", "VERDICT", "REASON"},
 			rows, []int{2, 3, 4}, maxReasonLines, func(row int) lipgloss.Style {
 				if p.Pairs[row].Status == planner.StatusRefused {
 					return st.bad
@@ -79,8 +79,14 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	if totalEstimated {
 		mark = "~"
 	}
-	b.WriteString("\n" + renderLines(st.header, fmt.Sprintf("total: predicted speed-up %s%s (f_copy %s%s)\n",
-		mark, formatSpeedup(p.PredictedSpeedup), mark, formatShare(p.FCopy))))
+	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, formatSpeedup(p.PredictedSpeedup), mark, formatShare(p.FCopy))
+	if e := p.Prediction(); e != nil {
+		total = fmt.Sprintf("predicted %s (%s), %s", formatSpeedup(e.Speedup), e.Strategy, total)
+	}
+	b.WriteString("\n" + renderLines(st.header, "total: "+total+"\n"))
+	if p.AboveBound(p.Prediction()) {
+		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
+	}
 	if estimated {
 		b.WriteString(wrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
 	}
