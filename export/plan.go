@@ -133,7 +133,7 @@ func pairSummary(p planner.Pair) string {
 		site := trace.Site{Module: c.Site.Module, Offset: c.Site.Offset}
 		fmt.Fprintf(&b, " (%s %s at %s)", c.Site.Call, c.Direction, site)
 	}
-	fmt.Fprintf(&b, ", f_copy %.1f%%, predicted speed-up %.2fx", 100*p.FCopy, p.PredictedSpeedup)
+	fmt.Fprintf(&b, ", f_copy %.1f%%, Amdahl bound %.2fx", 100*p.FCopy, p.PredictedSpeedup)
 	if p.Reason != "" {
 		fmt.Fprintf(&b, "; refused: %s", p.Reason)
 	}

@@ -102,8 +102,8 @@ func TestPerfettoPlan(t *testing.T) {
 	}
 	wantMeta := map[string]string{
 		"echo_plan":    path,
-		"echo_pair_p1": "candidate input pair, 4.0 MiB, 1 copy site (cudaMemcpy h2d at stream+0x1746), f_copy 30.0%, predicted speed-up 1.43x",
-		"echo_pair_p2": "refused output pair, 4.0 MiB, 1 copy site (cudaMemcpyAsync d2h at stream+0x2000), f_copy 0.0%, predicted speed-up 1.00x; refused: copies on a created stream",
+		"echo_pair_p1": "candidate input pair, 4.0 MiB, 1 copy site (cudaMemcpy h2d at stream+0x1746), f_copy 30.0%, Amdahl bound 1.43x",
+		"echo_pair_p2": "refused output pair, 4.0 MiB, 1 copy site (cudaMemcpyAsync d2h at stream+0x2000), f_copy 0.0%, Amdahl bound 1.00x; refused: copies on a created stream",
 	}
 	for k, v := range wantMeta {
 		if got, _ := doc.Metadata[k].(string); !strings.HasPrefix(got, v) {

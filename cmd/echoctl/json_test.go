@@ -71,6 +71,11 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		if doc["schema"] != s.schema {
 			t.Errorf("echoctl --json %s: schema %v, want %s", name, doc["schema"], s.schema)
 		}
+		if s.schema == "echo.calibrate/1" || s.schema == "echo.optimize/1" {
+			if _, ok := doc["estimates"].([]any); !ok { // [] where calibration refused every pair, as here
+				t.Errorf("echoctl --json %s: estimates %v, want the plan's per strategy, a list", name, doc["estimates"])
+			}
+		}
 		if strings.Contains(res.Stdout, "checksum=") {
 			t.Errorf("echoctl --json %s: the program's output is on stdout", name)
 		}

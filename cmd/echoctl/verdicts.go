@@ -37,17 +37,18 @@ type validateDoc struct {
 // calibrationDoc is calibrate's and optimize's --json document. Calibration is null when
 // optimize stopped before calibrating; Outcome then says why.
 type calibrationDoc struct {
-	Schema           string            `json:"schema"`
-	Plan             string            `json:"plan"` // where the plan was written
-	PredictedSpeedup float64           `json:"predicted_speedup"`
-	GPU              string            `json:"gpu,omitempty"`
-	Strategy         planner.Strategy  `json:"strategy,omitempty"` // the one enabled, if any
-	Outcome          string            `json:"outcome,omitempty"`
-	Calibration      *calibrate.Result `json:"calibration"`
-	Pairs            []pairVerdict     `json:"pairs"`
+	Schema           string             `json:"schema"`
+	Plan             string             `json:"plan"` // where the plan was written
+	PredictedSpeedup float64            `json:"predicted_speedup"`
+	Estimates        []planner.Estimate `json:"estimates"` // the plan's, made from the trace: what calibration is set against
+	GPU              string             `json:"gpu,omitempty"`
+	Strategy         planner.Strategy   `json:"strategy,omitempty"` // the one enabled, if any
+	Outcome          string             `json:"outcome,omitempty"`
+	Calibration      *calibrate.Result  `json:"calibration"`
+	Pairs            []pairVerdict      `json:"pairs"`
 }
 
 func newCalibrationDoc(schema, planPath string, p *planner.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
 	return calibrationDoc{Schema: schema, Plan: planPath, PredictedSpeedup: p.PredictedSpeedup,
-		GPU: p.Context.GPU, Strategy: p.Context.Strategy, Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
+		Estimates: append([]planner.Estimate{}, p.Estimates...), GPU: p.Context.GPU, Strategy: p.Context.Strategy, Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
 }
