@@ -1,7 +1,6 @@
 package tracer
 
 import (
-	"bufio"
 	"bytes"
 	"log/slog"
 	"os"
@@ -33,21 +32,11 @@ func TestLostLoaderNoticeDoesNotStop(t *testing.T) {
 
 	exe := testenv.Built(t, "tests/dlopen_loop")
 	cmd := exec.Command(exe, testenv.Built(t, "tests/libsites.so"), strconv.Itoa(opens))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testenv.StartPiped(t, cmd)
 	defer cmd.Process.Kill()
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+	if line, err := stdout.ReadString('\n'); err != nil || line != "ready\n" {
 		t.Fatalf("dlopen_loop said %q, %v", line, err)
 	}
 	pid := cmd.Process.Pid

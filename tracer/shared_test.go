@@ -29,22 +29,12 @@ type gated struct {
 func startGated(t *testing.T, iters int, bytes uint64) *gated {
 	t.Helper()
 	cmd := exec.Command(testenv.Built(t, "tests/gated_copies"), strconv.Itoa(iters), strconv.FormatUint(bytes, 10))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testenv.StartPiped(t, cmd)
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	g := &gated{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), iters: iters, bytes: bytes}
+	g := &gated{cmd: cmd, stdin: stdin, stdout: stdout, iters: iters, bytes: bytes}
 	g.expect(t, "ready")
 	return g
 }

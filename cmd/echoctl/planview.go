@@ -80,11 +80,12 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		mark = "~"
 	}
 	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, formatSpeedup(p.PredictedSpeedup), mark, formatShare(p.FCopy))
-	if e := p.Prediction(); e != nil {
+	e := p.Prediction()
+	if e != nil {
 		total = fmt.Sprintf("predicted %s (%s), %s", formatSpeedup(e.Speedup), e.Strategy, total)
 	}
 	b.WriteString("\n" + renderLines(st.header, "total: "+total+"\n"))
-	if p.AboveBound(p.Prediction()) {
+	if p.AboveBound(e) {
 		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
 	}
 	if estimated {

@@ -40,7 +40,7 @@ type calibrationDoc struct {
 	Schema           string             `json:"schema"`
 	Plan             string             `json:"plan"` // where the plan was written
 	PredictedSpeedup float64            `json:"predicted_speedup"`
-	Estimates        []planner.Estimate `json:"estimates"` // the plan's, made from the trace: what calibration is set against
+	Estimates        []planner.Estimate `json:"estimates"` // the plan's, from the trace, set against calibration; [] where none
 	GPU              string             `json:"gpu,omitempty"`
 	Strategy         planner.Strategy   `json:"strategy,omitempty"` // the one enabled, if any
 	Outcome          string             `json:"outcome,omitempty"`
@@ -50,5 +50,6 @@ type calibrationDoc struct {
 
 func newCalibrationDoc(schema, planPath string, p *planner.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
 	return calibrationDoc{Schema: schema, Plan: planPath, PredictedSpeedup: p.PredictedSpeedup,
-		Estimates: append([]planner.Estimate{}, p.Estimates...), GPU: p.Context.GPU, Strategy: p.Context.Strategy, Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
+		Estimates: append([]planner.Estimate{}, p.Estimates...), GPU: p.Context.GPU, Strategy: p.Context.Strategy,
+		Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
 }

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,6 +193,24 @@ func StartInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 		t.Fatalf("stream did not start: %v", err)
 	}
 	return cmd
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout, for a test that
+// talks to it line by line; ending and reaping it is the caller's.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, bufio.NewReader(stdout)
 }
 
 // RequireRoot skips a test that loads BPF programs or attaches uprobes when not root, or
