@@ -311,3 +311,40 @@ func TestPredictFirstTouchRates(t *testing.T) {
 		t.Errorf("counted plan's first-touch rates: %+v; want this host's", ft)
 	}
 }
+
+// The resolve run's system time outside its timed copies (Loop.KernelMS) is what faulting in
+// and unmapping the fresh buffers cost in that run: where it is more than the first touch at
+// the fast rate, pinned's pool is credited with it, no more than what faulting every fresh
+// buffer of the pool in 4 KiB at a time would cost (the slow rate: system time spent on
+// anything else is not the pool's), and never where no pool is fresh.
+func TestPredictKernelTime(t *testing.T) {
+	const bytes = 64 << 20
+	rates := &FirstTouch{BytesPerMS: 100e6, HugeBytesPerMS: 400e6} // 64 MiB: 0.67 ms slow, 0.17 fast
+	plan := func(allocations int, kernel float64) *Plan {
+		p := predictPlan(Copy{Site: Site{Bytes: bytes}, Direction: "h2d", PerIteration: 1, MS: 4})
+		p.Pairs[0].Host.Allocations = allocations
+		p.Context.FirstTouch = rates
+		p.Loop.KernelMS = kernel
+		return p
+	}
+	dma := 4 - bytes/50e6
+	for _, tc := range []struct {
+		name        string
+		allocations int
+		kernel      float64
+		touch       float64 // what the pool saves besides the copy
+	}{
+		{"not measured: the fast rate", 100, 0, bytes / 400e6},
+		{"less than the fast rate: the fast rate", 100, 0.1, bytes / 400e6},
+		{"between the rates: as measured", 100, 0.5, 0.5},
+		{"more than the slow rate: the slow rate", 100, 3, bytes / 100e6},
+		{"allocated once: nothing", 1, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := 10 - dma - tc.touch
+			if e := EstimateFor(Predict(plan(tc.allocations, tc.kernel), Machine{LinkBytesPerMS: 50e6}), StrategyPinned); e == nil || !near(e.MS, want) {
+				t.Errorf("pinned: %+v, want %v ms", e, want)
+			}
+		})
+	}
+}
