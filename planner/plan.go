@@ -19,9 +19,8 @@ import (
 // per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
 // each refused pair (refused_at); version 7 what the resolve run learnt of each copy and host
 // site (call_ms, timed, site_allocations) and the host's first-touch rates; version 8 the
-// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration); version 9
-// the system time of that run's iteration (loop.kernel_ms_per_iteration).
-const Version = 9
+// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration).
+const Version = 8
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -276,12 +275,6 @@ type Loop struct {
 	// merge leaves of the iteration besides the copies that are not Timed (Predict's floor).
 	// 0: no resolve run timed a copy in the loop.
 	RestMS float64 `json:"rest_ms_per_iteration,omitempty"`
-	// KernelMS is the system time an iteration of the same run spent outside those copies,
-	// over all the program's threads: the kernel faulting in fresh host buffers and unmapping
-	// them, the host work around them that a pinned pool takes away and the trace does not
-	// see (Predict). The mean over the run's iterations but the first (the split of CPU time
-	// into system and user is sampled at the scheduler's tick). 0: not measured.
-	KernelMS float64 `json:"kernel_ms_per_iteration,omitempty"`
 }
 
 // LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)

@@ -41,10 +41,6 @@ type Machine struct {
 	// how it does is nowhere in a trace; the faster one keeps the prediction from promising
 	// what a program that faults quickly does not save. 0: not modelled.
 	FirstTouchBytesPerMS float64
-	// SlowTouchBytesPerMS is the slower of the two rates: the most the kernel can spend on a
-	// fresh buffer, faulting it in 4 KiB at a time, which bounds what the system time a
-	// resolve run measured (Loop.KernelMS) may be credited to the pool's buffers. 0: unknown.
-	SlowTouchBytesPerMS float64
 }
 
 // freshMapBytes is the size from which glibc's malloc always maps a new allocation and
@@ -90,7 +86,6 @@ func withFirstTouch(m Machine, p *Plan) Machine {
 			ft = new(hostFirstTouch())
 		}
 		m.FirstTouchBytesPerMS = max(ft.BytesPerMS, ft.HugeBytesPerMS)
-		m.SlowTouchBytesPerMS = min(ft.BytesPerMS, ft.HugeBytesPerMS)
 	}
 	return m
 }
@@ -158,12 +153,10 @@ func Predict(p *Plan, m Machine) []Estimate {
 			added += m.SetupMSPerBuffer * float64(n) / float64(p.Loop.Iterations)
 		case StrategyPinned:
 			added += m.SetupMSPerBuffer * float64(len(pools)) / float64(p.Loop.Iterations)
-			touch, fresh := 0.0, 0.0
+			touch := 0.0
 			for _, pairs := range pools {
 				touch += firstTouchMS(pairs, m, p.Loop.Iterations)
-				fresh += freshBytes(pairs, p.Loop.Iterations)
 			}
-			touch = max(touch, kernelMS(p, m, fresh))
 			// The program's first touches happen in its own code, outside the copies the
 			// trace timed: no more than the rest of the iteration.
 			saved += min(touch, max(T-p.Loop.CopyMS, 0))
@@ -316,42 +309,6 @@ func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
 		written = max(float64(allocs/iterations)-d2h, 0)
 	}
 	return written * float64(pairs[0].Bytes) / m.FirstTouchBytesPerMS
-}
-
-// freshBytes is what one pinned pool's sites allocate afresh an iteration, at a size malloc
-// maps anew (freshEveryIteration): every allocation the resolve run counted there, copied or
-// not, else the buffers the pool's copies read and fill.
-func freshBytes(pairs []Pair, iterations int) float64 {
-	if iterations <= 0 || !slices.ContainsFunc(pairs, freshEveryIteration) {
-		return 0
-	}
-	var allocs int
-	var copied float64
-	for _, pair := range pairs {
-		allocs = max(allocs, pair.Host.SiteAllocations)
-		most := 0.0
-		for _, cp := range pair.Copies {
-			most = max(most, cp.PerIteration)
-		}
-		copied += most
-	}
-	n := copied
-	if allocs > 0 {
-		n = float64(allocs / iterations)
-	}
-	return n * float64(pairs[0].Bytes)
-}
-
-// kernelMS is the part of the resolve run's system time (Loop.KernelMS) a pinned pool of
-// fresh buffers takes away: the kernel's faulting in and unmapping fresh bytes an
-// iteration, at most what faulting them all in 4 KiB at a time costs (the slow rate), so
-// that system time spent on anything else (a read, another buffer) is not credited to the
-// pool. 0 where the run measured none or no pool is fresh.
-func kernelMS(p *Plan, m Machine, fresh float64) float64 {
-	if p.Loop.KernelMS <= 0 || fresh <= 0 || m.SlowTouchBytesPerMS <= 0 {
-		return 0
-	}
-	return min(p.Loop.KernelMS, fresh/m.SlowTouchBytesPerMS)
 }
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work

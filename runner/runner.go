@@ -96,14 +96,10 @@ type Report struct {
 	Launches    int      `json:"launches"`     // resolve mode: launches and memsets the shim saw
 	IterationNS []uint64 `json:"iteration_ns"` // between successive copies at the loop marker
 	// UntimedNS: resolve mode, each iteration without the copies the run timed alone in it.
-	UntimedNS []uint64 `json:"untimed_ns"`
-	// KernelNS: resolve mode, the system time all the process's threads spent in each
-	// iteration outside the copies timed alone (faulting pages in, unmapping them). Sampled
-	// at the scheduler's tick: one iteration's is coarse, their sum is not.
-	KernelNS []uint64     `json:"kernel_ns"`
-	Waits    WaitsReport  `json:"waits"`
-	Pinned   PinnedReport `json:"pinned"`
-	Pairs    []PairReport `json:"pairs"`
+	UntimedNS []uint64     `json:"untimed_ns"`
+	Waits     WaitsReport  `json:"waits"`
+	Pinned    PinnedReport `json:"pinned"`
+	Pairs     []PairReport `json:"pairs"`
 
 	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
 	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole

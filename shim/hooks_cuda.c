@@ -206,7 +206,7 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 	struct site linked;
 	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked));
 	unsigned long issued = shim_busy_copy(on);
-	uint64_t t0 = shim_timed_start(timed);
+	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind);
 	if (err == cudaSuccess)
 		shim_busy_waited(on, false, issued);
@@ -223,7 +223,7 @@ static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_
 	struct site linked;
 	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked));
 	shim_busy_copy(on);
-	uint64_t t0 = shim_timed_start(timed);
+	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = real_fn(dst, src, n, kind, stream);
 	if (timed && err == cudaSuccess && real.cudaStreamSynchronize(on) == cudaSuccess)
 		shim_resolve_timed(&linked, shim_uptime_ns() - t0);

@@ -68,7 +68,7 @@ static struct resolving resolve_before(const void *ret, const char *call, const 
 	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuCtxSynchronize) &&
 		  D(cuStreamSynchronize) && D(cuCtxSynchronize)() == CUDA_SUCCESS;
 	r.issued = shim_busy_copy((cudaStream_t)stream);
-	r.t0 = shim_timed_start(r.timed);
+	r.t0 = shim_uptime_ns();
 	return r;
 }
 

@@ -4,12 +4,6 @@
  * shim itself spent at the first of them (an energy read). Taking a timestamp there costs one
  * clock read per iteration.
  *
- * In resolve mode each iteration also carries the system time the whole process spent in it
- * outside the copies timed alone (kernel_ns): faulting in fresh host buffers and unmapping
- * them, the host work a pinned pool takes away, which the kernel does and a trace does not
- * see. getrusage's split of CPU time into user and system is sampled at the scheduler's
- * tick, so one iteration's figure is coarse; their sum over the loop is not.
- *
  * Every process of the program reports, one JSON document each, appended to ECHO_REPORT in
  * one write: a program that forks and uses CUDA in the child has its merges there, not in the
  * parent that exits last. A forked child starts its counts at zero, so that each document
@@ -21,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,11 +28,6 @@ static uint32_t *held; /* ns the shim spent at each mark after taking its time (
  * that each iteration is also reported without them (untimed_ns). */
 static uint64_t *timed_at;
 static atomic_ullong timed_total;
-/* Resolve mode: the process's system time at each mark less what timed copies spent, and
- * the system time the timed copies spent (shim_timed_start to shim_report_timed). */
-static uint64_t *kernel_at;
-static atomic_ullong timed_kernel;
-static __thread uint64_t kernel_t0;
 static atomic_int nmarks;
 static atomic_ulong calls; /* at the marker's site */
 static uint64_t start_ns;
@@ -57,22 +45,6 @@ uint64_t shim_uptime_ns(void)
 	return now_ns() - start_ns;
 }
 
-/* The system time all the process's threads have spent, in ns. */
-static uint64_t kernel_ns(void)
-{
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
-}
-
-uint64_t shim_timed_start(bool timed)
-{
-	if (timed && kernel_at)
-		kernel_t0 = kernel_ns();
-	return shim_uptime_ns();
-}
-
 void shim_setup_since(uint64_t since)
 {
 	__atomic_add_fetch(&shim_count.setup_ns, shim_uptime_ns() - since, __ATOMIC_RELAXED);
@@ -85,7 +57,6 @@ static void fork_child(void)
 	atomic_store(&nmarks, 0);
 	atomic_store(&calls, 0);
 	atomic_store(&timed_total, 0);
-	atomic_store(&timed_kernel, 0);
 	start_ns = now_ns();
 	memset(&shim_count, 0, sizeof shim_count);
 	memset(&shim_pinned_count, 0, sizeof shim_pinned_count);
@@ -119,21 +90,14 @@ void shim_report_init(void)
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		held = calloc(MAX_ITERATIONS, sizeof *held);
 		measuring = marks != NULL && held != NULL;
-		if (measuring && shim_plan.mode == MODE_RESOLVE) {
+		if (measuring && shim_plan.mode == MODE_RESOLVE)
 			timed_at = calloc(MAX_ITERATIONS, sizeof *timed_at);
-			kernel_at = timed_at ? calloc(MAX_ITERATIONS, sizeof *kernel_at) : NULL;
-		}
 	}
 }
 
 void shim_report_timed(uint64_t ns)
 {
 	atomic_fetch_add(&timed_total, ns);
-	if (kernel_at && kernel_t0) {
-		uint64_t k = kernel_ns();
-		atomic_fetch_add(&timed_kernel, k > kernel_t0 ? k - kernel_t0 : 0);
-		kernel_t0 = 0;
-	}
 }
 
 void shim_mark_copy(const void *ret, const char *call, size_t bytes)
@@ -151,10 +115,6 @@ void shim_mark_copy(const void *ret, const char *call, size_t bytes)
 			marks[i] = now_ns();
 			if (timed_at)
 				timed_at[i] = atomic_load(&timed_total);
-			if (kernel_at) {
-				uint64_t k = kernel_ns(), in_copies = atomic_load(&timed_kernel);
-				kernel_at[i] = k > in_copies ? k - in_copies : 0;
-			}
 			shim_energy_mark(i, marks[i]);
 			held[i] = (uint32_t)(now_ns() - marks[i]);
 		}
@@ -327,11 +287,6 @@ __attribute__((destructor)) static void write_report(void)
 		uint64_t it = marks[i] - marks[i - 1] - held[i - 1], timed = timed_at[i] - timed_at[i - 1];
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(it > timed ? it - timed : 0));
 	}
-	fprintf(f, "],\"kernel_ns\":[");
-	/* Resolve mode: the system time of each iteration outside the copies timed alone. */
-	for (int i = 1; kernel_at && i < n; i++)
-		fprintf(f, "%s%llu", i > 1 ? "," : "",
-			(unsigned long long)(kernel_at[i] > kernel_at[i - 1] ? kernel_at[i] - kernel_at[i - 1] : 0));
 	fprintf(f, "],\"pairs\":[");
 	for (int i = 0, n = 0; i < shim_plan.npairs; i++)
 		if (shim_pair_chosen(&shim_plan.pairs[i]))

@@ -492,9 +492,6 @@ void shim_energy_report(FILE *f, uint64_t wall_ns);
 
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);
-/* Resolve mode: a copy about to be timed alone (if timed) starts now: the uptime, and the
- * process's system time, which shim_report_timed takes out of its iteration's. */
-uint64_t shim_timed_start(bool timed);
 void shim_report_timed(uint64_t ns); /* resolve mode: a copy timed alone took ns */
 void shim_report_init(void);
 bool shim_forked(void); /* this process forked: part of the run is in its children */

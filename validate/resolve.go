@@ -121,7 +121,6 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 	}
 	if rest := medianMS(report.UntimedNS); timed && rest > 0 {
 		p.Loop.RestMS = rest + declined
-		p.Loop.KernelMS = warmMeanMS(report.KernelNS)
 	}
 	p.Recount()
 }
@@ -134,19 +133,6 @@ func medianMS(ns []uint64) float64 {
 	}
 	s := slices.Sorted(slices.Values(ns))
 	return float64(s[len(s)/2]) / 1e6
-}
-
-// warmMeanMS is the mean of the iterations the run measured but the first (cold), in ms;
-// 0 for fewer than three. A mean, not a median: each iteration's figure is a sample.
-func warmMeanMS(ns []uint64) float64 {
-	if len(ns) < 3 {
-		return 0
-	}
-	var sum uint64
-	for _, v := range ns[1:] {
-		sum += v
-	}
-	return float64(sum) / float64(len(ns)-1) / 1e6
 }
 
 // learnWaits takes from the resolve run how long each of the pair's copy sites takes alone,
