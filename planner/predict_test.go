@@ -311,3 +311,39 @@ func TestPredictFirstTouchRates(t *testing.T) {
 		t.Errorf("counted plan's first-touch rates: %+v; want this host's", ft)
 	}
 }
+
+// On a discrete GPU a merged pair's kernels move its bytes over the link, which carries both
+// directions at once: an input and an output of 100 MB each add 2 ms, not 4. And the kernel
+// the output's copy waited for (its call 1 ms longer than its transfer timed alone) is the
+// kernel that now reads and writes host memory: its work runs beside that traffic, so only
+// the link time beyond it is added. stream on the H200 measured it so (linkMS).
+func TestPredictLinkBothWays(t *testing.T) {
+	const bytes = 100e6 // 2 ms at the link's 50 MB/ms
+	m := Machine{LinkBytesPerMS: 50e6}
+	in := Copy{Site: Site{Bytes: bytes}, Direction: "h2d", PerIteration: 1, MS: 2.5}
+	out := Copy{Site: Site{Bytes: bytes, Offset: 1}, Direction: "d2h", PerIteration: 1, MS: 2.5}
+	plan := func(out Copy) *Plan {
+		p := predictPlan(in)
+		p.Pairs[0].Copies = append(p.Pairs[0].Copies, out)
+		return p
+	}
+	waitedOut := out
+	waitedOut.Timed, waitedOut.Waited, waitedOut.CallMS = true, 1, 3.5
+	unknown := out
+	unknown.Direction = "default"
+	for _, tc := range []struct {
+		name string
+		p    *Plan
+		want float64
+	}{
+		{"in and out: the busier direction", plan(out), 10 - 5 + 2},
+		{"the output's copy waited 1 ms for the kernel", plan(waitedOut), 10 - 5 + 1},
+		{"a direction the trace could not tell: both ways", plan(unknown), 10 - 5 + 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if e := EstimateFor(Predict(tc.p, m), StrategySystem); e == nil || !near(e.MS, tc.want) {
+				t.Errorf("system: %+v, want %v ms", e, tc.want)
+			}
+		})
+	}
+}
