@@ -352,7 +352,7 @@ func TestPlanCommand(t *testing.T) {
 	if p.Loop.Iterations != 10 || p.PredictedSpeedup <= 1 || p.Trace.Path != path {
 		t.Errorf("loop %+v, speed-up %v, trace %q", p.Loop, p.PredictedSpeedup, p.Trace.Path)
 	}
-	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted 1.20× (system), Amdahl bound 1.26× (f_copy 20.8%)\n",
+	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted 1.23× (system), Amdahl bound 1.26× (f_copy 20.8%)\n",
 		"next: echoctl validate " + path + ".plan -- ./stream\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
