@@ -44,26 +44,35 @@ var knownMisses = map[string]knownMiss{
 	// copy waits for it: 1.8 ms a copy. This plan was made before the resolve run timed copies
 	// alone, so the planner counts 1.8 ms that pinning does not save; re-recorded on
 	// 2026-12-02 (resnet50-b32.2026-12-02), the copy is timed at 0.057 ms and the row is within.
-	"resnet50-b32/pinned":          {-predictionSlack, 0.40, "the logits copy's wait for the forward pass is counted as transfer"},
-	"cupy/pinned":                  freshHostWork,
-	"cupy.2026-12-02/pinned":       freshHostWork,
-	"cupy.2026-12-02-j/pinned":     freshHostWork,
-	"cupy.2026-12-02-k/pinned":     freshHostWork,
-	"cupy.2026-12-02-m/pinned":     freshHostWork,
-	"prefetch/pinned":              freshHostWork,
-	"prefetch.2026-12-02/pinned":   freshHostWork,
-	"prefetch.2026-12-02-j/pinned": freshHostWork,
-	"prefetch.2026-12-02-k/pinned": freshHostWork,
-	"prefetch.2026-12-02-m/pinned": freshHostWork,
-	"fcn.2026-12-02/pinned":        freshHostWork,
-	"fcn.2026-12-02-k/pinned":      freshHostWork,
+	"resnet50-b32/pinned": {-predictionSlack, 0.40, "the logits copy's wait for the forward pass is counted as transfer"},
+	// stream at 16 MiB: the output copy's call took 0.40 ms beyond its time alone (1.76
+	// against 1.36), which the model keeps as the wait for the kernel, as a merge would; but
+	// stream's kernel over 16 MiB is a small part of that on the H200 (pinned measured 0.72
+	// ms an iteration in all, its two DMA copies about 0.64 of it), so most of it was the
+	// pageable copy's own cost in the traced run, which pinning removes. Mapped, which adds
+	// the link time less that "wait", is within (-25 %); 64 and 256 MiB are within both ways.
+	"stream-16M.2026-12-02-o/pinned": {-0.50, predictionSlack, "a pageable copy's cost beyond its time alone is taken for a wait that stays"},
+	"cupy/pinned":                    freshHostWork,
+	"cupy.2026-12-02/pinned":         freshHostWork,
+	"cupy.2026-12-02-j/pinned":       freshHostWork,
+	"cupy.2026-12-02-k/pinned":       freshHostWork,
+	"cupy.2026-12-02-m/pinned":       freshHostWork,
+	"prefetch/pinned":                freshHostWork,
+	"prefetch.2026-12-02/pinned":     freshHostWork,
+	"prefetch.2026-12-02-j/pinned":   freshHostWork,
+	"prefetch.2026-12-02-k/pinned":   freshHostWork,
+	"prefetch.2026-12-02-m/pinned":   freshHostWork,
+	"fcn.2026-12-02/pinned":          freshHostWork,
+	"fcn.2026-12-02-k/pinned":        freshHostWork,
 }
 
 // The model's predictions against the H200 host: the plans and calibration records of
 // `bench/decisions_gpu.sh` (logs in bench/results: decisions-h200-2026-12-01-{f,g,h}.log for
 // fcn, resnet50-b1/b32 and train; decisions-h200-2026-12-02-{d,e}.log for backprop,
 // streamcluster, cupy and prefetch; the NAME.2026-12-02 records, plans with the resolve run's
-// timings and rest, decisions-h200-2026-12-02-{f,g}.log; NAME.2026-12-02-X, log X; the -m
+// timings and rest, decisions-h200-2026-12-02-{f,g}.log; NAME.2026-12-02-X, log X (o:
+// predict-h200-2026-12-02-o.log, `echoctl optimize` of stream at 16, 64 and 256 MiB and of
+// backprop, with the link priced both ways at once); the -m
 // plans were written by 6b226f2 in plan format 9 and are kept in format 8, the one key it
 // added, loop.kernel_ms_per_iteration, taken out since that change was taken back), predicted
 // again by Predict and compared with the speed-up calibration measured for each strategy it
