@@ -72,7 +72,7 @@ var knownMisses = map[string]knownMiss{
 // streamcluster, cupy and prefetch; the NAME.2026-12-02 records, plans with the resolve run's
 // timings and rest, decisions-h200-2026-12-02-{f,g}.log; NAME.2026-12-02-X, log X (o:
 // predict-h200-2026-12-02-o.log, `echoctl optimize` of stream at 16, 64 and 256 MiB and of
-// backprop, with the link priced both ways at once); the -m
+// backprop, with the link priced both ways at once; p: report-h200-2026-12-02-p.log); the -m
 // plans were written by 6b226f2 in plan format 9 and are kept in format 8, the one key it
 // added, loop.kernel_ms_per_iteration, taken out since that change was taken back), predicted
 // again by Predict and compared with the speed-up calibration measured for each strategy it

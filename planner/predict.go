@@ -261,8 +261,9 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 // now read and write host memory are the kernels the copies waited for, which the iteration
 // still holds (a merge keeps a copy's wait): their memory traffic runs beside their work, so
 // only link time beyond that work is added. stream's 64 MiB in and out on the H200: 1.34 ms
-// each way, a 0.71 ms kernel, merged 2.10 ms an iteration against 17.36 as written (the
-// sum of both directions, as before, predicted 3.42× where calibration measured 8.28×).
+// each way, its output copy's call 0.71 ms beyond its transfer alone, merged 2.10 ms an
+// iteration against 17.36 as written (the sum of both directions, as before, predicted 3.42×
+// where calibration measured 8.28×; bench/results/stream-h200-2026-12-02-n.log).
 // The kernel time is what the copies' calls waited beyond their transfer timed alone: no
 // more than the kernels took, so the estimate errs toward the smaller gain. A copy whose
 // direction the trace could not tell counts both ways.

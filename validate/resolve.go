@@ -137,12 +137,12 @@ func medianMS(ns []uint64) float64 {
 
 // learnWaits takes from the resolve run how long each of the pair's copy sites takes alone,
 // where it timed them, and which waited for no GPU work: those whose every copy the shim
-// saw made with none outstanding. A synchronous one of those keeps the trace's time: its
+// saw made with none outstanding. The latter only from a run that saw device work at all:
+// launches through an entry point the shim does not hook it cannot count, and a run that saw
+// none tells nothing. A synchronous copy that waited for nothing keeps the trace's time: its
 // calls held their transfer and nothing else, in the traced run, whose iteration the
 // prediction divides (stream's 64 MiB upload on the H200: 10.28 ms a call in the trace, 9.47
-// alone in the resolve run, a run apart). The latter only from a run that saw device work at all:
-// launches through an entry point the shim does not hook it cannot count, and a run that saw
-// none tells nothing.
+// alone in the resolve run, a run apart).
 // The report's waits follow the run's copy lines (planner.ResolveSites): each goes to every
 // copy of the pair at its site (a chunked pair's chunks, which share one). It returns the
 // time an iteration of the run spent in copies it timed whose timing the plan did not take
