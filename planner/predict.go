@@ -136,7 +136,6 @@ func Predict(p *Plan, m Machine) []Estimate {
 			d := pairCost(pair, s, m, clean)
 			saved += d.saved
 			untimed += d.untimed
-			added += d.added
 			for stream, ms := range d.streams {
 				streams[stream] += ms
 			}
@@ -205,13 +204,13 @@ func EstimateFor(es []Estimate, strategy Strategy) *Estimate {
 // the transfers of removed asynchronous copies that a resolve run timed (criticalPath says
 // how much of them an iteration saves), which saved leaves out; untimed is the part of saved
 // from copies that are not Timed, which the resolve run's rest still holds (resolveFloor).
-// On a discrete GPU, a merge makes the kernels move the removed copies' bytes over the link:
-// link holds that time by direction, and waited the kernel time the copies were seen to wait
-// for (linkMS).
+// What a merge adds is on a discrete GPU: its kernels move the removed copies' bytes over the
+// link; link holds that time by direction, and waited the kernel time the copies were seen
+// to wait for (linkMS).
 type cost struct {
-	saved, untimed, added, waited float64
-	streams                       map[string]float64
-	link                          map[CopyDirection]float64
+	saved, untimed, waited float64
+	streams                map[string]float64
+	link                   map[CopyDirection]float64
 }
 
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
