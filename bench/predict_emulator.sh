@@ -19,7 +19,7 @@ trap 'rm -rf "$dir"' EXIT
 export CUDA_EMU_COPY_DELAY_US=${CUDA_EMU_COPY_DELAY_US:-2000} CUDA_EMU_HOST_SLOWDOWN=${CUDA_EMU_HOST_SLOWDOWN:-1}
 echo "CUDA_EMU_COPY_DELAY_US=$CUDA_EMU_COPY_DELAY_US CUDA_EMU_HOST_SLOWDOWN=$CUDA_EMU_HOST_SLOWDOWN rounds=$rounds"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
-printf '%-40s %-8s %9s %9s %13s %9s %8s %9s %9s\n' workload strategy predicted measured rounds bound error trace_ms base_ms
+python3 bench/prediction_row.py --header
 run() { # NAME ARGS...
 	local name=$1
 	shift
@@ -28,26 +28,7 @@ run() { # NAME ARGS...
 		printf '%-40s optimize failed: %s\n' "$name $*" "$(tail -1 "$dir/$name.out")"
 		return
 	fi
-	python3 - "$plan" "$plan.calibration" "$name $*" <<'PY'
-import json, os, sys
-plan = json.load(open(sys.argv[1]))
-label = sys.argv[3]
-est = {e["strategy"]: e["speedup"] for e in plan.get("estimates", [])}
-if not os.path.exists(sys.argv[2]):
-    print(f"{label:<40} {'-':<8} {'':>9} {'not calibrated':>9}")
-    sys.exit()
-rec = json.load(open(sys.argv[2]))
-base = rec["baseline"]["median_ms"]
-for v in rec["variants"]:
-    s = v["strategy"]
-    if s not in est or not v["median_ms"] or v.get("untouched") or v.get("output_diff"):
-        continue
-    m = base / v["median_ms"]
-    p = est[s]
-    r = [b / x for b, x in zip(rec["baseline"]["round_ms"], v["round_ms"]) if x]
-    rng = f"{min(r):.2f}-{max(r):.2f}x" if r else "-"
-    print(f"{label:<40} {s:<8} {p:>8.2f}x {m:>8.2f}x {rng:>13} {plan['predicted_speedup']:>8.2f}x {100*(p-m)/m:>+7.1f}% {plan['loop']['ms_per_iteration']:>9.3f} {base:>9.3f}")
-PY
+	python3 bench/prediction_row.py "$plan" "$plan.calibration" "$name $*"
 }
 for w in ${WORKLOADS:-stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream}; do
 	run "$w" --size 4M --iters 20 --warmup 2

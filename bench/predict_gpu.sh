@@ -2,9 +2,9 @@
 # Predicted against measured on the GPU host (issue 26 item 4), for the C programs whose
 # copies a merge removes: `echoctl optimize` of stream at each SIZE and of backprop-like, then,
 # per strategy calibration measured, the plan's estimate beside the speed-up calibration
-# measured (baseline median over the strategy's median) and how far apart. Each plan and its
-# calibration record go to build-gpu/predict/testdata/ (gzipped, ready for testdata/h200 and
-# TestPredictionsOnTheH200), and to $OUT when set. Needs root, nvcc and build/bin/echoctl +
+# measured and how far apart (bench/prediction_row.py, the rows bench/predict_emulator.sh
+# prints). Each plan and its calibration record go to build-gpu/predict/testdata/ (gzipped,
+# ready for testdata/h200 and TestPredictionsOnTheH200), and to $OUT when set. Needs root, nvcc and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
 # Usage: [ECHOCTL=PATH] bench/predict_gpu.sh [SIZE...]   (16M 64M 256M)
 set -euo pipefail
@@ -31,18 +31,8 @@ for size in "${sizes[@]}"; do optimize "stream-$size" ./stream --size "$size" --
 optimize backprop ./backprop 40 65536
 
 echo
-printf '%-14s %-8s %9s %9s %8s\n' program strategy predicted measured error
+python3 bench/prediction_row.py --header
 for rec in "$dir"/testdata/*.plan.calibration; do
 	name=$(basename "$rec" .plan.calibration)
-	python3 - "$dir/testdata/$name.plan.gz" "$rec" "$name" <<'PY'
-import gzip, json, sys
-plan = json.load(gzip.open(sys.argv[1]))
-rec = json.load(open(sys.argv[2]))
-est = {e["strategy"]: e["speedup"] for e in plan.get("estimates") or []}
-for v in rec["variants"]:
-    measured = rec["baseline"]["median_ms"] / v["median_ms"]
-    p = est.get(v["strategy"])
-    err = "%+7.1f%%" % (100 * (p / measured - 1)) if p else "       -"
-    print("%-14s %-8s %8s %8.2fx %s" % (sys.argv[3], v["strategy"], "%.2fx" % p if p else "-", measured, err))
-PY
+	python3 bench/prediction_row.py "$dir/testdata/$name.plan.gz" "$rec" "$name"
 done
