@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/embedshim"
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // FindShim locates libechoshim.so: $ECHO_SHIM, else lib/ beside the bin/ directory echoctl
@@ -231,11 +232,11 @@ type Result struct {
 // Run runs argv with the shim preloaded on the compact plan and reads its report. The end
 // of ctx stops the program and Run returns ctx's cause (unless stdio.Forward).
 func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, error) {
-	dir, err := os.MkdirTemp("", "echoctl-run-")
+	dir, remove, err := scratch.Dir("echoctl-run-")
 	if err != nil {
 		return untouched(ctx, argv, stdio, err)
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	planPath := filepath.Join(dir, "plan")
 	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
 		return untouched(ctx, argv, stdio, err)
@@ -250,11 +251,11 @@ func RunDir(ctx context.Context, argv []string, plans string, stdio IO) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	dir, err := os.MkdirTemp("", "echoctl-run-")
+	dir, remove, err := scratch.Dir("echoctl-run-")
 	if err != nil {
 		return untouched(ctx, argv, stdio, err)
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	return run(ctx, argv, "ECHO_PLAN_DIR="+plans, dir, stdio)
 }
 

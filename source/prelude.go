@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // preludeFiles are force-included (echo_cuda_prelude.h) into .cu files when no CUDA
@@ -22,13 +24,13 @@ const preludeName = "echo_cuda_prelude.h"
 // -include takes a path, not bytes) and returns the prelude's path and the function that
 // removes the directory.
 func writePrelude() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "echo-source-")
+	dir, remove, err := scratch.Dir("echo-source-") // one a SIGKILL left goes at the next run
 	if err != nil {
 		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
 	files, err := preludeFiles.ReadDir("prelude")
 	if err != nil {
-		os.RemoveAll(dir)
+		remove()
 		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
 	for _, f := range files {
@@ -41,5 +43,5 @@ func writePrelude() (string, func(), error) {
 			return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 		}
 	}
-	return filepath.Join(dir, preludeName), func() { os.RemoveAll(dir) }, nil
+	return filepath.Join(dir, preludeName), remove, nil
 }

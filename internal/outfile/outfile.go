@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // Stdout is the path that names standard output.
@@ -52,7 +54,9 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, failed(path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	// .NAME.PID-RANDOM.tmp, locked while this process writes it: one that a SIGKILL left
+	// behind goes at the next write of NAME.
+	tmp, err := scratch.File(filepath.Dir(target), "."+filepath.Base(target)+".", ".tmp")
 	if err != nil {
 		return nil, failed(path, err)
 	}
