@@ -179,10 +179,13 @@ type Pair struct {
 	Strategies   []Strategy `json:"strategies,omitempty"`
 	MergeRefused string     `json:"merge_refused,omitempty"`
 
-	Status    Status   `json:"status"`               // moved only by lifecycle.go's methods
-	Reason    string   `json:"reason,omitempty"`     // why refused, in words a user understands
-	RefusedAt Stage    `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
-	Evidence  []string `json:"evidence,omitempty"`   // what each status rests on
+	Status    Status `json:"status"`               // moved only by lifecycle.go's methods
+	Reason    string `json:"reason,omitempty"`     // why refused, in words a user understands
+	RefusedAt Stage  `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
+	// RefusedFrom is the status a pair calibration refused had before (RefuseCalibrated),
+	// which a later calibration measures it as again; "" for every other refusal.
+	RefusedFrom Status   `json:"refused_from,omitempty"`
+	Evidence    []string `json:"evidence,omitempty"` // what each status rests on
 }
 
 // Strategy is a way to serve a pair (DESIGN.md "strategy").
