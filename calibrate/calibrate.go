@@ -61,7 +61,7 @@ type Variant struct {
 	EnergyMJ       []float64 `json:"energy_mj,omitempty"`
 	EnergyMedianMJ float64   `json:"energy_median_mj,omitempty"`
 	lastReport     runner.Report
-	outputs        []runOutput // every run's, compared by compareOutputs
+	outputs        []runOutput // every run's, told against the reference (output.go)
 }
 
 // Result is the calibration's outcome.
@@ -125,9 +125,10 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	strategies := o.Strategies
 	composed := map[planner.Strategy]string{}
 	rounds := o.Rounds
-	said := 0 // the varying lines said so far
+	said := 0                           // the varying lines said so far
+	ref := &reference{ignore: o.Ignore} // the baseline's first output, which every run is told against
 	for r := 0; r < rounds; r++ {
-		if err := res.Baseline.run(ctx, argv, base, o); err != nil {
+		if err := res.Baseline.run(ctx, argv, base, o, ref); err != nil {
 			return nil, fmt.Errorf("baseline run %d: %w", r+1, err)
 		}
 		if r == 0 {
@@ -150,17 +151,17 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		}
 		for i := range res.Variants {
 			v := &res.Variants[i]
-			if err := v.run(ctx, argv, composed[v.Strategy], o); err != nil {
+			if err := v.run(ctx, argv, composed[v.Strategy], o, ref); err != nil {
 				return nil, fmt.Errorf("%s run %d: %w", v.Strategy, r+1, err)
 			}
 		}
-		res.compareOutputs(o.Ignore)
+		res.compareOutputs(ref)
 		if r+1 == rounds && len(res.Baseline.outputs) == 1 && res.outputsDiffer() {
 			// One run as written cannot tell a timing from a result: one more, for its output.
-			if err := res.Baseline.rerun(ctx, argv, base, o); err != nil {
+			if err := res.Baseline.rerun(ctx, argv, base, o, ref); err != nil {
 				return nil, fmt.Errorf("baseline run %d: %w", r+2, err)
 			}
-			res.compareOutputs(o.Ignore)
+			res.compareOutputs(ref)
 		}
 		for ; said < len(res.Varying); said++ {
 			o.Progress("not comparing %s: it differs between runs of the program as written in its numbers alone "+
@@ -199,7 +200,7 @@ func applicable(device runner.Report) []planner.Strategy {
 	return append(s, planner.StrategyPinned)
 }
 
-func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options) error {
+func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, ref *reference) error {
 	res, err := v.runOnce(ctx, argv, compact, o)
 	if err != nil {
 		return err
@@ -226,15 +227,15 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
 		v.Untouched = res.Report.Reason
 	}
-	v.outputs = append(v.outputs, runOutput{res.Stdout, res.ExitCode})
+	v.outputs = append(v.outputs, ref.take(res.Stdout, res.ExitCode))
 	return nil
 }
 
 // rerun runs the variant once more for its output alone: its timings are not the rounds'.
-func (v *Variant) rerun(ctx context.Context, argv []string, compact string, o Options) error {
+func (v *Variant) rerun(ctx context.Context, argv []string, compact string, o Options, ref *reference) error {
 	res, err := v.runOnce(ctx, argv, compact, o)
 	if err == nil {
-		v.outputs = append(v.outputs, runOutput{res.Stdout, res.ExitCode})
+		v.outputs = append(v.outputs, ref.take(res.Stdout, res.ExitCode))
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 )
 
 // The output comparison. A merged program must print and return what the program as written
@@ -13,11 +14,53 @@ import (
 // numbers ("iter_ms=0.4276", then "iter_ms=0.4301") is noise, and is compared in every
 // variant only for its words (numbers aside), and said so. A line that differs in more than
 // its numbers, or a run that printed other lines, leaves nothing to compare against.
+//
+// Every run is compared with the reference, the baseline's first run, whose output alone is
+// kept whole; of the others only the lines that differ from it are, so that a program that
+// prints megabytes does not keep them for every round of every variant.
 
-// runOutput is what one run printed on stdout and its exit status.
-type runOutput struct {
-	stdout []byte
+// reference is the baseline's first run: its lines (after --ignore) and its exit status.
+type reference struct {
+	lines  [][]byte
 	code   int
+	ignore *regexp.Regexp
+	set    bool
+}
+
+// runOutput is what one run printed, told against the reference: its exit status, how many
+// lines it printed (after --ignore), and those that differ from the reference's at their
+// position, the first one past the reference's end included.
+type runOutput struct {
+	code    int
+	n       int
+	differs map[int][]byte
+}
+
+// take makes stdout and code the reference if there is none yet, and tells them against it.
+func (ref *reference) take(stdout []byte, code int) runOutput {
+	ls := lines(stdout, ref.ignore)
+	if !ref.set {
+		ref.lines, ref.code, ref.set = cloneLines(ls), code, true
+	}
+	out := runOutput{code: code, n: len(ls), differs: map[int][]byte{}}
+	for i, l := range ls {
+		if i >= len(ref.lines) {
+			out.differs[i] = bytes.Clone(l)
+			break
+		}
+		if !bytes.Equal(l, ref.lines[i]) {
+			out.differs[i] = bytes.Clone(l)
+		}
+	}
+	return out
+}
+
+func cloneLines(ls [][]byte) [][]byte {
+	out := make([][]byte, len(ls))
+	for i, l := range ls {
+		out[i] = bytes.Clone(l)
+	}
+	return out
 }
 
 // noise is what the runs as written showed of themselves: the lines (their positions, after
@@ -35,66 +78,72 @@ var numbers = regexp.MustCompile(`[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`)
 
 func shape(line []byte) []byte { return numbers.ReplaceAll(line, []byte("#")) }
 
-// noiseOf compares the runs as written with the first of them.
-func noiseOf(runs []runOutput, ignore *regexp.Regexp) noise {
+// noiseOf compares the runs as written (told against ref, their first) with the first.
+func (ref *reference) noiseOf(runs []runOutput) noise {
 	n := noise{shapes: map[int][]byte{}}
-	if len(runs) == 0 {
-		return n
-	}
-	first := lines(runs[0].stdout, ignore)
-	for _, run := range runs[1:] {
-		if d := diff(runs[0].stdout, runs[0].code, run.stdout, run.code, ignore, nil); d == "" {
-			continue
-		}
-		other := lines(run.stdout, ignore)
+	for _, run := range runs {
 		switch {
-		case run.code != runs[0].code:
-			n.problem = fmt.Sprintf("exited with status %d in one run and %d in another", runs[0].code, run.code)
+		case run.code != ref.code:
+			n.problem = fmt.Sprintf("exited with status %d in one run and %d in another", ref.code, run.code)
 			return n
-		case len(other) != len(first):
-			n.problem = fmt.Sprintf("printed %d lines in one run and %d in another", len(first), len(other))
+		case run.n != len(ref.lines):
+			n.problem = fmt.Sprintf("printed %d lines in one run and %d in another", len(ref.lines), run.n)
 			return n
 		}
-		for i := range first {
-			if bytes.Equal(first[i], other[i]) {
-				continue
-			}
-			if s := shape(first[i]); !bytes.Equal(s, shape(other[i])) {
-				n.problem = fmt.Sprintf("printed %q where another run printed %q", other[i], first[i])
+		for _, i := range sortedKeys(run.differs) {
+			first, other := ref.lines[i], run.differs[i]
+			if s := shape(first); !bytes.Equal(s, shape(other)) {
+				n.problem = fmt.Sprintf("printed %q where another run printed %q", other, first)
 				return n
 			} else if n.shapes[i] == nil {
 				n.shapes[i] = s
-				n.said = append(n.said, fmt.Sprintf("%q (then %q)", first[i], other[i]))
+				n.said = append(n.said, fmt.Sprintf("%q (then %q)", first, other))
 			}
 		}
 	}
 	return n
 }
 
-// diff describes the first difference between two runs' outputs and statuses, or "": lines
-// matching ignore are left out, and a line at a position noise varies in is compared by its
-// shape alone.
-func diff(a []byte, codeA int, b []byte, codeB int, ignore *regexp.Regexp, varying map[int][]byte) string {
-	if codeA != codeB {
-		return fmt.Sprintf("exit status %d instead of %d", codeB, codeA)
+// diff describes the first difference of run from the reference, or "": a line at a position
+// noise varies in is compared by its shape alone.
+func (ref *reference) diff(run runOutput, varying map[int][]byte) string {
+	if run.code != ref.code {
+		return fmt.Sprintf("exit status %d instead of %d", run.code, ref.code)
 	}
-	la, lb := lines(a, ignore), lines(b, ignore)
-	for i := 0; i < max(len(la), len(lb)); i++ {
+	count := ""
+	if run.n != len(ref.lines) {
+		count = fmt.Sprintf(" (%d lines where it printed %d)", run.n, len(ref.lines))
+	}
+	for _, i := range sortedKeys(run.differs) {
+		if i >= len(ref.lines) {
+			break // past the reference's end: said below
+		}
+		want, got := ref.lines[i], run.differs[i]
 		switch {
-		case i >= len(la):
-			return fmt.Sprintf("printed an extra line %q", lb[i])
-		case i >= len(lb):
-			return fmt.Sprintf("did not print %q", la[i])
-		case bytes.Equal(la[i], lb[i]):
-		case varying[i] != nil && bytes.Equal(varying[i], shape(lb[i])):
-		case bytes.Equal(shape(la[i]), shape(lb[i])):
+		case varying[i] != nil && bytes.Equal(varying[i], shape(got)):
+		case count == "" && bytes.Equal(shape(want), shape(got)):
 			return fmt.Sprintf("printed %q where the baseline printed %q (numbers alone differ: if they are a timing, "+
-				"calibrate again with --ignore for that line)", lb[i], la[i])
+				"calibrate again with --ignore for that line)", got, want)
 		default:
-			return fmt.Sprintf("printed %q where the baseline printed %q", lb[i], la[i])
+			return fmt.Sprintf("printed %q where the baseline printed %q%s", got, want, count)
 		}
 	}
+	switch {
+	case run.n > len(ref.lines):
+		return fmt.Sprintf("printed an extra line %q", run.differs[len(ref.lines)])
+	case run.n < len(ref.lines):
+		return fmt.Sprintf("did not print %q", ref.lines[run.n])
+	}
 	return ""
+}
+
+func sortedKeys(m map[int][]byte) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func lines(out []byte, ignore *regexp.Regexp) [][]byte {
@@ -110,18 +159,14 @@ func lines(out []byte, ignore *regexp.Regexp) [][]byte {
 // compareOutputs sets what the outputs so far show: the baseline's noise (Result.Varying, and
 // Baseline.OutputDiff where its runs differ in more than numbers), and each variant's first
 // difference from the baseline over all its runs.
-func (r *Result) compareOutputs(ignore *regexp.Regexp) {
-	n := noiseOf(r.Baseline.outputs, ignore)
+func (r *Result) compareOutputs(ref *reference) {
+	n := ref.noiseOf(r.Baseline.outputs)
 	r.Varying, r.Baseline.OutputDiff = n.said, n.problem
-	if len(r.Baseline.outputs) == 0 {
-		return
-	}
-	base := r.Baseline.outputs[0]
 	for i := range r.Variants {
 		v := &r.Variants[i]
 		v.OutputDiff = ""
 		for _, run := range v.outputs {
-			if v.OutputDiff = diff(base.stdout, base.code, run.stdout, run.code, ignore, n.shapes); v.OutputDiff != "" {
+			if v.OutputDiff = ref.diff(run, n.shapes); v.OutputDiff != "" {
 				break
 			}
 		}

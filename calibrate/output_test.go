@@ -11,27 +11,35 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-func out(s string) runOutput { return runOutput{stdout: []byte(s)} }
+// told is what each of outs printed, told against the first as calibration tells it.
+func told(ignore *regexp.Regexp, outs ...string) (*reference, []runOutput) {
+	ref := &reference{ignore: ignore}
+	var runs []runOutput
+	for _, o := range outs {
+		runs = append(runs, ref.take([]byte(o), 0))
+	}
+	return ref, runs
+}
 
 // A line that differs between runs as written in its numbers alone is noise, compared by its
 // words; anything else that differs leaves nothing to compare against.
 func TestNoiseOf(t *testing.T) {
 	cases := []struct {
 		name    string
-		runs    []runOutput
+		runs    []string
 		ignore  string
 		varying []int  // the lines (after --ignore) compared by their words alone
 		problem string // "": the runs can be compared against
 	}{
-		{"the same every run", []runOutput{out("checksum=ab\niter_ms=1\n"), out("checksum=ab\niter_ms=1\n")}, "", nil, ""},
-		{"a timing", []runOutput{out("checksum=ab\niter_ms=0.4276\n"), out("checksum=ab\niter_ms=0.4301\n"),
-			out("checksum=ab\niter_ms=1.5e-03\n")}, "", []int{1}, ""},
-		{"a timing --ignore names", []runOutput{out("t=1\nchecksum=ab\nms=0.42\n"), out("t=2\nchecksum=ab\nms=0.43\n")},
+		{"the same every run", []string{"checksum=ab\niter_ms=1\n", "checksum=ab\niter_ms=1\n"}, "", nil, ""},
+		{"a timing", []string{"checksum=ab\niter_ms=0.4276\n", "checksum=ab\niter_ms=0.4301\n",
+			"checksum=ab\niter_ms=1.5e-03\n"}, "", []int{1}, ""},
+		{"a timing --ignore names", []string{"t=1\nchecksum=ab\nms=0.42\n", "t=2\nchecksum=ab\nms=0.43\n"},
 			"^t=", []int{1}, ""},
-		{"a result that varies", []runOutput{out("checksum=4c77bf315a3a4ec7\n"), out("checksum=0000bf315a3a4ec7\n")}, "", nil,
+		{"a result that varies", []string{"checksum=4c77bf315a3a4ec7\n", "checksum=0000bf315a3a4ec7\n"}, "", nil,
 			`printed "checksum=0000bf315a3a4ec7" where another run printed "checksum=4c77bf315a3a4ec7"`},
-		{"a word that varies", []runOutput{out("PASS 1\n"), out("FAIL 1\n")}, "", nil, `printed "FAIL 1"`},
-		{"a line more", []runOutput{out("a\n"), out("a\nb\n")}, "", nil, `printed 2 lines in one run and 3 in another`},
+		{"a word that varies", []string{"PASS 1\n", "FAIL 1\n"}, "", nil, `printed "FAIL 1"`},
+		{"a line more", []string{"a\n", "a\nb\n"}, "", nil, `printed 2 lines in one run and 3 in another`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -39,7 +47,8 @@ func TestNoiseOf(t *testing.T) {
 			if c.ignore != "" {
 				ignore = regexp.MustCompile(c.ignore)
 			}
-			n := noiseOf(c.runs, ignore)
+			ref, runs := told(ignore, c.runs...)
+			n := ref.noiseOf(runs)
 			var varying []int
 			for i := range n.shapes {
 				varying = append(varying, i)
@@ -56,23 +65,31 @@ func TestNoiseOf(t *testing.T) {
 // Each variant's every run is compared with the baseline's first, a varying line by its
 // words alone.
 func TestCompareOutputs(t *testing.T) {
-	base := Variant{outputs: []runOutput{out("checksum=ab\niter_ms=0.42\n"), out("checksum=ab\niter_ms=0.45\n")}}
 	cases := []struct {
 		name string
-		runs []runOutput
+		runs []string
+		code int
 		want string
 	}{
-		{"faster, same result", []runOutput{out("checksum=ab\niter_ms=0.21\n"), out("checksum=ab\niter_ms=0.2\n")}, ""},
-		{"another result in one run", []runOutput{out("checksum=ab\niter_ms=0.21\n"), out("checksum=cd\niter_ms=0.2\n")},
+		{"faster, same result", []string{"checksum=ab\niter_ms=0.21\n", "checksum=ab\niter_ms=0.2\n"}, 0, ""},
+		{"another result in one run", []string{"checksum=ab\niter_ms=0.21\n", "checksum=cd\niter_ms=0.2\n"}, 0,
 			`printed "checksum=cd" where the baseline printed "checksum=ab"`},
-		{"the varying line says something else", []runOutput{out("checksum=ab\niter_ms=NaN\n")},
+		{"the varying line says something else", []string{"checksum=ab\niter_ms=NaN\n"}, 0,
 			`printed "iter_ms=NaN" where the baseline printed "iter_ms=0.42"`},
-		{"another status", []runOutput{{stdout: []byte("checksum=ab\niter_ms=0.42\n"), code: 1}}, "exit status 1 instead of 0"},
+		{"a line more", []string{"checksum=ab\niter_ms=0.2\nwarning\n"}, 0, `printed "warning" where the baseline printed "" (4 lines where it printed 3)`},
+		{"a line less", []string{"checksum=ab\n"}, 0, `printed "" where the baseline printed "iter_ms=0.42" (2 lines where it printed 3)`},
+		{"no newline at the end", []string{"checksum=ab\niter_ms=0.2"}, 0, `did not print ""`},
+		{"another status", []string{"checksum=ab\niter_ms=0.42\n"}, 1, "exit status 1 instead of 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Result{Baseline: base, Variants: []Variant{{Strategy: "mapped", outputs: c.runs}}}
-			r.compareOutputs(nil)
+			ref, base := told(nil, "checksum=ab\niter_ms=0.42\n", "checksum=ab\niter_ms=0.45\n")
+			v := Variant{Strategy: "mapped"}
+			for _, o := range c.runs {
+				v.outputs = append(v.outputs, ref.take([]byte(o), c.code))
+			}
+			r := &Result{Baseline: Variant{outputs: base}, Variants: []Variant{v}}
+			r.compareOutputs(ref)
 			if got := r.Variants[0].OutputDiff; (got == "") != (c.want == "") || !strings.Contains(got, c.want) {
 				t.Errorf("output diff %q; want %q", got, c.want)
 			}
@@ -83,9 +100,10 @@ func TestCompareOutputs(t *testing.T) {
 	}
 	// A line that did not vary as written, but does merged, in its numbers alone: refused,
 	// with the way out.
-	r := &Result{Baseline: Variant{outputs: []runOutput{out("total 12 ms\n"), out("total 12 ms\n")}},
-		Variants: []Variant{{Strategy: "mapped", outputs: []runOutput{out("total 8 ms\n")}}}}
-	r.compareOutputs(nil)
+	ref, base := told(nil, "total 12 ms\n", "total 12 ms\n")
+	r := &Result{Baseline: Variant{outputs: base},
+		Variants: []Variant{{Strategy: "mapped", outputs: []runOutput{ref.take([]byte("total 8 ms\n"), 0)}}}}
+	r.compareOutputs(ref)
 	if d := r.Variants[0].OutputDiff; !strings.Contains(d, "calibrate again with --ignore") {
 		t.Errorf("output diff %q; want it to say that --ignore takes a timing out", d)
 	}
