@@ -59,7 +59,7 @@ func candidates(fn *Node, evs []event, names map[DeclID]string) []Pair {
 		k := [2]DeclID{h, d}
 		if _, ok := seen[k]; !ok {
 			seen[k] = len(out)
-			out = append(out, Pair{Function: fn.Name, Host: names[h], Device: names[d], HostID: h, DeviceID: d})
+			out = append(out, Pair{Function: fn.Name + templateArgs(fn), Host: names[h], Device: names[d], HostID: h, DeviceID: d})
 		}
 	}
 	return out

@@ -49,8 +49,8 @@ func (p *Proof) Safe() bool {
 func Prove(tu *TU) []Proof {
 	e := newEffects(tu)
 	var out []Proof
-	for _, fn := range tu.Root.Inner {
-		if fn.Kind != "FunctionDecl" || e.funcs[fn.Name] != fn || fn.Loc.File != tu.File {
+	for _, fn := range e.bodies {
+		if fn.Loc.File != tu.File {
 			continue
 		}
 		out = append(out, proveFunction(e, fn)...)
@@ -143,6 +143,8 @@ type pairAnalysis struct {
 	allocs    map[string]Site // the pair's allocation sites
 	freeSites map[string]Site // every free of either side
 	deps      map[string][]DeclID
+	// writeWhy is, by a launch's offset, what the kernel may write the device side with.
+	writeWhy map[int]string
 }
 
 const otherDef = 63
@@ -212,7 +214,7 @@ func (a *pairAnalysis) run(g *CFG, stmtEv map[*Node][]event) {
 	for i := range a.findings {
 		a.findings[i] = map[string]finding{}
 	}
-	a.frees, a.deps = map[string]Loc{}, map[string][]DeclID{}
+	a.frees, a.deps, a.writeWhy = map[string]Loc{}, map[string][]DeclID{}, map[int]string{}
 	a.allocs, a.freeSites = map[string]Site{}, map[string]Site{}
 	in := make([]flow, len(g.Blocks))
 	in[g.Entry] = flow{"": pstate{}}

@@ -41,7 +41,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			break
 		}
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		if ev.kind == evWrite {
 			if s.inFlightPair.Line != 0 {
@@ -70,6 +70,9 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		}
 		if ev.gpuWrites {
 			s.gpuDirty = ev.at
+			if _, ok := a.writeWhy[ev.at.Offset]; !ok {
+				a.writeWhy[ev.at.Offset] = ev.why
+			}
 		}
 		s.inFlightPair = ev.at
 	case evCopy:
@@ -136,7 +139,7 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	}
 	if ev.dir == HostToDevice {
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		s.hostDirty = Loc{}
 	} else {
@@ -159,6 +162,15 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 }
 
 func (ev event) async() bool { return !ev.sync }
+
+// gpuWrite says what the GPU work at l may have written the device side with, for a reason:
+// ": " and the kernel's write with its line, or "".
+func (a *pairAnalysis) gpuWrite(l Loc) string {
+	if why := a.writeWhy[l.Offset]; why != "" {
+		return ": " + why
+	}
+	return ""
+}
 
 // full reports whether a linking copy moves whole buffers: on every path here each side holds
 // only allocations the analysis saw, all of the copy's size.
