@@ -14,6 +14,7 @@ type summary struct {
 	launches    bool            // it launches GPU work (on any buffer)
 	launchAt    Loc             // the first such launch
 	endsSynced  bool            // it waits for all GPU work before it returns (endsSynced)
+	freeOnly    bool            // it does nothing but free (freeWrapper)
 	returnsHost bool
 	sizeParam   int
 	busy        bool
@@ -87,7 +88,7 @@ func (e *effects) call(c *Node) {
 	case "cudaMemcpy", "cudaMemcpyAsync":
 		if len(args) >= 4 {
 			ev := event{kind: evCopy, at: at, dst: e.basePtr(args[0]), src: e.basePtr(args[1]),
-				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy}
+				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy, dstExpr: args[0], srcExpr: args[1]}
 			if k := Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 				switch k.Ref.Name {
 				case "cudaMemcpyHostToDevice":
@@ -114,6 +115,20 @@ func (e *effects) call(c *Node) {
 		for i := range args {
 			if e.basePtr(args[i]) == 0 {
 				e.visit(args[i], useValue)
+			}
+		}
+		return
+	case "memcmp", "bcmp", "memchr", "fwrite", "fread":
+		// Host reads of a buffer (a verify step's memcmp, a dump's fwrite), and fread's write.
+		for i, a := range args {
+			v := e.basePtr(a)
+			switch {
+			case v != 0 && i == 0 && name == "fread":
+				e.emit(event{kind: evWrite, v: v, at: at})
+			case v != 0 && (i == 0 || i == 1 && (name == "memcmp" || name == "bcmp")):
+				e.emit(event{kind: evRead, v: v, at: at})
+			default:
+				e.visit(a, useValue)
 			}
 		}
 		return
@@ -277,6 +292,9 @@ func (e *effects) applySummary(s *summary, c *Node, args []*Node, at Loc) {
 				continue // the copy itself is given below
 			}
 			ev.v = v
+			if ev.kind == evFree && ev.via == "" {
+				ev.via, ev.viaFreeOnly = name, s.freeOnly
+			}
 			if ev.kind == evEscape {
 				ev.why = "in " + name + ": " + ev.why
 			} else {
@@ -420,6 +438,7 @@ func (e *effects) summarizeFn(fn *Node) *summary {
 		}
 	}
 	s.endsSynced = s.launches && e.endsSynced(body)
+	s.freeOnly = e.freeWrapper(fn)
 	s.returnsHost, s.sizeParam = returnsHostAlloc(fn, idx, e)
 	s.busy = false
 	return s

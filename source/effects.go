@@ -94,6 +94,7 @@ type effects struct {
 	byID      map[DeclID]*Node
 	bodies    []*Node // every function with a body, in the order of the file
 	summaries map[*Node]*summary
+	called    map[*Node]bool // calledFunctions, once
 	tracked   map[DeclID]bool // the pointer variables followed
 	argArrays map[DeclID][]argSlot
 	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
@@ -114,31 +115,34 @@ func newEffects(tu *TU) *effects {
 	e := &effects{funcs: map[string]*Node{}, overloaded: map[string]bool{}, byID: map[DeclID]*Node{},
 		summaries: map[*Node]*summary{}, localTypes: localTypeNames(tu)}
 	for _, n := range functionsWithBodies(tu.Root) {
+		e.bodies = append(e.bodies, n)
+		if n.Kind != "FunctionDecl" {
+			continue // a method: its pairs are proved, calls to it are not followed
+		}
 		if e.funcs[n.Name] != nil {
 			e.overloaded[n.Name] = true
 		}
 		e.funcs[n.Name] = n
 		e.byID[n.ID] = n
-		e.bodies = append(e.bodies, n)
 	}
 	return e
 }
 
 // functionsWithBodies are the functions defined at the top level, in namespaces and extern
-// "C" blocks, and the instantiations of function templates (each a FunctionDecl with its
-// template arguments, inside the FunctionTemplateDecl); the templates' own patterns, whose
-// types are dependent, are not among them.
+// "C" blocks, the instantiations of function templates (each a FunctionDecl with its template
+// arguments, inside the FunctionTemplateDecl) and the methods of classes, in their class or
+// outside it; the templates' own patterns, whose types are dependent, are not among them.
 func functionsWithBodies(root *Node) []*Node {
 	var out []*Node
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		for _, c := range n.Inner {
 			switch c.Kind {
-			case "FunctionDecl":
+			case "FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl":
 				if funcBody(c) != nil {
 					out = append(out, c)
 				}
-			case "NamespaceDecl", "LinkageSpecDecl":
+			case "NamespaceDecl", "LinkageSpecDecl", "CXXRecordDecl":
 				walk(c)
 			case "FunctionTemplateDecl":
 				for _, f := range c.Inner {
@@ -187,7 +191,7 @@ func (e *effects) body(r *Ref) *Node {
 // sub is an analysis of another function's body that shares what e knows of the translation
 // unit, following the pointer variables in tracked.
 func (e *effects) sub(tracked map[DeclID]bool) *effects {
-	return &effects{funcs: e.funcs, overloaded: e.overloaded, byID: e.byID, bodies: e.bodies, summaries: e.summaries,
+	return &effects{funcs: e.funcs, overloaded: e.overloaded, byID: e.byID, bodies: e.bodies, summaries: e.summaries, called: e.called,
 		localTypes: e.localTypes, tracked: tracked, argArrays: map[DeclID][]argSlot{}, aliases: map[DeclID]DeclID{}}
 }
 
