@@ -94,7 +94,7 @@ type effects struct {
 	byID      map[DeclID]*Node
 	bodies    []*Node // every function with a body, in the order of the file
 	summaries map[*Node]*summary
-	called    map[*Node]bool // calledFunctions, once
+	called    map[*Node]bool  // calledFunctions, once
 	tracked   map[DeclID]bool // the pointer variables followed
 	argArrays map[DeclID][]argSlot
 	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
