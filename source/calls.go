@@ -164,7 +164,11 @@ func (e *effects) call(c *Node) {
 	case "cudaLaunchKernel":
 		if len(args) >= 4 {
 			e.launchThrough(args[3], e.kernelAccess(kernelRef(arg(0))), at)
-			rest(1)
+			for i, a := range args[1:] {
+				if i+1 != 3 {
+					e.visit(a, useValue)
+				}
+			}
 			return
 		}
 	}

@@ -97,7 +97,7 @@ func describeAccess(kernel string, p *Node, ev event) string {
 	case evWrite:
 		what = "writes through its parameter " + p.Name
 	case evEscape:
-		what = "lets its parameter " + p.Name + " escape: " + ev.why
+		what = "lets its parameter " + p.Name + " escape"
 	case evFree:
 		what = "frees its parameter " + p.Name
 	case evDef:
@@ -108,6 +108,9 @@ func describeAccess(kernel string, p *Node, ev event) string {
 		what = "uses its parameter " + p.Name + " other than by reading through it"
 	}
 	s := fmt.Sprintf("%s %s at line %d%s", kernel, what, where.Line, in)
+	if ev.kind == evEscape {
+		s += ": " + ev.why
+	}
 	if constPointee(p.Type) {
 		s += ", though it is declared " + p.Type
 	}
@@ -147,6 +150,9 @@ func (e *effects) foreignWrites(fn *Node, seen map[*Node]bool) string {
 	body := funcBody(fn)
 	if body == nil {
 		return "a call of " + fn.Name + ", whose body is not here"
+	}
+	for id := range ownLocals(body, params) {
+		params[id] = true
 	}
 	found := ""
 	at := func(n *Node, what string) string {
@@ -189,6 +195,59 @@ func (e *effects) foreignWrites(fn *Node, seen map[*Node]bool) string {
 		found += " in " + fn.Name
 	}
 	return found
+}
+
+// ownLocals are the local pointers of a body that only ever point into the parameters' memory
+// or arrays of their own: every value given to one (its initializer, an assignment, an
+// increment) is such a pointer, and its address is never taken. A write through one is a write
+// through a parameter (`float *w = (float *)in; w[i] = …`), which the summary sees as such.
+func ownLocals(body *Node, params map[DeclID]bool) map[DeclID]bool {
+	cands := map[DeclID][]*Node{} // a local pointer → the values given to it (nil: an increment)
+	bad := map[DeclID]bool{}
+	body.Walk(func(n *Node) bool {
+		switch {
+		case n.Kind == "VarDecl" && isPointerType(n.Type):
+			if len(n.Inner) == 0 {
+				bad[n.ID] = true // no value yet: what it is given later is checked, but keep it simple
+			} else {
+				cands[n.ID] = append(cands[n.ID], n.Inner[len(n.Inner)-1])
+			}
+		case (n.Kind == "BinaryOperator" && n.Opcode == "=" || n.Kind == "CompoundAssignOperator") && len(n.Inner) == 2:
+			if l := Unwrap(n.Inner[0]); l.Kind == "DeclRefExpr" && l.Ref != nil {
+				if n.Kind == "BinaryOperator" {
+					cands[l.Ref.ID] = append(cands[l.Ref.ID], n.Inner[1])
+				}
+			}
+		case n.Kind == "UnaryOperator" && n.Opcode == "&" && len(n.Inner) == 1:
+			if r := Unwrap(n.Inner[0]); r.Kind == "DeclRefExpr" && r.Ref != nil {
+				bad[r.Ref.ID] = true
+			}
+		}
+		return true
+	})
+	own := map[DeclID]bool{}
+	for id := range params {
+		own[id] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for id, vals := range cands {
+			if own[id] || bad[id] {
+				continue
+			}
+			ok := true
+			for _, v := range vals {
+				ok = ok && ownBase(v, own)
+			}
+			if ok {
+				own[id], changed = true, true
+			}
+		}
+	}
+	for id := range params {
+		delete(own, id)
+	}
+	return own
 }
 
 // foreignCall says how a call in a kernel (or a function it calls) may write memory other than

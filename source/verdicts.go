@@ -90,7 +90,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			if ev.v == d {
 				side = "device"
 			}
-			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is freed inside %s, which does more than free it on every path: the rewrite can only replace a call that frees and nothing else", side, ev.via), ConstructHelper)
+			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.via), ConstructHelper)
 		}
 		if ev.v == h {
 			s.freedH = ev.at
