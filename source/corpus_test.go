@@ -210,6 +210,9 @@ func checkCorpusPair(t *testing.T, src string, w corpusPair, p Proof) {
 			t.Errorf("%s: %s's reason %q, want it to say %q", name, v.Cond, v.Reason, why)
 		}
 	}
+	if c := p.Construct(); !w.safe && string(c) != w.construct {
+		t.Errorf("%s: declined for the construct %q, want %q", name, c, w.construct)
+	}
 	if string(v.Construct) != w.construct {
 		t.Errorf("%s: %s's construct %q, want %q", name, v.Cond, v.Construct, w.construct)
 	}

@@ -66,7 +66,8 @@ const (
 )
 
 // Construct is what the verdict Declined names was undecidable for; "" when the pair is safe or
-// refused, or its first declining verdict names no construct.
+// refused, or its first declining verdict names no construct. It is what scan's report counts
+// pairs "undecidable by construct" by (issue 40); TestCorpusVerdicts checks it.
 func (p Proof) Construct() Construct {
 	for _, v := range p.Verdicts {
 		if v.Status == Refused || v.Status == Undecidable {

@@ -96,3 +96,8 @@ float device_fn(void) { PAIR(k_device_fn) }
 
 __global__ void k_asm_const(const float *p, float *out) { asm volatile("" : : "l"(p) : "memory"); }
 float asm_const(void) { PAIR(k_asm_const) }
+
+// A kernel whose body is not in this translation unit (-rdc, another file) may write every
+// argument, const or not.
+__global__ void elsewhere(const float *p, float *out);
+float extern_kernel(void) { PAIR(elsewhere) }
