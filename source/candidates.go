@@ -1,9 +1,6 @@
 package source
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // A Pair is a candidate: a host buffer and a device buffer, each held in a local pointer
 // variable of one function, linked by at least one copy between the two variables.
@@ -94,12 +91,18 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 	for _, p := range pairs {
 		covered[[2]DeclID{p.HostID, p.DeviceID}] = true
 	}
-	params := map[DeclID]bool{}
+	params, locals := map[DeclID]bool{}, map[DeclID]bool{}
 	for _, p := range fn.Inner {
 		if p.Kind == "ParmVarDecl" {
 			params[p.ID] = true
 		}
 	}
+	fn.Walk(func(n *Node) bool {
+		if n.Kind == "VarDecl" {
+			locals[n.ID] = true
+		}
+		return true
+	})
 	called := e.calledFunctions()[fn]
 	var out []Proof
 	seen := map[string]bool{}
@@ -114,8 +117,8 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 		if covered[[2]DeclID{hID, dID}] {
 			continue
 		}
-		hc, hwhy := e.sideConstruct(hx, hID, host[hID], params, "host")
-		dc, dwhy := e.sideConstruct(dx, dID, dev[dID], params, "device")
+		hc, hwhy := sideConstruct(hx, hID, host[hID], params, locals, "host")
+		dc, dwhy := sideConstruct(dx, dID, dev[dID], params, locals, "device")
 		if hc == "" && dc == "" {
 			continue // a pair candidates would have found
 		}
@@ -127,7 +130,7 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 			c, why = dc, dwhy
 		}
 		if ev.via != "" {
-			why += fmt.Sprintf(" (the copy is made inside %s, at line %d)", ev.via, ev.origin.Line)
+			c, why = ConstructHelper, fmt.Sprintf("the copy is made inside %s, at line %d, and %s", ev.via, ev.origin.Line, why)
 		}
 		hn, dn := exprName(hx, hID), exprName(dx, dID)
 		k := hn + "/" + dn
@@ -147,7 +150,7 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 
 // sideConstruct says why one side of a copy is no candidate's: the construct and a reason;
 // "" for a local pointer given an allocation of its side's kind.
-func (e *effects) sideConstruct(x *Node, v DeclID, allocated bool, params map[DeclID]bool, side string) (Construct, string) {
+func sideConstruct(x *Node, v DeclID, allocated bool, params, locals map[DeclID]bool, side string) (Construct, string) {
 	name := exprName(x, v)
 	if v != 0 {
 		if allocated {
@@ -169,7 +172,9 @@ func (e *effects) sideConstruct(x *Node, v DeclID, allocated bool, params map[De
 	case u == nil:
 	case u.Kind == "DeclRefExpr" && u.Ref != nil && params[u.Ref.ID]:
 		return ConstructParameter, fmt.Sprintf("the %s side %s is a parameter: the buffer is the caller's, and no caller in the translation unit passes it", side, name)
-	case u.Kind == "DeclRefExpr" && u.Ref != nil && u.Ref.Kind == "VarDecl" && !e.tracked[u.Ref.ID] && !strings.Contains(u.Ref.Type, "["):
+	case u.Kind == "DeclRefExpr" && u.Ref != nil && locals[u.Ref.ID]:
+		return ConstructAllocation, fmt.Sprintf("the %s side %s is a local variable's own storage, not an allocation", side, name)
+	case u.Kind == "DeclRefExpr" && u.Ref != nil && u.Ref.Kind == "VarDecl":
 		return ConstructGlobal, fmt.Sprintf("the %s side %s is a global or static variable: globals are not followed yet", side, name)
 	case u.Kind == "MemberExpr", u.Kind == "ArraySubscriptExpr":
 		if isContainer(u) {
@@ -198,7 +203,7 @@ func isContainer(n *Node) bool {
 func exprName(x *Node, v DeclID) string {
 	u := Unwrap(x)
 	if u == nil {
-		return "a buffer of the helper's own"
+		return "(the helper's own buffer)"
 	}
 	switch u.Kind {
 	case "DeclRefExpr":
@@ -270,7 +275,13 @@ func (e *effects) calledFunctions() map[*Node]bool {
 // uninstantiated declines the pairs of the function templates in the main file that nothing in
 // the translation unit instantiates: their types are dependent, so their copies are only named
 // (a call of cudaMemcpy between two pointers of the pattern), never proved.
-func uninstantiated(tu *TU) []Proof {
+func uninstantiated(tu *TU, e *effects) []Proof {
+	explicit := map[string]bool{} // explicit instantiations (template void f<float>(…);) stand apart
+	for _, fn := range e.bodies {
+		if templateArgs(fn) != "" {
+			explicit[fn.Name] = true
+		}
+	}
 	var out []Proof
 	var walk func(n *Node)
 	walk = func(n *Node) {
@@ -291,7 +302,7 @@ func uninstantiated(tu *TU) []Proof {
 						pattern = f
 					}
 				}
-				if pattern != nil && !instantiated && pattern.Loc.File == tu.File {
+				if pattern != nil && !instantiated && !explicit[pattern.Name] && pattern.Loc.File == tu.File {
 					out = append(out, templateCopies(pattern)...)
 				}
 			}

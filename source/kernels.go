@@ -258,8 +258,9 @@ func (e *effects) foreignCall(c *Node, params map[DeclID]bool, seen map[*Node]bo
 		return "" // threadIdx.x and the like
 	}
 	r := c.CalleeRef()
-	if c.Kind != "CallExpr" || r == nil || r.Kind != "FunctionDecl" || strings.Contains(r.Type, "&") {
-		// A method, an operator, a call through a pointer, or one taking a reference.
+	if c.Kind != "CallExpr" || r == nil || r.Kind != "FunctionDecl" && r.Kind != "CXXMethodDecl" || strings.Contains(r.Type, "&") {
+		// A method called on an object, an operator, a call through a pointer, or one taking
+		// a reference. (A static method, std::numeric_limits<int>::max(), is a function.)
 		return fmt.Sprintf("a call the analysis does not follow at line %d", c.Range.Begin.Line)
 	}
 	for _, a := range c.Args() {

@@ -108,7 +108,7 @@ func Prove(tu *TU) []Proof {
 		}
 		out = append(out, proveFunction(e, fn)...)
 	}
-	return append(out, uninstantiated(tu)...)
+	return append(out, uninstantiated(tu, e)...)
 }
 
 func proveFunction(e *effects, fn *Node) []Proof {

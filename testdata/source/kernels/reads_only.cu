@@ -62,3 +62,11 @@ __global__ void const_reads(const float *in, float *out)
 	out[threadIdx.x] = row[0] + second(in);
 }
 float const_read(void) { PAIR(const_reads) }
+
+// A static method called with values only (as std::numeric_limits<int>::max()) writes nothing
+// the kernel was given.
+struct limits {
+	__device__ static float cap() { return 8.0f; }
+};
+__global__ void static_method(float *in, float *out) { out[threadIdx.x] = in[threadIdx.x] < limits::cap() ? in[threadIdx.x] : limits::cap(); }
+float static_call(void) { PAIR(static_method) }
