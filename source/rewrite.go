@@ -511,6 +511,14 @@ func (rw *rewriter) span(n *Node) (int, int, error) {
 	return b.Offset, e.Offset + e.TokLen, nil
 }
 
+// inMacroBody reports whether a token comes from a macro's body, not its arguments: a body is
+// written in its #define, before the expansion; an argument where the macro is used, at or
+// after it. An edit there would change every expansion of the macro. (Its text may still be
+// read: a size written as an object-like macro's body means the same at the expansion.)
+func inMacroBody(l Loc) bool {
+	return l.Spelling != nil && l.Spelling.File == l.File && l.Spelling.Offset < l.Offset
+}
+
 func spelled(l Loc) Loc {
 	if l.Spelling != nil {
 		return *l.Spelling
@@ -530,6 +538,9 @@ func (rw *rewriter) replace(n *Node, text string) (edit, error) {
 	b, e, err := rw.span(n)
 	if err != nil {
 		return edit{}, err
+	}
+	if inMacroBody(n.Range.Begin) || inMacroBody(n.Range.End) {
+		return edit{}, fmt.Errorf("the code at line %d is written in a macro's body, which every use of the macro shares: not rewritten", n.Range.Begin.Line)
 	}
 	if c := n.Callee(); c != "" && !strings.HasPrefix(string(rw.src[b:e]), c) {
 		return edit{}, fmt.Errorf("the call to %s at line %d is not written where the AST puts it", c, n.Range.Begin.Line)
