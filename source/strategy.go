@@ -40,9 +40,6 @@ func ParseStrategy(s string) (Strategy, error) {
 	return "", fmt.Errorf("unknown strategy %q: use auto (chosen per pair), pinned (discrete GPUs), mapped or managed", s)
 }
 
-// merges reports whether s merges the pair into one buffer.
-func (s Strategy) merges() bool { return s == Mapped || s == Managed }
-
 // Device is the kind of GPU the rewritten program is to run on.
 type Device string
 
