@@ -205,7 +205,7 @@ func price(ch Choice, f Facts, c Costs) Choice {
 		others = ", " + strings.Join(alt, ", ")
 	}
 	if written-est <= setup {
-		return Choice{"", fmt.Sprintf("left as written: %s, %s would take %.3f ms against %.3f ms as written%s, "+
+		return Choice{"", fmt.Sprintf("%s, %s would take %.3f ms against %.3f ms as written%s, "+
 			"saving less than page-locking the buffer once (%.3f ms)", numbers, best, est, written, others, setup)}
 	}
 	return Choice{best, fmt.Sprintf("%s; %s: %s %.3f ms against %.3f ms as written%s, page-locking %.3f ms once",
