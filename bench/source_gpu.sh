@@ -232,6 +232,7 @@ for ((i = 0; i < ${#names[@]}; i++)); do
 		fi
 		built+=("$v")
 	done
+	[ ${#built[@]} -gt 1 ] || continue # nothing rewritten to compare
 	# Runs: every built variant once a round, in a shuffled order.
 	for ((r = 0; r < rounds; r++)); do
 		for v in $(shuffled "$r" "${built[@]}"); do
