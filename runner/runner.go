@@ -84,6 +84,11 @@ type Report struct {
 	// ConcurrentManaged: the host may touch managed memory while kernels run (false on
 	// Jetson before Thor, where the managed strategy does not apply).
 	ConcurrentManaged bool `json:"concurrent_managed"`
+	// Integrated: the GPU shares the host's DRAM (Jetson); HostPageTables: it reaches
+	// pageable memory through the host's page tables (Grace Hopper's ATS, not a discrete
+	// GPU's HMM). echoctl rewrite --device auto reads them.
+	Integrated     bool `json:"integrated"`
+	HostPageTables bool `json:"host_page_tables"`
 	// Served counts the pairs served: merged, or (the pinned strategy) their host side
 	// page-locked. The shim's report names it "merged", as it did before pinned existed.
 	Served       int    `json:"merged"`

@@ -64,11 +64,16 @@
 // Not yet: std::vector data, struct fields and globals (declined by name), copies inside
 // helpers (declined by name), cuMemcpy*, multi-stream ordering, the copy-size threshold.
 //
-// The rewrite (Rewrite, rewrite.go; `echoctl rewrite`) merges each pair proved safe by byte
-// ranges of the spelling locations, with a comment naming the pair and the proof on every
-// edit; UnifiedDiff (diff.go) prints it as a patch. It handles one allocation site per side,
-// the host one certain to run first, and sites written in the file itself (a macro's
-// argument, not its body); other safe pairs are left as written with the reason.
+// The rewrite (Rewrite, rewrite.go; `echoctl rewrite`) serves each pair with a strategy chosen
+// for the device it targets (Choose, strategy.go): merged into one buffer where S1–S4 hold
+// (mapped, managed), or pinned (pinned.go: the copies kept, the host side page-locked, which
+// needs only the host side's lifetime), by whether the kernels touch each byte once per copy
+// (access.go) and, with a trace, the measured copies. Every buffer it adds is freed once on
+// every path that freed the original (lifetime.go, over pathflow.go's paths). Edits are byte
+// ranges of the spelling locations, with a comment naming the pair on every edit; UnifiedDiff
+// (diff.go) prints it as a patch. It handles one allocation site per side and sites written in
+// the file itself (a macro's argument, not its body); other pairs are left as written with the
+// reason.
 //
 // The survey (Scan, survey.go; `echoctl scan`) runs the same parse and proofs over every
 // translation unit of a source tree, in parallel, with each file's flags from a compile

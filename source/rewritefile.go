@@ -14,7 +14,8 @@ import (
 // RewriteOptions say how `echoctl rewrite` parses and merges.
 type RewriteOptions struct {
 	Options
-	Strategy Strategy
+	// Target is the device and the strategy asked for (Rewrite).
+	Target Target
 	// CompileCommands is a compile_commands.json; "" looks for one in the file's directory
 	// and its parents, as clang tools do.
 	CompileCommands string
@@ -50,25 +51,22 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 	fr.CompileDB = db
 	proofs := Prove(tu)
 	if o.Profile == nil {
-		fr.After, fr.Changes = Rewrite(tu, src, proofs, o.Strategy)
+		fr.After, fr.Changes = Rewrite(tu, src, proofs, nil, o.Target)
 		return fr, nil
 	}
 	measured := o.Profile.Measure(proofs)
 	var exercised []Proof
-	var exercisedM []Measured
+	var exercisedM []*Measured
 	var idle []Change
 	for i, p := range proofs {
-		if p.Safe() && measured[i].Count == 0 {
-			idle = append(idle, Change{Proof: p, Measured: &measured[i], Reason: "proved safe, not rewritten: " +
+		if measured[i].Count == 0 {
+			idle = append(idle, Change{Proof: p, Measured: &measured[i], Reason: "left as written: " +
 				"the traced run never made its copies (lines " + copyLineList(p.Pair) + ")"})
 			continue
 		}
-		exercised, exercisedM = append(exercised, p), append(exercisedM, measured[i])
+		exercised, exercisedM = append(exercised, p), append(exercisedM, &measured[i])
 	}
-	fr.After, fr.Changes = Rewrite(tu, src, exercised, o.Strategy)
-	for i := range fr.Changes { // Rewrite says one Change a proof, in their order
-		fr.Changes[i].Measured = &exercisedM[i]
-	}
+	fr.After, fr.Changes = Rewrite(tu, src, exercised, exercisedM, o.Target)
 	fr.Changes = append(fr.Changes, idle...)
 	// Most copy time first: what the run would gain most from.
 	slices.SortStableFunc(fr.Changes, func(a, b Change) int { return cmp.Compare(b.Measured.NS, a.Measured.NS) })

@@ -2,10 +2,12 @@ package main
 
 import "github.com/echo-uma/echo/source"
 
-// The echo.rewrite/1 document (docs/json.md).
+// The echo.rewrite/2 document (docs/json.md).
 type rewriteJSON struct {
 	Schema   string            `json:"schema"`
 	Strategy string            `json:"strategy"`
+	Device   string            `json:"device"`
+	DeviceBy string            `json:"device_from"`
 	Files    []rewriteFileJSON `json:"files"`
 }
 
@@ -22,10 +24,16 @@ type rewritePairJSON struct {
 	Device   string                 `json:"device"`
 	Verdicts map[string]verdictJSON `json:"verdicts"`
 	Changed  bool                   `json:"changed"`
+	Strategy string                 `json:"strategy,omitempty"`
 	Reason   string                 `json:"reason"`
+	Choice   string                 `json:"choice,omitempty"`
+	OnePass  bool                   `json:"one_pass"`
+	Access   string                 `json:"access,omitempty"`
 	// With --trace: what the traced run spent in the pair's linking copies.
-	Copies *int     `json:"copies,omitempty"`
-	CopyMS *float64 `json:"copy_ms,omitempty"`
+	Copies   *int     `json:"copies,omitempty"`
+	CopyMS   *float64 `json:"copy_ms,omitempty"`
+	Bytes    *uint64  `json:"copy_bytes,omitempty"`
+	KernelMS *float64 `json:"kernel_ms,omitempty"`
 }
 
 type verdictJSON struct {
@@ -35,15 +43,16 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s source.Strategy) rewriteJSON {
-	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Files: []rewriteFileJSON{}}
+func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string) rewriteJSON {
+	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, CompileDB: fr.CompileDB, Changed: string(fr.After) != string(fr.Before), Pairs: []rewritePairJSON{}}
 		for _, c := range fr.Changes {
-			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Reason: c.Reason, Verdicts: map[string]verdictJSON{}}
+			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Strategy: string(c.Strategy),
+				Reason: c.Reason, Choice: c.Choice, OnePass: c.Access.OnePass, Access: c.Access.Why, Verdicts: map[string]verdictJSON{}}
 			if m := c.Measured; m != nil {
-				n, ms := int(m.Count), float64(m.NS)/1e6
-				p.Copies, p.CopyMS = &n, &ms
+				n, ms, kms, b := int(m.Count), float64(m.NS)/1e6, float64(m.WaitNS)/1e6, m.Bytes
+				p.Copies, p.CopyMS, p.KernelMS, p.Bytes = &n, &ms, &kms, &b
 			}
 			for _, v := range c.Verdicts {
 				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,

@@ -297,7 +297,7 @@ func TestScanForeignRewritten(t *testing.T) {
 		if err := os.WriteFile(file, must(os.ReadFile(src)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if res := testenv.Echoctl(t, nil, "rewrite", "-w", file); res.ExitCode != 0 {
+		if res := testenv.Echoctl(t, nil, "rewrite", "--strategy", "mapped", "-w", file); res.ExitCode != 0 {
 			t.Fatalf("rewrite -w %s: exit %d: %s", name, res.ExitCode, res.Stderr)
 		}
 	}
