@@ -67,8 +67,19 @@ func Parse(ctx context.Context, c Command, o Options) (*TU, error) {
 	if _, err := exec.LookPath(driver); err != nil {
 		return nil, fmt.Errorf("parsing %s: %w", c.File, ErrNoClang)
 	}
+	if err := checkSource(c.File, o.Limits); err != nil {
+		return nil, err
+	}
+	real := c.File
+	odd, err := aliasOdd(&c)
+	if err != nil {
+		return nil, err
+	}
+	defer odd.remove()
 	args := clangArgs(c, lang, o, prelude)
-	cmd := exec.CommandContext(ctx, driver, args...)
+	run := newClangRun(ctx, real, o.Limits)
+	cmd := exec.CommandContext(run.timed, driver, args...)
+	run.prepare(cmd)
 	cmd.Dir = c.Dir
 	stderr := &headBuffer{max: 64 << 10}
 	cmd.Stderr = stderr
@@ -79,22 +90,28 @@ func Parse(ctx context.Context, c Command, o Options) (*TU, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
 	}
-	root, readErr := ReadAST(out, ownFiles(c))
-	io.Copy(io.Discard, out) // clang blocks on a full pipe if the reader stopped early
+	dump := run.start(cmd, out)
+	root, readErr := readAST(dump, ownFiles(c), o.Limits.nodes())
+	run.stopIfOver(readErr)
+	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
+	}
+	if err := run.exceeded(waitErr, readErr, stderr.Bytes()); err != nil {
+		return nil, err
 	}
 	if first := firstError(stderr.Bytes()); first != "" || waitErr != nil {
 		if first == "" {
 			first = fmt.Sprintf("clang failed (%v) without an error line", waitErr)
 		}
-		return nil, &ParseError{File: c.File, Reason: first}
+		return nil, &ParseError{File: real, Reason: odd.restore(nil, first)}
 	}
 	if readErr != nil {
-		return nil, fmt.Errorf("parsing %s: %w", c.File, readErr)
+		return nil, fmt.Errorf("parsing %s: %w", real, readErr)
 	}
-	return &TU{File: c.File, Root: root}, nil
+	odd.restore(root, "")
+	return &TU{File: real, Root: root}, nil
 }
 
 // ownFiles accepts the main file, the files in or below its directory, and the files in or

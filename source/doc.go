@@ -79,4 +79,14 @@
 // translation unit of a source tree, in parallel, with each file's flags from a compile
 // database or defaults, and counts files with the pattern, pairs proven and declined (by the
 // declining condition) and files clang cannot parse.
+//
+// A tree from anywhere and a user's own files are handled with care (issue 46): only regular
+// files are read as sources and compile databases (regular.go); clang runs under a time,
+// memory and output limit in a process group of its own, and the reader keeps a bounded number
+// of nodes (limits.go); a compile database from outside the project is taken only on trust
+// rules, and its flags that read outside it are dropped, every result saying which flags its
+// proofs assumed (trust.go); the walk follows links within the tree, names what it cannot walk
+// and goes on (walk.go); a path that is not UTF-8 is parsed through stand-in names
+// (oddname.go) and printed with git's quoting (gitquote.go); and rewrite -w writes through
+// outfile.Edit, never over an edit made meanwhile (safewrite.go).
 package source

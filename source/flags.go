@@ -39,6 +39,9 @@ type Options struct {
 	// RuntimeHeaders is a directory holding cuda_runtime.h for when there is no CUDA
 	// installation: the emulator's testdata/emulator/include.
 	RuntimeHeaders string
+	// Limits bound each file's size and clang's time, memory and output; zero fields are
+	// the defaults.
+	Limits Limits
 }
 
 // Command is one file to parse with the flags its build uses.

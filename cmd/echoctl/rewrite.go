@@ -93,27 +93,33 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			return err
 		}
 	}
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
 	var done []*source.FileRewrite
 	for _, f := range files {
-		fr, err := source.RewriteFile(cmd.Context(), f, ro)
+		fr, err := source.RewriteFile(ctx, f, ro)
 		if err != nil {
+			if intr, ok := interruption(ctx, ""); ok {
+				return intr
+			}
+			if fr != nil {
+				printAssumed(stderr, fr.Path, fr.BuildFlags)
+			}
 			return err
 		}
 		done = append(done, fr)
 	}
+	var written *source.Written
 	if opts.write {
-		for _, fr := range done {
-			if string(fr.After) != string(fr.Before) {
-				if err := source.WriteAtomic(fr.Path, fr.After); err != nil {
-					return err
-				}
-			}
-		}
+		written = source.WriteFiles(ctx, done, opts.trace)
 	}
 	if opts.global.json {
-		return printJSON(out, rewriteDoc(done, strategy, device, how))
+		if err := printJSON(out, rewriteDoc(done, strategy, device, how, written)); err != nil {
+			return err
+		}
+		return writtenError(ctx, stderr, written)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "rewrite: device %s (%s), strategy %s\n", device, how, strategy)
+	fmt.Fprintf(stderr, "rewrite: device %s (%s), strategy %s\n", device, how, strategy)
 	for _, fr := range done {
 		if !opts.write {
 			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
@@ -127,10 +133,13 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			if c.Changed {
 				why = " — " + c.Choice
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s %s/%s: %s%s%s\n", fr.Path, c.Function, c.Host, c.Device, c.Reason, why, measured)
+			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", source.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
+		}
+		if len(fr.Changes) > 0 || len(fr.Notices) > 0 {
+			printAssumed(stderr, fr.Path, fr.BuildFlags)
 		}
 	}
-	return nil
+	return writtenError(ctx, stderr, written)
 }
 
 // loadProfile is the copy time by source line of the trace at path (rewrite --trace): its

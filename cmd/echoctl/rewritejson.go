@@ -13,8 +13,12 @@ type rewriteJSON struct {
 
 type rewriteFileJSON struct {
 	Path      string            `json:"path"`
+	PathBytes []byte            `json:"path_bytes,omitempty"` // the name, where it is not UTF-8
 	CompileDB string            `json:"compile_commands,omitempty"`
+	Flags     []string          `json:"assumed_flags"`     // what the proofs hold for
+	Notices   []string          `json:"notices,omitempty"` // databases ignored, flags dropped
 	Changed   bool              `json:"changed"`
+	Written   string            `json:"written,omitempty"` // with -w: written, unchanged, left, not written
 	Pairs     []rewritePairJSON `json:"pairs"`
 }
 
@@ -43,10 +47,11 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string) rewriteJSON {
+func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string, w *source.Written) rewriteJSON {
 	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
-		f := rewriteFileJSON{Path: fr.Path, CompileDB: fr.CompileDB, Changed: string(fr.After) != string(fr.Before), Pairs: []rewritePairJSON{}}
+		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
+			Notices: fr.Notices, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}
 		for _, c := range fr.Changes {
 			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Strategy: string(c.Strategy),
 				Reason: c.Reason, Choice: c.Choice, OnePass: c.Access.OnePass, Access: c.Access.Why, Verdicts: map[string]verdictJSON{}}

@@ -59,17 +59,29 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
 	so.Progress = func(done, total int, file string) {
-		fmt.Fprintf(stderr, "scan: file %d of %d: %s\n", done, total, file)
+		fmt.Fprintf(stderr, "scan: file %d of %d: %s\n", done, total, source.QuotePath(file))
 	}
-	s, err := source.Scan(cmd.Context(), dir, so)
-	if err != nil {
+	ctx := cmd.Context()
+	s, err := source.Scan(ctx, dir, so)
+	if s == nil {
 		return err
 	}
-	if opts.global.json {
-		return printJSON(out, scanDoc(s))
+	// Interrupted, the files already done are reported all the same: minutes of clang runs
+	// are not thrown away.
+	for _, n := range s.Notices {
+		fmt.Fprintf(stderr, "scan: %s\n", n)
 	}
-	fmt.Fprint(out, scanTables(s))
-	return nil
+	if opts.global.json {
+		if perr := printJSON(out, scanDoc(s)); perr != nil {
+			return perr
+		}
+	} else {
+		fmt.Fprint(out, scanTables(s))
+	}
+	if intr, ok := interruption(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
+		return intr
+	}
+	return err
 }
 
 // scanTables is the text report: one row per file, one per declined pair, and the totals.
@@ -78,13 +90,19 @@ func scanTables(s *source.Survey) string {
 	// FLAGS says where the file's flags came from: "defaults" is no compile command.
 	files := columns{headers: []string{"FILE", "FLAGS", "PAIRS", "PROVEN", "DECLINED", "NOTE"}, right: []int{2, 3, 4}, rule: true}
 	var declined [][]string
+	assumed := map[string][]string{} // the defines the proofs assumed: files by define set
 	for _, f := range s.Files {
 		flags := "compile command"
 		if f.Defaults {
 			flags = "defaults"
 		}
-		if f.Unparsable != "" {
-			files.rows = append(files.rows, []string{f.Path, flags, "-", "-", "-", "unparsable: " + f.Unparsable})
+		path := source.QuotePath(f.Path)
+		if f.Unparsable != "" || f.Skipped != "" {
+			note := "unparsable: " + oneLine(f.Unparsable)
+			if f.Skipped != "" {
+				note = "skipped: " + oneLine(f.Skipped)
+			}
+			files.rows = append(files.rows, []string{path, flags, "-", "-", "-", note})
 			continue
 		}
 		note := ""
@@ -92,11 +110,18 @@ func scanTables(s *source.Survey) string {
 			note = "no pattern"
 		}
 		proven := f.Proven()
-		files.rows = append(files.rows, []string{f.Path, flags, fmt.Sprint(len(f.Proofs)), fmt.Sprint(proven), fmt.Sprint(len(f.Proofs) - proven), note})
+		files.rows = append(files.rows, []string{path, flags, fmt.Sprint(len(f.Proofs)), fmt.Sprint(proven), fmt.Sprint(len(f.Proofs) - proven), note})
 		for _, p := range f.Proofs {
 			if v, ok := source.Declined(p); ok {
-				declined = append(declined, []string{fmt.Sprintf("%s:%d", f.Path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
+				declined = append(declined, []string{fmt.Sprintf("%s:%d", path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
 			}
+		}
+		if f.Pattern() {
+			flags := strings.Join(source.BuildFlags{Flags: f.Flags}.Defines(), " ")
+			if flags == "" {
+				flags = "none"
+			}
+			assumed[flags] = append(assumed[flags], path)
 		}
 	}
 	if len(files.rows) == 0 {
@@ -108,9 +133,17 @@ func scanTables(s *source.Survey) string {
 		b.WriteString("\n")
 		b.WriteString(columns{headers: []string{"DECLINED AT", "FUNCTION", "PAIR", "CONDITION", "WHY"}, rows: declined, rule: true}.render())
 	}
+	b.WriteString(assumedTable(assumed))
+	b.WriteString(unwalkedTable(s.Unwalked))
 	t := s.Totals()
 	fmt.Fprintf(&b, "\n%d files scanned, %d with the pattern, %d unparsable, %d with no compile command (defaults); %d pairs: %d proven, %d declined (S1 %d, S2 %d, S3 %d, S4 %d)\n",
 		t.Files, t.WithPattern, t.Unparsable, t.Defaults, t.Pairs, t.Proven, t.Declined,
 		t.ByCondition["S1"], t.ByCondition["S2"], t.ByCondition["S3"], t.ByCondition["S4"])
+	if t.Skipped > 0 || len(s.Unwalked) > 0 {
+		fmt.Fprintf(&b, "%d files skipped past a limit, %d paths not walked\n", t.Skipped, len(s.Unwalked))
+	}
+	if s.Interrupted {
+		fmt.Fprintf(&b, "interrupted: %d of %d files scanned\n", len(s.Files), s.Total)
+	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,10 +12,30 @@ import (
 // interrupted is why a command stopped early: echoctl received a signal. Commands that
 // produce a plan (optimize, validate, calibrate) stop their program, write nothing and
 // return it; main then exits as a shell reports a death by that signal (130, 143, 129).
-type interrupted struct{ sig syscall.Signal }
+// done says what the command had written by then (the source path's rewrite -w may have
+// written some files); "" is nothing.
+type interrupted struct {
+	sig  syscall.Signal
+	done string
+}
 
 func (i interrupted) Error() string {
-	return fmt.Sprintf("interrupted by %s: nothing was written", signalName(i.sig))
+	done := i.done
+	if done == "" {
+		done = "nothing was written"
+	}
+	return fmt.Sprintf("interrupted by %s: %s", signalName(i.sig), done)
+}
+
+// interruption is ctx's interruption saying what was done, and true, where a signal ended
+// ctx; nil and false otherwise.
+func interruption(ctx context.Context, done string) (error, bool) {
+	var intr interrupted
+	if !errors.As(context.Cause(ctx), &intr) {
+		return nil, false
+	}
+	intr.done = done
+	return intr, true
 }
 
 func (i interrupted) status() int { return 128 + int(i.sig) }
@@ -34,7 +55,7 @@ func signalContext() (context.Context, func()) {
 			return
 		}
 		signal.Stop(sigs)
-		cancel(interrupted{s.(syscall.Signal)})
+		cancel(interrupted{sig: s.(syscall.Signal)})
 	}()
 	return ctx, func() {
 		signal.Stop(sigs)
