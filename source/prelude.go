@@ -3,43 +3,51 @@ package source
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// preludeFiles are force-included (echo_cuda_prelude.h) into .cu files when no CUDA
-// installation is given, and put on the include path after every other directory (the
-// stand-ins for cuda_fp16.h, vector_types.h and the like, which a program includes by name
-// and a real installation or the user's own -I would give first): see each header's own
-// comment for what it stands in for.
+// preludeFiles are the headers the source path parses CUDA with when no CUDA installation is
+// given (see each header's own comment for what it stands in for):
+//   - echo_cuda_prelude.h, force-included into every .cu file (through echo_cuda_pch.h,
+//     precompiled): what nvcc and clang's CUDA wrapper give a .cu file before its first line;
+//   - the stand-ins for the CUDA toolkit's public headers (cuda_runtime.h, cuda.h,
+//     driver_types.h, cuda_fp16.h, cooperative_groups.h, …), on the include path (-isystem) of
+//     every C, C++ and CUDA file, so `#include <cuda_runtime.h>` in a .cpp file resolves too;
+//   - fallback/: the CUDA samples' helper headers (helper_cuda.h, helper_functions.h, …),
+//     searched last (-idirafter), so a tree's own copy wins and a tree without one still parses.
 //
-//go:embed prelude/*.h
+//go:embed prelude
 var preludeFiles embed.FS
 
-const preludeName = "echo_cuda_prelude.h"
+const (
+	// preludeName is what a .cu file is parsed with: the prelude and the C++ library's common
+	// headers, precompiled (session.pch; the header says why the library is there).
+	preludeName = "echo_cuda_pch.h"
+	fallbackDir = "fallback"
+)
 
-// writePrelude puts the prelude's headers in a fresh directory for one clang run (clang's
-// -include takes a path, not bytes) and returns the prelude's path and the function that
-// removes the directory.
-func writePrelude() (string, func(), error) {
-	dir, err := os.MkdirTemp("", "echo-source-")
-	if err != nil {
-		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
-	}
-	files, err := preludeFiles.ReadDir("prelude")
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
-	}
-	for _, f := range files {
-		b, err := preludeFiles.ReadFile("prelude/" + f.Name())
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644)
-		}
+// writePrelude writes the prelude's headers under dir (clang's -include and -isystem take
+// paths, not bytes) and returns the directory that holds them.
+func writePrelude(dir string) (string, error) {
+	out := filepath.Join(dir, "prelude")
+	err := fs.WalkDir(preludeFiles, "prelude", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
+			return err
 		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := preludeFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		return "", fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	return filepath.Join(dir, preludeName), func() { os.RemoveAll(dir) }, nil
+	return out, nil
 }

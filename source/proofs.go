@@ -55,7 +55,8 @@ func Prove(tu *TU) []Proof {
 		}
 		out = append(out, proveFunction(e, fn)...)
 	}
-	return out
+	// Where clang recovered from an error, the AST is not the source: broken.go.
+	return declineBroken(tu, out)
 }
 
 func proveFunction(e *effects, fn *Node) []Proof {

@@ -207,7 +207,13 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 			return err
 		}
 		n.Ref = &Ref{ID: d.ID, Kind: d.Kind, Name: d.Name, Type: d.Type}
-	case "isArrow", "isArray", "isPostfix":
+	case "referencedMemberDecl":
+		b, err := s.str()
+		if err != nil {
+			return err
+		}
+		n.Member = parseID(b)
+	case "isArrow", "isArray", "isPostfix", "isInvalid":
 		b, err := s.literal()
 		if err != nil {
 			return err
@@ -220,6 +226,8 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 			n.IsArray = v
 		case "isPostfix":
 			n.Postfix = v
+		case "isInvalid":
+			n.Invalid = v
 		}
 	default:
 		return rd.value(depth + 1)

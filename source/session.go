@@ -1,0 +1,202 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// A session is what the parses of one command share: the prelude written once, and the
+// prelude precompiled once per set of flags (a survey's files mostly share one). Loading the
+// precompiled prelude instead of parsing it, with the C and C++ headers it includes, is most
+// of a file's parse; and clang does not dump declarations it read from a precompiled header,
+// so the dump the reader goes through is the file's own, a tenth of the size.
+type session struct {
+	o      Options
+	driver string
+	dir    string // temporary: the prelude, the precompiled preludes, the stub directories
+	// prelude is where the prelude is written; "" with a CUDA installation.
+	prelude string
+
+	mu   sync.Mutex
+	pchs map[string]*pchBuild
+
+	// findHeader, where set (a survey sets it), is the directory of the tree that holds a
+	// header a file includes and no include directory has, for a file parsed without a
+	// compile command: that directory goes on the file's -I list, as its build would put it.
+	findHeader func(file, name string) string
+}
+
+type pchBuild struct {
+	once sync.Once
+	path string // "" when it could not be built: the parse includes the header itself
+}
+
+func newSession(o Options) (*session, error) {
+	driver := o.Clang
+	if driver == "" {
+		driver = "clang"
+	}
+	if _, err := exec.LookPath(driver); err != nil {
+		return nil, ErrNoClang
+	}
+	dir, err := os.MkdirTemp("", "echo-source-")
+	if err != nil {
+		return nil, fmt.Errorf("writing the CUDA prelude: %w", err)
+	}
+	s := &session{o: o, driver: driver, dir: dir, pchs: map[string]*pchBuild{}}
+	if o.CUDAPath == "" {
+		if s.prelude, err = writePrelude(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *session) close() { os.RemoveAll(s.dir) }
+
+// maxStubRounds bounds the parses of one file: each round stubs the headers the last one found
+// missing (a fatal error stops clang at the first, so a file missing three headers takes four
+// rounds; a stub can uncover another include behind it).
+const maxStubRounds = 12
+
+// parse parses one file: with the precompiled prelude where there is one, and again with
+// empty stand-ins for the headers clang could not find, until it parses or no missing header
+// is left to stand in for.
+func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
+	lang, err := LangOf(c.File)
+	if err != nil {
+		return nil, err
+	}
+	if c.Dir != "" {
+		if c.Dir, err = filepath.Abs(c.Dir); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", c.File, err)
+		}
+	}
+	c.File = filepath.Clean(abs(c.File, c.Dir))
+	env := parseEnv{prelude: s.prelude}
+	if lang == LangCUDA && s.prelude != "" {
+		env.pch = s.pch(ctx, c, lang)
+	}
+	stubs := &stubDir{}
+	defer stubs.remove()
+	var found []string
+	for round := 0; ; round++ {
+		env.stubs = stubs.dir
+		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env))
+		if err != nil {
+			return nil, err
+		}
+		diags := parseDiags(run.stderr)
+		var fatal *Diag
+		for i := range diags {
+			if diags[i].Fatal {
+				fatal = &diags[i]
+				break
+			}
+		}
+		if fatal != nil && round < maxStubRounds {
+			if name := fatal.missingInclude(); name != "" {
+				if dir := s.found(c, name, found); dir != "" {
+					found = append(found, dir)
+					c.Args = append(c.Args, "-I"+dir)
+					continue
+				}
+				added, err := stubs.add(s.dir, name)
+				if err != nil {
+					return nil, fmt.Errorf("parsing %s: %w", c.File, err)
+				}
+				if added {
+					continue
+				}
+			}
+		}
+		if fatal != nil || (run.waitErr != nil && len(diags) == 0) || run.root == nil {
+			first := ""
+			if fatal != nil {
+				first = fatal.String()
+			} else if f := firstError(run.stderr); f != "" {
+				first = f
+			} else if run.waitErr != nil {
+				first = fmt.Sprintf("clang failed (%v) without an error line", run.waitErr)
+			} else if run.readEr != nil {
+				return nil, fmt.Errorf("parsing %s: %w", c.File, run.readEr)
+			}
+			return nil, &ParseError{File: c.File, Reason: first}
+		}
+		if run.readEr != nil {
+			return nil, fmt.Errorf("parsing %s: %w", c.File, run.readEr)
+		}
+		return &TU{File: c.File, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: stubs.names, Found: found}, nil
+	}
+}
+
+// found is the tree's directory for a missing header (findHeader), "" for none or one
+// already tried.
+func (s *session) found(c Command, name string, tried []string) string {
+	if s.findHeader == nil || c.Guess == false {
+		return ""
+	}
+	dir := s.findHeader(c.File, name)
+	for _, t := range tried {
+		if t == dir {
+			return ""
+		}
+	}
+	return dir
+}
+
+// pch is the precompiled prelude for a file's flags, built the first time a set of flags is
+// met; "" when it cannot be built (the parse then includes the header itself, slower but
+// the same).
+func (s *session) pch(ctx context.Context, c Command, lang Lang) string {
+	env := parseEnv{prelude: s.prelude, building: true}
+	flags := parseFlags(Command{Dir: c.Dir, Args: pchFlags(buildFlags(c.Args, c.Dir))}, lang, s.o, env)
+	key := strings.Join(flags, "\x00")
+	s.mu.Lock()
+	b := s.pchs[key]
+	if b == nil {
+		b = &pchBuild{}
+		s.pchs[key] = b
+	}
+	n := len(s.pchs)
+	s.mu.Unlock()
+	b.once.Do(func() {
+		out := filepath.Join(s.dir, fmt.Sprintf("prelude-%d.pch", n))
+		args := append(append([]string{}, flags...), "-c", "-Xclang", "-emit-pch", "-o", out,
+			filepath.Join(s.prelude, preludeName))
+		cmd := exec.CommandContext(ctx, s.driver, args...)
+		cmd.Dir = c.Dir
+		if msg, err := cmd.CombinedOutput(); err == nil {
+			b.path = out
+		} else if os.Getenv("ECHO_DEBUG_PCH") != "" {
+			fmt.Fprintf(os.Stderr, "pch: %v: %s\n", err, msg)
+		}
+	})
+	return b.path
+}
+
+// pchFlags are the build flags a precompiled prelude depends on: the macros and the language
+// standard, not the include directories (the prelude includes only
+// its own and the system's headers), so a tree's files share one.
+func pchFlags(flags []string) []string {
+	var out []string
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		switch {
+		case f == "-iquote" || f == "-isystem" || f == "-idirafter" || f == "-include" || f == "-imacros":
+			// -include's file goes in after the prelude, never into it: a header of the
+			// project's own in the precompiled prelude would not be dumped.
+			i++
+		case strings.HasPrefix(f, "-I"):
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
+}
