@@ -62,6 +62,8 @@ type FileScan struct {
 	// is empty and the file counts as unparsable.
 	Unparsable string
 	Proofs     []Proof
+	// FileReport is the rest of what the survey says about the file (filereport.go).
+	FileReport
 }
 
 // Pattern reports whether the file has the pattern: a host buffer and a device buffer,
@@ -157,13 +159,6 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.CUDAPath == "" && o.RuntimeHeaders == "" {
-		for _, f := range files {
-			if filepath.Ext(f) == ".cu" {
-				return nil, fmt.Errorf("scanning %s: no CUDA headers to parse %s with: give a CUDA installation (--cuda-path) or a directory with cuda_runtime.h (--runtime-headers)", dir, f)
-			}
-		}
-	}
 	var db *CompileDB
 	s.CompileDB = o.CompileCommands
 	if s.CompileDB == "" {
@@ -175,6 +170,14 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 		}
 	}
 	s.Files = make([]FileScan, len(files))
+	sess, err := newSession(o.Options)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	defer sess.close()
+	plan := planScan(root, files)
+	sess.findHeader = plan.idx.findHeader
+	units := plan.units
 	jobs := o.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -186,26 +189,37 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 		wg    sync.WaitGroup
 		next  = make(chan int)
 	)
-	for w := 0; w < min(jobs, max(len(files), 1)); w++ {
+	for i, f := range files {
+		if plan.noCUDA[f] {
+			s.Files[i] = plan.unparsed(f)
+			done++
+			if o.Progress != nil {
+				o.Progress(done, len(files), s.Files[i].Path)
+			}
+		}
+	}
+	for w := 0; w < min(jobs, max(len(units), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fsc, err := scanFile(ctx, root, files[i], db, o)
+				fscs, err := scanFile(ctx, sess, plan, files[i], db, o)
 				mu.Lock()
-				s.Files[i] = fsc
+				for _, fsc := range fscs {
+					s.Files[plan.index[fsc.abs]] = fsc
+					done++
+					if o.Progress != nil {
+						o.Progress(done, len(files), fsc.Path)
+					}
+				}
 				if err != nil && fatal == nil {
 					fatal = err
-				}
-				done++
-				if o.Progress != nil {
-					o.Progress(done, len(files), fsc.Path)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range files {
+	for _, i := range units {
 		mu.Lock()
 		stop := fatal != nil
 		mu.Unlock()
@@ -225,37 +239,51 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	return s, nil
 }
 
-// scanFile parses and proves one file. Its error is only for what ends the whole scan.
-func scanFile(ctx context.Context, root, file string, db *CompileDB, o ScanOptions) (FileScan, error) {
-	rel, err := filepath.Rel(root, file)
-	if err != nil {
-		rel = file
-	}
-	out := FileScan{Path: rel, Defaults: true}
+// scanFile parses and proves one translation unit, and the source files it includes
+// (scanPlan): the unit's FileScan first. Its error is only for what ends the whole scan.
+func scanFile(ctx context.Context, sess *session, plan *scanPlan, file string, db *CompileDB, o ScanOptions) ([]FileScan, error) {
+	root := plan.root
+	out := plan.fileScan(file)
 	cmd := Command{File: file}
 	if db != nil {
 		if c, ok := db.Lookup(file); ok {
 			cmd, out.Defaults = c, false
 		}
 	}
+	cmd.Guess = out.Defaults
 	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
-	tu, err := Parse(ctx, cmd, o.Options)
+	cmd.Own = plan.ownDirs(file)
+	tu, err := sess.parse(ctx, cmd)
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
 		// clang names the file by the absolute path it was given; the survey's are relative.
 		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
-		return out, nil
 	case errors.Is(err, ErrNoClang), ctx.Err() != nil:
-		return out, err
+		return []FileScan{out}, err
 	case err != nil:
 		// The dump could not be read (clang crashed mid-way, say): this file's fault, not
 		// the scan's.
 		out.Unparsable = err.Error()
-		return out, nil
 	}
-	out.Proofs = Prove(tu)
-	return out, nil
+	outs := []FileScan{out}
+	for _, inc := range plan.includes[file] {
+		f := plan.fileScan(inc)
+		f.Defaults = out.Defaults
+		f.Unparsable = out.Unparsable
+		outs = append(outs, f)
+	}
+	if tu == nil {
+		return outs, nil
+	}
+	for i := range outs {
+		f := &outs[i]
+		view := *tu
+		view.File = f.abs
+		f.Proofs = Prove(&view)
+		f.describe(&view, root)
+	}
+	return outs, nil
 }
 
 // walkSources lists the translation units under root in lexical order, recording the
