@@ -68,8 +68,9 @@ type clangRun struct {
 	waitErr, readEr error
 }
 
-// runClang runs clang once with args and reads the dump as it is written.
-func runClang(ctx context.Context, driver string, c Command, args []string) (clangRun, error) {
+// runClang runs clang once with args and reads the dump as it is written. Files under
+// notOwn (the session's prelude and stubs) are never the project's own, wherever the file is.
+func runClang(ctx context.Context, driver string, c Command, args []string, notOwn string) (clangRun, error) {
 	cmd := exec.CommandContext(ctx, driver, args...)
 	cmd.Dir = c.Dir
 	stderr := &headBuffer{max: 1 << 20}
@@ -81,7 +82,9 @@ func runClang(ctx context.Context, driver string, c Command, args []string) (cla
 	if err := cmd.Start(); err != nil {
 		return clangRun{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
 	}
-	root, readErr := ReadAST(out, ownFiles(c))
+	own := ownFiles(c)
+	keep := func(f string) bool { return own(f) && (notOwn == "" || !strings.HasPrefix(f, notOwn)) }
+	root, readErr := ReadAST(out, keep)
 	io.Copy(io.Discard, out) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {

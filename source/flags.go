@@ -67,6 +67,10 @@ type parseEnv struct {
 	stubs string
 	// building: these flags build the precompiled prelude, whose input is the prelude.
 	building bool
+	// fallback puts the prelude's fallback/ headers (the CUDA samples' helpers) on the path,
+	// last: a parse adds it only once a header it names is missing from the file's own
+	// directories and its tree, so a tree's own copy always wins.
+	fallback bool
 }
 
 // clangArgs is the whole clang command line after the driver's name: a syntax-only parse
@@ -102,9 +106,6 @@ func parseFlags(c Command, lang Lang, o Options, env parseEnv) []string {
 	} else if o.CUDAPath != "" && lang != LangCUDA {
 		args = append(args, "-isystem", filepath.Join(o.CUDAPath, "include"))
 	}
-	if env.prelude != "" {
-		args = append(args, "-idirafter", filepath.Join(env.prelude, fallbackDir))
-	}
 	if o.CUDAPath == "" && o.RuntimeHeaders != "" {
 		// After the prelude's stand-ins: only what they lack (the emulator's cuda_emulator.h).
 		args = append(args, "-idirafter", o.RuntimeHeaders)
@@ -117,6 +118,9 @@ func parseFlags(c Command, lang Lang, o Options, env parseEnv) []string {
 		}
 	}
 	args = append(args, buildFlags(c.Args, c.Dir)...)
+	if env.fallback && env.prelude != "" {
+		args = append(args, "-idirafter", filepath.Join(env.prelude, fallbackDir))
+	}
 	if env.stubs != "" {
 		args = append(args, "-idirafter", env.stubs)
 	}

@@ -16,7 +16,9 @@ import (
 //     driver_types.h, cuda_fp16.h, cooperative_groups.h, …), on the include path (-isystem) of
 //     every C, C++ and CUDA file, so `#include <cuda_runtime.h>` in a .cpp file resolves too;
 //   - fallback/: the CUDA samples' helper headers (helper_cuda.h, helper_functions.h, …),
-//     searched last (-idirafter), so a tree's own copy wins and a tree without one still parses.
+//     put on the path (-idirafter) only when a file includes one that neither its include
+//     directories nor its tree have, so a tree's own copy wins and a tree without one still
+//     parses.
 //
 //go:embed prelude
 var preludeFiles embed.FS

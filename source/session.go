@@ -88,7 +88,7 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 	var found []string
 	for round := 0; ; round++ {
 		env.stubs = stubs.dir
-		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env))
+		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.dir+string(filepath.Separator))
 		if err != nil {
 			return nil, err
 		}
@@ -106,6 +106,12 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 					found = append(found, dir)
 					c.Args = append(c.Args, "-I"+dir)
 					continue
+				}
+				if !env.fallback && s.prelude != "" {
+					if _, err := os.Stat(filepath.Join(s.prelude, fallbackDir, filepath.FromSlash(name))); err == nil {
+						env.fallback = true
+						continue
+					}
 				}
 				added, err := stubs.add(s.dir, name)
 				if err != nil {

@@ -56,11 +56,14 @@ class coalesced_group : public thread_group {
 public:
 	ECHO_CG_GROUP_MEMBERS
 };
-template <unsigned int Size, class Parent = void> class thread_block_tile : public thread_group {
+/* A tile of a known parent converts to the parent-less one, as CUDA's does. */
+template <unsigned int Size, class Parent = void> class thread_block_tile;
+template <unsigned int Size> class thread_block_tile<Size, void> : public thread_group {
 public:
 	ECHO_CG_GROUP_MEMBERS
 	static constexpr unsigned int num_threads_static = Size;
 };
+template <unsigned int Size, class Parent> class thread_block_tile : public thread_block_tile<Size, void> {};
 #undef ECHO_CG_GROUP_MEMBERS
 
 __device__ thread_block this_thread_block();
