@@ -365,3 +365,42 @@ func TestParseCompileCommands(t *testing.T) {
 		t.Errorf("nvcc's flags became %q, want %q", got, want)
 	}
 }
+
+// Host functions written inside extern "C" (Rodinia's habit, one declaration or a block) are
+// top-level functions like any other: their pairs are found.
+func TestParseExternC(t *testing.T) {
+	needClang(t)
+	f := filepath.Join(t.TempDir(), "externc.cu")
+	os.WriteFile(f, []byte(`#include <cuda_runtime.h>
+#include <stdlib.h>
+extern "C" void one(int n)
+{
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	cudaMalloc((void **)&d, n * sizeof(float));
+	cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+	cudaFree(d);
+	free(h);
+}
+extern "C" {
+void two(int n)
+{
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	cudaMalloc((void **)&d, n * sizeof(float));
+	cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	free(h);
+}
+}
+`), 0o644)
+	tu, err := Parse(context.Background(), Command{File: f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fns []string
+	for _, p := range Prove(tu) {
+		fns = append(fns, p.Function)
+	}
+	if strings.Join(fns, " ") != "one two" {
+		t.Errorf("pairs in %v, want one in each of one and two", fns)
+	}
+}

@@ -26,7 +26,30 @@ func ReadAST(r io.Reader, keep func(file string) bool) (*Node, error) {
 	if root == nil || root.Kind != "TranslationUnitDecl" {
 		return nil, rd.s.errorf("the dump is not a translation unit")
 	}
+	root.Inner = unlinkage(root.Inner)
 	return root, nil
+}
+
+// unlinkage puts the declarations of extern "C" and extern "C++" blocks among the top-level
+// ones: Rodinia writes its host functions as `extern "C" void f(…) {…}`, and a linkage
+// specification changes nothing a proof is about.
+func unlinkage(decls []*Node) []*Node {
+	flat := true
+	for _, d := range decls {
+		flat = flat && d.Kind != "LinkageSpecDecl"
+	}
+	if flat {
+		return decls
+	}
+	out := make([]*Node, 0, len(decls))
+	for _, d := range decls {
+		if d.Kind == "LinkageSpecDecl" {
+			out = append(out, unlinkage(d.Inner)...)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type mode int
