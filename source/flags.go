@@ -110,11 +110,11 @@ func parseFlags(c Command, lang Lang, o Options, env parseEnv) []string {
 		// After the prelude's stand-ins: only what they lack (the emulator's cuda_emulator.h).
 		args = append(args, "-idirafter", o.RuntimeHeaders)
 	}
-	if lang == LangCUDA && env.prelude != "" && !env.building {
+	if h := pchHeader(lang); h != "" && env.prelude != "" && !env.building {
 		if env.pch != "" {
 			args = append(args, "-include-pch", env.pch)
 		} else {
-			args = append(args, "-include", filepath.Join(env.prelude, preludeName))
+			args = append(args, "-include", filepath.Join(env.prelude, h))
 		}
 	}
 	args = append(args, buildFlags(c.Args, c.Dir)...)

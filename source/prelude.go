@@ -12,6 +12,8 @@ import (
 // given (see each header's own comment for what it stands in for):
 //   - echo_cuda_prelude.h, force-included into every .cu file (through echo_cuda_pch.h,
 //     precompiled): what nvcc and clang's CUDA wrapper give a .cu file before its first line;
+//   - echo_cxx_std.h, the C++ library's common headers, precompiled into every C++ and CUDA
+//     file's parse for speed;
 //   - the stand-ins for the CUDA toolkit's public headers (cuda_runtime.h, cuda.h,
 //     driver_types.h, cuda_fp16.h, cooperative_groups.h, …), on the include path (-isystem) of
 //     every C, C++ and CUDA file, so `#include <cuda_runtime.h>` in a .cpp file resolves too;
@@ -23,12 +25,20 @@ import (
 //go:embed prelude
 var preludeFiles embed.FS
 
-const (
-	// preludeName is what a .cu file is parsed with: the prelude and the C++ library's common
-	// headers, precompiled (session.pch; the header says why the library is there).
-	preludeName = "echo_cuda_pch.h"
-	fallbackDir = "fallback"
-)
+const fallbackDir = "fallback"
+
+// pchHeader is what a file is parsed with before its first line, precompiled (session.pch):
+// for CUDA the prelude and the C++ library's common headers, for C++ the library's headers
+// alone (echo_cxx_std.h says why they are there), for C nothing.
+func pchHeader(lang Lang) string {
+	switch lang {
+	case LangCUDA:
+		return "echo_cuda_pch.h"
+	case LangCXX:
+		return "echo_cxx_std.h"
+	}
+	return ""
+}
 
 // writePrelude writes the prelude's headers under dir (clang's -include and -isystem take
 // paths, not bytes) and returns the directory that holds them.

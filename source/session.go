@@ -29,6 +29,9 @@ type session struct {
 	// header a file includes and no include directory has, for a file parsed without a
 	// compile command: that directory goes on the file's -I list, as its build would put it.
 	findHeader func(file, name string) string
+
+	sysOnce sync.Once
+	sysDirs []string
 }
 
 type pchBuild struct {
@@ -63,7 +66,7 @@ func (s *session) close() { os.RemoveAll(s.dir) }
 // maxStubRounds bounds the parses of one file: each round stubs the headers the last one found
 // missing (a fatal error stops clang at the first, so a file missing three headers takes four
 // rounds; a stub can uncover another include behind it).
-const maxStubRounds = 12
+const maxStubRounds = 32
 
 // parse parses one file: with the precompiled prelude where there is one, and again with
 // empty stand-ins for the headers clang could not find, until it parses or no missing header
@@ -80,12 +83,15 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 	}
 	c.File = filepath.Clean(abs(c.File, c.Dir))
 	env := parseEnv{prelude: s.prelude}
-	if lang == LangCUDA && s.prelude != "" {
+	if pchHeader(lang) != "" && s.prelude != "" {
 		env.pch = s.pch(ctx, c, lang)
 	}
 	stubs := &stubDir{}
 	defer stubs.remove()
 	var found []string
+	if err := s.preresolve(&c, &env, stubs, &found); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", c.File, err)
+	}
 	for round := 0; ; round++ {
 		env.stubs = stubs.dir
 		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.dir+string(filepath.Separator))
@@ -175,7 +181,7 @@ func (s *session) pch(ctx context.Context, c Command, lang Lang) string {
 	b.once.Do(func() {
 		out := filepath.Join(s.dir, fmt.Sprintf("prelude-%d.pch", n))
 		args := append(append([]string{}, flags...), "-c", "-Xclang", "-emit-pch", "-o", out,
-			filepath.Join(s.prelude, preludeName))
+			filepath.Join(s.prelude, pchHeader(lang)))
 		cmd := exec.CommandContext(ctx, s.driver, args...)
 		cmd.Dir = c.Dir
 		if msg, err := cmd.CombinedOutput(); err == nil {

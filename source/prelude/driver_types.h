@@ -196,6 +196,20 @@ enum cudaMemcpyKind {
 	cudaMemcpyDefault = 4
 };
 
+enum cudaGraphicsRegisterFlags {
+	cudaGraphicsRegisterFlagsNone = 0,
+	cudaGraphicsRegisterFlagsReadOnly = 1,
+	cudaGraphicsRegisterFlagsWriteDiscard = 2,
+	cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+	cudaGraphicsRegisterFlagsTextureGather = 8
+};
+
+enum cudaGraphicsMapFlags {
+	cudaGraphicsMapFlagsNone = 0,
+	cudaGraphicsMapFlagsReadOnly = 1,
+	cudaGraphicsMapFlagsWriteDiscard = 2
+};
+
 enum cudaMemoryType {
 	cudaMemoryTypeUnregistered = 0,
 	cudaMemoryTypeHost = 1,
