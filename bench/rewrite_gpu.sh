@@ -71,7 +71,7 @@ for w in ${WORKLOADS:-stream compute pipeline memset}; do
 	rw=$out/src/testdata/workloads/$w.cu
 	cp "$src" "$rw"
 	echo "== rewrite $w"
-	"$E" rewrite -w "$rw" 2>&1 | sed 's/^/   /'
+	"$E" rewrite --strategy mapped -w "$rw" 2>&1 | sed 's/^/   /'
 	if cmp -s "$src" "$rw"; then
 		echo "   nothing merged: $w skipped"
 		continue

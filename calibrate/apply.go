@@ -8,8 +8,10 @@ import (
 )
 
 // Apply writes the outcome into the plan: each calibrated pair becomes enabled (a strategy
-// won and the pair was merged in its runs), calibrated (none did, or the pair never merged)
-// or refused (the merged program computed something else), with the numbers as evidence;
+// won and the pair was merged in its runs), calibrated (none did, the pair never merged, or
+// the program as written printed other things in other runs, so nothing could be compared)
+// or refused (the merged program printed something else; RefuseCalibrated keeps what a
+// calibration again needs), with the numbers as evidence;
 // the context records the device, the chosen strategy and the digest of the enabled pairs,
 // so that a plan edited afterwards is not deployed as if calibration had measured it.
 func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
@@ -28,7 +30,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 		}
 		switch {
 		case refusal != "":
-			pair.Refuse(planner.StageCalibrate, refusal)
+			pair.RefuseCalibrated(refusal)
 			pair.Evidence = append(pair.Evidence, evidence)
 		case r.Chosen != "" && !pair.Allows(r.Chosen):
 			pair.Calibrate(evidence + fmt.Sprintf("; %s cannot serve this pair", r.Chosen))
@@ -93,11 +95,12 @@ func (r *Result) mergedPairs() map[string]string {
 }
 
 // refusal: the merged program must print and return exactly what the program as written
-// does, with every strategy; and the program as written must do so run after run.
+// does (lines that vary as written in their numbers alone compared by their words), with
+// every strategy. Where the program as written printed other things in other runs, nothing
+// was compared, so nothing is refused: decide enabled nothing, and the evidence says why.
 func (r *Result) refusal() string {
-	if d := r.Baseline.OutputDiff; d != "" {
-		return "output differs between runs of the program as written (" + d + "): no merge can be checked " +
-			"against it; give --ignore for lines that carry timings"
+	if r.Baseline.OutputDiff != "" {
+		return ""
 	}
 	for _, v := range r.Variants {
 		if v.OutputDiff != "" {
@@ -121,6 +124,9 @@ func (r *Result) evidence() string {
 		if v.Enabled {
 			verdict = string(r.Chosen) + " chosen: " + v.Verdict
 		}
+	}
+	if len(r.Varying) > 0 {
+		verdict += "; not compared, as they differ between runs as written in their numbers alone: " + strings.Join(r.Varying, ", ")
 	}
 	return fmt.Sprintf("calibrated over %d rounds: baseline %.3f ms per iteration (spread %.3f ms), complete run %.1f ms; %s; %s",
 		len(r.Baseline.RoundMS), r.Baseline.MedianMS, r.Baseline.SpreadMS, r.Baseline.RunMedianMS, strings.Join(parts, ", "), verdict)

@@ -8,7 +8,6 @@
 package calibrate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -62,8 +61,7 @@ type Variant struct {
 	EnergyMJ       []float64 `json:"energy_mj,omitempty"`
 	EnergyMedianMJ float64   `json:"energy_median_mj,omitempty"`
 	lastReport     runner.Report
-	firstOutput    []byte
-	exitCode       int
+	outputs        []runOutput // every run's, told against the reference (output.go)
 }
 
 // Result is the calibration's outcome.
@@ -74,7 +72,10 @@ type Result struct {
 	// CopyMS is the time per iteration the calibrated pairs' copies take (explainableMS):
 	// the most a merge can save, give or take what the trace could not time exactly.
 	CopyMS float64 `json:"copy_ms"`
-	Device runner.Report
+	// Varying are the output lines that differ between runs of the program as written in
+	// their numbers alone (a timing --ignore did not name): compared by their words only.
+	Varying []string `json:"varying,omitempty"`
+	Device  runner.Report
 }
 
 // asyncBytesPerMS is the rate at which an asynchronous copy's bytes are assumed to move when
@@ -124,8 +125,10 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	strategies := o.Strategies
 	composed := map[planner.Strategy]string{}
 	rounds := o.Rounds
+	said := 0                           // the varying lines said so far
+	ref := &reference{ignore: o.Ignore} // the baseline's first output, which every run is told against
 	for r := 0; r < rounds; r++ {
-		if err := res.Baseline.run(ctx, argv, base, o, r); err != nil {
+		if err := res.Baseline.run(ctx, argv, base, o, ref); err != nil {
 			return nil, fmt.Errorf("baseline run %d: %w", r+1, err)
 		}
 		if r == 0 {
@@ -148,10 +151,21 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		}
 		for i := range res.Variants {
 			v := &res.Variants[i]
-			if err := v.run(ctx, argv, composed[v.Strategy], o, r); err != nil {
+			if err := v.run(ctx, argv, composed[v.Strategy], o, ref); err != nil {
 				return nil, fmt.Errorf("%s run %d: %w", v.Strategy, r+1, err)
 			}
-			v.compare(&res.Baseline, o.Ignore)
+		}
+		res.compareOutputs(ref)
+		if r+1 == rounds && len(res.Baseline.outputs) == 1 && res.outputsDiffer() {
+			// One run as written cannot tell a timing from a result: one more, for its output.
+			if err := res.Baseline.rerun(ctx, argv, base, o, ref); err != nil {
+				return nil, fmt.Errorf("baseline run %d: %w", r+2, err)
+			}
+			res.compareOutputs(ref)
+		}
+		for ; said < len(res.Varying); said++ {
+			o.Progress("not comparing %s: it differs between runs of the program as written in its numbers alone "+
+				"(--ignore names such lines)", res.Varying[said])
 		}
 		o.Progress("round %d/%d: %s", r+1, rounds, res.roundLine(r))
 		if r+1 == rounds && res.decide() && rounds < roundsCap*o.Rounds {
@@ -186,25 +200,10 @@ func applicable(device runner.Report) []planner.Strategy {
 	return append(s, planner.StrategyPinned)
 }
 
-func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, round int) error {
-	tail := runner.NewTail(4 << 10)
-	stderr := io.Writer(tail)
-	if o.Stderr != nil {
-		stderr = io.MultiWriter(o.Stderr, tail)
-	}
-	res, err := runner.Run(ctx, argv, compact, runner.IO{Stderr: stderr})
-	if errors.Is(err, runner.ErrNoReport) {
-		// No report: the shim never ran, so neither did the program (the dynamic loader
-		// refused it, say); the loader's own words are in its stderr.
-		return tail.Explain(fmt.Sprintf("%s did not start (exit status %d, and the shim left no report)",
-			argv[0], res.ExitCode))
-	}
+func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, ref *reference) error {
+	res, err := v.runOnce(ctx, argv, compact, o)
 	if err != nil {
 		return err
-	}
-	if v.Strategy == "" && res.ExitCode != 0 {
-		// Nothing merged fails here: the program itself does, and no comparison means anything.
-		return tail.Explain(fmt.Sprintf("the program as written exited with status %d", res.ExitCode))
 	}
 	if len(res.Report.IterationNS) == 0 {
 		return fmt.Errorf("the run timed no iteration: the plan's loop marker was never reached")
@@ -228,49 +227,41 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
 		v.Untouched = res.Report.Reason
 	}
-	if round == 0 {
-		v.firstOutput, v.exitCode = res.Stdout, res.ExitCode
-	} else if v.Strategy == "" && v.OutputDiff == "" {
-		// The baseline must be deterministic itself, or no comparison means anything.
-		v.OutputDiff = diff(v.firstOutput, v.exitCode, res.Stdout, res.ExitCode, o.Ignore)
-	}
+	v.outputs = append(v.outputs, ref.take(res.Stdout, res.ExitCode))
 	return nil
 }
 
-// compare checks the latest run's output against the baseline's.
-func (v *Variant) compare(base *Variant, ignore *regexp.Regexp) {
-	if v.OutputDiff == "" {
-		v.OutputDiff = diff(base.firstOutput, base.exitCode, v.firstOutput, v.exitCode, ignore)
+// rerun runs the variant once more for its output alone: its timings are not the rounds'.
+func (v *Variant) rerun(ctx context.Context, argv []string, compact string, o Options, ref *reference) error {
+	res, err := v.runOnce(ctx, argv, compact, o)
+	if err == nil {
+		v.outputs = append(v.outputs, ref.take(res.Stdout, res.ExitCode))
 	}
+	return err
 }
 
-// diff describes the first difference between two runs' outputs and statuses, or "".
-func diff(a []byte, codeA int, b []byte, codeB int, ignore *regexp.Regexp) string {
-	if codeA != codeB {
-		return fmt.Sprintf("exit status %d instead of %d", codeB, codeA)
+// runOnce runs the program on compact; the program as written must exit 0.
+func (v *Variant) runOnce(ctx context.Context, argv []string, compact string, o Options) (runner.Result, error) {
+	tail := runner.NewTail(4 << 10)
+	stderr := io.Writer(tail)
+	if o.Stderr != nil {
+		stderr = io.MultiWriter(o.Stderr, tail)
 	}
-	la, lb := lines(a, ignore), lines(b, ignore)
-	for i := 0; i < max(len(la), len(lb)); i++ {
-		switch {
-		case i >= len(la):
-			return fmt.Sprintf("printed an extra line %q", lb[i])
-		case i >= len(lb):
-			return fmt.Sprintf("did not print %q", la[i])
-		case !bytes.Equal(la[i], lb[i]):
-			return fmt.Sprintf("printed %q where the baseline printed %q", lb[i], la[i])
-		}
+	res, err := runner.Run(ctx, argv, compact, runner.IO{Stderr: stderr})
+	if errors.Is(err, runner.ErrNoReport) {
+		// No report: the shim never ran, so neither did the program (the dynamic loader
+		// refused it, say); the loader's own words are in its stderr.
+		return res, tail.Explain(fmt.Sprintf("%s did not start (exit status %d, and the shim left no report)",
+			argv[0], res.ExitCode))
 	}
-	return ""
-}
-
-func lines(out []byte, ignore *regexp.Regexp) [][]byte {
-	var keep [][]byte
-	for _, l := range bytes.Split(out, []byte("\n")) {
-		if ignore == nil || !ignore.Match(l) {
-			keep = append(keep, l)
-		}
+	if err != nil {
+		return res, err
 	}
-	return keep
+	if v.Strategy == "" && res.ExitCode != 0 {
+		// Nothing merged fails here: the program itself does, and no comparison means anything.
+		return res, tail.Explain(fmt.Sprintf("the program as written exited with status %d", res.ExitCode))
+	}
+	return res, nil
 }
 
 func (r *Result) roundLine(round int) string {

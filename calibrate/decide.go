@@ -31,6 +31,9 @@ func (r *Result) decide() (unexplained bool) {
 		v.Unexplained, v.Verdict, v.Enabled, v.SetupMS, v.BreakEven = "", "", false, 0, 0
 		margin := max(base.SpreadMS, v.SpreadMS)
 		switch {
+		case base.OutputDiff != "":
+			v.Verdict = uncheckedVerdict + base.OutputDiff + ": no merge can be checked against it; give --ignore for the lines that vary"
+			continue
 		case v.OutputDiff != "":
 			v.Verdict = "output differs: the program " + v.OutputDiff
 			continue
@@ -76,6 +79,11 @@ func (r *Result) decide() (unexplained bool) {
 	}
 	return unexplained && r.Chosen == ""
 }
+
+// uncheckedVerdict opens the verdict of every variant when the program as written printed other
+// things in other runs (more than numbers: lines, words, its status), which leaves nothing to
+// compare a merged run's output with.
+const uncheckedVerdict = "not checked: the program as written printed other things in other runs: it "
 
 // Refusal is why the variant was not enabled ("" when it was): its verdict, or, in a record
 // written before verdicts were, the first problem the record names.

@@ -200,6 +200,67 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	}
 }
 
+// Without --ignore, the line that carries stream's timing differs between runs of the
+// program as written: calibration finds it, says so, compares it by its words alone, and
+// enables the validated pairs. (It refused them all in place: "output differs between runs of
+// the program as written", so a rerun with --ignore found nothing to calibrate.)
+func TestCalibrateWithoutIgnore(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Setenv("CUDA_EMU_COPY_DELAY_US", "20000") // the trace must see the copies as they will be
+	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "stream", args...)
+	stream := testenv.Built(t, "workloads/stream")
+	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", stream}, args...)...); res.ExitCode != 0 {
+		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--rounds", "3", "--strategy", "mapped", planPath, "--", stream}, args...)...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `not comparing "iter_ms=`) || !strings.Contains(res.Stdout, "not compared") {
+		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want the timing line found and said", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range p.Pairs {
+		if pair.Status != planner.StatusEnabled {
+			t.Errorf("%s: %s %q; want enabled", pair.ID, pair.Status, pair.Reason)
+		}
+	}
+}
+
+// A calibration that refused the pairs for a changed output keeps what calibrating again
+// needs: the pairs' strategies and the status they had. A second calibration measures them
+// afresh, where it found "no pair to calibrate" before; the merge still changes the output
+// here, so they stay refused.
+func TestCalibrateAgainAfterRefusal(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--iters", "6", "--warmup", "1"}
+	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
+	prog := testenv.Built(t, "workloads/unsafe_live_value")
+	calibrate := append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--strategy", "mapped", planPath, "--", prog}, args...)
+	if res := testenv.Echoctl(t, nil, calibrate...); res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs") {
+		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	p, err := planner.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := p.RefusedAt(planner.StageCalibrate)
+	if len(refused) == 0 {
+		t.Fatal("calibration refused no pair")
+	}
+	for _, pair := range refused {
+		if pair.RefusedFrom != planner.StatusCandidate || len(pair.Strategies) == 0 {
+			t.Errorf("%s: refused from %q, strategies %v; want the status and strategies a rerun needs", pair.ID, pair.RefusedFrom, pair.Strategies)
+		}
+	}
+	res := testenv.Echoctl(t, nil, calibrate...)
+	if res.ExitCode != 0 || !strings.Contains(res.Stderr, fmt.Sprintf("measuring again %d pair", len(refused))) ||
+		!strings.Contains(res.Stdout, "output differs") {
+		t.Errorf("calibrate again: exit %d, stdout %q, stderr %q; want the refused pairs measured again", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
 func TestRunRefusals(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}

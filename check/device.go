@@ -15,8 +15,25 @@ type GPU struct {
 	Runtime  int    `json:"runtime"` // the runtime's CUDA version
 	Pageable bool   `json:"pageable"`
 	// ConcurrentManaged: the host may touch managed memory while kernels run.
-	ConcurrentManaged bool   `json:"concurrent_managed"`
-	Library           string `json:"library"` // the runtime asked
+	ConcurrentManaged bool `json:"concurrent_managed"`
+	// Integrated: one DRAM (Jetson); HostPageTables: pageable memory reached through the
+	// host's page tables (Grace Hopper).
+	Integrated     bool   `json:"integrated"`
+	HostPageTables bool   `json:"host_page_tables"`
+	Library        string `json:"library"` // the runtime asked
+}
+
+// FindGPU asks the first CUDA runtime a program would load (libraryPath searched first, as
+// LD_LIBRARY_PATH is) what the device is, as check's GPU item does; an error says why it
+// could not tell (no runtime, no preload library, no device). echoctl rewrite --device auto
+// uses it.
+func FindGPU(ctx context.Context, libraryPath string) (*GPU, error) {
+	_, shim := preloadItem()
+	it, gpu := deviceItem(ctx, FindLibraries(libraryPath), shim)
+	if gpu == nil {
+		return nil, fmt.Errorf("%s", it.Detail)
+	}
+	return gpu, nil
 }
 
 // preloadItem finds the shim; without it nothing can be deployed.
@@ -52,7 +69,7 @@ func deviceItem(ctx context.Context, libs []Library, shim string) (Item, *GPU) {
 			Detail: fmt.Sprintf("%s could not say what the device is: %v", runtime, err)}, nil
 	}
 	gpu := &GPU{Name: rep.GPU, CC: rep.CC, Driver: rep.Driver, Runtime: rep.Runtime, Pageable: rep.Pageable,
-		ConcurrentManaged: rep.ConcurrentManaged, Library: runtime}
+		ConcurrentManaged: rep.ConcurrentManaged, Integrated: rep.Integrated, HostPageTables: rep.HostPageTables, Library: runtime}
 	pageable := "no"
 	if gpu.Pageable {
 		pageable = "yes (the system strategy applies)"

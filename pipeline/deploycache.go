@@ -23,7 +23,8 @@ import (
 // or another echoctl has another key and derives afresh; nothing is kept for a plan that
 // fails to read. The executable is still checked against Executable at every run.
 type Kept struct {
-	Executable planner.Module   `json:"executable"` // the plan's: the program must still be it
+	Executable planner.Module   `json:"executable"`         // the plan's: the program must still be it
+	Launcher   *planner.Module  `json:"launcher,omitempty"` // or the command that starts it (Context.Launcher)
 	Strategy   planner.Strategy `json:"strategy"`
 	Pairs      int              `json:"pairs"`
 	Compact    string           `json:"compact"`   // the shim's plan; "" when Untouched

@@ -66,7 +66,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	began := time.Now()
 	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail,
 		Progress: func(format string, args ...any) { step(1, format, args...) }}) // the libraries probed, as found
-	if err := stopped(ctx); err != nil {
+	if err := runner.Interrupted(ctx, traced.ExitCode); err != nil {
 		return Outcome{}, err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
 	}
 	if err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
@@ -102,7 +102,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	began = time.Now()
 	res, err := validate.Run(ctx, p, o.Argv, quiet)
 	found.ValidateMS = msSince(began)
-	if err := stopped(ctx); err != nil {
+	if err := runner.Interrupted(ctx, res.ExitCode); err != nil {
 		return Outcome{}, err
 	}
 	if err != nil && res.ExitCode != 0 {
@@ -149,15 +149,6 @@ func PlanTrace(file, path, tool string) (*planner.Plan, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return planner.Analyze(r, path, planner.DefaultOptions(), tool)
-}
-
-// stopped returns ctx's cause once a signal ended it, else nil: the check made between the
-// steps the pipeline must not go on past after an interrupt.
-func stopped(ctx context.Context) error {
-	if ctx.Err() == nil {
-		return nil
-	}
-	return context.Cause(ctx)
 }
 
 // msSince is the wall time since t, in milliseconds.

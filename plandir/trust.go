@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // maxPlan bounds a plan read from the directory, as planner.Read does.
@@ -72,7 +74,7 @@ func readTrusted(path string) ([]byte, error) {
 // so that whatever path was (a link, a FIFO, a file being read) is replaced, never written
 // through.
 func replace(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := scratch.File(filepath.Dir(path), "."+filepath.Base(path)+".", ".tmp")
 	if err != nil {
 		return err
 	}

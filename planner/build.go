@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/echo-uma/echo/trace"
@@ -23,11 +21,12 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	a.settleChunks()
 	found := a.loop()
 	iterations, msPerIter, marker := found.iterations, found.ms, found.marker
+	program := a.programPID(marker)
 	p := &Plan{
 		Version: Version, Created: time.Now().UTC(), Tool: tool,
 		Trace: Source{Path: path, Command: a.header.Command, PID: a.header.PID, Host: a.header.Host,
 			Start: a.header.Start, Attached: a.header.Attached},
-		Context:  a.context(),
+		Context:  a.context(program),
 		Loop:     Loop{Iterations: iterations, MS: msPerIter, Span: found.span, Confidence: found.confidence},
 		Pairs:    []Pair{},
 		Rejected: []Rejection{},
@@ -45,6 +44,9 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	for _, pa := range a.order {
 		pair := a.pairOf(pa, iterations, msPerIter)
 		judge(&pair, a.refusal(pa, iterations, sharing), a.pinRefusal(pa, iterations))
+		if other := a.otherProgram(int(pa.host.pid), p.Context.Executable); other != "" {
+			pair.Refuse(StagePlan, other)
+		}
 		p.Pairs = append(p.Pairs, pair)
 	}
 	p.Recount()
@@ -161,35 +163,6 @@ func (a *analysis) transferMS(c *copyAcc) (ms float64, estimated bool, call floa
 		total += perCopy * float64(waited)
 	}
 	return total / float64(clean+waited) / 1e6, estimated, call
-}
-
-// context names the executable and CUDA libraries of the traced process.
-func (a *analysis) context() Context {
-	var ctx Context
-	// The executable is the module of the file the process ran; traces that predate the
-	// header's executable name it only by argv[0], whose file name may be a link's.
-	isExe := func(m trace.Module) bool { return m.Path == a.header.Executable }
-	if a.header.Executable == "" && len(a.header.Command) > 0 {
-		exe := filepath.Base(a.header.Command[0])
-		isExe = func(m trace.Module) bool { return filepath.Base(m.Path) == exe }
-	}
-	for _, m := range a.sites.modules.List() {
-		if m.PID != a.header.PID && m.PID != 0 {
-			continue
-		}
-		ref := Module{Path: m.Path, BuildID: m.BuildID, Size: m.Size}
-		base := filepath.Base(m.Path)
-		switch {
-		case ctx.Executable.Path == "" && isExe(m):
-			ctx.Executable = ref
-		case strings.Contains(base, "libcudart") || strings.HasPrefix(base, "libcuda.so"):
-			ctx.Libraries = append(ctx.Libraries, ref)
-		}
-	}
-	if ctx.Executable.Path == "" && len(a.header.Command) > 0 {
-		ctx.Executable.Path = a.header.Command[0]
-	}
-	return ctx
 }
 
 func (a *analysis) notes(footer trace.Footer, iterations int) []string {

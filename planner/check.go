@@ -205,6 +205,10 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 		ps.addf(where, "status %s, refused at %s: only a refused pair has a refusing stage", p.Status, p.RefusedAt)
 	case p.RefusedAt != "" && !slices.Contains(stages, p.RefusedAt):
 		ps.addf(where, "refused_at %q is not one of %s", p.RefusedAt, list(stages))
+	case p.RefusedFrom != "" && p.RefusedAt != StageCalibrate:
+		ps.addf(where, "refused_from %s, but refused at %q: only calibration's refusal keeps the status it took", p.RefusedFrom, p.RefusedAt)
+	case p.RefusedFrom != "" && !p.RefusedFrom.Counted():
+		ps.addf(where, "refused_from %q: a status a pair counts in (candidate, validated, calibrated, enabled)", p.RefusedFrom)
 	}
 	for i, e := range p.Evidence {
 		if strings.TrimSpace(e) == "" {
@@ -284,7 +288,7 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 	switch {
 	case len(p.Strategies) == 0 && counted:
 		ps.addf(where, "status %s, but no strategy may serve it", p.Status)
-	case len(p.Strategies) > 0 && !counted:
+	case len(p.Strategies) > 0 && !counted && p.RefusedFrom == "":
 		ps.addf(where, "refused, yet strategies %v may serve it", p.Strategies)
 	case p.Merges() && counted && (p.Device.Block || p.Host.Allocations > 1 || p.Device.Allocations > 1):
 		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")

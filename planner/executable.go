@@ -33,6 +33,22 @@ func CheckExecutable(want Module, path string) error {
 		path, identity(gotID, got.Size))
 }
 
+// CheckCommand fails unless the ELF file at path starts the program the plan is for: it is
+// the plan's executable, or the launcher the plan was traced through (Context.Launcher: the
+// shell or launcher of a trace --follow, which starts the executable; the shim then checks
+// the executable itself in the process that runs it).
+func (c Context) CheckCommand(path string) error {
+	err := CheckExecutable(c.Executable, path)
+	if err == nil || c.Launcher == nil {
+		return err
+	}
+	if CheckExecutable(*c.Launcher, path) == nil {
+		return nil
+	}
+	return fmt.Errorf("%w, nor %s (%s), the command it was traced through, which starts it",
+		err, c.Launcher.Path, identity(c.Launcher.BuildID, c.Launcher.Size))
+}
+
 // describeFile is the Module an ELF file would be in a plan.
 func describeFile(path string) (Module, error) {
 	st, err := os.Stat(path)

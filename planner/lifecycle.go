@@ -11,6 +11,11 @@ import "slices"
 //	candidate ──validate──▶ validated ──calibrate──▶ calibrated / enabled
 //	    │                       │                          │
 //	    └────── refused (at plan, resolve, validation or calibration) ◀┘
+//
+// A refusal by calibration is measured, not proven: the merged program printed something
+// else, perhaps only on a line that carries a timing. It keeps what calibrating again needs
+// (the strategies, and the status the pair had, RefusedFrom), so that calibrate --ignore
+// measures the pair afresh; every other refusal is final.
 
 // Stage is the step of Echo's pipeline that refused a pair.
 type Stage string
@@ -27,7 +32,25 @@ var stages = []Stage{StagePlan, StageResolve, StageValidate, StageCalibrate}
 // Refuse refuses the pair at stage: no strategy may serve it, for reason (in words a user
 // understands; the stage is kept apart from them).
 func (p *Pair) Refuse(at Stage, reason string) {
-	p.Status, p.Reason, p.RefusedAt, p.Strategies, p.MergeRefused = StatusRefused, reason, at, nil, ""
+	p.Status, p.Reason, p.RefusedAt, p.Strategies, p.MergeRefused, p.RefusedFrom = StatusRefused, reason, at, nil, "", ""
+}
+
+// RefuseCalibrated refuses the pair for what calibration measured (reason), keeping its
+// strategies and the status it had, so that a later calibration measures it again
+// (PairsToMeasure).
+func (p *Pair) RefuseCalibrated(reason string) {
+	from := p.Status
+	if from == StatusRefused {
+		from = p.RefusedFrom // refused again
+	}
+	p.Status, p.Reason, p.RefusedAt, p.RefusedFrom = StatusRefused, reason, StageCalibrate, from
+}
+
+// unrefuse takes back a calibration's refusal, as calibrating again measures the pair afresh.
+func (p *Pair) unrefuse() {
+	if p.Status == StatusRefused && p.RefusedFrom != "" {
+		p.Reason, p.RefusedAt, p.RefusedFrom = "", "", ""
+	}
 }
 
 // Validate marks a candidate validated, with the evidence a validate or resolve run gave.
@@ -46,12 +69,14 @@ func (p *Pair) ValidateForPinnedOnly(why, evidence string) {
 // Calibrate marks the pair measured by calibration without enabling it (another strategy
 // won, or this pair was not served in the winner's runs), with what was measured.
 func (p *Pair) Calibrate(evidence string) {
+	p.unrefuse()
 	p.Status = StatusCalibrated
 	p.Evidence = append(p.Evidence, evidence)
 }
 
 // Enable marks the pair enabled: calibration measured that serving it wins.
 func (p *Pair) Enable(evidence string) {
+	p.unrefuse()
 	p.Status = StatusEnabled
 	p.Evidence = append(p.Evidence, evidence)
 }
@@ -61,6 +86,19 @@ func (p *Plan) PairsIn(statuses ...Status) []Pair {
 	var out []Pair
 	for _, pair := range p.Pairs {
 		if slices.Contains(statuses, pair.Status) {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+// PairsToMeasure are the pairs a calibration measures: those whose status is one of statuses,
+// and those an earlier calibration refused that had one of them then (RefuseCalibrated), in
+// plan order.
+func (p *Plan) PairsToMeasure(statuses ...Status) []Pair {
+	var out []Pair
+	for _, pair := range p.Pairs {
+		if slices.Contains(statuses, pair.Status) || pair.RefusedFrom != "" && slices.Contains(statuses, pair.RefusedFrom) {
 			out = append(out, pair)
 		}
 	}

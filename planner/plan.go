@@ -20,7 +20,7 @@ import (
 // each refused pair (refused_at); version 7 what the resolve run learnt of each copy and host
 // site (call_ms, timed, site_allocations) and the host's first-touch rates; version 8 the
 // resolve run's iteration without its timed copies (loop.rest_ms_per_iteration).
-const Version = 8
+const Version = 9
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -179,10 +179,13 @@ type Pair struct {
 	Strategies   []Strategy `json:"strategies,omitempty"`
 	MergeRefused string     `json:"merge_refused,omitempty"`
 
-	Status    Status   `json:"status"`               // moved only by lifecycle.go's methods
-	Reason    string   `json:"reason,omitempty"`     // why refused, in words a user understands
-	RefusedAt Stage    `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
-	Evidence  []string `json:"evidence,omitempty"`   // what each status rests on
+	Status    Status `json:"status"`               // moved only by lifecycle.go's methods
+	Reason    string `json:"reason,omitempty"`     // why refused, in words a user understands
+	RefusedAt Stage  `json:"refused_at,omitempty"` // which stage refused it (absent before version 6)
+	// RefusedFrom is the status a pair calibration refused had before (RefuseCalibrated),
+	// which a later calibration measures it as again; "" for every other refusal.
+	RefusedFrom Status   `json:"refused_from,omitempty"`
+	Evidence    []string `json:"evidence,omitempty"` // what each status rests on
 }
 
 // Strategy is a way to serve a pair (DESIGN.md "strategy").
@@ -299,8 +302,13 @@ type Module struct {
 // Context is what the plan was made (and later calibrated) on; a mismatch at deploy time
 // means the program runs untouched.
 type Context struct {
-	Executable Module   `json:"executable"`
-	Libraries  []Module `json:"libraries,omitempty"` // the CUDA libraries the program used
+	Executable Module `json:"executable"`
+	// Launcher is the traced command's executable where it is another program that started
+	// Executable (echoctl trace --follow of a shell or a launcher): validate, calibrate and
+	// run take that command, and the shim applies the plan in the process that runs
+	// Executable (program.go).
+	Launcher  *Module  `json:"launcher,omitempty"`
+	Libraries []Module `json:"libraries,omitempty"` // the CUDA libraries the program used
 	// Filled by calibration, from the device it ran on.
 	GPU               string   `json:"gpu,omitempty"`
 	ComputeCapability string   `json:"compute_capability,omitempty"`

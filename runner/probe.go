@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // probeTimeout bounds a device probe: a real runtime's first call starts the driver, which
@@ -28,11 +30,11 @@ func ProbeDevice(ctx context.Context, runtime string) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("finding a program to load the runtime in: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "echoctl-probe-")
+	dir, remove, err := scratch.Dir("echoctl-probe-")
 	if err != nil {
 		return Report{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	reportPath := filepath.Join(dir, "report.json")
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()

@@ -39,7 +39,8 @@ func Signaled(ps *os.ProcessState) bool {
 // orphans nothing). With forward, the signals echoctl receives go to the program and ctx is
 // not watched, and in a terminal's foreground the program is the foreground job (terminal);
 // otherwise the end of ctx stops the program (SIGTERM, then SIGKILL after a grace period)
-// and execute returns ctx's cause.
+// and execute returns ctx's cause, as it does when the program died of the interrupt that
+// ends ctx before ctx ended (Interrupted).
 func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var sigs, chld chan os.Signal
@@ -78,7 +79,12 @@ func execute(ctx context.Context, cmd *exec.Cmd, forward bool) error {
 			if err != nil && !errors.As(err, &exit) {
 				return fmt.Errorf("waiting for %s: %w", cmd.Args[0], err)
 			}
-			return nil
+			if forward {
+				return nil // echoctl stands for the program: its status is echoctl's
+			}
+			// One path for an interrupt: a Ctrl-C that killed the program before echoctl's
+			// handler saw it is the interrupt, not a failing program.
+			return Interrupted(ctx, Status(cmd.ProcessState))
 		case s := <-sigs:
 			_ = cmd.Process.Signal(s)
 		case <-chld:

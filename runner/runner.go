@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/embedshim"
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // FindShim locates libechoshim.so: $ECHO_SHIM, else lib/ beside the bin/ directory echoctl
@@ -83,6 +84,11 @@ type Report struct {
 	// ConcurrentManaged: the host may touch managed memory while kernels run (false on
 	// Jetson before Thor, where the managed strategy does not apply).
 	ConcurrentManaged bool `json:"concurrent_managed"`
+	// Integrated: the GPU shares the host's DRAM (Jetson); HostPageTables: it reaches
+	// pageable memory through the host's page tables (Grace Hopper's ATS, not a discrete
+	// GPU's HMM). echoctl rewrite --device auto reads them.
+	Integrated     bool `json:"integrated"`
+	HostPageTables bool `json:"host_page_tables"`
 	// Served counts the pairs served: merged, or (the pinned strategy) their host side
 	// page-locked. The shim's report names it "merged", as it did before pinned existed.
 	Served       int    `json:"merged"`
@@ -231,11 +237,11 @@ type Result struct {
 // Run runs argv with the shim preloaded on the compact plan and reads its report. The end
 // of ctx stops the program and Run returns ctx's cause (unless stdio.Forward).
 func Run(ctx context.Context, argv []string, compact string, stdio IO) (Result, error) {
-	dir, err := os.MkdirTemp("", "echoctl-run-")
+	dir, remove, err := scratch.Dir("echoctl-run-")
 	if err != nil {
 		return untouched(ctx, argv, stdio, err)
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	planPath := filepath.Join(dir, "plan")
 	if err := os.WriteFile(planPath, []byte(compact), 0o644); err != nil {
 		return untouched(ctx, argv, stdio, err)
@@ -250,11 +256,11 @@ func RunDir(ctx context.Context, argv []string, plans string, stdio IO) (Result,
 	if err != nil {
 		return Result{}, err
 	}
-	dir, err := os.MkdirTemp("", "echoctl-run-")
+	dir, remove, err := scratch.Dir("echoctl-run-")
 	if err != nil {
 		return untouched(ctx, argv, stdio, err)
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	return run(ctx, argv, "ECHO_PLAN_DIR="+plans, dir, stdio)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -281,5 +282,59 @@ func TestOptimizeStopsOnFailingProgram(t *testing.T) {
 	}
 	if _, err := os.Stat(plan); err == nil {
 		t.Error("optimize wrote a plan of a failing run")
+	}
+}
+
+// A terminal's Ctrl-C reaches echoctl and its program together, and either may see it first.
+// Whichever does, validate, calibrate and optimize end the one way an interrupt ends them:
+// 130 and the line that says so. (A program that died of the signal and was reaped before
+// echoctl's handler ran read as a failing program: exit 1, "exited with status 130", in 2 of
+// 21 tries of optimize.)
+func TestProcessGroupInterrupt(t *testing.T) {
+	testenv.RequireRoot(t)
+	_, planPath := testenv.Plan(t, "stream", "--size", "1M", "--iters", "5", "--warmup", "1")
+	stream := testenv.Built(t, "workloads/stream")
+	echoctl := testenv.Built(t, "bin/echoctl")
+	dir := t.TempDir()
+	commands := [][]string{
+		{"calibrate", "--unvalidated", planPath, "--", stream},
+		{"validate", planPath, "--", stream},
+		{"optimize", "-o", filepath.Join(dir, "stream.plan"), "--", stream},
+	}
+	const tries = 21
+	bad := 0
+	for i := range tries {
+		args := append(slices.Clone(commands[i%len(commands)]), forever...)
+		cmd := exec.Command(echoctl, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a job of its own, as a shell makes it
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		s := &started{cmd: cmd}
+		// The moment the program runs: the signal then reaches it and echoctl at once.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			if kids := s.children(); len(kids) == 1 {
+				if comm, _ := os.ReadFile("/proc/" + kids[0] + "/comm"); strings.TrimSpace(string(comm)) == "stream" {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				cmd.Wait()
+				t.Fatalf("echoctl %s: the program never started: %s", args[0], stderr.String())
+			}
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		cmd.Wait()
+		if status := cmd.ProcessState.ExitCode(); status != 130 || !strings.Contains(stderr.String(), "interrupted by SIGINT") {
+			bad++
+			t.Errorf("try %d, echoctl %s: exit %d, stderr %q; want 130 and the line saying it was interrupted",
+				i+1, args[0], status, stderr.String())
+		}
+	}
+	if bad > 0 {
+		t.Logf("%d of %d tries went wrong", bad, tries)
 	}
 }

@@ -35,6 +35,8 @@ static void query_driver(void)
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
 	attribute(&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
 	attribute(&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
+	attribute(&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
+	attribute(&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device);
 	shim_device.known = true;
 	shim_energy_device();
 }
@@ -65,6 +67,8 @@ static void query(void)
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
 	real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
 	real.cudaDeviceGetAttribute(&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device);
+	real.cudaDeviceGetAttribute(&shim_device.integrated, cudaDevAttrIntegrated, device);
+	real.cudaDeviceGetAttribute(&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device);
 	shim_device.known = true;
 	shim_energy_device();
 }

@@ -35,11 +35,13 @@ enum cudaMemoryType {
 };
 
 enum cudaDeviceAttr {
+	cudaDevAttrIntegrated = 18,
 	cudaDevAttrComputeCapabilityMajor = 75,
 	cudaDevAttrComputeCapabilityMinor = 76,
 	cudaDevAttrPageableMemoryAccess = 88,
 	cudaDevAttrConcurrentManagedAccess = 89,
 	cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+	cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
 };
 
 #define cudaHostAllocPortable 0x01
@@ -101,6 +103,8 @@ enum {
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 	CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
 	CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
+	CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
+	CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES = 100,
 };
 
 #endif

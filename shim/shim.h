@@ -480,6 +480,10 @@ struct device_info {
 	char cc[16];
 	int driver, runtime, pageable;
 	int concurrent_managed; /* the host may touch managed memory while kernels run */
+	/* integrated: one DRAM (Jetson); host_page_tables: pageable access through the host's
+	 * page tables (ATS: Grace Hopper), where HMM on a discrete GPU reports pageable alone.
+	 * echoctl rewrite --device auto reads them. */
+	int integrated, host_page_tables;
 };
 extern struct device_info shim_device;
 bool shim_query_device(void); /* once; CUDA must be loaded */

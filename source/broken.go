@@ -16,6 +16,10 @@ import (
 // cannot be told apart from (one inside a system or library header with no note pointing
 // into a function of the file) makes every pair of the file undecidable.
 
+// ConstructParseError names the undecidable verdicts declineBroken gives: the pair's function
+// (or one it calls) has an error clang recovered from.
+const ConstructParseError Construct = "parse error"
+
 // brokenFn is why one function's AST is not its source.
 type brokenFn struct {
 	at  Loc
@@ -196,8 +200,8 @@ func declineBroken(tu *TU, proofs []Proof) []Proof {
 			continue
 		}
 		for c := range proofs[i].Verdicts {
-			// MERGE(sound): name the construct here (a parse error) once Verdict has one.
-			proofs[i].Verdicts[c] = Verdict{Cond: fmt.Sprintf("S%d", c+1), Status: Undecidable, At: b.at, Reason: b.why}
+			proofs[i].Verdicts[c] = Verdict{Cond: fmt.Sprintf("S%d", c+1), Status: Undecidable, At: b.at, Reason: b.why,
+				Construct: ConstructParseError}
 		}
 	}
 	return proofs
@@ -218,15 +222,4 @@ func brokenFor(broken map[string]brokenFn, fn string) (brokenFn, bool) {
 	}
 	b, ok := broken[base]
 	return b, ok
-}
-
-// Broken reports whether the pair's function is one whose AST clang could not build
-// faithfully (declineBroken), and why.
-func (tu *TU) Broken(fn string) (string, bool) {
-	broken, all := brokenFunctions(tu)
-	if all != nil {
-		return all.why, true
-	}
-	b, ok := brokenFor(broken, fn)
-	return b.why, ok
 }

@@ -1,15 +1,32 @@
 package source
 
+import "strings"
+
 // summary is what a function in the translation unit does with each pointer parameter, seen
 // from its callers: the events its body has on that parameter (flow-insensitively: a call is
 // one step), and whether it returns a host allocation (the corpus's host_alloc).
 type summary struct {
+	name        string          // the function's name, with an instantiation's template arguments
 	params      []*Node         // the ParmVarDecls
 	effects     map[int][]event // by parameter index
 	launchArgs  map[int]int     // parameter index of an argument array → index of the kernel parameter
+	copies      []helperCopy    // the H2D and D2H copies of a parameter's buffer
+	launches    bool            // it launches GPU work (on any buffer)
+	launchAt    Loc             // the first such launch
+	endsSynced  bool            // it waits for all GPU work before it returns (endsSynced)
+	freeOnly    bool            // it does nothing but free (freeWrapper)
 	returnsHost bool
 	sizeParam   int
 	busy        bool
+}
+
+// helperCopy is a copy inside a function between a parameter's buffer and another (a
+// parameter's too, or one of the function's own: -1).
+type helperCopy struct {
+	dst, src int // parameter indexes, -1 for none
+	dir      Direction
+	sync     bool
+	at       Loc
 }
 
 // known runtime calls that touch no pointer in a way the proofs must see beyond what call
@@ -32,7 +49,7 @@ func (e *effects) call(c *Node) {
 		if cfg := c.Config(); cfg != nil {
 			e.visit(cfg, useValue)
 		}
-		e.launch(e.kernelParams(c.CalleeRef()), e.readOnlyParams(c.CalleeRef()), func(i int) (DeclID, bool) {
+		e.launch(e.kernelAccess(c.CalleeRef()), func(i int) (DeclID, bool) {
 			if i < len(args) {
 				v := e.ptrVar(args[i])
 				return v, v != 0
@@ -71,7 +88,7 @@ func (e *effects) call(c *Node) {
 	case "cudaMemcpy", "cudaMemcpyAsync":
 		if len(args) >= 4 {
 			ev := event{kind: evCopy, at: at, dst: e.basePtr(args[0]), src: e.basePtr(args[1]),
-				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy}
+				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy, dstExpr: args[0], srcExpr: args[1]}
 			if k := Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 				switch k.Ref.Name {
 				case "cudaMemcpyHostToDevice":
@@ -98,6 +115,20 @@ func (e *effects) call(c *Node) {
 		for i := range args {
 			if e.basePtr(args[i]) == 0 {
 				e.visit(args[i], useValue)
+			}
+		}
+		return
+	case "memcmp", "bcmp", "memchr", "fwrite", "fread":
+		// Host reads of a buffer (a verify step's memcmp, a dump's fwrite), and fread's write.
+		for i, a := range args {
+			v := e.basePtr(a)
+			switch {
+			case v != 0 && i == 0 && name == "fread":
+				e.emit(event{kind: evWrite, v: v, at: at})
+			case v != 0 && (i == 0 || i == 1 && (name == "memcmp" || name == "bcmp")):
+				e.emit(event{kind: evRead, v: v, at: at})
+			default:
+				e.visit(a, useValue)
 			}
 		}
 		return
@@ -132,14 +163,12 @@ func (e *effects) call(c *Node) {
 		return
 	case "cudaLaunchKernel":
 		if len(args) >= 4 {
-			kernel := Unwrap(arg(0))
-			var kref *Ref
-			if kernel.Kind == "UnaryOperator" && kernel.Opcode == "&" && len(kernel.Inner) == 1 {
-				kernel = Unwrap(kernel.Inner[0])
+			e.launchThrough(args[3], e.kernelAccess(kernelRef(arg(0))), at)
+			for i, a := range args[1:] {
+				if i+1 != 3 {
+					e.visit(a, useValue)
+				}
 			}
-			kref = kernel.Ref
-			e.launchThrough(args[3], e.kernelParams(kref), e.readOnlyParams(kref), at)
-			rest(1)
 			return
 		}
 	}
@@ -153,11 +182,14 @@ func (e *effects) call(c *Node) {
 		}
 		return
 	}
-	if s := e.summarize(name); s != nil {
+	if s := e.summarizeFn(e.body(c.CalleeRef())); s != nil && c.Kind == "CallExpr" {
 		e.applySummary(s, c, args, at)
 		return
 	}
 	e.visit(c.Inner[0], useIgnore)
+	if gpuLibrary(name) {
+		e.emit(event{kind: evLaunch, at: at}) // GPU work the host does not wait for
+	}
 	for _, a := range args {
 		if v := e.basePtr(a); v != 0 && !quietCalls[name] {
 			what := name
@@ -175,12 +207,25 @@ func (e *effects) call(c *Node) {
 	}
 }
 
+// kernelRef is the kernel a launch call's first argument names (k, &k, (void *)k,
+// k<float>); nil for a pointer variable or anything else.
+func kernelRef(n *Node) *Ref {
+	k := Unwrap(n)
+	if k != nil && k.Kind == "UnaryOperator" && k.Opcode == "&" && len(k.Inner) == 1 {
+		k = Unwrap(k.Inner[0])
+	}
+	if k == nil || k.Ref == nil || k.Ref.Kind != "FunctionDecl" {
+		return nil
+	}
+	return k.Ref
+}
+
 // launchThrough is a launch whose argument array is the expression a: a local array of &v.
-func (e *effects) launchThrough(a *Node, params []*Node, readOnly []bool, at Loc) {
+func (e *effects) launchThrough(a *Node, acc kernelAccess, at Loc) {
 	u := Unwrap(a)
 	if u.Kind == "DeclRefExpr" && u.Ref != nil {
 		if slots, ok := e.argArrays[u.Ref.ID]; ok {
-			e.launch(params, readOnly, func(i int) (DeclID, bool) {
+			e.launch(acc, func(i int) (DeclID, bool) {
 				if i < len(slots) && slots[i].tracked {
 					return slots[i].v, true
 				}
@@ -192,21 +237,18 @@ func (e *effects) launchThrough(a *Node, params []*Node, readOnly []bool, at Loc
 	e.visit(a, useValue)
 }
 
-// launch emits one launch event per followed pointer argument: a kernel parameter that is a
-// pointer to const, or that the kernel's body only reads through (readOnly, kernels.go), is
-// only read; any other, or an unknown kernel, may be written.
-func (e *effects) launch(params []*Node, readOnly []bool, argVar func(int) (DeclID, bool), n int, at Loc) {
+// launch emits one launch event per followed pointer argument: a kernel parameter the body
+// only reads through (kernelAccess, kernels.go) is only read; any other, or any argument of a
+// kernel the analysis cannot read all of, may be written, and the event says how.
+func (e *effects) launch(acc kernelAccess, argVar func(int) (DeclID, bool), n int, at Loc) {
 	any := false
 	for i := 0; i < n; i++ {
 		v, ok := argVar(i)
 		if !ok {
 			continue
 		}
-		writes := true
-		if params != nil && i < len(params) && constPointee(params[i].Type) || i < len(readOnly) && readOnly[i] {
-			writes = false
-		}
-		e.emit(event{kind: evLaunch, v: v, at: at, gpuWrites: writes})
+		k := acc.at(i)
+		e.emit(event{kind: evLaunch, v: v, at: at, gpuWrites: !k.readOnly, why: k.why})
 		any = true
 	}
 	if !any {
@@ -214,82 +256,111 @@ func (e *effects) launch(params []*Node, readOnly []bool, argVar func(int) (Decl
 	}
 }
 
-// constPointee reports whether a parameter type is a pointer to const ("const float *").
-func constPointee(t string) bool {
-	return isPointerType(t) && len(t) > 6 && t[:6] == "const "
-}
-
-// kernelParams are a kernel's parameters when its declaration is in the translation unit.
-func (e *effects) kernelParams(r *Ref) []*Node {
-	if r == nil || e.overloaded[r.Name] {
-		return nil
-	}
-	fn := e.funcs[r.Name]
-	if fn == nil {
-		return nil
-	}
-	var ps []*Node
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" {
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
-
 // applySummary maps a visible callee's effects on its parameters to the caller's arguments.
 func (e *effects) applySummary(s *summary, c *Node, args []*Node, at Loc) {
 	e.visit(c.Inner[0], useIgnore)
+	name := s.name
 	for i, a := range args {
 		if k, ok := s.launchArgs[i]; ok {
-			var params []*Node
-			var readOnly []bool
+			var kref *Ref
 			if k >= 0 && k < len(args) {
-				kernel := Unwrap(args[k])
-				params, readOnly = e.kernelParams(kernel.Ref), e.readOnlyParams(kernel.Ref)
+				kref = kernelRef(args[k])
 			}
-			e.launchThrough(a, params, readOnly, at)
+			e.launchThrough(a, e.kernelAccess(kref), at)
 			continue
 		}
+		byRef := i < len(s.params) && strings.Contains(s.params[i].Type, "&")
 		v := e.basePtr(a)
 		if v == 0 {
 			if r := addrOf(a); r != nil && !e.tracked[r.ID] {
-				if i < len(s.params) && constPointee(s.params[i].Type) {
+				// &x given to a pointer parameter: x may change unless the body only reads
+				// through it (its type's const says nothing: it can be cast away).
+				if i < len(s.params) && onlyReads(s.effects[i]) {
 					continue
 				}
 				e.emit(event{kind: evAssign, v: r.ID, at: at})
 				continue
 			}
+			if r := rootVar(a); byRef && r != nil && !e.tracked[r.ID] {
+				e.emit(event{kind: evAssign, v: r.ID, at: at}) // bound to a reference: it may change
+			}
 			e.visit(a, useValue)
 			continue
 		}
+		if byRef {
+			e.emit(event{kind: evEscape, v: v, at: at, why: "passed by reference to " + name + ", which may change the pointer"})
+			continue
+		}
 		for _, ev := range s.effects[i] {
+			if ev.fromCopy {
+				continue // the copy itself is given below
+			}
 			ev.v = v
+			if ev.kind == evFree && ev.via == "" {
+				ev.via, ev.viaFreeOnly = name, s.freeOnly
+			}
 			if ev.kind == evEscape {
-				ev.why = "in " + c.Callee() + ": " + ev.why
+				ev.why = "in " + name + ": " + ev.why
 			} else {
+				if ev.origin.Line == 0 {
+					ev.origin, ev.originFn = ev.at, name
+				}
 				ev.at = at // the call is the step the caller sees
 			}
 			e.emit(ev)
 		}
 	}
+	for _, hc := range s.copies {
+		ev := event{kind: evCopy, at: at, dir: hc.dir, sync: hc.sync, via: name, origin: hc.at, originFn: name}
+		if hc.dst >= 0 && hc.dst < len(args) {
+			ev.dst, ev.dstExpr = e.basePtr(args[hc.dst]), args[hc.dst]
+		}
+		if hc.src >= 0 && hc.src < len(args) {
+			ev.src, ev.srcExpr = e.basePtr(args[hc.src]), args[hc.src]
+		}
+		e.emit(ev)
+	}
+	if s.launches {
+		// GPU work on buffers the caller does not see: it may be in flight after the call.
+		e.emit(event{kind: evLaunch, at: at, origin: s.launchAt, originFn: name})
+	}
+	if s.endsSynced {
+		e.emit(event{kind: evSync, at: at})
+	}
 }
 
-// summarize analyses a function in the translation unit once; nil when there is none, or
-// when it is being analysed (recursion is declined by the caller as an unknown function).
+func onlyReads(evs []event) bool {
+	for _, ev := range evs {
+		if ev.kind != evRead {
+			return false
+		}
+	}
+	return true
+}
+
+// summarize analyses a function in the translation unit once by its name, where one function
+// has it; nil when there is none.
 func (e *effects) summarize(name string) *summary {
-	fn := e.funcs[name]
-	if fn == nil {
+	if e.overloaded[name] {
 		return nil
 	}
-	if s, ok := e.summaries[name]; ok {
+	return e.summarizeFn(e.funcs[name])
+}
+
+// summarizeFn analyses a function with a body once; nil for none, or when it is being
+// analysed (recursion is declined by the caller as an unknown function).
+func (e *effects) summarizeFn(fn *Node) *summary {
+	if fn == nil || funcBody(fn) == nil {
+		return nil
+	}
+	if s, ok := e.summaries[fn]; ok {
 		if s.busy {
 			return nil
 		}
 		return s
 	}
-	s := &summary{effects: map[int][]event{}, launchArgs: map[int]int{}, sizeParam: -1, busy: true}
-	e.summaries[name] = s
+	s := &summary{name: fn.Name + templateArgs(fn), effects: map[int][]event{}, launchArgs: map[int]int{}, sizeParam: -1, busy: true}
+	e.summaries[fn] = s
 	idx := map[DeclID]int{}
 	for _, p := range fn.Inner {
 		if p.Kind == "ParmVarDecl" {
@@ -297,8 +368,7 @@ func (e *effects) summarize(name string) *summary {
 			s.params = append(s.params, p)
 		}
 	}
-	sub := &effects{funcs: e.funcs, overloaded: e.overloaded, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{},
-		argArrays: map[DeclID][]argSlot{}, aliases: map[DeclID]DeclID{}}
+	sub := e.sub(map[DeclID]bool{})
 	for id, i := range idx {
 		if isPointerType(s.params[i].Type) {
 			sub.tracked[id] = true
@@ -333,27 +403,116 @@ func (e *effects) summarize(name string) *summary {
 		}
 		return false
 	})
+	param := func(v DeclID) int {
+		if i, ok := idx[v]; ok && v != 0 {
+			return i
+		}
+		return -1
+	}
 	for _, ev := range evs {
-		for _, v := range []DeclID{ev.v, ev.dst, ev.src} {
-			if i, ok := idx[v]; ok && v != 0 {
-				if _, la := s.launchArgs[i]; la {
-					continue
-				}
-				x := ev
-				if ev.kind == evCopy {
-					// A copy inside a helper is seen as a read or write of the parameter.
-					x = event{kind: evRead, at: ev.at}
-					if v == ev.dst {
-						x.kind = evWrite
-					}
-				}
-				s.effects[i] = append(s.effects[i], x)
+		if ev.kind == evLaunch && !s.launches {
+			s.launches, s.launchAt = true, ev.at
+			if ev.origin.Line != 0 {
+				s.launchAt = ev.origin
 			}
 		}
+		if ev.kind == evCopy && (ev.dir == HostToDevice || ev.dir == DeviceToHost) && (param(ev.dst) >= 0 || param(ev.src) >= 0) {
+			// A copy between a buffer the caller gives and any other: the caller sees the
+			// copy (made inside this function), not a read and a write.
+			s.copies = append(s.copies, helperCopy{dst: param(ev.dst), src: param(ev.src), dir: ev.dir, sync: ev.sync, at: ev.at})
+		}
+		for _, v := range []DeclID{ev.v, ev.dst, ev.src} {
+			i := param(v)
+			if i < 0 {
+				continue
+			}
+			if _, la := s.launchArgs[i]; la {
+				continue
+			}
+			x := ev
+			if ev.kind == evCopy {
+				// A copy inside a helper is also a read or write of the parameter (what a
+				// kernel's reader and a caller that is given the copy itself skip).
+				x = event{kind: evRead, at: ev.at, fromCopy: ev.dir == HostToDevice || ev.dir == DeviceToHost}
+				if v == ev.dst {
+					x.kind = evWrite
+				}
+			}
+			s.effects[i] = append(s.effects[i], x)
+		}
 	}
+	s.endsSynced = s.launches && e.endsSynced(body)
+	s.freeOnly = e.freeWrapper(fn)
 	s.returnsHost, s.sizeParam = returnsHostAlloc(fn, idx, e)
 	s.busy = false
 	return s
+}
+
+// endsSynced reports whether a function's body ends by waiting for all GPU work: a
+// synchronize (cudaDeviceSynchronize, or a synchronous cudaMemcpy) that runs whenever the
+// function returns — a top-level statement, or one in a macro's do { } while (0) — after the
+// last statement that may launch.
+func (e *effects) endsSynced(body *Node) bool {
+	synced, launched, early := false, false, false
+	var top func(stmts []*Node)
+	top = func(stmts []*Node) {
+		for _, st := range stmts {
+			if st.Kind != "ReturnStmt" {
+				st.Walk(func(n *Node) bool {
+					// A return before the end: it must not leave GPU work in flight.
+					early = early || n.Kind == "ReturnStmt" && launched && !synced
+					return true
+				})
+			}
+			if st.Kind == "DoStmt" && len(st.Inner) == 2 && isNull(st.Inner[1]) && st.Inner[0].Kind == "CompoundStmt" {
+				top(st.Inner[0].Inner)
+				continue
+			}
+			launches, syncs := false, false
+			st.Walk(func(n *Node) bool {
+				if n.Kind == "CUDAKernelCallExpr" {
+					launches = true
+				} else if isCall(n.Kind) {
+					switch n.Callee() {
+					case "cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaMemcpy":
+						syncs = true
+					case "cudaLaunchKernel", "cudaLaunchCooperativeKernel":
+						launches = true
+					default:
+						if gpuLibrary(n.Callee()) {
+							launches = true
+						} else if s := e.summarizeFn(e.body(n.CalleeRef())); s == nil && e.body(n.CalleeRef()) != nil || s != nil && s.launches && !s.endsSynced {
+							launches = true
+						}
+					}
+				}
+				return true
+			})
+			switch st.Kind {
+			case "IfStmt", "ForStmt", "WhileStmt", "DoStmt", "SwitchStmt", "CXXForRangeStmt":
+				syncs = false // it may not run
+			}
+			if launches {
+				synced, launched = false, true
+			} else if syncs {
+				synced = true
+			}
+		}
+	}
+	top(body.Inner)
+	return synced && !early
+}
+
+// gpuLibrary reports whether a function without a body here is one of the CUDA libraries'
+// (cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN, NCCL), which start GPU work the host does
+// not wait for.
+func gpuLibrary(name string) bool {
+	for _, p := range []string{"cublas", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nccl"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // returnsHostAlloc reports whether every return of fn returns a local pointer whose every
@@ -380,7 +539,8 @@ func returnsHostAlloc(fn *Node, idx map[DeclID]int, e *effects) (bool, int) {
 	if !ok || ret == 0 {
 		return false, -1
 	}
-	sub := &effects{funcs: e.funcs, overloaded: e.overloaded, summaries: e.summaries, localTypes: e.localTypes, tracked: map[DeclID]bool{ret: true}, argArrays: map[DeclID][]argSlot{}}
+	sub := e.sub(map[DeclID]bool{ret: true})
+	sub.aliases = nil
 	var evs []event
 	body.Walk(func(n *Node) bool {
 		switch n.Kind {

@@ -126,6 +126,21 @@ func (b *cfgBuilder) stmt(s *Node, cur *Block) (*Block, error) {
 		}
 		return b.loop(cur, nil, s.Inner[0], nil, s.Inner[1], false)
 	case "DoStmt":
+		if constFalse(s.Inner[1]) {
+			// do { … } while (0), a macro's statement: the body runs once.
+			after := b.block()
+			b.breaks = append(b.breaks, after.ID)
+			b.continues = append(b.continues, after.ID)
+			end, err := b.stmt(s.Inner[0], cur)
+			b.breaks, b.continues = b.breaks[:len(b.breaks)-1], b.continues[:len(b.continues)-1]
+			if err != nil {
+				return nil, err
+			}
+			if end != nil {
+				b.edge(end, after.ID, nil, false)
+			}
+			return after, nil
+		}
 		return b.loop(cur, nil, s.Inner[1], nil, s.Inner[0], true)
 	case "ForStmt":
 		if len(s.Inner) != 5 {
@@ -165,6 +180,12 @@ func (b *cfgBuilder) stmt(s *Node, cur *Block) (*Block, error) {
 		return nil, nil
 	}
 	return cur, nil
+}
+
+// constFalse reports whether a condition is the constant 0 or false.
+func constFalse(c *Node) bool {
+	u := Unwrap(c)
+	return u != nil && (u.Kind == "IntegerLiteral" && u.Value == "0" || u.Kind == "CXXBoolLiteralExpr" && u.Value == "false")
 }
 
 // noReturn are the calls that end the program: a path through one reaches the exit.

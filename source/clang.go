@@ -59,38 +59,46 @@ func Parse(ctx context.Context, c Command, o Options) (*TU, error) {
 	return s.parse(ctx, c)
 }
 
-// clangRun is what one run of clang gave: the AST as far as it was read, the diagnostics,
+// clangResult is what one run of clang gave: the AST as far as it was read, the diagnostics,
 // and how the process and the reader ended.
-type clangRun struct {
+type clangResult struct {
 	root            *Node
 	stderr          []byte
 	stderrCut       bool
 	waitErr, readEr error
 }
 
-// runClang runs clang once with args and reads the dump as it is written. Files under
-// notOwn (the session's prelude and stubs) are never the project's own, wherever the file is.
-func runClang(ctx context.Context, driver string, c Command, args []string, notOwn string) (clangRun, error) {
-	cmd := exec.CommandContext(ctx, driver, args...)
+// runClang runs clang once with args, under the limits (limits.go), and reads the dump as it is
+// written. Files under notOwn (the session's prelude and stubs) are never the project's own,
+// wherever the file is. A run past a limit is a *LimitError.
+func runClang(ctx context.Context, driver string, c Command, args []string, notOwn string, l Limits) (clangResult, error) {
+	run := newClangRun(ctx, c.File, l)
+	cmd := exec.CommandContext(run.timed, driver, args...)
+	run.prepare(cmd)
 	cmd.Dir = c.Dir
 	stderr := &headBuffer{max: 1 << 20}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return clangRun{}, fmt.Errorf("parsing %s: %w", c.File, err)
+		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return clangRun{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
+		return clangResult{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
 	}
 	own := ownFiles(c)
 	keep := func(f string) bool { return own(f) && (notOwn == "" || !strings.HasPrefix(f, notOwn)) }
-	root, readErr := ReadAST(out, keep)
-	io.Copy(io.Discard, out) // clang blocks on a full pipe if the reader stopped early
+	dump := run.start(cmd, out)
+	root, readErr := readAST(dump, keep, l.nodes())
+	run.stopIfOver(readErr)
+	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
-		return clangRun{}, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
+		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
 	}
-	return clangRun{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
+	if err := run.exceeded(waitErr, readErr, stderr.Bytes()); err != nil {
+		return clangResult{}, err
+	}
+	return clangResult{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
 }
 
 // ownFiles accepts the main file, the files in or below its directory, and the files in or

@@ -3,9 +3,9 @@ package source
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // CompileDB is a compile_commands.json, the file CMake (CMAKE_EXPORT_COMPILE_COMMANDS) and
@@ -13,6 +13,10 @@ import (
 // line, in the "arguments" (a list) or "command" (one shell string) form.
 type CompileDB struct {
 	byFile map[string]Command
+	// byReal is byFile by the files' paths with links resolved, made on the first miss: a
+	// scan walks a tree by its real path, a database may name it through a link.
+	byReal map[string]Command
+	once   sync.Once
 }
 
 type compileEntry struct {
@@ -22,12 +26,16 @@ type compileEntry struct {
 	Command   string   `json:"command"`
 }
 
+// maxCompileDB is the largest compile database read: a few times the largest real ones (a
+// browser's, about 100 MB), and a bound for one that never ends.
+const maxCompileDB = 512 << 20
+
 // LoadCompileDB reads a compile_commands.json. Relative directories are relative to the
 // file's own directory, relative files to their entry's directory.
 func LoadCompileDB(path string) (*CompileDB, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, maxCompileDB)
 	if err != nil {
-		return nil, fmt.Errorf("reading compile commands: %w", err)
+		return nil, fmt.Errorf("reading compile commands %s: %w", path, err)
 	}
 	var entries []compileEntry
 	if err := json.Unmarshal(b, &entries); err != nil {
@@ -66,7 +74,22 @@ func (db *CompileDB) Lookup(file string) (Command, bool) {
 	if err != nil {
 		return Command{}, false
 	}
-	c, ok := db.byFile[filepath.Clean(a)]
+	if c, ok := db.byFile[filepath.Clean(a)]; ok {
+		return c, true
+	}
+	db.once.Do(func() {
+		db.byReal = map[string]Command{}
+		for f, c := range db.byFile {
+			if r, err := filepath.EvalSymlinks(f); err == nil {
+				db.byReal[r] = c
+			}
+		}
+	})
+	r, err := filepath.EvalSymlinks(a)
+	if err != nil {
+		return Command{}, false
+	}
+	c, ok := db.byReal[r]
 	return c, ok
 }
 

@@ -17,7 +17,7 @@ func UnifiedDiff(path string, before, after []byte) string {
 	const ctx = 3
 	var out strings.Builder
 	path = strings.TrimPrefix(path, "/") // an absolute path: no a//
-	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", path, path)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", QuotePath("a/"+path), QuotePath("b/"+path))
 	// Group the ops into hunks: changes closer than 2*ctx lines share one.
 	i := 0
 	for i < len(ops) {

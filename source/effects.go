@@ -58,7 +58,22 @@ type event struct {
 	fills bool
 
 	refused bool   // evEscape: a definite observation (compare, print, cast), not just unknown
-	why     string // evEscape
+	why     string // evEscape: how it escapes; evLaunch with gpuWrites: what the kernel does, and where
+
+	// origin is where inside a called function an effect the call has happened, and originFn
+	// that function (the innermost one), where applySummary lifted it to the call.
+	origin   Loc
+	originFn string
+	// via is the function the call at this step calls, where a copy or a free happens inside
+	// it rather than where the step is written; viaFreeOnly says that function does nothing
+	// but free (freeWrapper), so the rewrite can replace the call.
+	via         string
+	viaFreeOnly bool
+	// dstExpr and srcExpr are a copy's two pointer arguments as written (evCopy).
+	dstExpr, srcExpr *Node
+	// fromCopy marks a summary's read or write of a parameter that is one of its copies
+	// (summary.copies), which a caller is given as the copy itself.
+	fromCopy bool
 
 	// evAssign: the variable's address is kept (in a pointer, a struct, a return value), so
 	// it may change later through that pointer, unseen; an address only passed to a call is
@@ -71,12 +86,18 @@ type event struct {
 type effects struct {
 	funcs map[string]*Node // functions with a body, by name
 	// overloaded names more than one function with a body: funcs holds one of them, which a
-	// call may not be calling, so those calls are not followed.
+	// call that does not name the definition itself may not be calling, so those calls are
+	// not followed.
 	overloaded map[string]bool
-	summaries  map[string]*summary
-	tracked    map[DeclID]bool // the pointer variables followed
-	argArrays  map[DeclID][]argSlot
-	aliases    map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
+	// byID are the functions with a body by their declaration's id, a template's
+	// instantiations included: a call names the instantiation it calls.
+	byID      map[DeclID]*Node
+	bodies    []*Node // every function with a body, in the order of the file
+	summaries map[*Node]*summary
+	called    map[*Node]bool  // calledFunctions, once
+	tracked   map[DeclID]bool // the pointer variables followed
+	argArrays map[DeclID][]argSlot
+	aliases   map[DeclID]DeclID // in a summary: a local pointer copied from a parameter
 	// localTypes are the type names declared inside function bodies (localTypeNames).
 	localTypes map[string]bool
 	// stable are the function's variables a size may be read through (stableInits).
@@ -91,16 +112,87 @@ type argSlot struct {
 }
 
 func newEffects(tu *TU) *effects {
-	e := &effects{funcs: map[string]*Node{}, overloaded: map[string]bool{}, summaries: map[string]*summary{}, localTypes: localTypeNames(tu)}
-	for _, n := range tu.Root.Inner {
-		if n.Kind == "FunctionDecl" && funcBody(n) != nil {
-			if e.funcs[n.Name] != nil {
-				e.overloaded[n.Name] = true
-			}
-			e.funcs[n.Name] = n
+	e := &effects{funcs: map[string]*Node{}, overloaded: map[string]bool{}, byID: map[DeclID]*Node{},
+		summaries: map[*Node]*summary{}, localTypes: localTypeNames(tu)}
+	for _, n := range functionsWithBodies(tu.Root) {
+		e.bodies = append(e.bodies, n)
+		if n.Kind != "FunctionDecl" {
+			continue // a method: its pairs are proved, calls to it are not followed
 		}
+		if e.funcs[n.Name] != nil {
+			e.overloaded[n.Name] = true
+		}
+		e.funcs[n.Name] = n
+		e.byID[n.ID] = n
 	}
 	return e
+}
+
+// functionsWithBodies are the functions defined at the top level, in namespaces and extern
+// "C" blocks, the instantiations of function templates (each a FunctionDecl with its template
+// arguments, inside the FunctionTemplateDecl) and the methods of classes, in their class or
+// outside it; the templates' own patterns, whose types are dependent, are not among them.
+func functionsWithBodies(root *Node) []*Node {
+	var out []*Node
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		for _, c := range n.Inner {
+			switch c.Kind {
+			case "FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl":
+				if funcBody(c) != nil {
+					out = append(out, c)
+				}
+			case "NamespaceDecl", "LinkageSpecDecl", "CXXRecordDecl":
+				walk(c)
+			case "FunctionTemplateDecl":
+				for _, f := range c.Inner {
+					if f.Kind == "FunctionDecl" && funcBody(f) != nil && templateArgs(f) != "" {
+						out = append(out, f)
+					}
+				}
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
+// templateArgs is an instantiation's template arguments as written in its name ("<float>");
+// "" for a function that is not one.
+func templateArgs(fn *Node) string {
+	var args []string
+	for _, c := range fn.Inner {
+		if c.Kind == "TemplateArgument" {
+			args = append(args, c.Type)
+		}
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	return "<" + strings.Join(args, ", ") + ">"
+}
+
+// body is the definition a reference to a function names: by its id (a definition, or a
+// template's instantiation), else by its name where one function has it; nil when the
+// translation unit has no body for it.
+func (e *effects) body(r *Ref) *Node {
+	if r == nil {
+		return nil
+	}
+	if fn := e.byID[r.ID]; fn != nil {
+		return fn
+	}
+	if r.Kind != "FunctionDecl" || e.overloaded[r.Name] {
+		return nil
+	}
+	return e.funcs[r.Name]
+}
+
+// sub is an analysis of another function's body that shares what e knows of the translation
+// unit, following the pointer variables in tracked.
+func (e *effects) sub(tracked map[DeclID]bool) *effects {
+	return &effects{funcs: e.funcs, overloaded: e.overloaded, byID: e.byID, bodies: e.bodies, summaries: e.summaries, called: e.called,
+		localTypes: e.localTypes, tracked: tracked, argArrays: map[DeclID][]argSlot{}, aliases: map[DeclID]DeclID{}}
 }
 
 // localPointers are the pointer variables declared in fn's body (not arrays of pointers).
@@ -240,7 +332,7 @@ func (e *effects) visit(n *Node, u use) {
 			e.emit(event{kind: evEscape, v: id, at: n.Range.Begin, why: "stored or used where the analysis cannot follow it"})
 		}
 		return
-	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr", "CXXFunctionalCastExpr":
+	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr", "CXXConstCastExpr", "CXXFunctionalCastExpr":
 		if n.CastKind == "PointerToIntegral" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
 			e.emit(event{kind: evEscape, v: e.ptrVar(n.Inner[0]), at: n.Range.Begin, refused: true, why: "converted to an integer"})
 			return
@@ -441,8 +533,11 @@ func (e *effects) decl(d *Node) {
 		return
 	}
 	if e.aliases != nil && isPointerType(d.Type) {
-		if v := e.ptrVar(init); v != 0 {
-			e.aliases[d.ID] = v // a summary's local copy of a parameter
+		// A summary's local pointer into a parameter's buffer (q = p, q = (float *)p + i):
+		// what is done through it is done to the parameter's buffer, and assigning it again
+		// is seen as assigning the parameter.
+		if v := e.basePtr(init); v != 0 {
+			e.aliases[d.ID] = v
 			return
 		}
 	}
@@ -515,7 +610,7 @@ func (e *effects) allocCall(c *Node) (allocKind, string) {
 			return allocHost, e.size(args[1])
 		}
 	}
-	if s := e.summarize(c.Callee()); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
+	if s := e.summarizeFn(e.body(c.CalleeRef())); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
 		return allocHost, e.size(args[s.sizeParam])
 	}
 	return allocOther, ""

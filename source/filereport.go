@@ -39,11 +39,10 @@ type FileReport struct {
 	// ParseDeclined counts the pairs undecidable because clang recovered from an error in
 	// their function or one it calls (broken.go).
 	ParseDeclined int
-	broken        map[int]bool // those pairs, by index in Proofs
 }
 
 // Parsed reports whether the file's AST was read, its own or its includer's.
-func (f *FileScan) Parsed() bool { return !f.NoCUDA && f.Unparsable == "" }
+func (f *FileScan) Parsed() bool { return !f.NoCUDA && f.Unparsable == "" && f.Skipped == "" }
 
 // Refused counts the file's refused pairs by the condition that refuses them.
 func (f *FileScan) Refused() map[string]int {
@@ -56,21 +55,20 @@ func (f *FileScan) Refused() map[string]int {
 	return out
 }
 
-// Undecidable counts the file's undecidable pairs by what made them so: "parse error" where
-// clang recovered from an error in the pair's function, else the condition left undecided.
+// Undecidable counts the file's undecidable pairs by the construct that made them so
+// (Proof.Construct: "parse error" where clang recovered from an error in the pair's function,
+// "struct field", "parameter", …), else by the condition left undecided.
 func (f *FileScan) Undecidable() map[string]int {
 	out := map[string]int{}
-	for i, p := range f.Proofs {
+	for _, p := range f.Proofs {
 		v, ok := Declined(p)
 		if !ok || v.Status != Undecidable {
 			continue
 		}
-		if f.broken[i] {
-			out["parse error"]++
+		if c := p.Construct(); c != "" {
+			out[string(c)]++
 			continue
 		}
-		// MERGE(sound): where the analysis names the construct (Proof.Construct), count by
-		// it; until then by the condition it left undecided.
 		out[v.Cond]++
 	}
 	return out
@@ -88,6 +86,8 @@ func (f *FileScan) Explain() string {
 		return ""
 	case f.Unparsable != "":
 		return "clang cannot parse it: " + f.Unparsable
+	case f.Skipped != "":
+		return "skipped: " + f.Skipped
 	case f.Copies == 0:
 		return "no cudaMemcpy in the parsed code: the grep matched a comment, a string, a macro's body or an #if branch not taken"
 	}
@@ -126,14 +126,9 @@ func (f *FileScan) describe(tu *TU, root string) {
 	if !f.Pattern() {
 		f.Unpaired = unpaired
 	}
-	broken, all := brokenFunctions(tu)
-	for i, p := range f.Proofs {
-		if _, ok := brokenFor(broken, p.Function); (ok || all != nil) && !p.Safe() {
+	for _, p := range f.Proofs {
+		if p.Construct() == ConstructParseError {
 			f.ParseDeclined++
-			if f.broken == nil {
-				f.broken = map[int]bool{}
-			}
-			f.broken[i] = true
 		}
 	}
 }
@@ -150,8 +145,8 @@ type scanPlan struct {
 	noCUDA   map[string]bool
 }
 
-func planScan(root string, files []string) *scanPlan {
-	p := &scanPlan{root: root, idx: indexTree(root, files), index: map[string]int{}, includes: map[string][]string{},
+func planScan(root string, files []string, l Limits) *scanPlan {
+	p := &scanPlan{root: root, idx: indexTree(root, files, l), index: map[string]int{}, includes: map[string][]string{},
 		noCUDA: map[string]bool{}}
 	for i, f := range files {
 		p.index[f] = i
@@ -228,6 +223,7 @@ type Prevalence struct {
 	// WithErrors are parsed files whose parse recovered from errors.
 	WithErrors int
 	Unparsable int
+	Skipped    int // past a limit (Limits)
 	Grep, Scan int // CUDA files with the pattern by the grep and by the analysis
 	// GrepOnly: the grep matches and the analysis finds no pair (each explained, Explain).
 	GrepOnly, ScanOnly     int
@@ -259,6 +255,8 @@ func (s *Survey) Prevalence() Prevalence {
 			if f.Errors > 0 {
 				p.WithErrors++
 			}
+		} else if f.Skipped != "" {
+			p.Skipped++
 		} else {
 			p.Unparsable++
 		}

@@ -40,6 +40,9 @@ type Options struct {
 	// stand-ins (prelude/), for the headers they do not stand in for: the emulator's
 	// testdata/emulator/include, whose cuda_emulator.h its test programs include. Optional.
 	RuntimeHeaders string
+	// Limits bound each file's size and clang's time, memory and output; zero fields are
+	// the defaults.
+	Limits Limits
 }
 
 // Command is one file to parse with the flags its build uses.

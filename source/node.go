@@ -126,7 +126,7 @@ func (n *Node) Walk(fn func(*Node) bool) {
 }
 
 // Unwrap looks through the nodes that only change how an expression is typed or grouped
-// (implicit casts, parentheses, C-style and static casts to pointer types, temporaries) to the
+// (implicit casts, parentheses, C-style, static, reinterpret and const casts, temporaries) to the
 // expression underneath: `(void **)&d` unwraps to `&d`, `(float *)malloc(n)` to the call.
 func Unwrap(n *Node) *Node { return unwrap(n) }
 
@@ -134,7 +134,7 @@ func unwrap(n *Node) *Node {
 	for n != nil && len(n.Inner) == 1 {
 		switch n.Kind {
 		case "ImplicitCastExpr", "ParenExpr", "CStyleCastExpr", "CXXStaticCastExpr",
-			"CXXReinterpretCastExpr", "CXXFunctionalCastExpr", "MaterializeTemporaryExpr",
+			"CXXReinterpretCastExpr", "CXXConstCastExpr", "CXXFunctionalCastExpr", "MaterializeTemporaryExpr",
 			"ExprWithCleanups", "CXXBindTemporaryExpr", "ConstantExpr":
 			n = n.Inner[0]
 		default:

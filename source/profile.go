@@ -24,6 +24,11 @@ func NewProfile(sites []trace.SiteStats) *Profile {
 type Measured struct {
 	NS    uint64 // time in the copy calls (their data movement where the trace could tell)
 	Count uint64 // calls
+	Bytes uint64 // what they moved
+	// WaitNS is the rest of the calls' time where the trace told data movement from waiting:
+	// the GPU work a synchronous copy waited for before it moved anything, the kernels' time
+	// as far as the trace can see it; 0 where it could not tell.
+	WaitNS uint64
 }
 
 // lineSlack is how many lines after a copy call's first line the call's return address may
@@ -42,6 +47,10 @@ func (p *Profile) Measure(proofs []Proof) []Measured {
 		if best := PairAt(proofs, s.File, s.Line); best >= 0 {
 			out[best].NS += siteNS(s)
 			out[best].Count += s.Count
+			out[best].Bytes += s.Bytes
+			if s.MovingNS != nil && *s.MovingNS < s.NS {
+				out[best].WaitNS += s.NS - *s.MovingNS
+			}
 		}
 	}
 	return out

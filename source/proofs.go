@@ -22,6 +22,59 @@ type Verdict struct {
 	Status Status
 	At     Loc
 	Reason string
+	// Construct is, for an undecidable verdict, what the analysis does not follow; "" for
+	// any other verdict.
+	Construct Construct
+}
+
+// Construct is a kind of code the analysis does not follow (yet), named on the undecidable
+// verdict it causes so that a survey can count pairs "undecidable by construct". The words are
+// what a reason says; the set is small and closed.
+type Construct string
+
+const (
+	// ConstructControlFlow: goto, switch, setjmp/longjmp, exceptions.
+	ConstructControlFlow Construct = "control flow"
+	// ConstructField: a side held in a struct's field or an array's element (s.h, p->d, a[i]).
+	ConstructField Construct = "struct field"
+	// ConstructGlobal: a side held in a global or static variable.
+	ConstructGlobal Construct = "global"
+	// ConstructParameter: a side the function is given by a caller the translation unit does
+	// not show.
+	ConstructParameter Construct = "parameter"
+	// ConstructHelper: a linking copy, or a free that cannot be moved, inside another function.
+	ConstructHelper Construct = "helper function"
+	// ConstructTemplate: a function template with no instantiation in the translation unit.
+	ConstructTemplate Construct = "template"
+	// ConstructContainer: a side that is a container's storage (v.data(), &v[0]).
+	ConstructContainer Construct = "container"
+	// ConstructAllocation: a side whose allocation the analysis does not know (a library's
+	// allocator, a pointer copied from elsewhere).
+	ConstructAllocation Construct = "allocation"
+	// ConstructEscape: a side stored, returned, address-taken or passed to a function without
+	// a body.
+	ConstructEscape Construct = "escape"
+	// ConstructAsync: an asynchronous copy, whose stream ordering is not followed.
+	ConstructAsync Construct = "async copy"
+	// ConstructSize: a copy not provably of the whole of both allocations.
+	ConstructSize Construct = "copy size"
+	// ConstructOtherCopy: the device side copied to or from a third buffer.
+	ConstructOtherCopy Construct = "other copy"
+	// ConstructCrossAccess: the host dereferences the device pointer, or a kernel is given the
+	// host pointer.
+	ConstructCrossAccess Construct = "cross access"
+)
+
+// Construct is what the verdict Declined names was undecidable for; "" when the pair is safe or
+// refused, or its first declining verdict names no construct. It is what scan's report counts
+// pairs "undecidable by construct" by (issue 40); TestCorpusVerdicts checks it.
+func (p Proof) Construct() Construct {
+	for _, v := range p.Verdicts {
+		if v.Status == Refused || v.Status == Undecidable {
+			return v.Construct
+		}
+	}
+	return ""
 }
 
 // Proof is a pair with its four verdicts. Safe only when no verdict is refused or
@@ -49,12 +102,13 @@ func (p *Proof) Safe() bool {
 func Prove(tu *TU) []Proof {
 	e := newEffects(tu)
 	var out []Proof
-	for _, fn := range tu.Root.Inner {
-		if fn.Kind != "FunctionDecl" || e.funcs[fn.Name] != fn || fn.Loc.File != tu.File {
+	for _, fn := range e.bodies {
+		if fn.Loc.File != tu.File {
 			continue
 		}
 		out = append(out, proveFunction(e, fn)...)
 	}
+	out = append(out, uninstantiated(tu, e)...)
 	// Where clang recovered from an error, the AST is not the source: broken.go.
 	return declineBroken(tu, out)
 }
@@ -88,6 +142,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		walkStmts(funcBody(fn))
 	}
 	pairs := candidates(fn, all, names)
+	declined := e.declinedCopies(fn, all, pairs)
 	addrKept := map[DeclID]bool{}
 	for _, ev := range all {
 		if ev.kind == evAssign && ev.addrKept {
@@ -100,7 +155,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		if gerr != nil {
 			u, _ := gerr.(*Unstructured)
 			for i := range pr.Verdicts {
-				pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, Reason: gerr.Error()}
+				pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, Reason: gerr.Error(), Construct: ConstructControlFlow}
 				if u != nil {
 					pr.Verdicts[i].At = u.At
 				}
@@ -119,14 +174,15 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		pr.Allocs, pr.Frees = sortedSites(a.allocs), sortedSites(a.freeSites)
 		out = append(out, pr)
 	}
-	return out
+	return append(out, declined...)
 }
 
 // finding is one piece of evidence for a condition.
 type finding struct {
-	status Status
-	at     Loc
-	why    string
+	status    Status
+	at        Loc
+	why       string
+	construct Construct // for an undecidable finding
 }
 
 // pairAnalysis is the forward dataflow for one pair over the function's graph.
@@ -144,6 +200,16 @@ type pairAnalysis struct {
 	allocs    map[string]Site // the pair's allocation sites
 	freeSites map[string]Site // every free of either side
 	deps      map[string][]DeclID
+	// writeWhy is, by a launch's offset, what the kernel may write the device side with.
+	writeWhy map[int]string
+	// moved are the host side's frees that run before GPU work using the device side: the
+	// rewrite removes them, and frees the merged buffer where the second free is.
+	moved map[string]movedFree
+}
+
+// movedFree is a free of the host side before a kernel that uses the device side.
+type movedFree struct {
+	free, kernel Loc
 }
 
 const otherDef = 63
@@ -160,6 +226,9 @@ type pstate struct {
 	// staleSize are the definitions whose size expression read a variable that has changed
 	// since: the expression no longer has the allocation's size.
 	staleSize uint64
+	// pairing is where the two sides' lifetimes may stand (a set of pairing states): a merged
+	// buffer serves one allocation of each side.
+	pairing uint8
 }
 
 // flow maps a branch-fact key ("cond=1;…") to the state of the paths with those facts.
@@ -176,14 +245,14 @@ func joinState(a, b pstate) pstate {
 	return pstate{a.hDefs | b.hDefs, a.dDefs | b.dDefs, keepLoc(a.hostDirty, b.hostDirty),
 		keepLoc(a.gpuDirty, b.gpuDirty), keepLoc(a.inFlightPair, b.inFlightPair),
 		keepLoc(a.inFlightAny, b.inFlightAny), keepLoc(a.freedH, b.freedH), keepLoc(a.freedD, b.freedD),
-		a.staleSize | b.staleSize}
+		a.staleSize | b.staleSize, a.pairing | b.pairing}
 }
 
 func sameState(a, b pstate) bool {
 	return a.hDefs == b.hDefs && a.dDefs == b.dDefs && a.hostDirty.Line == b.hostDirty.Line &&
 		a.gpuDirty.Line == b.gpuDirty.Line && a.inFlightPair.Line == b.inFlightPair.Line &&
 		a.inFlightAny.Line == b.inFlightAny.Line && a.freedH.Line == b.freedH.Line && a.freedD.Line == b.freedD.Line &&
-		a.staleSize == b.staleSize
+		a.staleSize == b.staleSize && a.pairing == b.pairing
 }
 
 // maxFacts bounds the path groups; past it, facts are dropped and groups merged.
@@ -213,10 +282,10 @@ func (a *pairAnalysis) run(g *CFG, stmtEv map[*Node][]event) {
 	for i := range a.findings {
 		a.findings[i] = map[string]finding{}
 	}
-	a.frees, a.deps = map[string]Loc{}, map[string][]DeclID{}
+	a.frees, a.deps, a.writeWhy, a.moved = map[string]Loc{}, map[string][]DeclID{}, map[int]string{}, map[string]movedFree{}
 	a.allocs, a.freeSites = map[string]Site{}, map[string]Site{}
 	in := make([]flow, len(g.Blocks))
-	in[g.Entry] = flow{"": pstate{}}
+	in[g.Entry] = flow{"": pstate{pairing: pairNone}}
 	work := []int{g.Entry}
 	queued := map[int]bool{g.Entry: true}
 	for steps := 0; len(work) > 0 && steps < 100000; steps++ {
@@ -328,8 +397,13 @@ func (a *pairAnalysis) kill(f flow, v DeclID) flow {
 }
 
 func (a *pairAnalysis) find(cond int, st Status, at Loc, why string) {
+	a.findC(cond, st, at, why, "")
+}
+
+// findC is find for an undecidable finding caused by a construct the analysis does not follow.
+func (a *pairAnalysis) findC(cond int, st Status, at Loc, why string, c Construct) {
 	k := fmt.Sprintf("%s:%d:%s", at.File, at.Offset, why)
-	a.findings[cond-1][k] = finding{st, at, why}
+	a.findings[cond-1][k] = finding{st, at, why, c}
 }
 
 func (a *pairAnalysis) defBit(at Loc, kind allocKind, size string) uint64 {

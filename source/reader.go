@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"io"
 	"strconv"
 )
@@ -15,7 +16,16 @@ import (
 // just before, wherever that was in the dump, so the reader follows every location in order,
 // skipped declarations included, and fills each one in.
 func ReadAST(r io.Reader, keep func(file string) bool) (*Node, error) {
-	rd := &reader{s: newScanner(r), keep: keep, files: map[string]string{}, kinds: map[string]string{}}
+	return readAST(r, keep, 0)
+}
+
+// readAST is ReadAST keeping at most maxNodes nodes (0: any number); past them it fails with
+// errNodeLimit.
+func readAST(r io.Reader, keep func(file string) bool, maxNodes int) (*Node, error) {
+	rd := &reader{s: newScanner(r), keep: keep, files: map[string]string{}, kinds: map[string]string{}, budget: maxNodes}
+	if maxNodes <= 0 {
+		rd.budget = -1
+	}
 	root, err := rd.node(0, modeRoot)
 	if err != nil {
 		return nil, err
@@ -70,7 +80,13 @@ type reader struct {
 	// Interned strings: a dump repeats a few hundred file names and node kinds millions of
 	// times, and map lookups by []byte do not allocate.
 	files, kinds map[string]string
+	// budget is how many more nodes may be kept (-1: any number): what bounds the reader's
+	// memory on a generated file.
+	budget int
 }
+
+// errNodeLimit is readAST's error past its node budget.
+var errNodeLimit = errors.New("too many AST nodes")
 
 func intern(m map[string]string, b []byte) string {
 	if s, ok := m[string(b)]; ok {
@@ -90,6 +106,12 @@ func (rd *reader) node(depth int, m mode) (*Node, error) {
 	}
 	if err := s.expect('{'); err != nil {
 		return nil, err
+	}
+	if m != modeSkip && rd.budget >= 0 {
+		if rd.budget == 0 {
+			return nil, errNodeLimit
+		}
+		rd.budget--
 	}
 	n := &Node{}
 	if done, err := s.empty('}'); done || err != nil {

@@ -6,34 +6,25 @@ import (
 	"strings"
 )
 
-// Strategy is how the rewrite allocates a merged pair's one buffer: the two strategies the
-// binary path measures (DESIGN.md), chosen by the machine the program runs on.
-type Strategy string
-
-const (
-	// Mapped is page-locked host memory the GPU maps (cudaHostAlloc with
-	// cudaHostAllocMapped, the device side from cudaHostGetDevicePointer): discrete GPUs.
-	Mapped Strategy = "mapped"
-	// Managed is cudaMallocManaged: integrated GPUs and Grace Hopper, where both sides share
-	// one memory.
-	Managed Strategy = "managed"
-)
-
-// ParseStrategy reads a --strategy value.
-func ParseStrategy(s string) (Strategy, error) {
-	switch Strategy(s) {
-	case Mapped, Managed:
-		return Strategy(s), nil
-	}
-	return "", fmt.Errorf("unknown strategy %q: use mapped (discrete GPUs) or managed (integrated GPUs, Grace Hopper)", s)
+// Target is what a rewrite is for: the device the program will run on, the strategy asked for
+// (Auto, or "": chosen per pair by Choose) and the costs a traced pair is priced with.
+type Target struct {
+	Device   Device   // "" is Discrete: pinned, the safe default, where nothing is known
+	Strategy Strategy // "" is Auto
+	Costs    Costs    // zero is DiscreteCosts
 }
 
-// Change is what the rewrite did with one pair: merged (Changed), or left as written with
-// the reason.
+// Change is what the rewrite did with one pair: rewritten (Changed) with Strategy, or left
+// as written, with the reason.
 type Change struct {
 	Proof
-	Changed bool
-	Reason  string
+	Changed  bool
+	Strategy Strategy // the strategy it got; "" when left as written
+	Reason   string   // what was done, or why the pair was left as written
+	// Choice is why the pair got its strategy, or why none served it (Choose), with the
+	// traced numbers that decided where there was a trace.
+	Choice string
+	Access Access // whether its kernels touch each byte once per copy
 	// Measured is what a traced run spent in the pair's copies (rewrite --trace); nil
 	// without a trace.
 	Measured *Measured
@@ -45,61 +36,123 @@ type edit struct {
 	text       string
 }
 
-// helperName is the allocation function a rewrite adds when a host side's allocation is an
-// expression (malloc, a host_alloc helper, new[]): cudaHostAlloc and cudaMallocManaged return
-// an error code, not the pointer, so the expression calls this instead. It returns null on
-// failure as malloc does, so the program's own check still sees the failure.
-const helperName = "echo_shared_alloc"
-
-func helper(s Strategy) string {
-	call := "cudaHostAlloc(&p, bytes, cudaHostAllocMapped)"
-	if s == Managed {
-		call = "cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)"
+// Rewrite serves every pair of src, the main file of tu, as t says, and returns the edited
+// source and what was done with each pair. measured, when not nil, is what a traced run
+// spent in each proof's copies, in their order. Each pair gets its strategy from Choose: a
+// merge (mapped, managed) where S1–S4 hold and the device calls for one, pinned where the
+// host side's lifetime allows it (pinned.go), or none. Edits are by byte ranges (spelling
+// locations, so a call inside CHECK(…) is edited where it is written); the rest of the file is
+// untouched. Every edit carries a comment naming the pair and what was done. A pair whose
+// sites the rewrite cannot edit is left as written, with why.
+func Rewrite(tu *TU, src []byte, proofs []Proof, measured []*Measured, t Target) ([]byte, []Change) {
+	if t.Device == "" {
+		t.Device = Discrete
 	}
-	return fmt.Sprintf("/* echo: the one buffer of merged host/device pairs (%s) */\n"+
-		"static void *%s(size_t bytes)\n{\n\tvoid *p = 0;\n\treturn %s == cudaSuccess ? p : 0;\n}\n\n", s, helperName, call)
-}
-
-// Rewrite merges every pair proved safe in src, the main file of tu, into one buffer
-// allocated the way s says, and returns the edited source and what was done with each pair.
-// Edits are by byte ranges (spelling locations, so a call inside CHECK(…) is edited where it
-// is written); the rest of the file is untouched. Every edit carries a comment naming the
-// pair and the proof. A pair whose sites the rewrite cannot edit is left as written, with why.
-func Rewrite(tu *TU, src []byte, proofs []Proof, s Strategy) ([]byte, []Change) {
-	rw := &rewriter{tu: tu, src: src, s: s, e: newEffects(tu)}
+	if t.Strategy == "" {
+		t.Strategy = Auto
+	}
+	if t.Costs == (Costs{}) {
+		t.Costs = DiscreteCosts
+	}
+	rw := &rewriter{tu: tu, src: src, e: newEffects(tu)}
 	var out []Change
 	var all []edit
-	helperAt := -1
-	for _, p := range proofs {
+	helperAt := map[helpers]int{}
+	for i, p := range proofs {
 		c := Change{Proof: p}
-		if !p.Safe() {
-			c.Reason = "not proved safe: " + p.Declined()
-			out = append(out, c)
-			continue
+		if measured != nil {
+			c.Measured = measured[i]
 		}
-		es, needHelper, fn, err := rw.pair(p)
-		if err == nil && overlaps(all, es) {
-			err = fmt.Errorf("its sites overlap another merged pair's")
+		es, need, fn := rw.serve(&c, t)
+		if len(es) > 0 && overlaps(all, es) {
+			c.Changed, c.Strategy = false, ""
+			c.Reason = "left as written: its sites overlap another rewritten pair's"
+			es = nil
 		}
-		if err != nil {
-			c.Reason = "proved safe, not rewritten: " + err.Error()
-			out = append(out, c)
-			continue
-		}
-		if needHelper {
-			if b := rw.lineStart(fn.Range.Begin.Offset); helperAt < 0 || b < helperAt {
-				helperAt = b
+		if len(es) > 0 {
+			for h := helpers(1); h != 0 && h <= helperManaged; h <<= 1 {
+				if need&h == 0 {
+					continue
+				}
+				if b, ok := helperAt[h]; !ok || rw.lineStart(fn.Range.Begin.Offset) < b {
+					helperAt[h] = rw.lineStart(fn.Range.Begin.Offset)
+				}
 			}
+			all = append(all, es...)
 		}
-		all = append(all, es...)
-		c.Changed = true
-		c.Reason = "merged (" + string(s) + "): " + proofNote(p)
 		out = append(out, c)
 	}
-	if helperAt >= 0 {
-		all = append(all, edit{helperAt, helperAt, helper(s)})
+	// Each helper before the first function that calls it; several at one place in one text.
+	byPlace := map[int]helpers{}
+	for h, at := range helperAt {
+		byPlace[at] |= h
+	}
+	for at, hs := range byPlace {
+		all = append(all, edit{at, at, helperText(hs)})
 	}
 	return apply(src, all), out
+}
+
+// serve chooses c's strategy and plans its edits; c says what was done and why.
+func (rw *rewriter) serve(c *Change, t Target) ([]edit, helpers, *Node) {
+	p := c.Proof
+	fn := rw.function(p.Function)
+	if fn == nil {
+		c.Reason = fmt.Sprintf("left as written: function %s not found", p.Function)
+		return nil, 0, nil
+	}
+	rw.index(fn)
+	g, stmtEv, ferr := functionFlow(rw.e, fn)
+	f := Facts{Measured: c.Measured}
+	life := rw.deviceLife(p, fn)
+	switch {
+	case !p.Safe():
+		f.Merge = "not proved safe: " + p.Declined()
+	case life != nil:
+		f.Merge = life.Error()
+	case ferr != nil:
+		f.Merge = ferr.Error()
+	default:
+		if _, _, err := rw.mergePlan(p, Mapped, g, stmtEv); err != nil {
+			f.Merge = "proved safe, not rewritten: " + err.Error()
+		}
+	}
+	switch {
+	case ferr != nil:
+		f.Pin = ferr.Error()
+		f.Access = Access{Why: ferr.Error()}
+	case life != nil:
+		f.Pin = life.Error()
+	default:
+		if _, _, err := rw.pinnedPlan(p, g, stmtEv, ""); err != nil {
+			f.Pin = err.Error()
+		}
+	}
+	if ferr == nil {
+		f.Access = rw.access(p, g, stmtEv)
+	}
+	ch := Choose(t.Device, t.Strategy, f, t.Costs)
+	c.Access, c.Choice = f.Access, ch.Why
+	var es []edit
+	var need helpers
+	var err error
+	switch ch.Strategy {
+	case "":
+		c.Reason = "left as written: " + ch.Why
+		return nil, 0, nil
+	case Pinned:
+		es, need, err = rw.pinnedPlan(p, g, stmtEv, fmt.Sprintf(" /* echo: %s/%s pinned: page-locked host side, the copies kept */", p.Host, p.Device))
+		c.Reason = "pinned: the host side page-locked, the copies kept"
+	default:
+		es, need, err = rw.mergePlan(p, ch.Strategy, g, stmtEv)
+		c.Reason = "merged (" + string(ch.Strategy) + "): " + proofNote(p)
+	}
+	if err != nil { // planned once already: not expected
+		c.Reason = "left as written: " + err.Error()
+		return nil, 0, nil
+	}
+	c.Changed, c.Strategy = true, ch.Strategy
+	return es, need, fn
 }
 
 // Declined names the first condition that is refused or undecidable, with its line and
@@ -127,7 +180,6 @@ func proofNote(p Proof) string {
 type rewriter struct {
 	tu     *TU
 	src    []byte
-	s      Strategy
 	e      *effects
 	byKey  map[string][]*Node
 	parent map[*Node]*Node
@@ -162,15 +214,10 @@ func (rw *rewriter) function(name string) *Node {
 	return nil
 }
 
-// pair plans the edits of one safe pair.
-func (rw *rewriter) pair(p Proof) ([]edit, bool, *Node, error) {
-	fn := rw.function(p.Function)
-	if fn == nil {
-		return nil, false, nil, fmt.Errorf("function %s not found", p.Function)
-	}
-	rw.index(fn)
+// mergePlan plans the edits of a pair merged into one buffer allocated as s says.
+func (rw *rewriter) mergePlan(p Proof, s Strategy, g *CFG, stmtEv map[*Node][]event) ([]edit, helpers, error) {
 	comment := func(what string) string {
-		return fmt.Sprintf(" /* echo: %s/%s merged (%s): S1-S4 hold%s */", p.Host, p.Device, rw.s, what)
+		return fmt.Sprintf(" /* echo: %s/%s merged (%s): S1-S4 hold%s */", p.Host, p.Device, s, what)
 	}
 	var hostSites, devSites []Site
 	for _, a := range p.Allocs {
@@ -181,26 +228,26 @@ func (rw *rewriter) pair(p Proof) ([]edit, bool, *Node, error) {
 		}
 	}
 	if len(hostSites) != 1 || len(devSites) != 1 {
-		return nil, false, nil, fmt.Errorf("%d host and %d device allocation sites: only one of each is rewritten yet", len(hostSites), len(devSites))
+		return nil, 0, fmt.Errorf("%d host and %d device allocation sites: only one of each is rewritten yet", len(hostSites), len(devSites))
 	}
 	var es []edit
-	hostNode, he, needHelper, err := rw.hostAlloc(p, hostSites[0], comment(""))
+	hostNode, he, need, err := rw.hostAlloc(p, s, hostSites[0], comment(""))
 	if err != nil {
-		return nil, false, nil, err
+		return nil, 0, err
 	}
 	es = append(es, he)
-	devNode, de, err := rw.devAlloc(p, devSites[0], comment(""))
+	devNode, de, err := rw.devAlloc(p, s, devSites[0], comment(""))
 	if err != nil {
-		return nil, false, nil, err
+		return nil, 0, err
 	}
 	if err := rw.precedes(hostNode, devNode); err != nil {
-		return nil, false, nil, err
+		return nil, 0, err
 	}
 	es = append(es, de)
 	for _, c := range p.Copies {
 		n := rw.call(c.At, "cudaMemcpy")
 		if n == nil {
-			return nil, false, nil, fmt.Errorf("the copy at line %d is not found where the AST puts it", c.At.Line)
+			return nil, 0, fmt.Errorf("the copy at line %d is not found where the AST puts it", c.At.Line)
 		}
 		text := rw.nothing(n) + comment("; the copy removed: its wait is a no-op")
 		if c.KeepWait {
@@ -208,38 +255,60 @@ func (rw *rewriter) pair(p Proof) ([]edit, bool, *Node, error) {
 		}
 		e, err := rw.replace(n, text)
 		if err != nil {
-			return nil, false, nil, err
+			return nil, 0, err
 		}
 		es = append(es, e)
 	}
-	last := siteKey(p.Verdicts[3].At)
-	for _, f := range p.Frees {
+	frees, sites, nullAt, err := rw.lifetimes(p, g, stmtEv, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	free := "cudaFreeHost"
+	if s == Managed {
+		free = "cudaFree"
+	}
+	for k, what := range frees {
+		f := sites[k]
 		n := rw.freeNode(f)
 		if n == nil {
-			return nil, false, nil, fmt.Errorf("the free at line %d is not a call the rewrite can replace", f.At.Line)
+			return nil, 0, fmt.Errorf("the free at line %d is not a call the rewrite can replace", f.At.Line)
 		}
-		text := rw.nothing(n) + comment("; freed once, below")
-		if siteKey(f.At) == last {
-			free := "cudaFreeHost"
-			if rw.s == Managed {
-				free = "cudaFree"
+		v, id := p.Device, p.DeviceID // the side freed here names the buffer here (one address under UVA)
+		if f.Host {
+			v, id = p.Host, p.HostID
+		}
+		if err := rw.replaceableFree(n, id); err != nil {
+			return nil, 0, err
+		}
+		text := rw.nothing(n) + comment("; freed once, with the other side")
+		if what != freeDrop {
+			call := fmt.Sprintf("%s(%s)", free, v)
+			if nullAt[k] {
+				call = fmt.Sprintf("(%s ? %s(%s) : cudaSuccess)", v, free, v)
 			}
-			text = fmt.Sprintf("%s(%s)", free, p.Host) + comment("; freed once, after both frees and the GPU work")
-			if p.Verdicts[3].Status == KeepWait {
-				text = fmt.Sprintf("(cudaDeviceSynchronize(), %s(%s))", free, p.Host) + comment("; freed once, after a synchronize")
+			switch {
+			case what == freeLone:
+				text = fmt.Sprintf("(cudaDeviceSynchronize(), %s)", call) + comment("; freed once, where the original freed one side and leaked the other")
+			case p.Verdicts[3].Status == KeepWait:
+				text = fmt.Sprintf("(cudaDeviceSynchronize(), %s)", call) + comment("; freed once, after a synchronize")
+			default:
+				text = call + comment("; freed once, after both frees and the GPU work")
+			}
+			if !rw.statement(n) && n.Type == "void" {
+				text = "(void)" + text
 			}
 		}
 		e, err := rw.replace(n, text)
 		if err != nil {
-			return nil, false, nil, err
+			return nil, 0, err
 		}
 		es = append(es, e)
 	}
-	return es, needHelper, fn, nil
+	return es, need, nil
 }
 
 // hostAlloc plans the host side's allocation: the one buffer.
-func (rw *rewriter) hostAlloc(p Proof, site Site, comment string) (*Node, edit, bool, error) {
+func (rw *rewriter) hostAlloc(p Proof, s Strategy, site Site, comment string) (*Node, edit, helpers, error) {
 	for _, n := range rw.byKey[siteKey(site.At)] {
 		switch {
 		case isCall(n.Kind) && (n.Callee() == "cudaMallocHost" || n.Callee() == "cudaHostAlloc"):
@@ -249,67 +318,65 @@ func (rw *rewriter) hostAlloc(p Proof, site Site, comment string) (*Node, edit, 
 			}
 			size, err := rw.text(args[1])
 			if err != nil {
-				return nil, edit{}, false, err
+				return nil, edit{}, 0, err
 			}
 			call := fmt.Sprintf("cudaHostAlloc((void **)&%s, %s, cudaHostAllocMapped)", p.Host, size)
-			if rw.s == Managed {
+			if s == Managed {
 				call = fmt.Sprintf("cudaMallocManaged((void **)&%s, %s, cudaMemAttachGlobal)", p.Host, size)
 			}
 			e, err := rw.replace(n, call+comment)
-			return n, e, false, err
+			return n, e, 0, err
 		case n.Kind == "BinaryOperator" && n.Opcode == "=" && len(n.Inner) == 2:
 			if l := Unwrap(n.Inner[0]); l.Kind != "DeclRefExpr" || l.Ref == nil || l.Ref.ID != p.HostID {
 				continue
 			}
-			e, err := rw.allocExpr(n.Inner[1], comment)
-			return n, e, true, err
+			e, err := rw.allocExpr(n.Inner[1], s, comment)
+			return n, e, helperFor(s), err
 		case n.Kind == "VarDecl" && n.ID == p.HostID && len(n.Inner) > 0:
-			e, err := rw.allocExpr(n.Inner[len(n.Inner)-1], comment)
-			return n, e, true, err
+			e, err := rw.allocExpr(n.Inner[len(n.Inner)-1], s, comment)
+			return n, e, helperFor(s), err
 		}
 	}
-	return nil, edit{}, false, fmt.Errorf("the host allocation at line %d is not found where the AST puts it", site.At.Line)
+	return nil, edit{}, 0, fmt.Errorf("the host allocation at line %d is not found where the AST puts it", site.At.Line)
 }
 
-// allocExpr replaces an allocation expression (under its casts) with a call of the helper.
-func (rw *rewriter) allocExpr(rhs *Node, comment string) (edit, error) {
-	r := Unwrap(rhs)
-	var size *Node
-	switch {
-	case r.Kind == "CXXNewExpr" && len(r.Inner) > 0:
-		size = r.Inner[0]
-	case isCall(r.Kind):
-		args := r.Args()
-		switch r.Callee() {
-		case "malloc", "valloc":
-			size = args[0]
-		case "aligned_alloc", "memalign":
-			size = args[1]
-		case "calloc":
-			return edit{}, fmt.Errorf("a calloc'd host side is zeroed, and the shared buffer would not be: not rewritten yet")
-		default:
-			if s := rw.e.summarize(r.Callee()); s != nil && s.returnsHost && s.sizeParam >= 0 && s.sizeParam < len(args) {
-				for i, a := range args {
-					if i != s.sizeParam && strings.Contains(sizeKey(a), "?") {
-						return edit{}, fmt.Errorf("the call to %s has arguments with effects: not rewritten", r.Callee())
-					}
-				}
-				size = args[s.sizeParam]
-			}
-		}
+func helperFor(s Strategy) helpers {
+	if s == Managed {
+		return helperManaged
 	}
-	if size == nil {
+	return helperMapped
+}
+
+// allocExpr replaces an allocation expression (under its casts) with a call of the merged
+// allocation helper.
+func (rw *rewriter) allocExpr(rhs *Node, s Strategy, comment string) (edit, error) {
+	r := Unwrap(rhs)
+	var text string
+	switch {
+	case r.Kind == "CXXNewExpr" && r.IsArray && len(r.Inner) == 1:
+		n, err := rw.text(r.Inner[0])
+		if err != nil {
+			return edit{}, err
+		}
+		text = fmt.Sprintf("(%s)%s(%s)", r.Type, mergedAllocName(s), n) // new[] of bytes
+	case r.Kind == "CXXNewExpr":
+		return edit{}, fmt.Errorf("the new[] at line %d initializes its elements: not rewritten yet", r.Range.Begin.Line)
+	case isCall(r.Kind) && r.Callee() == "calloc":
+		return edit{}, fmt.Errorf("a calloc'd host side is zeroed, and the shared buffer would not be: not rewritten yet")
+	case isCall(r.Kind):
+		size, err := rw.allocSize(r)
+		if err != nil {
+			return edit{}, err
+		}
+		text = fmt.Sprintf("%s(%s)", mergedAllocName(s), size)
+	default:
 		return edit{}, fmt.Errorf("the host allocation at line %d is not one the rewrite can replace", r.Range.Begin.Line)
 	}
-	st, err := rw.text(size)
-	if err != nil {
-		return edit{}, err
-	}
-	return rw.replace(r, fmt.Sprintf("%s(%s)%s", helperName, st, comment))
+	return rw.replace(r, text+comment)
 }
 
 // devAlloc plans the device side's allocation: the device variable names the one buffer.
-func (rw *rewriter) devAlloc(p Proof, site Site, comment string) (*Node, edit, error) {
+func (rw *rewriter) devAlloc(p Proof, s Strategy, site Site, comment string) (*Node, edit, error) {
 	for _, n := range rw.byKey[siteKey(site.At)] {
 		if !isCall(n.Kind) || (n.Callee() != "cudaMalloc" && n.Callee() != "cudaMallocAsync") {
 			continue
@@ -318,7 +385,7 @@ func (rw *rewriter) devAlloc(p Proof, site Site, comment string) (*Node, edit, e
 			continue
 		}
 		text := fmt.Sprintf("cudaHostGetDevicePointer((void **)&%s, %s, 0)", p.Device, p.Host)
-		if rw.s == Managed {
+		if s == Managed {
 			typ := rw.declType(p.DeviceID)
 			text = fmt.Sprintf("%s = (%s)%s", p.Device, typ, p.Host)
 			if !rw.statement(n) {
@@ -444,6 +511,14 @@ func (rw *rewriter) span(n *Node) (int, int, error) {
 	return b.Offset, e.Offset + e.TokLen, nil
 }
 
+// inMacroBody reports whether a token comes from a macro's body, not its arguments: a body is
+// written in its #define, before the expansion; an argument where the macro is used, at or
+// after it. An edit there would change every expansion of the macro. (Its text may still be
+// read: a size written as an object-like macro's body means the same at the expansion.)
+func inMacroBody(l Loc) bool {
+	return l.Spelling != nil && l.Spelling.File == l.File && l.Spelling.Offset < l.Offset
+}
+
 func spelled(l Loc) Loc {
 	if l.Spelling != nil {
 		return *l.Spelling
@@ -463,6 +538,9 @@ func (rw *rewriter) replace(n *Node, text string) (edit, error) {
 	b, e, err := rw.span(n)
 	if err != nil {
 		return edit{}, err
+	}
+	if inMacroBody(n.Range.Begin) || inMacroBody(n.Range.End) {
+		return edit{}, fmt.Errorf("the code at line %d is written in a macro's body, which every use of the macro shares: not rewritten", n.Range.Begin.Line)
 	}
 	if c := n.Callee(); c != "" && !strings.HasPrefix(string(rw.src[b:e]), c) {
 		return edit{}, fmt.Errorf("the call to %s at line %d is not written where the AST puts it", c, n.Range.Begin.Line)

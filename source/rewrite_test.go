@@ -21,7 +21,7 @@ func rewriteFile(t *testing.T, name string, s Strategy) ([]byte, []byte, []Chang
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, cs := Rewrite(tu, src, Prove(tu), s)
+	after, cs := Rewrite(tu, src, Prove(tu), nil, Target{Strategy: s})
 	return src, after, cs
 }
 

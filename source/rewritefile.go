@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -14,7 +15,8 @@ import (
 // RewriteOptions say how `echoctl rewrite` parses and merges.
 type RewriteOptions struct {
 	Options
-	Strategy Strategy
+	// Target is the device and the strategy asked for (Rewrite).
+	Target Target
 	// CompileCommands is a compile_commands.json; "" looks for one in the file's directory
 	// and its parents, as clang tools do.
 	CompileCommands string
@@ -31,44 +33,46 @@ type FileRewrite struct {
 	Path          string // as given
 	Before, After []byte
 	Changes       []Change
-	CompileDB     string // the compile_commands.json the flags came from; "" for none
+	// BuildFlags are the flags the proofs assumed and where they came from.
+	BuildFlags
 }
 
 // RewriteFile parses, proves and rewrites one file; it writes nothing. A file clang cannot
 // parse is an error (its first error line), as is a file the database does not name when a
 // database was given explicitly.
 func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewrite, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("rewriting %s: %w", path, err)
-	}
-	fr := &FileRewrite{Path: path, Before: src}
-	tu, db, err := parseFile(ctx, path, o)
+	src, err := readSource(path, o.Limits)
 	if err != nil {
 		return nil, err
 	}
-	fr.CompileDB = db
+	fr := &FileRewrite{Path: path, Before: src}
+	tu, bf, err := parseFile(ctx, path, o)
+	fr.BuildFlags = bf
+	if err != nil {
+		return fr, err
+	}
+	// The edits are byte ranges of what clang read: it must be what src holds.
+	if now, err := readSource(path, o.Limits); err != nil || !bytes.Equal(now, src) {
+		return fr, fmt.Errorf("rewriting %s: it changed while echoctl read it: run again once it is saved", path)
+	}
 	proofs := Prove(tu)
 	if o.Profile == nil {
-		fr.After, fr.Changes = Rewrite(tu, src, proofs, o.Strategy)
+		fr.After, fr.Changes = Rewrite(tu, src, proofs, nil, o.Target)
 		return fr, nil
 	}
 	measured := o.Profile.Measure(proofs)
 	var exercised []Proof
-	var exercisedM []Measured
+	var exercisedM []*Measured
 	var idle []Change
 	for i, p := range proofs {
-		if p.Safe() && measured[i].Count == 0 {
-			idle = append(idle, Change{Proof: p, Measured: &measured[i], Reason: "proved safe, not rewritten: " +
+		if measured[i].Count == 0 {
+			idle = append(idle, Change{Proof: p, Measured: &measured[i], Reason: "left as written: " +
 				"the traced run never made its copies (lines " + copyLineList(p.Pair) + ")"})
 			continue
 		}
-		exercised, exercisedM = append(exercised, p), append(exercisedM, measured[i])
+		exercised, exercisedM = append(exercised, p), append(exercisedM, &measured[i])
 	}
-	fr.After, fr.Changes = Rewrite(tu, src, exercised, o.Strategy)
-	for i := range fr.Changes { // Rewrite says one Change a proof, in their order
-		fr.Changes[i].Measured = &exercisedM[i]
-	}
+	fr.After, fr.Changes = Rewrite(tu, src, exercised, exercisedM, o.Target)
 	fr.Changes = append(fr.Changes, idle...)
 	// Most copy time first: what the run would gain most from.
 	slices.SortStableFunc(fr.Changes, func(a, b Change) int { return cmp.Compare(b.Measured.NS, a.Measured.NS) })
@@ -126,67 +130,50 @@ func FindRuntimeHeaders(exe string) string {
 	return ""
 }
 
-// WriteAtomic replaces path's contents: a temporary file beside it, then a rename, so a
-// reader never sees half a file; the file keeps its mode.
-func WriteAtomic(path string, b []byte) error {
-	st, err := os.Stat(path)
+// ProveFile parses path and proves each of its candidate pairs (echoctl plan --source), and
+// says which flags the proofs assumed.
+func ProveFile(ctx context.Context, path string, o RewriteOptions) ([]Proof, BuildFlags, error) {
+	tu, bf, err := parseFile(ctx, path, o)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return nil, bf, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".echo-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, st.Mode().Perm())
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, werr)
-	}
-	return nil
-}
-
-// ProveFile parses path and proves each of its candidate pairs (echoctl plan --source).
-func ProveFile(ctx context.Context, path string, o RewriteOptions) ([]Proof, error) {
-	tu, _, err := parseFile(ctx, path, o)
-	if err != nil {
-		return nil, err
-	}
-	return Prove(tu), nil
+	return Prove(tu), bf, nil
 }
 
 // parseFile parses path with the flags of its compile_commands.json entry (o's, or the one
-// found beside it) and o's, and says which database gave them ("" for none).
-func parseFile(ctx context.Context, path string, o RewriteOptions) (*TU, string, error) {
-	cmd := Command{File: path}
-	found := ""
-	db := o.CompileCommands
-	if db == "" {
-		db = FindCompileDB(path)
+// found beside it where the trust rules take it, trust.go) and o's, and says what the proofs
+// assume.
+func parseFile(ctx context.Context, path string, o RewriteOptions) (*TU, BuildFlags, error) {
+	project := ProjectRoot(path)
+	db, named := o.CompileCommands, o.CompileCommands != ""
+	var notices []string
+	if !named {
+		if db = FindCompileDB(path); db != "" {
+			if why := untrustedDB(db, project); why != "" {
+				notices, db = append(notices, ignoredDB(db, why)), ""
+			}
+		}
 	}
+	entry, found := Command{File: path}, false
 	if db != "" {
 		d, err := LoadCompileDB(db)
-		if err != nil {
-			return nil, "", err
+		c, ok := Command{}, false
+		if d != nil {
+			c, ok = d.Lookup(path)
 		}
-		c, ok := d.Lookup(path)
 		switch {
+		case err != nil && named:
+			return nil, BuildFlags{Notices: notices}, err
+		case err != nil:
+			notices, db = append(notices, ignoredDB(db, err.Error())), ""
 		case ok:
-			cmd, found = c, db
-		case o.CompileCommands != "":
-			return nil, "", fmt.Errorf("parsing %s: %s has no entry for it: regenerate it or leave out --compile-commands", path, db)
+			entry, found = c, true
+		case named:
+			return nil, BuildFlags{Notices: notices}, fmt.Errorf("parsing %s: %s has no entry for it: regenerate it or leave out --compile-commands", path, db)
 		}
 	}
-	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
+	cmd, bf := assume(entry, found, db, named, []string{project}, o.Args)
+	bf.Notices = append(notices, bf.Notices...)
 	tu, err := Parse(ctx, cmd, o.Options)
-	return tu, found, err
+	return tu, bf, err
 }

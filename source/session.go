@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // A session is what the parses of one command share: the prelude written once, and the
@@ -19,6 +21,7 @@ type session struct {
 	o      Options
 	driver string
 	dir    string // temporary: the prelude, the precompiled preludes, the stub directories
+	remove func()
 	// prelude is where the prelude is written; "" with a CUDA installation.
 	prelude string
 
@@ -47,21 +50,21 @@ func newSession(o Options) (*session, error) {
 	if _, err := exec.LookPath(driver); err != nil {
 		return nil, ErrNoClang
 	}
-	dir, err := os.MkdirTemp("", "echo-source-")
+	dir, remove, err := scratch.Dir("echo-source-") // one a SIGKILL left goes at the next run
 	if err != nil {
 		return nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	s := &session{o: o, driver: driver, dir: dir, pchs: map[string]*pchBuild{}}
+	s := &session{o: o, driver: driver, dir: dir, remove: remove, pchs: map[string]*pchBuild{}}
 	if o.CUDAPath == "" {
 		if s.prelude, err = writePrelude(dir); err != nil {
-			os.RemoveAll(dir)
+			remove()
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-func (s *session) close() { os.RemoveAll(s.dir) }
+func (s *session) close() { s.remove() }
 
 // maxStubRounds bounds the parses of one file: each round stubs the headers the last one found
 // missing (a fatal error stops clang at the first, so a file missing three headers takes four
@@ -82,6 +85,15 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 		}
 	}
 	c.File = filepath.Clean(abs(c.File, c.Dir))
+	if err := checkSource(c.File, s.o.Limits); err != nil {
+		return nil, err
+	}
+	real := c.File
+	odd, err := aliasOdd(&c)
+	if err != nil {
+		return nil, err
+	}
+	defer odd.remove()
 	env := parseEnv{prelude: s.prelude}
 	if pchHeader(lang) != "" && s.prelude != "" {
 		env.pch = s.pch(ctx, c, lang)
@@ -94,7 +106,7 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 	}
 	for round := 0; ; round++ {
 		env.stubs = stubs.dir
-		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.dir+string(filepath.Separator))
+		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.dir+string(filepath.Separator), s.o.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -137,14 +149,21 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 			} else if run.waitErr != nil {
 				first = fmt.Sprintf("clang failed (%v) without an error line", run.waitErr)
 			} else if run.readEr != nil {
-				return nil, fmt.Errorf("parsing %s: %w", c.File, run.readEr)
+				return nil, fmt.Errorf("parsing %s: %w", real, run.readEr)
 			}
-			return nil, &ParseError{File: c.File, Reason: first}
+			return nil, &ParseError{File: real, Reason: odd.restore(nil, first)}
 		}
 		if run.readEr != nil {
-			return nil, fmt.Errorf("parsing %s: %w", c.File, run.readEr)
+			return nil, fmt.Errorf("parsing %s: %w", real, run.readEr)
 		}
-		return &TU{File: c.File, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: stubs.names, Found: found}, nil
+		odd.restore(run.root, "")
+		for i := range diags {
+			diags[i].File = odd.name(diags[i].File)
+			for j := range diags[i].Notes {
+				diags[i].Notes[j].File = odd.name(diags[i].Notes[j].File)
+			}
+		}
+		return &TU{File: real, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: stubs.names, Found: found}, nil
 	}
 }
 

@@ -141,7 +141,7 @@ func (s *session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
 		var next []string
 		for _, file := range queue {
-			b, err := os.ReadFile(file)
+			b, err := readSource(file, s.o.Limits)
 			if err != nil {
 				continue // clang will say
 			}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -61,7 +60,12 @@ type FileScan struct {
 	// Unparsable is clang's first error when clang could not parse the file; then Proofs
 	// is empty and the file counts as unparsable.
 	Unparsable string
-	Proofs     []Proof
+	// Skipped says which limit the file went past (Limits: its size, clang's time, memory
+	// or output); then Proofs is empty.
+	Skipped string
+	// Flags are the build flags the file's proofs assumed.
+	Flags  []string
+	Proofs []Proof
 	// FileReport is the rest of what the survey says about the file (filereport.go).
 	FileReport
 }
@@ -98,13 +102,20 @@ type Survey struct {
 	Dir       string // as given
 	CompileDB string // the compile_commands.json used; "" for none
 	Skipped   []string
-	Files     []FileScan
+	// Unwalked are the parts of the tree the walk could not go into (walk.go).
+	Unwalked []Unwalked
+	// Notices say what was ignored: a compile database not trusted, flags dropped (trust.go).
+	Notices []string
+	Files   []FileScan
+	// Interrupted: the scan was stopped; Files are the ones done, of Total.
+	Interrupted bool
+	Total       int
 }
 
 // Totals are a survey's counts.
 type Totals struct {
-	Files, WithPattern, Unparsable, Defaults int
-	Pairs, Proven, Declined                  int
+	Files, WithPattern, Unparsable, Defaults, Skipped int
+	Pairs, Proven, Declined                           int
 	// ByCondition counts declined pairs by the condition that declined them ("S1"…"S4").
 	ByCondition map[string]int
 }
@@ -116,6 +127,9 @@ func (s *Survey) Totals() Totals {
 		f := &s.Files[i]
 		if f.Unparsable != "" {
 			t.Unparsable++
+		}
+		if f.Skipped != "" {
+			t.Skipped++
 		}
 		if f.Defaults {
 			t.Defaults++
@@ -137,8 +151,9 @@ func (s *Survey) Totals() Totals {
 }
 
 // Scan surveys the tree under dir. A file clang cannot parse is counted unparsable with
-// clang's first error; only a directory that cannot be read, a compile database that cannot
-// be read, or clang missing altogether end the scan with an error.
+// clang's first error, and one past a limit skipped saying which; only a compile database
+// that cannot be read or clang missing altogether end the scan with an error. When ctx ends
+// (an interrupt), Scan returns the survey of the files done so far with the error.
 func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -150,34 +165,42 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("scanning %s: not a directory: give the root of a source tree (echoctl rewrite takes single files)", dir)
 	}
-	root, err := filepath.Abs(dir)
+	// A root that is a link is the tree it names.
+	root, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("scanning %s: %w", dir, err)
 	}
 	s := &Survey{Dir: dir}
-	files, err := walkSources(root, s)
-	if err != nil {
-		return nil, err
-	}
+	files := walkSources(root, s)
 	var db *CompileDB
+	named := o.CompileCommands != ""
 	s.CompileDB = o.CompileCommands
-	if s.CompileDB == "" {
-		s.CompileDB = findTreeCompileDB(root)
-	}
-	if s.CompileDB != "" {
-		if db, err = LoadCompileDB(s.CompileDB); err != nil {
-			return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	if !named {
+		if s.CompileDB = findTreeCompileDB(root); s.CompileDB != "" {
+			if why := untrustedDB(s.CompileDB, root); why != "" {
+				s.Notices, s.CompileDB = append(s.Notices, ignoredDB(s.CompileDB, why)), ""
+			}
 		}
 	}
-	s.Files = make([]FileScan, len(files))
+	if s.CompileDB != "" {
+		if db, err = LoadCompileDB(s.CompileDB); err != nil && named {
+			return nil, fmt.Errorf("scanning %s: %w", dir, err)
+		} else if err != nil {
+			s.Notices, s.CompileDB = append(s.Notices, ignoredDB(s.CompileDB, err.Error())), ""
+		}
+	}
+	s.Files, s.Total = make([]FileScan, len(files)), len(files)
+	finished := make([]bool, len(files))
 	sess, err := newSession(o.Options)
 	if err != nil {
 		return nil, fmt.Errorf("scanning %s: %w", dir, err)
 	}
 	defer sess.close()
-	plan := planScan(root, files)
+	plan := planScan(root, files, o.Limits)
 	sess.findHeader = plan.idx.findHeader
-	units := plan.units
 	jobs := o.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -190,43 +213,52 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 		next  = make(chan int)
 	)
 	for i, f := range files {
-		if plan.noCUDA[f] {
-			s.Files[i] = plan.unparsed(f)
+		if plan.noCUDA[f] { // not parsed: no CUDA in it
+			s.Files[i], finished[i] = plan.unparsed(f), true
 			done++
 			if o.Progress != nil {
 				o.Progress(done, len(files), s.Files[i].Path)
 			}
 		}
 	}
-	for w := 0; w < min(jobs, max(len(units), 1)); w++ {
+	for w := 0; w < min(jobs, max(len(plan.units), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fscs, err := scanFile(ctx, sess, plan, files[i], db, o)
+				fscs, notices, err := scanFile(ctx, sess, plan, files[i], db, s.CompileDB, named, o)
 				mu.Lock()
-				for _, fsc := range fscs {
-					s.Files[plan.index[fsc.abs]] = fsc
-					done++
-					if o.Progress != nil {
-						o.Progress(done, len(files), fsc.Path)
+				switch {
+				case err == nil:
+					for _, fsc := range fscs {
+						j := plan.index[fsc.abs]
+						s.Files[j], finished[j] = fsc, true
+						done++
+						if o.Progress != nil {
+							o.Progress(done, len(files), fsc.Path)
+						}
 					}
-				}
-				if err != nil && fatal == nil {
+					for _, n := range notices {
+						s.Notices = appendOnce(s.Notices, n)
+					}
+				case ctx.Err() == nil && fatal == nil:
 					fatal = err
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, i := range units {
+	for _, i := range plan.units {
 		mu.Lock()
 		stop := fatal != nil
 		mu.Unlock()
 		if stop || ctx.Err() != nil {
 			break
 		}
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
 	}
 	close(next)
 	wg.Wait()
@@ -234,47 +266,58 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 		return nil, fatal
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("scanning %s: %w", dir, ctx.Err())
+		var kept []FileScan
+		for i, f := range s.Files {
+			if finished[i] {
+				kept = append(kept, f)
+			}
+		}
+		s.Files, s.Interrupted = kept, true
+		return s, fmt.Errorf("scanning %s: %w", dir, context.Cause(ctx))
 	}
 	return s, nil
 }
 
 // scanFile parses and proves one translation unit, and the source files it includes
-// (scanPlan): the unit's FileScan first. Its error is only for what ends the whole scan.
-func scanFile(ctx context.Context, sess *session, plan *scanPlan, file string, db *CompileDB, o ScanOptions) ([]FileScan, error) {
+// (scanPlan): the unit's FileScan first; and says what was dropped from its flags. Its error is
+// only for what ends the whole scan.
+func scanFile(ctx context.Context, sess *session, plan *scanPlan, file string, db *CompileDB, dbPath string, named bool, o ScanOptions) ([]FileScan, []string, error) {
 	root := plan.root
 	out := plan.fileScan(file)
-	cmd := Command{File: file}
+	entry, found := Command{File: file}, false
 	if db != nil {
 		if c, ok := db.Lookup(file); ok {
-			cmd, out.Defaults = c, false
+			entry, found, out.Defaults = c, true, false
 		}
 	}
+	cmd, bf := assume(entry, found, dbPath, named, []string{root}, o.Args)
+	out.Flags = bf.Flags
 	cmd.Guess = out.Defaults
-	cmd.Args = append(append([]string(nil), cmd.Args...), o.Args...)
 	cmd.Own = plan.ownDirs(file)
 	tu, err := sess.parse(ctx, cmd)
 	var pe *ParseError
+	var le *LimitError
 	switch {
 	case errors.As(err, &pe):
 		// clang names the file by the absolute path it was given; the survey's are relative.
 		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
+	case errors.As(err, &le):
+		out.Skipped = le.Why
 	case errors.Is(err, ErrNoClang), ctx.Err() != nil:
-		return []FileScan{out}, err
+		return []FileScan{out}, bf.Notices, err
 	case err != nil:
-		// The dump could not be read (clang crashed mid-way, say): this file's fault, not
-		// the scan's.
-		out.Unparsable = err.Error()
+		// The dump could not be read (clang crashed mid-way, say), or the file could not
+		// be opened: this file's fault, not the scan's.
+		out.Unparsable = strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
 	}
 	outs := []FileScan{out}
 	for _, inc := range plan.includes[file] {
 		f := plan.fileScan(inc)
-		f.Defaults = out.Defaults
-		f.Unparsable = out.Unparsable
+		f.Defaults, f.Flags, f.Unparsable, f.Skipped = out.Defaults, out.Flags, out.Unparsable, out.Skipped
 		outs = append(outs, f)
 	}
 	if tu == nil {
-		return outs, nil
+		return outs, bf.Notices, nil
 	}
 	for i := range outs {
 		f := &outs[i]
@@ -283,32 +326,7 @@ func scanFile(ctx context.Context, sess *session, plan *scanPlan, file string, d
 		f.Proofs = Prove(&view)
 		f.describe(&view, root)
 	}
-	return outs, nil
-}
-
-// walkSources lists the translation units under root in lexical order, recording the
-// directories it walked past in s.Skipped (relative to root).
-func walkSources(root string, s *Survey) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("scanning %s: %w", path, err)
-		}
-		if d.IsDir() {
-			if path != root && SkippedDir(d.Name()) {
-				rel, _ := filepath.Rel(root, path)
-				s.Skipped = append(s.Skipped, rel)
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && scanExt(path) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
+	return outs, bf.Notices, nil
 }
 
 func scanExt(path string) bool {

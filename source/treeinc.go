@@ -31,6 +31,7 @@ type include struct {
 // treeIndex is a tree's sources and headers by name, and each file's include directives.
 type treeIndex struct {
 	root   string
+	limits Limits // files are read as the parse reads them: regular ones, up to the size limit
 	byBase map[string][]string // base name → absolute paths
 	incs   map[string][]include
 	texts  map[string][]byte // the translation units' text, read once
@@ -38,12 +39,12 @@ type treeIndex struct {
 
 // indexTree lists the headers under root (walking past what the survey walks past) beside the
 // given translation units, and reads every include directive of both.
-func indexTree(root string, units []string) *treeIndex {
-	t := &treeIndex{root: root, byBase: map[string][]string{}, incs: map[string][]include{}, texts: map[string][]byte{}}
+func indexTree(root string, units []string, l Limits) *treeIndex {
+	t := &treeIndex{root: root, limits: l, byBase: map[string][]string{}, incs: map[string][]include{}, texts: map[string][]byte{}}
 	add := func(p string) { t.byBase[filepath.Base(p)] = append(t.byBase[filepath.Base(p)], p) }
 	for _, u := range units {
 		add(u)
-		if b, err := os.ReadFile(u); err == nil {
+		if b, err := readSource(u, l); err == nil {
 			t.texts[u] = b
 		}
 	}
@@ -72,7 +73,7 @@ func (t *treeIndex) includes(file string) []include {
 	}
 	b, ok := t.texts[file]
 	if !ok {
-		b, _ = os.ReadFile(file)
+		b, _ = readSource(file, t.limits)
 	}
 	var out []include
 	for _, m := range includeLine.FindAllSubmatch(b, -1) {
@@ -220,10 +221,7 @@ var (
 func (t *treeIndex) grepMatch(file string) bool {
 	b, ok := t.texts[file]
 	if !ok {
-		var err error
-		if b, err = os.ReadFile(file); err != nil {
-			return false
-		}
+		return false
 	}
 	return grepAlloc.Match(b) && grepCopy.Match(b)
 }

@@ -26,6 +26,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		}
 		if ev.v == h || ev.v == d {
 			s.staleSize &^= bit // the size expression is evaluated afresh here
+			s.pairing = a.pair(s.pairing, ev)
 		}
 		if ev.v == h {
 			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, Loc{}, Loc{}, Loc{}
@@ -34,14 +35,14 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		}
 	case evRead, evWrite:
 		if ev.v == d {
-			a.find(1, Undecidable, ev.at, "the host dereferences the device pointer")
+			a.findC(1, Undecidable, ev.at, "the host dereferences the device pointer", ConstructCrossAccess)
 			break
 		}
 		if ev.v != h {
 			break
 		}
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		if ev.kind == evWrite {
 			if s.inFlightPair.Line != 0 {
@@ -52,7 +53,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 	case evLaunch:
 		s.inFlightAny = ev.at
 		if ev.v == h {
-			a.find(1, Undecidable, ev.at, "the host pointer is passed to a kernel")
+			a.findC(1, Undecidable, ev.at, "the host pointer is passed to a kernel", ConstructCrossAccess)
 		}
 		if ev.v != d {
 			break
@@ -66,10 +67,13 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.at.Line))
 		}
 		if s.freedH.Line != 0 {
-			a.find(4, Refused, s.freedH, fmt.Sprintf("the host side is freed before the kernel at line %d uses the device side", ev.at.Line))
+			a.freedBeforeKernel(s.freedH, ev.at)
 		}
 		if ev.gpuWrites {
 			s.gpuDirty = ev.at
+			if _, ok := a.writeWhy[ev.at.Offset]; !ok {
+				a.writeWhy[ev.at.Offset] = ev.why
+			}
 		}
 		s.inFlightPair = ev.at
 	case evCopy:
@@ -81,15 +85,25 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			break
 		}
 		a.freeSites[siteKey(ev.at)] = Site{At: ev.at, Host: ev.v == h}
+		if ev.via != "" && !ev.viaFreeOnly {
+			side := "host"
+			if ev.v == d {
+				side = "device"
+			}
+			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.via), ConstructHelper)
+		}
 		if ev.v == h {
 			s.freedH = ev.at
 		} else {
 			s.freedD = ev.at
 		}
+		if ev.v == h || ev.v == d {
+			s.pairing = a.pair(s.pairing, ev)
+		}
 		if s.freedH.Line != 0 && s.freedD.Line != 0 {
 			a.frees[fmt.Sprintf("%d", ev.at.Offset)] = ev.at
 			if s.inFlightPair.Line != 0 {
-				a.find(4, Undecidable, ev.at, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite needs a synchronize", s.inFlightPair.Line))
+				a.find(4, KeepWait, ev.at, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite frees it after a synchronize", s.inFlightPair.Line))
 			}
 		}
 	case evEscape:
@@ -102,10 +116,76 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			if ev.v == d {
 				side = "device"
 			}
-			a.find(3, st, ev.at, "the "+side+" pointer is "+ev.why)
+			a.findC(3, st, ev.at, "the "+side+" pointer is "+ev.why, ConstructEscape)
 		}
 	}
 	return s
+}
+
+// freedBeforeKernel is a free of the host side reached before a kernel that uses the device
+// side: merged, that free would release the buffer the kernel reads. The rewrite moves it:
+// it frees the merged buffer once, where the second of the two frees is (after the GPU work,
+// S4's line), and removes this one; a free it cannot remove (inside a helper that does more)
+// was declined where it is.
+func (a *pairAnalysis) freedBeforeKernel(free, kernel Loc) {
+	k := siteKey(free)
+	if _, ok := a.moved[k]; !ok {
+		a.moved[k] = movedFree{free: free, kernel: kernel}
+	}
+}
+
+// Pairing states: a merged buffer stands for one allocation of each side, so between two
+// allocations of one side the other side is allocated once, and neither side gets a new
+// buffer while the other keeps the one it was paired with.
+const (
+	pairNone  uint8 = 1 << iota // neither side holds an allocation of the pair
+	pairH                       // the host side holds one, the device side none yet
+	pairD                       // the device side holds one, the host side none yet
+	pairBoth                    // both hold their paired allocations
+	pairHalfD                   // paired, and the host side freed (or given another value)
+	pairHalfH                   // paired, and the device side freed (or given another value)
+)
+
+// pair moves the pairing states over a definition or a free of one side, recording S4's
+// refusal where a side gets a new allocation the other cannot follow.
+func (a *pairAnalysis) pair(states uint8, ev event) uint8 {
+	host := ev.v == a.h
+	alloc := ev.kind == evDef && ev.alloc != allocOther && !ev.undef
+	gone := ev.kind == evFree || ev.kind == evDef && !alloc && !ev.undef
+	if !alloc && !gone {
+		return states
+	}
+	mine, other, half, otherHalf := pairH, pairD, pairHalfD, pairHalfH
+	side, otherSide := "host", "device"
+	if !host {
+		mine, other, half, otherHalf = pairD, pairH, pairHalfH, pairHalfD
+		side, otherSide = "device", "host"
+	}
+	var out uint8
+	for st := uint8(1); st != 0 && st <= pairHalfH; st <<= 1 {
+		if states&st == 0 {
+			continue
+		}
+		switch {
+		case alloc && st == pairNone:
+			out |= mine
+		case alloc && st == other:
+			out |= pairBoth
+		case alloc && (st == pairBoth || st == half):
+			a.find(4, Refused, ev.at, fmt.Sprintf("the %s side gets a new allocation here while the %s side keeps the buffer it was paired with: one merged buffer cannot be both", side, otherSide))
+			out |= pairBoth
+		case alloc: // mine or otherHalf: allocated again before the other side is
+			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is allocated again before the %s side is: the analysis pairs one allocation of each", side, otherSide), ConstructAllocation)
+			out |= mine
+		case gone && (st == mine || st == otherHalf):
+			out |= pairNone
+		case gone && st == pairBoth:
+			out |= half
+		default:
+			out |= st
+		}
+	}
+	return out
 }
 
 // copyEvent handles a copy: the pair's linking copies, or a copy of one side to elsewhere.
@@ -115,7 +195,7 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	if !linking {
 		switch {
 		case ev.src == d || ev.dst == d:
-			a.find(1, Undecidable, ev.at, "the device side is copied to or from another buffer")
+			a.findC(1, Undecidable, ev.at, "the device side is copied to or from another buffer", ConstructOtherCopy)
 		case ev.src == h:
 			s = a.event(s, event{kind: evRead, v: h, at: ev.at})
 		case ev.dst == h:
@@ -126,17 +206,20 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 		}
 		return s
 	}
+	if ev.via != "" {
+		a.findC(1, Undecidable, ev.at, fmt.Sprintf("the linking copy is made inside %s, at line %d: a copy inside a helper serves all its callers, and is not followed yet", ev.via, ev.origin.Line), ConstructHelper)
+	}
 	full := a.full(s, ev)
 	key := fmt.Sprintf("%d", ev.at.Offset)
 	c, seen := a.copies[key]
 	c.At, c.Dir, c.Sync, c.Full = ev.at, ev.dir, ev.sync, full && (!seen || c.Full)
 	a.copies[key] = c
-	if !full {
-		a.find(1, Undecidable, ev.at, "the copy's size is not provably the whole of both allocations, or a side may hold another buffer here")
+	if !full && ev.via == "" {
+		a.findC(1, Undecidable, ev.at, "the copy's size is not provably the whole of both allocations, or a side may hold another buffer here", ConstructSize)
 	}
 	if ev.dir == HostToDevice {
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d", s.gpuDirty.Line))
+			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		s.hostDirty = Loc{}
 	} else {
@@ -153,12 +236,21 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 		}
 		s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
 	} else {
-		a.find(2, Undecidable, ev.at, "an asynchronous copy's stream ordering is not followed yet")
+		a.findC(2, Undecidable, ev.at, "an asynchronous copy's stream ordering is not followed yet", ConstructAsync)
 	}
 	return s
 }
 
 func (ev event) async() bool { return !ev.sync }
+
+// gpuWrite says what the GPU work at l may have written the device side with, for a reason:
+// ": " and the kernel's write with its line, or "".
+func (a *pairAnalysis) gpuWrite(l Loc) string {
+	if why := a.writeWhy[l.Offset]; why != "" {
+		return ": " + why
+	}
+	return ""
+}
 
 // full reports whether a linking copy moves whole buffers: on every path here each side holds
 // only allocations the analysis saw, all of the copy's size.
@@ -207,27 +299,53 @@ func (a *pairAnalysis) verdicts() [4]Verdict {
 		})
 		if len(fs) > 0 {
 			v.Status, v.At, v.Reason = fs[0].status, fs[0].at, fs[0].why
+			if v.Status == Undecidable {
+				v.Construct = fs[0].construct
+			}
 		}
 		out[i] = v
 	}
 	if out[0].Status == Holds && len(a.copies) == 0 {
 		out[0] = Verdict{Cond: "S1", Status: Undecidable, Reason: "no linking copy is reachable"}
 	}
-	if out[3].Status == Holds {
+	if out[3].Status == Holds || out[3].Status == KeepWait {
 		var last Loc
 		for _, l := range a.frees {
 			if l.Offset > last.Offset {
 				last = l
 			}
 		}
+		wait := out[3].Reason
 		out[3].At = last
 		if last.Line != 0 {
 			out[3].Reason = "the shared buffer is freed where the second of the two frees is, after the GPU work"
 		} else {
 			out[3].Reason = "neither path frees both sides: the shared buffer is not freed"
 		}
+		if m := a.firstMoved(); m.free.Line != 0 {
+			out[3].Reason = fmt.Sprintf("the host side's free at line %d runs before the kernel at line %d uses the device side: the rewrite removes it, and ", m.free.Line, m.kernel.Line)
+			if last.Line != 0 {
+				out[3].Reason += fmt.Sprintf("frees the shared buffer at line %d instead, where the second of the two frees is, after the GPU work", last.Line)
+			} else {
+				out[3].Reason += "the shared buffer is not freed, as the device side is not"
+			}
+		}
+		if out[3].Status == KeepWait {
+			out[3].Reason += "; " + wait
+		}
 	}
 	return out
+}
+
+// firstMoved is the earliest of the frees the rewrite moves (a.moved), or none.
+func (a *pairAnalysis) firstMoved() movedFree {
+	var m movedFree
+	for _, x := range a.moved {
+		if m.free.Line == 0 || x.free.Offset < m.free.Offset {
+			m = x
+		}
+	}
+	return m
 }
 
 // siteKey tells apart the nodes a macro argument puts at one expansion location by where

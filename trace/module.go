@@ -17,6 +17,9 @@ type Module struct {
 	Base    uint64 `json:"base"`               // address of the mapping at file offset 0
 	Size    int64  `json:"size"`               // file size: identifies the file when there is no build-id
 	PID     int    `json:"pid,omitempty"`      // the process whose address space it is mapped in; 0: any
+	// Exe: the file the process runs (its /proc/PID/exe), not a library. A followed child
+	// that exec'd another program has no header naming it; this names it.
+	Exe bool `json:"exe,omitempty"`
 }
 
 // Site is where in a module a call was made: the return address as an offset inside the

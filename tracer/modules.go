@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"fmt"
 	"os"
 	"sort"
 
@@ -60,6 +61,7 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 			s.minOffset, s.base = m.offset, m.start-m.offset
 		}
 	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)) // as the maps name it: in the process's own root
 	out := make([]trace.Module, 0, len(order))
 	for _, key := range order {
 		s := spans[key]
@@ -72,7 +74,7 @@ func (ms *modules) of(pid int, maps []mapping) []trace.Module {
 		}
 		out = append(out, trace.Module{
 			Path: key.path, BuildID: ms.buildIDs[key], Start: s.start, End: s.end,
-			Base: s.base, Size: ms.sizes[key], PID: pid,
+			Base: s.base, Size: ms.sizes[key], PID: pid, Exe: key.path == exe,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })

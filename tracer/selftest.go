@@ -10,6 +10,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // Support is what this kernel offers the tracer: each field is nil when present, else why
@@ -59,12 +61,12 @@ func RunSelfTest(onePerFunction bool) SelfTest {
 		res.Attach = errors.New("found no dynamic loader to probe (neither echoctl nor /bin/sh names one)")
 		return res
 	}
-	dir, err := os.MkdirTemp("", "echoctl-selftest-")
+	dir, remove, err := scratch.Dir("echoctl-selftest-")
 	if err != nil {
 		res.Attach = err
 		return res
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	private := filepath.Join(dir, filepath.Base(res.Library))
 	if err := copyFile(res.Library, private); err != nil {
 		res.Attach = err

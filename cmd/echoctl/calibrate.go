@@ -31,7 +31,10 @@ plan's pairs merged by each applicable strategy (mapped, and system where the de
 reaches pageable memory) and pinned, alternating, for --rounds rounds. A strategy is enabled only if its
 median iteration beats the baseline's by more than the baseline's own spread, and only if the
 program printed and returned exactly what it did as written (--ignore drops lines that carry
-timings from that comparison); otherwise the pairs are refused with "output differs". Each
+timings from that comparison; a line that differs between runs as written in its numbers
+alone is compared by its words only, and said so); otherwise the pairs are refused with
+"output differs", keeping their strategies, so that calibrating again (with --ignore, say)
+measures them afresh. Each
 run is also timed whole: a strategy is enabled only where its complete run is faster, or its
 iterations repay its set-up (page-locking, pools); else "set-up not repaid", with the
 break-even in iterations. Every row of the table says its verdict. The
@@ -73,7 +76,17 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if o.unvalidated {
 		measurable = append(measurable, planner.StatusCandidate)
 	}
-	pairs := p.PairsIn(measurable...)
+	pairs := p.PairsToMeasure(measurable...)
+	var again []planner.Pair
+	for _, pair := range pairs {
+		if pair.Status == planner.StatusRefused {
+			again = append(again, pair)
+		}
+	}
+	if len(again) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "calibrate: measuring again %d %s an earlier calibration refused (%s: %s)\n",
+			len(again), plural(len(again), "pair", "pairs"), again[0].ID, again[0].Reason)
+	}
 	if len(pairs) == 0 {
 		return errors.New("no pair to calibrate: validate the plan first (echoctl validate), or calibrate its " +
 			"candidates unvalidated with --unvalidated")

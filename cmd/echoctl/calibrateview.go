@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/planner"
@@ -32,6 +33,10 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		return err
 	}
 	fmt.Fprintln(w, energyLine(r.Energy(r.Chosen), r.Device.EnergySource))
+	if len(r.Varying) > 0 {
+		fmt.Fprintf(w, "not compared, as they differ between runs as written in their numbers alone: %s (--ignore names such lines)\n",
+			strings.Join(r.Varying, ", "))
+	}
 	switch {
 	case r.Chosen != "" && p.Context.Strategy != "":
 		on := ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -14,6 +15,8 @@ type clangFlags struct {
 	compileCommands string
 	cudaPath        string
 	runtimeHeaders  string
+	maxFileSize     byteSize
+	fileTimeout     time.Duration
 }
 
 // add declares the flags on f; where names the compile_commands.json looked for by default.
@@ -21,12 +24,16 @@ func (c *clangFlags) add(f *pflag.FlagSet, where string) {
 	f.StringVar(&c.compileCommands, "compile-commands", "", "compile_commands.json to take flags from (default: "+where+")")
 	f.StringVar(&c.cudaPath, "cuda-path", "", "a CUDA installation to parse with (default: a prelude and the emulator's headers)")
 	f.StringVar(&c.runtimeHeaders, "runtime-headers", "", "directory with cuda_runtime.h when there is no --cuda-path (default: the emulator's, beside echoctl)")
+	c.maxFileSize = source.DefaultFileSize
+	f.Var(&c.maxFileSize, "max-file-size", "skip a source file larger than this (like 512K or 8M)")
+	f.DurationVar(&c.fileTimeout, "file-timeout", source.DefaultTime, "skip a file clang takes longer than this to parse")
 }
 
 // options are the parse options the flags say, the emulator's headers beside echoctl where
 // neither a CUDA installation nor headers were given.
 func (c *clangFlags) options() source.Options {
-	o := source.Options{CUDAPath: c.cudaPath, RuntimeHeaders: c.runtimeHeaders}
+	o := source.Options{CUDAPath: c.cudaPath, RuntimeHeaders: c.runtimeHeaders,
+		Limits: source.Limits{FileSize: int64(c.maxFileSize), Time: c.fileTimeout}}
 	if o.CUDAPath == "" && o.RuntimeHeaders == "" {
 		exe, _ := os.Executable()
 		o.RuntimeHeaders = source.FindRuntimeHeaders(exe)

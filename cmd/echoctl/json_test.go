@@ -52,7 +52,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		{"echo.attach/1", []string{"attach", "--once", "--interval", "300ms", "-p", strconv.Itoa(long)}, nil},
 		{"echo.check/1", []string{"check"}, nil},
 		{"echo.version/1", []string{"version"}, nil},
-		{"echo.rewrite/1", []string{"rewrite", "--runtime-headers", headers, streamSrc}, nil},
+		{"echo.rewrite/2", []string{"rewrite", "--runtime-headers", headers, streamSrc}, nil},
 		{"echo.plansource/1", []string{"plan", "--source", streamSrc, plan}, nil},
 		{"echo.scan/1", []string{"scan", "--runtime-headers", headers, filepath.Join(testenv.Root(t), "testdata", "source", "scan")}, nil},
 	}

@@ -21,7 +21,7 @@ const (
 	schemaReport    = "echo.report/1"
 	schemaPlans     = "echo.plans/1"
 	schemaVersion   = "echo.version/1"
-	schemaRewrite   = "echo.rewrite/1"
+	schemaRewrite   = "echo.rewrite/2"
 	schemaScan      = "echo.scan/1"
 )
 

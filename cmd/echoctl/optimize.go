@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/scratch"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
@@ -82,11 +82,11 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	tracePath := planner.SideFile(planPath, planner.SideTrace)
 	if planPath == outfile.Stdout {
 		// No file to keep the trace beside: it is only a step here.
-		dir, err := os.MkdirTemp("", "echoctl-optimize-")
+		dir, remove, err := scratch.Dir("echoctl-optimize-")
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
+		defer remove()
 		tracePath = filepath.Join(dir, "trace.bin")
 	}
 	// The new trace replaces PLAN.trace only with the plan it belongs to (finishOptimize): an

@@ -47,7 +47,7 @@ line to the source's linking copies, and the source pair's S1-S4 verdict is show
 verdicts as echo.plansource/1 (docs/json.md) instead of the plan, which it writes to its file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlan(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
+			return runPlan(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], opts, hasCommand(cmd.Root()))
 		},
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `plan file to write (default TRACE.plan; "-": standard output)`)
@@ -67,7 +67,7 @@ func hasCommand(root *cobra.Command) func(name string) bool {
 	}
 }
 
-func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
+func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts *planOptions, available func(name string) bool) error {
 	if opts.minIterations < 1 {
 		return fmt.Errorf("--min-iterations %d: give 1 or more", opts.minIterations)
 	}
@@ -75,7 +75,7 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 		return fmt.Errorf("--source --json prints the source path's verdicts, and -o - the plan: both want standard output; give the plan a file")
 	}
 	if isPlanFile(tracePath) {
-		return showPlan(out, tracePath, opts, available)
+		return showPlan(ctx, out, tracePath, opts, available)
 	}
 	planPath := opts.output
 	if planPath == "" {
@@ -83,6 +83,11 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	}
 	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
 		return err
+	}
+	for _, src := range opts.sources {
+		if err := outfile.NotAnInput(planPath, "the source file "+src, src); err != nil {
+			return err
+		}
 	}
 	tf, err := trace.Open(tracePath)
 	if err != nil {
@@ -95,21 +100,34 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	if err != nil {
 		return fmt.Errorf("planning: %w", err) // Analyze names the trace
 	}
+	// The source path's verdicts come before the plan is written: an interrupt while clang
+	// runs leaves nothing written, and no compile database a proof read is written over.
+	var proofs *sourceProofs
+	if len(opts.sources) > 0 {
+		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
+			return err
+		}
+		for _, bf := range proofs.flags {
+			if err := outfile.NotAnInput(planPath, "the compile database "+bf.CompileDB, bf.CompileDB); err != nil {
+				return err
+			}
+		}
+	}
 	if planPath == outfile.Stdout {
 		// The plan is the output: the table a person reads goes to stderr.
 		if err := p.Write(out); err != nil || opts.global.json {
 			return err
 		}
-		if err := renderPlan(stderr, p, planPath, available); err != nil || len(opts.sources) == 0 {
+		if err := renderPlan(stderr, p, planPath, available); err != nil || proofs == nil {
 			return err
 		}
-		return renderSourceProofs(context.Background(), stderr, p, opts.sources)
+		return renderSourceProofs(stderr, proofs)
 	}
 	if err := planner.WriteFile(planPath, p); err != nil {
 		return err
 	}
-	if opts.global.json && len(opts.sources) > 0 {
-		return writeSourceJSON(context.Background(), out, p, planPath, opts.sources)
+	if opts.global.json && proofs != nil {
+		return writeSourceJSON(out, proofs, planPath)
 	}
 	if opts.global.json {
 		return p.Write(out)
@@ -117,8 +135,8 @@ func runPlan(out, stderr io.Writer, tracePath string, opts *planOptions, availab
 	if err := renderPlan(out, p, planPath, available); err != nil {
 		return err
 	}
-	if len(opts.sources) > 0 {
-		if err := renderSourceProofs(context.Background(), out, p, opts.sources); err != nil {
+	if proofs != nil {
+		if err := renderSourceProofs(out, proofs); err != nil {
 			return err
 		}
 	}
@@ -139,7 +157,7 @@ func isPlanFile(path string) bool {
 }
 
 // showPlan prints a plan file as it stands.
-func showPlan(out io.Writer, path string, opts *planOptions, available func(name string) bool) error {
+func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions, available func(name string) bool) error {
 	if opts.output != "" {
 		return fmt.Errorf("%s is a plan: plan writes a plan from a trace, so -o has nothing to write", path)
 	}
@@ -147,14 +165,20 @@ func showPlan(out io.Writer, path string, opts *planOptions, available func(name
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	if opts.global.json && len(opts.sources) > 0 {
-		return writeSourceJSON(context.Background(), out, p, path, opts.sources)
+	var proofs *sourceProofs
+	if len(opts.sources) > 0 {
+		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
+			return err
+		}
+	}
+	if opts.global.json && proofs != nil {
+		return writeSourceJSON(out, proofs, path)
 	}
 	if opts.global.json {
 		return p.Write(out)
 	}
-	if err := renderPlan(out, p, path, available); err != nil || len(opts.sources) == 0 {
+	if err := renderPlan(out, p, path, available); err != nil || proofs == nil {
 		return err
 	}
-	return renderSourceProofs(context.Background(), out, p, opts.sources)
+	return renderSourceProofs(out, proofs)
 }

@@ -20,20 +20,20 @@ func loadPlanFor(planPath string, argv []string) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkExecutable(p.Context.Executable, argv); err != nil {
+	if err := checkExecutable(p.Context, argv); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// checkExecutable: the program argv starts is the plan's executable, and the shim can be
-// preloaded into it.
-func checkExecutable(want planner.Module, argv []string) error {
+// checkExecutable: the program argv starts is the plan's executable (or the command the
+// plan's trace followed to it), and the shim can be preloaded into it.
+func checkExecutable(want planner.Context, argv []string) error {
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", argv[0], err)
 	}
-	if err := planner.CheckExecutable(want, exe); err != nil {
+	if err := want.CheckCommand(exe); err != nil {
 		return err
 	}
 	return runner.Preloadable(exe)
@@ -51,7 +51,7 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 	}
 	key := pipeline.DeploymentKey(raw)
 	if k, ok := pipeline.LoadKept(key); ok {
-		if err := checkExecutable(k.Executable, argv); err != nil {
+		if err := checkExecutable(planner.Context{Executable: k.Executable, Launcher: k.Launcher}, argv); err != nil {
 			return pipeline.Kept{Untouched: err.Error()}, nil
 		}
 		slog.Info("deploying what an earlier run of this plan derived", "plan", planPath, "key", key[:16])
@@ -59,7 +59,7 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 	}
 	p, err := planner.ParseFile(planPath, raw)
 	if err == nil {
-		err = checkExecutable(p.Context.Executable, argv)
+		err = checkExecutable(p.Context, argv)
 	}
 	if err != nil {
 		return pipeline.Kept{Untouched: err.Error()}, nil
@@ -68,7 +68,7 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 	if err != nil {
 		return pipeline.Kept{}, err
 	}
-	k := pipeline.Kept{Executable: p.Context.Executable, Strategy: d.Strategy, Pairs: len(d.Pairs), Untouched: d.Untouched}
+	k := pipeline.Kept{Executable: p.Context.Executable, Launcher: p.Context.Launcher, Strategy: d.Strategy, Pairs: len(d.Pairs), Untouched: d.Untouched}
 	if d.Untouched == "" {
 		if k.Compact, err = planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy); err != nil {
 			return pipeline.Kept{}, fmt.Errorf("deploying %s: %w", planPath, err)

@@ -24,28 +24,48 @@ type sourceVerdict struct {
 	Function   string   `json:"function,omitempty"`
 	Why        string   `json:"why,omitempty"`    // a declined pair's first deciding verdict
 	Copies     []string `json:"copies,omitempty"` // the pair's copy sites as file:line
+	// Flags are the build flags the source pair's proof assumed (its file's).
+	Flags []string `json:"assumed_flags,omitempty"`
+}
+
+// sourceProofs are plan --source's findings: each plan pair's verdict, and each file's flags.
+type sourceProofs struct {
+	files []string
+	flags []source.BuildFlags // per file
+	pairs []sourceVerdict
 }
 
 // sourceDoc is plan --source --json's document.
 type sourceDoc struct {
-	Schema string          `json:"schema"`
-	Plan   string          `json:"plan"`  // where the plan is
-	Files  []string        `json:"files"` // the sources given
-	Pairs  []sourceVerdict `json:"pairs"`
+	Schema string   `json:"schema"`
+	Plan   string   `json:"plan"`  // where the plan is
+	Files  []string `json:"files"` // the sources given
+	// Flags are each file's build flags, in the order of Files: what its proofs hold for.
+	Flags [][]string      `json:"assumed_flags"`
+	Pairs []sourceVerdict `json:"pairs"`
 }
 
 // sourceVerdicts says, for each pair of p, whether the source path proves it: the pair's copy
 // sites are named by file and line from the binary's debug information and matched to the
 // linking copies of the pairs the source analysis finds in files (source.PairAt).
-func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) ([]sourceVerdict, error) {
+func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sourceProofs, error) {
 	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
+	res := &sourceProofs{files: files}
 	var proofs []source.Proof
-	for _, f := range files {
-		ps, err := source.ProveFile(ctx, f, o)
+	var fileOf []int // proofs[i] is of files[fileOf[i]]
+	for i, f := range files {
+		ps, bf, err := source.ProveFile(ctx, f, o)
 		if err != nil {
+			if intr, ok := interruption(ctx, ""); ok {
+				return nil, intr
+			}
 			return nil, fmt.Errorf("--source %s: %w", f, err)
 		}
 		proofs = append(proofs, ps...)
+		for range ps {
+			fileOf = append(fileOf, i)
+		}
+		res.flags = append(res.flags, bf)
 	}
 	names := symbols.NewResolver()
 	out := []sourceVerdict{}
@@ -62,9 +82,16 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) ([]sou
 				matched[i] = true
 			}
 		}
-		out = append(out, verdictOf(pair.ID, proofs, matched, where))
+		v := verdictOf(pair.ID, proofs, matched, where)
+		if len(matched) == 1 {
+			for i := range matched {
+				v.Flags = nonNil(res.flags[fileOf[i]].Flags)
+			}
+		}
+		out = append(out, v)
 	}
-	return out, nil
+	res.pairs = out
+	return res, nil
 }
 
 // verdictOf is one plan pair's verdict: the source pair its copies are, and that proof's.
@@ -97,23 +124,25 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 	return v
 }
 
-// renderSourceProofs prints the source path's verdicts on p's pairs as a table.
-func renderSourceProofs(ctx context.Context, w io.Writer, p *planner.Plan, files []string) error {
-	vs, err := sourceVerdicts(ctx, p, files)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nthe source path (%s):\n", strings.Join(files, ", "))
+// renderSourceProofs prints the source path's verdicts on p's pairs as a table, and what
+// each file's proofs assumed.
+func renderSourceProofs(w io.Writer, res *sourceProofs) error {
+	fmt.Fprintf(w, "\nthe source path (%s):\n", pathList(res.files))
 	t := columns{headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
-	for _, v := range vs {
+	for _, v := range res.pairs {
 		name := "-"
 		if v.SourcePair != "" {
 			name = v.SourcePair + " in " + v.Function
 		}
 		t.rows = append(t.rows, []string{v.Pair, name, sourceWords(v)})
 	}
-	_, err = io.WriteString(w, t.render())
-	return err
+	if _, err := io.WriteString(w, t.render()); err != nil {
+		return err
+	}
+	for i, f := range res.files {
+		printAssumed(w, f, res.flags[i])
+	}
+	return nil
 }
 
 // sourceWords is a verdict as the table says it.
@@ -132,12 +161,12 @@ func sourceWords(v sourceVerdict) string {
 }
 
 // writeSourceJSON writes plan --source --json's document for the plan at planPath.
-func writeSourceJSON(ctx context.Context, w io.Writer, p *planner.Plan, planPath string, files []string) error {
-	vs, err := sourceVerdicts(ctx, p, files)
-	if err != nil {
-		return err
+func writeSourceJSON(w io.Writer, res *sourceProofs, planPath string) error {
+	doc := sourceDoc{Schema: "echo.plansource/1", Plan: planPath, Files: res.files, Pairs: res.pairs}
+	for _, bf := range res.flags {
+		doc.Flags = append(doc.Flags, nonNil(bf.Flags))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(sourceDoc{Schema: "echo.plansource/1", Plan: planPath, Files: files, Pairs: vs})
+	return enc.Encode(doc)
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/check"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/symbols"
@@ -17,6 +20,7 @@ type rewriteOptions struct {
 	global   *globalOptions
 	write    bool
 	strategy string
+	device   string
 	clang    clangFlags
 	trace    string
 }
@@ -28,10 +32,18 @@ func newRewriteCmd(global *globalOptions) *cobra.Command {
 		Short: "Merge the host/device buffer pairs the source proves safe, as a patch",
 		Long: `rewrite parses each C, C++ or CUDA file with clang, proves each host/device pair
 linked by a full-buffer copy safe or not (S1 values, S2 ordering, S3 pointer observability,
-S4 lifetime), and merges every safe pair into one buffer: allocated mapped (discrete GPUs)
-or managed (integrated GPUs, Grace Hopper), both pointers naming it, each linking copy
-turned into the wait it implied or removed, one free after both frees. Every edit carries a
-comment naming the pair and the proof; pairs refused or undecidable are left as written.
+S4 lifetime), and serves each pair with the strategy that pays on the device it is for
+(--strategy auto, the default, chooses per pair): merged into one buffer both pointers
+name, each linking copy turned into the wait it implied or removed, one free where the
+originals were freed — mapped (page-locked host memory the GPU maps) or managed — or
+pinned: the copies kept, the host side allocated page-locked so they run at DMA speed.
+On a discrete GPU (--device, by default this machine's GPU, discrete when there is none)
+a mapped buffer is read over the link on every kernel access, so a pair is merged only
+where its kernels touch each byte once per copy, and pinned otherwise, which needs only the
+host side's lifetime proved and so also serves pairs a merge must refuse; an integrated
+GPU gets mapped, Grace Hopper mapped or managed (kernels that re-read it). Every edit
+carries a comment naming the pair and what was done; each pair's strategy and why are
+printed, and pairs nothing can serve are left as written.
 
 It prints a unified diff (git apply, patch -p1), or with -w edits the files in place; with
 --json, per pair the four verdicts with their lines and what was changed. Flags come from
@@ -40,7 +52,9 @@ any after --.
 
 With --trace, a trace of the program (echoctl trace, of a build with debug information)
 ranks the pairs by the time their copies took in that run, matched by source file and line,
-and leaves as written a pair proved safe whose copies the run never made: profile and proof
+leaves as written a pair whose copies the run never made, and on a discrete GPU prices each
+pair's strategies with the copies' and kernels' measured time (a pair whose copies would
+save less than page-locking its buffer costs is left as written): profile and proof
 together.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +70,8 @@ together.`,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&opts.write, "write", "w", false, "edit the files in place instead of printing a diff")
-	f.StringVar(&opts.strategy, "strategy", string(source.Mapped), "the shared buffer: mapped (discrete GPUs) or managed (integrated GPUs, Grace Hopper)")
+	f.StringVar(&opts.strategy, "strategy", string(source.Auto), "auto (chosen per pair for the device), pinned, mapped or managed")
+	f.StringVar(&opts.device, "device", "auto", "the GPU the program is for: discrete, integrated, grace-hopper, or auto (this machine's; discrete when there is none)")
 	opts.clang.add(f, "one in the file's directory or a parent")
 	f.StringVar(&opts.trace, "trace", "", "a trace of the program: rank pairs by their copies' measured time, and leave pairs the run never exercised")
 	return cmd
@@ -67,33 +82,44 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	if err != nil {
 		return err
 	}
-	ro := source.RewriteOptions{Strategy: strategy, CompileCommands: opts.clang.compileCommands, Args: extra,
-		Options: opts.clang.options()}
+	device, how, err := rewriteDevice(cmd.Context(), opts.device)
+	if err != nil {
+		return err
+	}
+	ro := source.RewriteOptions{Target: source.Target{Device: device, Strategy: strategy}, CompileCommands: opts.clang.compileCommands,
+		Args: extra, Options: opts.clang.options()}
 	if opts.trace != "" {
 		if ro.Profile, err = loadProfile(opts.trace); err != nil {
 			return err
 		}
 	}
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
 	var done []*source.FileRewrite
 	for _, f := range files {
-		fr, err := source.RewriteFile(cmd.Context(), f, ro)
+		fr, err := source.RewriteFile(ctx, f, ro)
 		if err != nil {
+			if intr, ok := interruption(ctx, ""); ok {
+				return intr
+			}
+			if fr != nil {
+				printAssumed(stderr, fr.Path, fr.BuildFlags)
+			}
 			return err
 		}
 		done = append(done, fr)
 	}
+	var written *source.Written
 	if opts.write {
-		for _, fr := range done {
-			if string(fr.After) != string(fr.Before) {
-				if err := source.WriteAtomic(fr.Path, fr.After); err != nil {
-					return err
-				}
-			}
-		}
+		written = source.WriteFiles(ctx, done, opts.trace)
 	}
 	if opts.global.json {
-		return printJSON(out, rewriteDoc(done, strategy))
+		if err := printJSON(out, rewriteDoc(done, strategy, device, how, written)); err != nil {
+			return err
+		}
+		return writtenError(ctx, stderr, written)
 	}
+	fmt.Fprintf(stderr, "rewrite: device %s (%s), strategy %s\n", device, how, strategy)
 	for _, fr := range done {
 		if !opts.write {
 			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
@@ -103,10 +129,17 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			if m := c.Measured; m != nil {
 				measured = fmt.Sprintf(" [%d copies, %.3f ms in the trace]", m.Count, float64(m.NS)/1e6)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s %s/%s: %s%s\n", fr.Path, c.Function, c.Host, c.Device, c.Reason, measured)
+			why := ""
+			if c.Changed {
+				why = " — " + c.Choice
+			}
+			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", source.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
+		}
+		if len(fr.Changes) > 0 || len(fr.Notices) > 0 {
+			printAssumed(stderr, fr.Path, fr.BuildFlags)
 		}
 	}
-	return nil
+	return writtenError(ctx, stderr, written)
 }
 
 // loadProfile is the copy time by source line of the trace at path (rewrite --trace): its
@@ -123,4 +156,22 @@ func loadProfile(path string) (*source.Profile, error) {
 	}
 	nameCopySites(symbols.NewResolver(), st.TopSites)
 	return source.NewProfile(st.TopSites), nil
+}
+
+// rewriteDevice is the device --device names, or for auto the GPU of this machine, as echoctl
+// check finds it; how says where it came from. Without a GPU to ask (a machine that only
+// builds) it is discrete: pinned, what a discrete GPU gets, is the safe default anywhere.
+func rewriteDevice(ctx context.Context, flag string) (source.Device, string, error) {
+	if flag != "auto" {
+		d, err := source.ParseDevice(flag)
+		if err != nil {
+			return "", "", fmt.Errorf("--device: %w", err)
+		}
+		return d, "--device", nil
+	}
+	gpu, err := check.FindGPU(ctx, os.Getenv("LD_LIBRARY_PATH"))
+	if err != nil {
+		return source.Discrete, "no GPU here to ask: " + err.Error() + "; give --device for another machine", nil
+	}
+	return source.DeviceOf(gpu.Integrated, gpu.HostPageTables), "this machine's " + gpu.Name, nil
 }

@@ -21,7 +21,8 @@ func needClang(t *testing.T) {
 	}
 }
 
-// runRewriteCLI runs echoctl rewrite in dir, standard output and error apart.
+// runRewriteCLI runs echoctl rewrite in dir, standard output and error apart, for a discrete
+// GPU unless args say otherwise (auto would ask this machine's).
 func runRewriteCLI(t *testing.T, dir string, args ...string) (string, string, error) {
 	t.Helper()
 	wd, _ := os.Getwd()
@@ -34,7 +35,7 @@ func runRewriteCLI(t *testing.T, dir string, args ...string) (string, string, er
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	headers, _ := filepath.Abs(filepath.Join(wd, "../../testdata/emulator/include"))
-	cmd.SetArgs(append([]string{"rewrite", "--runtime-headers", headers}, args...))
+	cmd.SetArgs(append([]string{"rewrite", "--runtime-headers", headers, "--device", "discrete"}, args...))
 	err := cmd.Execute()
 	return out.String(), errb.String(), err
 }
@@ -90,15 +91,16 @@ func checksum(t *testing.T, exe string) string {
 	return m
 }
 
-// stream.cu rewritten (both strategies) and applied with git apply builds and prints the
-// checksum the program prints as written, with the linking copies gone.
+// stream.cu rewritten (each strategy) and applied with git apply builds and prints the
+// checksum the program prints as written: merged, with the linking copies gone; pinned, with
+// the copies kept and the host buffers from echo_pinned_alloc.
 func TestRewriteStreamRoundTrip(t *testing.T) {
 	needClang(t)
 	const rel = "testdata/workloads/stream.cu"
 	orig := workdir(t, "stream.cu")
 	buildWorkload(t, filepath.Join(orig, rel), filepath.Join(orig, "stream"))
 	want := checksum(t, filepath.Join(orig, "stream"))
-	for _, strategy := range []string{"mapped", "managed"} {
+	for _, strategy := range []string{"mapped", "managed", "pinned"} {
 		t.Run(strategy, func(t *testing.T) {
 			dir := workdir(t, "stream.cu")
 			diff, notes, err := runRewriteCLI(t, dir, "--strategy", strategy, rel)
@@ -106,8 +108,9 @@ func TestRewriteStreamRoundTrip(t *testing.T) {
 				t.Fatalf("rewrite: %v\n%s", err, notes)
 			}
 			for _, pair := range []string{"h_in/d_in", "h_out/d_out"} {
-				if !strings.Contains(diff, "echo: "+pair+" merged ("+strategy+")") {
-					t.Errorf("the diff does not merge %s:\n%s", pair, diff)
+				if want := "echo: " + pair + " merged (" + strategy + ")"; strategy != "pinned" && !strings.Contains(diff, want) ||
+					strategy == "pinned" && !strings.Contains(diff, "echo: "+pair+" pinned") {
+					t.Errorf("the diff does not serve %s with %s:\n%s", pair, strategy, diff)
 				}
 			}
 			apply := exec.Command("git", "apply", "-")
@@ -116,8 +119,10 @@ func TestRewriteStreamRoundTrip(t *testing.T) {
 				t.Fatalf("git apply: %v\n%s\n%s", err, out, diff)
 			}
 			b, _ := os.ReadFile(filepath.Join(dir, rel))
-			if strings.Contains(string(b), "cudaMemcpy(") || strings.Contains(string(b), "cudaMalloc(") {
-				t.Errorf("the rewritten source still copies or allocates the device side:\n%s", diff)
+			merged := !strings.Contains(string(b), "cudaMemcpy(") && !strings.Contains(string(b), "cudaMalloc(")
+			if pinned := strategy == "pinned"; merged == pinned || pinned && strings.Count(string(b), "echo_pinned_free(h_") != 2 {
+				t.Errorf("%s: the rewritten source copies and allocates the device side: %v, want %v; or the host sides' frees are not the pinned free:\n%s",
+					strategy, !merged, pinned, diff)
 			}
 			buildWorkload(t, filepath.Join(dir, rel), filepath.Join(dir, "stream"))
 			if got := checksum(t, filepath.Join(dir, "stream")); got != want {
@@ -127,8 +132,8 @@ func TestRewriteStreamRoundTrip(t *testing.T) {
 	}
 }
 
-// Refused pairs are left as written: no edit names them, and a file whose only pairs are
-// refused comes out unchanged.
+// Refused pairs are never merged: no edit merges them, and the reason names the refusal; pinned,
+// which keeps the copies and needs only the host side's lifetime, may still serve them.
 func TestRewriteUnsafeUntouched(t *testing.T) {
 	needClang(t)
 	cases := []struct{ file, pair string }{
@@ -144,10 +149,10 @@ func TestRewriteUnsafeUntouched(t *testing.T) {
 			if err != nil {
 				t.Fatalf("rewrite: %v\n%s", err, notes)
 			}
-			if strings.Contains(diff, "echo: "+c.pair+" ") {
-				t.Errorf("the refused pair %s is edited:\n%s", c.pair, diff)
+			if strings.Contains(diff, "echo: "+c.pair+" merged") {
+				t.Errorf("the refused pair %s is merged:\n%s", c.pair, diff)
 			}
-			if !regexp.MustCompile(regexp.QuoteMeta(c.pair) + `: not proved safe: S\d (refused|undecidable)`).MatchString(notes) {
+			if !regexp.MustCompile(regexp.QuoteMeta(c.pair) + `: .*not proved safe: S\d (refused|undecidable)`).MatchString(notes) {
 				t.Errorf("no reason given for %s:\n%s", c.pair, notes)
 			}
 			js, _, err := runRewriteCLI(t, dir, "--json", rel)
@@ -160,7 +165,7 @@ func TestRewriteUnsafeUntouched(t *testing.T) {
 			}
 			host := strings.Split(c.pair, "/")[0]
 			for _, p := range doc.Files[0].Pairs {
-				if p.Host == host && (p.Changed || p.Reason == "") {
+				if p.Host == host && (p.Strategy == "mapped" || p.Strategy == "managed" || p.Reason == "") {
 					t.Errorf("refused pair in JSON: %+v", p)
 				}
 			}
@@ -182,12 +187,12 @@ func TestRewriteJSONAndWrite(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, js)
 	}
-	if doc.Schema != "echo.rewrite/1" || len(doc.Files) != 1 || len(doc.Files[0].Pairs) != 2 {
+	if doc.Schema != "echo.rewrite/2" || doc.Device != "discrete" || len(doc.Files) != 1 || len(doc.Files[0].Pairs) != 2 {
 		t.Fatalf("document: %s", js)
 	}
 	for _, p := range doc.Files[0].Pairs {
-		if !p.Changed {
-			t.Errorf("%s/%s not changed: %s", p.Host, p.Device, p.Reason)
+		if !p.Changed || p.Strategy != "mapped" || !p.OnePass || !strings.Contains(p.Choice, "one pass") {
+			t.Errorf("%s/%s not merged mapped as one pass: %+v", p.Host, p.Device, p)
 		}
 		for _, s := range []string{"S1", "S2", "S3", "S4"} {
 			if v, ok := p.Verdicts[s]; !ok || !v.Holds {
@@ -226,8 +231,11 @@ func TestRewriteBadInput(t *testing.T) {
 	if err == nil || out != "" || !strings.Contains(err.Error(), "bad.cu") {
 		t.Errorf("bad input: out %q, err %v", out, err)
 	}
-	if _, _, err := runRewriteCLI(t, dir, "--strategy", "zero-copy", "bad.cu"); err == nil || !strings.Contains(err.Error(), "mapped") {
+	if _, _, err := runRewriteCLI(t, dir, "--strategy", "zero-copy", "bad.cu"); err == nil || !strings.Contains(err.Error(), "pinned") {
 		t.Errorf("bad strategy: %v", err)
+	}
+	if _, _, err := runRewriteCLI(t, dir, "--device", "jetson", "bad.cu"); err == nil || !strings.Contains(err.Error(), "--device") {
+		t.Errorf("bad device: %v", err)
 	}
 }
 

@@ -2,17 +2,23 @@ package main
 
 import "github.com/echo-uma/echo/source"
 
-// The echo.rewrite/1 document (docs/json.md).
+// The echo.rewrite/2 document (docs/json.md).
 type rewriteJSON struct {
 	Schema   string            `json:"schema"`
 	Strategy string            `json:"strategy"`
+	Device   string            `json:"device"`
+	DeviceBy string            `json:"device_from"`
 	Files    []rewriteFileJSON `json:"files"`
 }
 
 type rewriteFileJSON struct {
 	Path      string            `json:"path"`
+	PathBytes []byte            `json:"path_bytes,omitempty"` // the name, where it is not UTF-8
 	CompileDB string            `json:"compile_commands,omitempty"`
+	Flags     []string          `json:"assumed_flags"`     // what the proofs hold for
+	Notices   []string          `json:"notices,omitempty"` // databases ignored, flags dropped
 	Changed   bool              `json:"changed"`
+	Written   string            `json:"written,omitempty"` // with -w: written, unchanged, left, not written
 	Pairs     []rewritePairJSON `json:"pairs"`
 }
 
@@ -22,10 +28,16 @@ type rewritePairJSON struct {
 	Device   string                 `json:"device"`
 	Verdicts map[string]verdictJSON `json:"verdicts"`
 	Changed  bool                   `json:"changed"`
+	Strategy string                 `json:"strategy,omitempty"`
 	Reason   string                 `json:"reason"`
+	Choice   string                 `json:"choice,omitempty"`
+	OnePass  bool                   `json:"one_pass"`
+	Access   string                 `json:"access,omitempty"`
 	// With --trace: what the traced run spent in the pair's linking copies.
-	Copies *int     `json:"copies,omitempty"`
-	CopyMS *float64 `json:"copy_ms,omitempty"`
+	Copies   *int     `json:"copies,omitempty"`
+	CopyMS   *float64 `json:"copy_ms,omitempty"`
+	Bytes    *uint64  `json:"copy_bytes,omitempty"`
+	KernelMS *float64 `json:"kernel_ms,omitempty"`
 }
 
 type verdictJSON struct {
@@ -35,15 +47,17 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s source.Strategy) rewriteJSON {
-	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Files: []rewriteFileJSON{}}
+func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string, w *source.Written) rewriteJSON {
+	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
-		f := rewriteFileJSON{Path: fr.Path, CompileDB: fr.CompileDB, Changed: string(fr.After) != string(fr.Before), Pairs: []rewritePairJSON{}}
+		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
+			Notices: fr.Notices, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}
 		for _, c := range fr.Changes {
-			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Reason: c.Reason, Verdicts: map[string]verdictJSON{}}
+			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Strategy: string(c.Strategy),
+				Reason: c.Reason, Choice: c.Choice, OnePass: c.Access.OnePass, Access: c.Access.Why, Verdicts: map[string]verdictJSON{}}
 			if m := c.Measured; m != nil {
-				n, ms := int(m.Count), float64(m.NS)/1e6
-				p.Copies, p.CopyMS = &n, &ms
+				n, ms, kms, b := int(m.Count), float64(m.NS)/1e6, float64(m.WaitNS)/1e6, m.Bytes
+				p.Copies, p.CopyMS, p.KernelMS, p.Bytes = &n, &ms, &kms, &b
 			}
 			for _, v := range c.Verdicts {
 				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,

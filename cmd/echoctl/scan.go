@@ -69,18 +69,31 @@ paper's survey does: directories and files with it, by grep and by scan.`,
 func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts *scanOptions) error {
 	so := source.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
 		Options: opts.clang.options()}
-	progress := newScanProgress(cmd.ErrOrStderr())
+	stderr := cmd.ErrOrStderr()
+	progress := newScanProgress(stderr)
 	so.Progress = progress.update
-	s, err := source.Scan(cmd.Context(), dir, so)
+	ctx := cmd.Context()
+	s, err := source.Scan(ctx, dir, so)
 	progress.finish()
-	if err != nil {
+	if s == nil {
 		return err
 	}
-	if opts.global.json {
-		return printJSON(out, scanDoc(s))
+	// Interrupted, the files already done are reported all the same: minutes of clang runs
+	// are not thrown away.
+	for _, n := range s.Notices {
+		fmt.Fprintf(stderr, "scan: %s\n", n)
 	}
-	fmt.Fprint(out, scanTables(s))
-	return nil
+	if opts.global.json {
+		if perr := printJSON(out, scanDoc(s)); perr != nil {
+			return perr
+		}
+	} else {
+		fmt.Fprint(out, scanTables(s))
+	}
+	if intr, ok := interruption(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
+		return intr
+	}
+	return err
 }
 
 // scanTables is the text report: one row per file, one per declined pair, the totals and
@@ -91,29 +104,42 @@ func scanTables(s *source.Survey) string {
 	files := columns{headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
 		right: []int{4, 5, 6}, rule: true}
 	var declined [][]string
+	assumed := map[string][]string{} // the defines the proofs assumed: files by define set
 	for _, f := range s.Files {
 		flags := "compile command"
 		if f.Defaults {
 			flags = "defaults"
 		}
+		path := source.QuotePath(f.Path)
 		grep := "-"
 		if f.Grep {
 			grep = "match"
 		}
 		if f.NoCUDA {
-			files.rows = append(files.rows, []string{f.Path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
+			files.rows = append(files.rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
 			continue
 		}
 		if f.Unparsable != "" {
-			files.rows = append(files.rows, []string{f.Path, flags, "unparsable", grep, "-", "-", "-", "-", "-", f.Unparsable})
+			files.rows = append(files.rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
 			continue
 		}
-		files.rows = append(files.rows, []string{f.Path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
+		if f.Skipped != "" {
+			files.rows = append(files.rows, []string{path, flags, "skipped", grep, "-", "-", "-", "-", "-", oneLine(f.Skipped)})
+			continue
+		}
+		files.rows = append(files.rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
 			fmt.Sprint(f.Proven()), countsCell(f.Refused()), countsCell(f.Undecidable()), fileNote(f)})
 		for _, p := range f.Proofs {
 			if v, ok := source.Declined(p); ok {
-				declined = append(declined, []string{fmt.Sprintf("%s:%d", f.Path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
+				declined = append(declined, []string{fmt.Sprintf("%s:%d", path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
 			}
+		}
+		if f.Pattern() {
+			flags := strings.Join(source.BuildFlags{Flags: f.Flags}.Defines(), " ")
+			if flags == "" {
+				flags = "none"
+			}
+			assumed[flags] = append(assumed[flags], path)
 		}
 	}
 	if len(files.rows) == 0 {
@@ -125,11 +151,19 @@ func scanTables(s *source.Survey) string {
 		b.WriteString("\n")
 		b.WriteString(columns{headers: []string{"DECLINED AT", "FUNCTION", "PAIR", "CONDITION", "WHY"}, rows: declined, rule: true}.render())
 	}
+	b.WriteString(assumedTable(assumed))
+	b.WriteString(unwalkedTable(s.Unwalked))
 	t := s.Totals()
 	fmt.Fprintf(&b, "\n%d files scanned, %d with the pattern, %d unparsable, %d with no compile command (defaults); %d pairs: %d proven, %d declined (S1 %d, S2 %d, S3 %d, S4 %d)\n",
 		t.Files, t.WithPattern, t.Unparsable, t.Defaults, t.Pairs, t.Proven, t.Declined,
 		t.ByCondition["S1"], t.ByCondition["S2"], t.ByCondition["S3"], t.ByCondition["S4"])
-	b.WriteString(prevalenceLine(s.Dir, s.Prevalence()))
+	if t.Skipped > 0 || len(s.Unwalked) > 0 {
+		fmt.Fprintf(&b, "%d files skipped past a limit, %d paths not walked\n", t.Skipped, len(s.Unwalked))
+	}
+	if s.Interrupted {
+		fmt.Fprintf(&b, "interrupted: %d of %d files scanned\n", len(s.Files), s.Total)
+	}
+	b.WriteString(prevalenceLine(source.QuotePath(s.Dir), s.Prevalence()))
 	return b.String()
 }
 

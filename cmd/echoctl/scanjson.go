@@ -8,11 +8,22 @@ type scanJSON struct {
 	Dir       string         `json:"dir"`
 	CompileDB string         `json:"compile_commands,omitempty"`
 	Skipped   []string       `json:"skipped_dirs"`
+	Unwalked  []unwalkedJSON `json:"not_walked"`
+	Notices   []string       `json:"notices,omitempty"`
 	Files     []scanFileJSON `json:"files"`
 	Totals    scanTotalsJSON `json:"totals"`
 	// Prevalence is the paper's §2.4 count: by a grep and by the analysis, per file and per
 	// directory holding CUDA files.
 	Prevalence scanPrevalenceJSON `json:"prevalence"`
+	// Interrupted: a signal stopped the scan; files are those done, of total_files.
+	Interrupted bool `json:"interrupted,omitempty"`
+	TotalFiles  int  `json:"total_files,omitempty"`
+}
+
+type unwalkedJSON struct {
+	Path      string `json:"path"`
+	PathBytes []byte `json:"path_bytes,omitempty"`
+	Why       string `json:"why"`
 }
 
 type scanPrevalenceJSON struct {
@@ -21,6 +32,7 @@ type scanPrevalenceJSON struct {
 	Parsed        int            `json:"parsed"`
 	WithErrors    int            `json:"parsed_with_errors"`
 	Unparsable    int            `json:"unparsable"`
+	Skipped       int            `json:"skipped"`
 	FilesGrep     int            `json:"files_grep"`
 	FilesScan     int            `json:"files_scan"`
 	GrepNoPair    int            `json:"grep_no_pair"`
@@ -39,8 +51,11 @@ type scanPrevalenceJSON struct {
 
 type scanFileJSON struct {
 	Path       string         `json:"path"`
-	Flags      string         `json:"flags"` // "compile command" or "defaults"
+	PathBytes  []byte         `json:"path_bytes,omitempty"` // the name, where it is not UTF-8
+	Flags      string         `json:"flags"`                // "compile command" or "defaults"
+	Assumed    []string       `json:"assumed_flags"`        // the build flags the proofs hold for
 	Unparsable string         `json:"unparsable,omitempty"`
+	Skipped    string         `json:"skipped,omitempty"` // the limit the file went past
 	Pattern    bool           `json:"pattern"`
 	Pairs      []scanPairJSON `json:"pairs"`
 	// The rest: how the file was parsed, what a grep says, and why the two differ.
@@ -85,6 +100,7 @@ type scanTotalsJSON struct {
 	WithPattern int            `json:"with_pattern"`
 	Unparsable  int            `json:"unparsable"`
 	Defaults    int            `json:"defaults"`
+	Skipped     int            `json:"skipped"`
 	Pairs       int            `json:"pairs"`
 	Proven      int            `json:"proven"`
 	Declined    int            `json:"declined"`
@@ -93,16 +109,24 @@ type scanTotalsJSON struct {
 
 func scanDoc(s *source.Survey) scanJSON {
 	t := s.Totals()
-	doc := scanJSON{Schema: schemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...), Files: []scanFileJSON{},
+	doc := scanJSON{Schema: schemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...),
+		Unwalked: []unwalkedJSON{}, Notices: s.Notices, Files: []scanFileJSON{},
 		Totals: scanTotalsJSON{Files: t.Files, WithPattern: t.WithPattern, Unparsable: t.Unparsable, Defaults: t.Defaults,
-			Pairs: t.Pairs, Proven: t.Proven, Declined: t.Declined, ByCondition: t.ByCondition}}
+			Skipped: t.Skipped, Pairs: t.Pairs, Proven: t.Proven, Declined: t.Declined, ByCondition: t.ByCondition}}
+	if s.Interrupted {
+		doc.Interrupted, doc.TotalFiles = true, s.Total
+	}
+	for _, u := range s.Unwalked {
+		doc.Unwalked = append(doc.Unwalked, unwalkedJSON{Path: u.Path, PathBytes: pathBytes(u.Path), Why: u.Why})
+	}
 	p := s.Prevalence()
 	doc.Prevalence = scanPrevalenceJSON{CUDAFiles: p.CUDAFiles, NotCUDA: p.Files - p.CUDAFiles, Parsed: p.Parsed, WithErrors: p.WithErrors,
-		Unparsable: p.Unparsable, FilesGrep: p.Grep, FilesScan: p.Scan, GrepNoPair: p.GrepOnly, ScanNoGrep: p.ScanOnly,
+		Unparsable: p.Unparsable, Skipped: p.Skipped, FilesGrep: p.Grep, FilesScan: p.Scan, GrepNoPair: p.GrepOnly, ScanNoGrep: p.ScanOnly,
 		Dirs: p.Dirs, DirsGrep: p.DirsGrep, DirsScan: p.DirsSc, Copies: p.Copies, Pairs: p.Pairs, Proven: p.Proved,
 		Refused: p.Refused, RefusedBy: p.RefusedBy, Undecidable: p.Undecidable, UndecidableBy: p.UndecidableBy}
 	for _, f := range s.Files {
-		fj := scanFileJSON{Path: f.Path, Flags: "compile command", Unparsable: f.Unparsable, Pattern: f.Pattern(), Pairs: []scanPairJSON{},
+		fj := scanFileJSON{Path: f.Path, PathBytes: pathBytes(f.Path), Flags: "compile command", Assumed: nonNil(f.Flags),
+			Unparsable: f.Unparsable, Skipped: f.Skipped, Pattern: f.Pattern(), Pairs: []scanPairJSON{},
 			NotCUDA: f.NoCUDA, IncludedBy: f.IncludedBy, Errors: f.Errors, FirstError: f.FirstError, Stubbed: f.Stubbed,
 			IncludeDirs: f.Guessed, Grep: f.Grep, Copies: f.Copies, Refused: f.Refused(), Undecidable: f.Undecidable(),
 			Differs: f.Explain()}

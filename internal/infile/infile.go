@@ -35,7 +35,7 @@ func Open(path string) (*os.File, error) {
 	if !st.Mode().IsRegular() {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: path,
-			Err: fmt.Errorf("%w (a %s): give the file itself, echoctl reads its inputs whole", ErrNotRegular, kind(st.Mode()))}
+			Err: fmt.Errorf("%w (a %s): give the file itself, echoctl reads its inputs whole", ErrNotRegular, Kind(st.Mode()))}
 	}
 	return f, nil
 }
@@ -67,7 +67,8 @@ func ReadAll(r io.Reader, limit int64) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a regular one is: "FIFO", "character device", …
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "FIFO"

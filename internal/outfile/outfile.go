@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/echo-uma/echo/internal/scratch"
 )
 
 // Stdout is the path that names standard output.
@@ -28,6 +30,10 @@ type File struct {
 	mode   fs.FileMode
 	owner  *syscall.Stat_t // the replaced file's owner, kept when root replaces it
 	closed bool
+	// edit: the replaced file's owner must be kept, and check must pass just before the
+	// rename (Edit).
+	edit  bool
+	check func() error
 }
 
 // Create starts writing the output at path; stdout is where "-" goes.
@@ -48,11 +54,18 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	if err != nil {
 		return nil, failed(path, err)
 	}
+	return beside(path, target)
+}
+
+// beside starts writing target (path, links resolved) through a temporary file beside it.
+func beside(path, target string) (*File, error) {
 	st, err := os.Stat(target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, failed(path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	// .NAME.PID-RANDOM.tmp, locked while this process writes it: one that a SIGKILL left
+	// behind goes at the next write of NAME.
+	tmp, err := scratch.File(filepath.Dir(target), "."+filepath.Base(target)+".", ".tmp")
 	if err != nil {
 		return nil, failed(path, err)
 	}
@@ -115,14 +128,20 @@ func (o *File) Commit() error {
 		return o.f.Close()
 	}
 	err := o.f.Chmod(o.mode) // CreateTemp makes 0600
-	if o.owner != nil && os.Geteuid() == 0 {
-		_ = o.f.Chown(int(o.owner.Uid), int(o.owner.Gid))
+	if o.owner != nil && (os.Geteuid() == 0 || o.edit) {
+		cerr := o.f.Chown(int(o.owner.Uid), int(o.owner.Gid))
+		if o.edit && err == nil {
+			err = keptOwner(o.f, o.owner, cerr)
+		}
 	}
 	if err == nil {
 		err = o.f.Sync()
 	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && o.check != nil {
+		err = o.check()
 	}
 	if err == nil {
 		err = os.Rename(o.tmp, o.path)

@@ -48,3 +48,25 @@ float ldg(void) { PAIR(through_ldg) }
 
 __global__ void restricted(float *__restrict__ in, float *__restrict__ out) { out[threadIdx.x] = in[threadIdx.x]; }
 float restrict_qualified(void) { PAIR(restricted) }
+
+// A template's instantiation is the function its launch names: its body is read like any.
+template <class T> __global__ void templated(T *in, T *out) { out[threadIdx.x] = in[threadIdx.x]; }
+float templ(void) { PAIR(templated<float>) }
+
+// A pointer to const the body only reads, through a local pointer into it and a __device__
+// function.
+__device__ float second(const float *q) { return q[1]; }
+__global__ void const_reads(const float *in, float *out)
+{
+	const float *row = in + threadIdx.x;
+	out[threadIdx.x] = row[0] + second(in);
+}
+float const_read(void) { PAIR(const_reads) }
+
+// A static method called with values only (as std::numeric_limits<int>::max()) writes nothing
+// the kernel was given.
+struct limits {
+	__device__ static float cap() { return 8.0f; }
+};
+__global__ void static_method(float *in, float *out) { out[threadIdx.x] = in[threadIdx.x] < limits::cap() ? in[threadIdx.x] : limits::cap(); }
+float static_call(void) { PAIR(static_method) }
