@@ -31,7 +31,7 @@ type include struct {
 // treeIndex is a tree's sources and headers by name, and each file's include directives.
 type treeIndex struct {
 	root   string
-	limits Limits // files are read as the parse reads them: regular ones, up to the size limit
+	limits Limits              // files are read as the parse reads them: regular ones, up to the size limit
 	byBase map[string][]string // base name → absolute paths
 	incs   map[string][]include
 	texts  map[string][]byte // the translation units' text, read once
