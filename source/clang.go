@@ -71,7 +71,7 @@ type clangResult struct {
 // runClang runs clang once with args, under the limits (limits.go), and reads the dump as it is
 // written. Files under notOwn (the session's prelude and stubs) are never the project's own,
 // wherever the file is. A run past a limit is a *LimitError.
-func runClang(ctx context.Context, driver string, c Command, args []string, notOwn string, l Limits) (clangResult, error) {
+func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, l Limits) (clangResult, error) {
 	run := newClangRun(ctx, c.File, l)
 	cmd := exec.CommandContext(run.timed, driver, args...)
 	run.prepare(cmd)
@@ -86,7 +86,14 @@ func runClang(ctx context.Context, driver string, c Command, args []string, notO
 		return clangResult{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
 	}
 	own := ownFiles(c)
-	keep := func(f string) bool { return own(f) && (notOwn == "" || !strings.HasPrefix(f, notOwn)) }
+	keep := func(f string) bool {
+		for _, d := range notOwn {
+			if strings.HasPrefix(f, d) {
+				return false
+			}
+		}
+		return own(f)
+	}
 	dump := run.start(cmd, out)
 	root, readErr := readAST(dump, keep, l.nodes())
 	run.stopIfOver(readErr)

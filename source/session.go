@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,6 +26,9 @@ type session struct {
 	remove func()
 	// prelude is where the prelude is written; "" with a CUDA installation.
 	prelude string
+	// pchDir holds the precompiled preludes: the user's cache (preludecache.go), kept between
+	// runs, or dir.
+	pchDir string
 
 	mu   sync.Mutex
 	pchs map[string]*pchBuild
@@ -54,9 +59,11 @@ func newSession(o Options) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	s := &session{o: o, driver: driver, dir: dir, remove: remove, pchs: map[string]*pchBuild{}}
+	s := &session{o: o, driver: driver, dir: dir, remove: remove, pchs: map[string]*pchBuild{}, pchDir: dir}
 	if o.CUDAPath == "" {
-		if s.prelude, err = writePrelude(dir); err != nil {
+		if cache := preludeCache(driver); cache != "" {
+			s.prelude, s.pchDir = filepath.Join(cache, "prelude"), cache
+		} else if s.prelude, err = writePrelude(dir); err != nil {
 			remove()
 			return nil, err
 		}
@@ -106,7 +113,7 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 	}
 	for round := 0; ; round++ {
 		env.stubs = stubs.dir
-		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.dir+string(filepath.Separator), s.o.Limits)
+		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.notOwn(), s.o.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -117,6 +124,13 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 				fatal = &diags[i]
 				break
 			}
+		}
+		if fatal != nil && env.pch != "" && badPCH(*fatal) {
+			// A precompiled prelude clang will not load (a cached one another clang of the
+			// same version wrote differently, say): the prelude itself, and none cached.
+			s.dropPCH(env.pch)
+			env.pch = ""
+			continue
 		}
 		if fatal != nil && round < maxStubRounds {
 			if name := fatal.missingInclude(); name != "" {
@@ -195,21 +209,71 @@ func (s *session) pch(ctx context.Context, c Command, lang Lang) string {
 		b = &pchBuild{}
 		s.pchs[key] = b
 	}
-	n := len(s.pchs)
 	s.mu.Unlock()
 	b.once.Do(func() {
-		out := filepath.Join(s.dir, fmt.Sprintf("prelude-%d.pch", n))
-		args := append(append([]string{}, flags...), "-c", "-Xclang", "-emit-pch", "-o", out,
+		sum := sha256.Sum256([]byte(key + "\x00" + pchHeader(lang)))
+		out := filepath.Join(s.pchDir, "prelude-"+hex.EncodeToString(sum[:8])+".pch")
+		if _, err := os.Stat(out); err == nil {
+			b.path = out // made by an earlier run
+			return
+		}
+		// Written beside its name and renamed: a run beside this one never loads half of it.
+		tmp, err := os.CreateTemp(s.pchDir, ".prelude-*.pch")
+		if err != nil {
+			return
+		}
+		tmp.Close()
+		args := append(append([]string{}, flags...), "-c", "-Xclang", "-emit-pch", "-o", tmp.Name(),
 			filepath.Join(s.prelude, pchHeader(lang)))
 		cmd := exec.CommandContext(ctx, s.driver, args...)
 		cmd.Dir = c.Dir
-		if msg, err := cmd.CombinedOutput(); err == nil {
-			b.path = out
-		} else if os.Getenv("ECHO_DEBUG_PCH") != "" {
-			fmt.Fprintf(os.Stderr, "pch: %v: %s\n", err, msg)
+		msg, err := cmd.CombinedOutput()
+		if err == nil {
+			err = os.Rename(tmp.Name(), out)
 		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			if os.Getenv("ECHO_DEBUG_PCH") != "" {
+				fmt.Fprintf(os.Stderr, "pch: %v: %s\n", err, msg)
+			}
+			return
+		}
+		b.path = out
 	})
 	return b.path
+}
+
+// badPCH reports whether clang's fatal error is about the precompiled header it was given.
+func badPCH(d Diag) bool {
+	for _, w := range []string{"PCH file", "precompiled header", "AST file"} {
+		if strings.Contains(d.Msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropPCH forgets a precompiled prelude clang refused, and removes it so the next run builds
+// it again.
+func (s *session) dropPCH(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.pchs {
+		if b.path == path {
+			b.path = ""
+		}
+	}
+	os.Remove(path)
+}
+
+// notOwn are the directories whose files are the session's, never the project's: its
+// temporary directory and the prelude's.
+func (s *session) notOwn() []string {
+	out := []string{s.dir + string(filepath.Separator)}
+	if s.prelude != "" {
+		out = append(out, filepath.Dir(s.prelude)+string(filepath.Separator))
+	}
+	return out
 }
 
 // pchFlags are the build flags a precompiled prelude depends on: the macros and the language
