@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -17,6 +16,18 @@ import (
 type TU struct {
 	File string // the main file, absolute
 	Root *Node  // the TranslationUnitDecl
+	// Errors are the errors clang reported and recovered from: the AST is whole, but what a
+	// function with an error in it (or calling one) does is not what its source says, so its
+	// pairs are undecidable (broken.go); the rest of the file is analysed.
+	Errors []Diag
+	// ErrorsCut: clang reported more errors than were kept; every pair is undecidable.
+	ErrorsCut bool
+	// Stubbed are the headers the file includes that no include directory has, each parsed as
+	// an empty file so the rest of the file still parses (stubs.go).
+	Stubbed []string
+	// Found are the directories of the tree added as -I for headers the file includes and
+	// its flags did not find (a file with no compile command, Command.Guess).
+	Found []string
 }
 
 // ParseError is what a file clang cannot parse yields: the analysis marks every pair in the
@@ -36,88 +47,71 @@ var ErrNoClang = errors.New("clang not found: install it (apt-get install clang)
 // Parse runs clang on one file and reads its AST as it is written. Declarations from the main
 // file, from files beside it or below its directory, and from the -I and -iquote directories
 // the command names are kept (the project's own headers); the rest (system headers, the
-// prelude, the runtime headers) is read past.
+// prelude, the runtime headers) is read past. A header no directory has is parsed as an empty
+// one (TU.Stubbed), and errors clang recovers from are kept (TU.Errors); a file whose parse
+// still stops short (a fatal error, a crash) is a *ParseError.
 func Parse(ctx context.Context, c Command, o Options) (*TU, error) {
-	lang, err := LangOf(c.File)
+	s, err := newSession(o)
 	if err != nil {
 		return nil, err
 	}
-	if c.Dir != "" {
-		if c.Dir, err = filepath.Abs(c.Dir); err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", c.File, err)
-		}
-	}
-	c.File = filepath.Clean(abs(c.File, c.Dir))
-	var prelude string
-	if lang == LangCUDA && o.CUDAPath == "" {
-		if o.RuntimeHeaders == "" {
-			return nil, fmt.Errorf("parsing %s: no CUDA headers: give a CUDA installation (--cuda-path) or a directory with cuda_runtime.h", c.File)
-		}
-		p, remove, err := writePrelude()
-		if err != nil {
-			return nil, err
-		}
-		defer remove()
-		prelude = p
-	}
-	driver := o.Clang
-	if driver == "" {
-		driver = "clang"
-	}
-	if _, err := exec.LookPath(driver); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", c.File, ErrNoClang)
-	}
-	if err := checkSource(c.File, o.Limits); err != nil {
-		return nil, err
-	}
-	real := c.File
-	odd, err := aliasOdd(&c)
-	if err != nil {
-		return nil, err
-	}
-	defer odd.remove()
-	args := clangArgs(c, lang, o, prelude)
-	run := newClangRun(ctx, real, o.Limits)
+	defer s.close()
+	return s.parse(ctx, c)
+}
+
+// clangResult is what one run of clang gave: the AST as far as it was read, the diagnostics,
+// and how the process and the reader ended.
+type clangResult struct {
+	root            *Node
+	stderr          []byte
+	stderrCut       bool
+	waitErr, readEr error
+}
+
+// runClang runs clang once with args, under the limits (limits.go), and reads the dump as it is
+// written. Files under notOwn (the session's prelude and stubs) are never the project's own,
+// wherever the file is. A run past a limit is a *LimitError.
+func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, l Limits) (clangResult, error) {
+	run := newClangRun(ctx, c.File, l)
 	cmd := exec.CommandContext(run.timed, driver, args...)
 	run.prepare(cmd)
 	cmd.Dir = c.Dir
-	stderr := &headBuffer{max: 64 << 10}
+	stderr := &headBuffer{max: 1 << 20}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", c.File, err)
+		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
+		return clangResult{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
+	}
+	own := ownFiles(c)
+	keep := func(f string) bool {
+		for _, d := range notOwn {
+			if strings.HasPrefix(f, d) {
+				return false
+			}
+		}
+		return own(f)
 	}
 	dump := run.start(cmd, out)
-	root, readErr := readAST(dump, ownFiles(c), o.Limits.nodes())
+	root, readErr := readAST(dump, keep, l.nodes())
 	run.stopIfOver(readErr)
 	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
+		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
 	}
 	if err := run.exceeded(waitErr, readErr, stderr.Bytes()); err != nil {
-		return nil, err
+		return clangResult{}, err
 	}
-	if first := firstError(stderr.Bytes()); first != "" || waitErr != nil {
-		if first == "" {
-			first = fmt.Sprintf("clang failed (%v) without an error line", waitErr)
-		}
-		return nil, &ParseError{File: real, Reason: odd.restore(nil, first)}
-	}
-	if readErr != nil {
-		return nil, fmt.Errorf("parsing %s: %w", real, readErr)
-	}
-	odd.restore(root, "")
-	return &TU{File: real, Root: root}, nil
+	return clangResult{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
 }
 
 // ownFiles accepts the main file, the files in or below its directory, and the files in or
 // below the directories the build's -I and -iquote flags name.
 func ownFiles(c Command) func(string) bool {
-	dirs := []string{filepath.Dir(c.File)}
+	dirs := append([]string{filepath.Dir(c.File)}, c.Own...)
 	flags := buildFlags(c.Args, c.Dir)
 	for i, f := range flags {
 		switch {
@@ -143,30 +137,21 @@ func ownFiles(c Command) func(string) bool {
 	}
 }
 
-// firstError is clang's first error line ("file:line:col: error: …", "fatal error: …", or the
-// driver's "clang: error: …"), trimmed; "" when there is none.
-func firstError(stderr []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(stderr))
-	sc.Buffer(make([]byte, 0, 4096), len(stderr)+1)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.Contains(line, "error: ") {
-			return strings.TrimSpace(line)
-		}
-	}
-	return ""
-}
-
 // headBuffer keeps the first max bytes written to it: clang's first error is at the start, and
 // a file with thousands of errors must not fill memory.
 type headBuffer struct {
 	bytes.Buffer
 	max int
+	cut bool // more was written than kept
 }
 
 func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.Len(); room > 0 {
+	room := h.max - h.Len()
+	if room > 0 {
 		h.Buffer.Write(p[:min(room, len(p))])
+	}
+	if len(p) > room {
+		h.cut = true
 	}
 	return len(p), nil
 }

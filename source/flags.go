@@ -36,8 +36,9 @@ type Options struct {
 	// CUDAPath is a CUDA installation (clang's --cuda-path): its headers replace the prelude
 	// and the runtime headers.
 	CUDAPath string
-	// RuntimeHeaders is a directory holding cuda_runtime.h for when there is no CUDA
-	// installation: the emulator's testdata/emulator/include.
+	// RuntimeHeaders is a directory of CUDA runtime headers searched after the prelude's own
+	// stand-ins (prelude/), for the headers they do not stand in for: the emulator's
+	// testdata/emulator/include, whose cuda_emulator.h its test programs include. Optional.
 	RuntimeHeaders string
 	// Limits bound each file's size and clang's time, memory and output; zero fields are
 	// the defaults.
@@ -49,13 +50,47 @@ type Command struct {
 	Dir  string   // the directory relative paths are relative to; "" is the current one
 	File string   // the source file
 	Args []string // the build's own flags: only the preprocessor and language ones are used
+	// Own are more directories whose files are the project's own (kept in full detail): those
+	// of source files the file includes from elsewhere in the tree.
+	Own []string
+	// Guess: the flags are not the build's (no compile command names the file), so a header
+	// the tree holds elsewhere may be looked for there (session.findHeader).
+	Guess bool
 }
 
-// clangArgs is the whole clang command line after the driver's name. prelude is the path of
-// the written prelude, used only for CUDA without a CUDA installation.
-func clangArgs(c Command, lang Lang, o Options, prelude string) []string {
-	args := []string{"-fsyntax-only", "-Xclang", "-ast-dump=json", "-fno-color-diagnostics",
-		"-fno-caret-diagnostics", "-Wno-everything"}
+// parseEnv is what a parse adds to a file's own flags.
+type parseEnv struct {
+	// prelude is the directory the prelude is written to (writePrelude); "" with a CUDA
+	// installation, whose headers take its place.
+	prelude string
+	// pch is echo_cuda_prelude.h precompiled for these flags; "" includes the header itself.
+	pch string
+	// stubs is a directory of empty headers standing in for the ones the file includes and no
+	// directory has (stubs.go); "" for none.
+	stubs string
+	// building: these flags build the precompiled prelude, whose input is the prelude.
+	building bool
+	// fallback puts the prelude's fallback/ headers (the CUDA samples' helpers) on the path,
+	// last: a parse adds it only once a header it names is missing from the file's own
+	// directories and its tree, so a tree's own copy always wins.
+	fallback bool
+}
+
+// clangArgs is the whole clang command line after the driver's name: a syntax-only parse
+// that dumps the AST as JSON.
+func clangArgs(c Command, lang Lang, o Options, env parseEnv) []string {
+	args := []string{"-fsyntax-only", "-Xclang", "-ast-dump=json"}
+	args = append(args, parseFlags(c, lang, o, env)...)
+	return append(args, abs(c.File, c.Dir))
+}
+
+// parseFlags are the flags a parse and the precompiled prelude it loads share: the
+// language, where the headers are, the build's own flags. Every error is reported, however
+// many (-ferror-limit=0: past clang's default 20 it stops and the AST ends there), by an
+// absolute path (broken.go matches them to functions).
+func parseFlags(c Command, lang Lang, o Options, env parseEnv) []string {
+	args := []string{"-fno-color-diagnostics", "-fno-caret-diagnostics", "-fdiagnostics-absolute-paths",
+		"-Wno-everything", "-ferror-limit=0"}
 	switch lang {
 	case LangC:
 		args = append(args, "-x", "c")
@@ -69,16 +104,30 @@ func clangArgs(c Command, lang Lang, o Options, prelude string) []string {
 			args = append(args, "-nocudainc")
 		}
 	}
-	if o.CUDAPath == "" && o.RuntimeHeaders != "" {
-		args = append(args, "-isystem", o.RuntimeHeaders)
+	if env.prelude != "" {
+		args = append(args, "-isystem", env.prelude)
 	} else if o.CUDAPath != "" && lang != LangCUDA {
 		args = append(args, "-isystem", filepath.Join(o.CUDAPath, "include"))
 	}
-	if lang == LangCUDA && o.CUDAPath == "" {
-		args = append(args, "-include", prelude, "-idirafter", filepath.Dir(prelude))
+	if o.CUDAPath == "" && o.RuntimeHeaders != "" {
+		// After the prelude's stand-ins: only what they lack (the emulator's cuda_emulator.h).
+		args = append(args, "-idirafter", o.RuntimeHeaders)
+	}
+	if h := pchHeader(lang); h != "" && env.prelude != "" && !env.building {
+		if env.pch != "" {
+			args = append(args, "-include-pch", env.pch)
+		} else {
+			args = append(args, "-include", filepath.Join(env.prelude, h))
+		}
 	}
 	args = append(args, buildFlags(c.Args, c.Dir)...)
-	return append(args, abs(c.File, c.Dir))
+	if env.fallback && env.prelude != "" {
+		args = append(args, "-idirafter", filepath.Join(env.prelude, fallbackDir))
+	}
+	if env.stubs != "" {
+		args = append(args, "-idirafter", env.stubs)
+	}
+	return args
 }
 
 // Flags a build passes that matter to the parse: where headers are, macros, the language

@@ -58,6 +58,11 @@ type Node struct {
 	IsArrow  bool   // MemberExpr: a->b rather than a.b
 	IsArray  bool   // CXXNewExpr, CXXDeleteExpr: new[] / delete[]
 	Postfix  bool   // UnaryOperator: p++ rather than ++p
+	// Invalid: clang marked the declaration invalid (an error inside it, or a type it could
+	// not resolve); what refers to it is not what the source says (broken.go).
+	Invalid bool
+	// Member is a MemberExpr's field or method, by declaration id (referencedMemberDecl).
+	Member DeclID
 
 	Inner []*Node
 }

@@ -277,21 +277,35 @@ int main()
 	}
 }
 
-// A file clang cannot parse is a ParseError with clang's first error line, not a crash.
+// A file with an error clang recovers from parses, the error kept with its line (its pairs
+// are declined, broken.go); one whose parse stops short (an include no stand-in can replace)
+// is a ParseError with clang's first error line, not a crash.
 func TestParseBrokenFile(t *testing.T) {
 	needClang(t)
-	f := filepath.Join(t.TempDir(), "broken.cu")
+	dir := t.TempDir()
+	f := filepath.Join(dir, "broken.cu")
 	os.WriteFile(f, []byte("int main() {\n\tfloat *d;\n\tcudaMalloc(&d, 16)\n\treturn undeclared;\n}\n"), 0o644)
-	_, err := Parse(context.Background(), Command{File: f}, Options{RuntimeHeaders: emulatorHeaders(t)})
+	tu, err := Parse(context.Background(), Command{File: f}, Options{})
+	if err != nil {
+		t.Fatalf("a recoverable error: %v, want a TU with the error kept", err)
+	}
+	if len(tu.Errors) == 0 || tu.Errors[0].File != f || tu.Errors[0].Line != 3 {
+		t.Errorf("errors %v, want the first at %s:3", tu.Errors, f)
+	}
+
+	fatal := filepath.Join(dir, "fatal.cu")
+	missing := filepath.Join(dir, "no", "such.h")
+	os.WriteFile(fatal, []byte("#include \""+missing+"\"\nint main() { return 0; }\n"), 0o644)
+	_, err = Parse(context.Background(), Command{File: fatal}, Options{})
 	var pe *ParseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("got %v, want a ParseError", err)
 	}
-	if !strings.Contains(pe.Reason, "broken.cu:3:") || !strings.Contains(pe.Reason, "error:") {
-		t.Errorf("reason %q is not clang's first error (line 3)", pe.Reason)
+	if !strings.Contains(pe.Reason, "fatal.cu:1:") || !strings.Contains(pe.Reason, "file not found") {
+		t.Errorf("reason %q is not clang's fatal error (line 1)", pe.Reason)
 	}
-	if pe.File != f {
-		t.Errorf("file %q, want %q", pe.File, f)
+	if pe.File != fatal {
+		t.Errorf("file %q, want %q", pe.File, fatal)
 	}
 }
 
@@ -315,8 +329,10 @@ func TestParseCompileCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := Options{RuntimeHeaders: emulatorHeaders(t)}
-	if _, err := Parse(context.Background(), Command{File: filepath.Join(root, "src", "app.c")}, o); err == nil {
-		t.Fatal("parsed without the database's -I: the test proves nothing")
+	// Without the database's -I the header is stood in for by an empty one, and N is an error.
+	if tu, err := Parse(context.Background(), Command{File: filepath.Join(root, "src", "app.c")}, o); err != nil ||
+		len(tu.Stubbed) != 1 || tu.Stubbed[0] != "sizes.h" || len(tu.Errors) == 0 {
+		t.Fatalf("without the database's -I: %v, stubbed %v, %d errors; want sizes.h stubbed and N an error", err, tu.Stubbed, len(tu.Errors))
 	}
 	cmd, ok := cdb.Lookup(filepath.Join(root, "src", "app.c"))
 	if !ok {
@@ -325,6 +341,9 @@ func TestParseCompileCommands(t *testing.T) {
 	tu, err := Parse(context.Background(), cmd, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(tu.Stubbed) != 0 || len(tu.Errors) != 0 {
+		t.Errorf("with the database's flags: stubbed %v, errors %v", tu.Stubbed, tu.Errors)
 	}
 	// The project's own header (an -I directory) is kept in full; the runtime's is not.
 	if function(tu, "grab") == nil {
@@ -344,5 +363,44 @@ func TestParseCompileCommands(t *testing.T) {
 	want := []string{"-I" + filepath.Join(root, "include"), "-std=c++17"}
 	if got := buildFlags(other.Args, other.Dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("nvcc's flags became %q, want %q", got, want)
+	}
+}
+
+// Host functions written inside extern "C" (Rodinia's habit, one declaration or a block) are
+// top-level functions like any other: their pairs are found.
+func TestParseExternC(t *testing.T) {
+	needClang(t)
+	f := filepath.Join(t.TempDir(), "externc.cu")
+	os.WriteFile(f, []byte(`#include <cuda_runtime.h>
+#include <stdlib.h>
+extern "C" void one(int n)
+{
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	cudaMalloc((void **)&d, n * sizeof(float));
+	cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice);
+	cudaFree(d);
+	free(h);
+}
+extern "C" {
+void two(int n)
+{
+	float *h = (float *)malloc(n * sizeof(float)), *d;
+	cudaMalloc((void **)&d, n * sizeof(float));
+	cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	free(h);
+}
+}
+`), 0o644)
+	tu, err := Parse(context.Background(), Command{File: f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fns []string
+	for _, p := range Prove(tu) {
+		fns = append(fns, p.Function)
+	}
+	if strings.Join(fns, " ") != "one two" {
+		t.Errorf("pairs in %v, want one in each of one and two", fns)
 	}
 }

@@ -3,45 +3,63 @@ package source
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/echo-uma/echo/internal/scratch"
 )
 
-// preludeFiles are force-included (echo_cuda_prelude.h) into .cu files when no CUDA
-// installation is given, and put on the include path after every other directory (the
-// stand-ins for cuda_fp16.h, vector_types.h and the like, which a program includes by name
-// and a real installation or the user's own -I would give first): see each header's own
-// comment for what it stands in for.
+// preludeFiles are the headers the source path parses CUDA with when no CUDA installation is
+// given (see each header's own comment for what it stands in for):
+//   - echo_cuda_prelude.h, force-included into every .cu file (through echo_cuda_pch.h,
+//     precompiled): what nvcc and clang's CUDA wrapper give a .cu file before its first line;
+//   - echo_cxx_std.h, the C++ library's common headers, precompiled into every C++ and CUDA
+//     file's parse for speed;
+//   - the stand-ins for the CUDA toolkit's public headers (cuda_runtime.h, cuda.h,
+//     driver_types.h, cuda_fp16.h, cooperative_groups.h, …), on the include path (-isystem) of
+//     every C, C++ and CUDA file, so `#include <cuda_runtime.h>` in a .cpp file resolves too;
+//   - fallback/: the CUDA samples' helper headers (helper_cuda.h, helper_functions.h, …),
+//     put on the path (-idirafter) only when a file includes one that neither its include
+//     directories nor its tree have, so a tree's own copy wins and a tree without one still
+//     parses.
 //
-//go:embed prelude/*.h
+//go:embed prelude
 var preludeFiles embed.FS
 
-const preludeName = "echo_cuda_prelude.h"
+const fallbackDir = "fallback"
 
-// writePrelude puts the prelude's headers in a fresh directory for one clang run (clang's
-// -include takes a path, not bytes) and returns the prelude's path and the function that
-// removes the directory.
-func writePrelude() (string, func(), error) {
-	dir, remove, err := scratch.Dir("echo-source-") // one a SIGKILL left goes at the next run
-	if err != nil {
-		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
+// pchHeader is what a file is parsed with before its first line, precompiled (session.pch):
+// for CUDA the prelude and the C++ library's common headers, for C++ the library's headers
+// alone (echo_cxx_std.h says why they are there), for C nothing.
+func pchHeader(lang Lang) string {
+	switch lang {
+	case LangCUDA:
+		return "echo_cuda_pch.h"
+	case LangCXX:
+		return "echo_cxx_std.h"
 	}
-	files, err := preludeFiles.ReadDir("prelude")
-	if err != nil {
-		remove()
-		return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
-	}
-	for _, f := range files {
-		b, err := preludeFiles.ReadFile("prelude/" + f.Name())
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644)
-		}
+	return ""
+}
+
+// writePrelude writes the prelude's headers under dir (clang's -include and -isystem take
+// paths, not bytes) and returns the directory that holds them.
+func writePrelude(dir string) (string, error) {
+	out := filepath.Join(dir, "prelude")
+	err := fs.WalkDir(preludeFiles, "prelude", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("writing the CUDA prelude: %w", err)
+			return err
 		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := preludeFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		return "", fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
-	return filepath.Join(dir, preludeName), remove, nil
+	return out, nil
 }

@@ -108,7 +108,9 @@ func Prove(tu *TU) []Proof {
 		}
 		out = append(out, proveFunction(e, fn)...)
 	}
-	return append(out, uninstantiated(tu, e)...)
+	out = append(out, uninstantiated(tu, e)...)
+	// Where clang recovered from an error, the AST is not the source: broken.go.
+	return declineBroken(tu, out)
 }
 
 func proveFunction(e *effects, fn *Node) []Proof {

@@ -36,7 +36,30 @@ func readAST(r io.Reader, keep func(file string) bool, maxNodes int) (*Node, err
 	if root == nil || root.Kind != "TranslationUnitDecl" {
 		return nil, rd.s.errorf("the dump is not a translation unit")
 	}
+	root.Inner = unlinkage(root.Inner)
 	return root, nil
+}
+
+// unlinkage puts the declarations of extern "C" and extern "C++" blocks among the top-level
+// ones: Rodinia writes its host functions as `extern "C" void f(…) {…}`, and a linkage
+// specification changes nothing a proof is about.
+func unlinkage(decls []*Node) []*Node {
+	flat := true
+	for _, d := range decls {
+		flat = flat && d.Kind != "LinkageSpecDecl"
+	}
+	if flat {
+		return decls
+	}
+	out := make([]*Node, 0, len(decls))
+	for _, d := range decls {
+		if d.Kind == "LinkageSpecDecl" {
+			out = append(out, unlinkage(d.Inner)...)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type mode int
@@ -229,7 +252,13 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 			return err
 		}
 		n.Ref = &Ref{ID: d.ID, Kind: d.Kind, Name: d.Name, Type: d.Type}
-	case "isArrow", "isArray", "isPostfix":
+	case "referencedMemberDecl":
+		b, err := s.str()
+		if err != nil {
+			return err
+		}
+		n.Member = parseID(b)
+	case "isArrow", "isArray", "isPostfix", "isInvalid":
 		b, err := s.literal()
 		if err != nil {
 			return err
@@ -242,6 +271,8 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 			n.IsArray = v
 		case "isPostfix":
 			n.Postfix = v
+		case "isInvalid":
+			n.Invalid = v
 		}
 	default:
 		return rd.value(depth + 1)

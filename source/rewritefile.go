@@ -35,30 +35,48 @@ type FileRewrite struct {
 	Changes       []Change
 	// BuildFlags are the flags the proofs assumed and where they came from.
 	BuildFlags
+	// Errors is how many errors clang recovered from in the file's parse, the first of them
+	// in FirstError: a pair in a function they touch is left as written (undecidable).
+	Errors     int
+	FirstError string
 }
 
 // RewriteFile parses, proves and rewrites one file; it writes nothing. A file clang cannot
 // parse is an error (its first error line), as is a file the database does not name when a
-// database was given explicitly.
+// database was given explicitly, and a file whose parse had errors and yielded no pair at all
+// (nothing was analysed: most likely not CUDA that builds).
 func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewrite, error) {
+	fr, tu, err := rewriteParsed(ctx, path, o)
+	if err != nil || len(tu.Errors) == 0 {
+		return fr, err
+	}
+	fr.Errors, fr.FirstError = len(tu.Errors), tu.Errors[0].String()
+	if len(fr.Changes) == 0 {
+		return fr, fmt.Errorf("rewriting %s: clang found %d errors in it and no host/device pair to analyse; the first: %s",
+			path, fr.Errors, fr.FirstError)
+	}
+	return fr, nil
+}
+
+func rewriteParsed(ctx context.Context, path string, o RewriteOptions) (*FileRewrite, *TU, error) {
 	src, err := readSource(path, o.Limits)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fr := &FileRewrite{Path: path, Before: src}
 	tu, bf, err := parseFile(ctx, path, o)
 	fr.BuildFlags = bf
 	if err != nil {
-		return fr, err
+		return fr, nil, err
 	}
 	// The edits are byte ranges of what clang read: it must be what src holds.
 	if now, err := readSource(path, o.Limits); err != nil || !bytes.Equal(now, src) {
-		return fr, fmt.Errorf("rewriting %s: it changed while echoctl read it: run again once it is saved", path)
+		return fr, nil, fmt.Errorf("rewriting %s: it changed while echoctl read it: run again once it is saved", path)
 	}
 	proofs := Prove(tu)
 	if o.Profile == nil {
 		fr.After, fr.Changes = Rewrite(tu, src, proofs, nil, o.Target)
-		return fr, nil
+		return fr, tu, nil
 	}
 	measured := o.Profile.Measure(proofs)
 	var exercised []Proof
@@ -76,7 +94,7 @@ func RewriteFile(ctx context.Context, path string, o RewriteOptions) (*FileRewri
 	fr.Changes = append(fr.Changes, idle...)
 	// Most copy time first: what the run would gain most from.
 	slices.SortStableFunc(fr.Changes, func(a, b Change) int { return cmp.Compare(b.Measured.NS, a.Measured.NS) })
-	return fr, nil
+	return fr, tu, nil
 }
 
 // copyLineList is the lines of a pair's linking copies, "41, 44".

@@ -44,20 +44,26 @@ func (s *scanner) readByte() (byte, error) {
 	return c, nil
 }
 
-// peek returns the next byte that is not white space, without consuming it.
+// peek returns the next byte that is not white space, without consuming it. clang indents
+// its dump, so white space is most of the bytes: it is skipped a buffer at a time.
 func (s *scanner) peek() (byte, error) {
 	for {
-		c, err := s.readByte()
-		if err != nil {
-			return 0, err
+		b, err := s.r.Peek(max(s.r.Buffered(), 1))
+		if len(b) == 0 {
+			if err == io.EOF {
+				return 0, s.errorf("unexpected end of input")
+			}
+			return 0, fmt.Errorf("reading clang's AST: %w", err)
 		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
+		i := 0
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
 		}
-		s.r.UnreadByte()
-		s.off--
-		return c, nil
+		s.r.Discard(i)
+		s.off += int64(i)
+		if i < len(b) {
+			return b[i], nil
+		}
 	}
 }
 

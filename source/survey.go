@@ -66,6 +66,8 @@ type FileScan struct {
 	// Flags are the build flags the file's proofs assumed.
 	Flags  []string
 	Proofs []Proof
+	// FileReport is the rest of what the survey says about the file (filereport.go).
+	FileReport
 }
 
 // Pattern reports whether the file has the pattern: a host buffer and a device buffer,
@@ -173,13 +175,6 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	}
 	s := &Survey{Dir: dir}
 	files := walkSources(root, s)
-	if o.CUDAPath == "" && o.RuntimeHeaders == "" {
-		for _, f := range files {
-			if filepath.Ext(f) == ".cu" {
-				return nil, fmt.Errorf("scanning %s: no CUDA headers to parse %s with: give a CUDA installation (--cuda-path) or a directory with cuda_runtime.h (--runtime-headers)", dir, f)
-			}
-		}
-	}
 	var db *CompileDB
 	named := o.CompileCommands != ""
 	s.CompileDB = o.CompileCommands
@@ -199,6 +194,13 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	}
 	s.Files, s.Total = make([]FileScan, len(files)), len(files)
 	finished := make([]bool, len(files))
+	sess, err := newSession(o.Options)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	defer sess.close()
+	plan := planScan(root, files, o.Limits)
+	sess.findHeader = plan.idx.findHeader
 	jobs := o.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -210,22 +212,34 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 		wg    sync.WaitGroup
 		next  = make(chan int)
 	)
-	for w := 0; w < min(jobs, max(len(files), 1)); w++ {
+	for i, f := range files {
+		if plan.noCUDA[f] { // not parsed: no CUDA in it
+			s.Files[i], finished[i] = plan.unparsed(f), true
+			done++
+			if o.Progress != nil {
+				o.Progress(done, len(files), s.Files[i].Path)
+			}
+		}
+	}
+	for w := 0; w < min(jobs, max(len(plan.units), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fsc, notices, err := scanFile(ctx, root, files[i], db, s.CompileDB, named, o)
+				fscs, notices, err := scanFile(ctx, sess, plan, files[i], db, s.CompileDB, named, o)
 				mu.Lock()
 				switch {
 				case err == nil:
-					s.Files[i], finished[i] = fsc, true
+					for _, fsc := range fscs {
+						j := plan.index[fsc.abs]
+						s.Files[j], finished[j] = fsc, true
+						done++
+						if o.Progress != nil {
+							o.Progress(done, len(files), fsc.Path)
+						}
+					}
 					for _, n := range notices {
 						s.Notices = appendOnce(s.Notices, n)
-					}
-					done++
-					if o.Progress != nil {
-						o.Progress(done, len(files), fsc.Path)
 					}
 				case ctx.Err() == nil && fatal == nil:
 					fatal = err
@@ -234,7 +248,7 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 			}
 		}()
 	}
-	for i := range files {
+	for _, i := range plan.units {
 		mu.Lock()
 		stop := fatal != nil
 		mu.Unlock()
@@ -264,14 +278,12 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	return s, nil
 }
 
-// scanFile parses and proves one file, and says what was dropped from its flags. Its error
-// is only for what ends the whole scan.
-func scanFile(ctx context.Context, root, file string, db *CompileDB, dbPath string, named bool, o ScanOptions) (FileScan, []string, error) {
-	rel, err := filepath.Rel(root, file)
-	if err != nil {
-		rel = file
-	}
-	out := FileScan{Path: rel, Defaults: true}
+// scanFile parses and proves one translation unit, and the source files it includes
+// (scanPlan): the unit's FileScan first; and says what was dropped from its flags. Its error is
+// only for what ends the whole scan.
+func scanFile(ctx context.Context, sess *session, plan *scanPlan, file string, db *CompileDB, dbPath string, named bool, o ScanOptions) ([]FileScan, []string, error) {
+	root := plan.root
+	out := plan.fileScan(file)
 	entry, found := Command{File: file}, false
 	if db != nil {
 		if c, ok := db.Lookup(file); ok {
@@ -280,27 +292,41 @@ func scanFile(ctx context.Context, root, file string, db *CompileDB, dbPath stri
 	}
 	cmd, bf := assume(entry, found, dbPath, named, []string{root}, o.Args)
 	out.Flags = bf.Flags
-	tu, err := Parse(ctx, cmd, o.Options)
+	cmd.Guess = out.Defaults
+	cmd.Own = plan.ownDirs(file)
+	tu, err := sess.parse(ctx, cmd)
 	var pe *ParseError
 	var le *LimitError
 	switch {
 	case errors.As(err, &pe):
 		// clang names the file by the absolute path it was given; the survey's are relative.
 		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
-		return out, bf.Notices, nil
 	case errors.As(err, &le):
 		out.Skipped = le.Why
-		return out, bf.Notices, nil
 	case errors.Is(err, ErrNoClang), ctx.Err() != nil:
-		return out, bf.Notices, err
+		return []FileScan{out}, bf.Notices, err
 	case err != nil:
 		// The dump could not be read (clang crashed mid-way, say), or the file could not
 		// be opened: this file's fault, not the scan's.
 		out.Unparsable = strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
-		return out, bf.Notices, nil
 	}
-	out.Proofs = Prove(tu)
-	return out, bf.Notices, nil
+	outs := []FileScan{out}
+	for _, inc := range plan.includes[file] {
+		f := plan.fileScan(inc)
+		f.Defaults, f.Flags, f.Unparsable, f.Skipped = out.Defaults, out.Flags, out.Unparsable, out.Skipped
+		outs = append(outs, f)
+	}
+	if tu == nil {
+		return outs, bf.Notices, nil
+	}
+	for i := range outs {
+		f := &outs[i]
+		view := *tu
+		view.File = f.abs
+		f.Proofs = Prove(&view)
+		f.describe(&view, root)
+	}
+	return outs, bf.Notices, nil
 }
 
 func scanExt(path string) bool {

@@ -124,6 +124,10 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 		if !opts.write {
 			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
 		}
+		if fr.Errors > 0 {
+			fmt.Fprintf(stderr, "%s: clang recovered from %d errors (the first: %s); a pair in a function they touch is left as written\n",
+				source.QuotePath(fr.Path), fr.Errors, fr.FirstError)
+		}
 		for _, c := range fr.Changes {
 			measured := ""
 			if m := c.Measured; m != nil {

@@ -228,8 +228,35 @@ func TestRewriteBadInput(t *testing.T) {
 	bad := filepath.Join(dir, "bad.cu")
 	os.WriteFile(bad, []byte("int main( {\n"), 0o644)
 	out, _, err := runRewriteCLI(t, dir, "bad.cu")
-	if err == nil || out != "" || !strings.Contains(err.Error(), "bad.cu") {
+	if err == nil || out != "" || !strings.Contains(err.Error(), "bad.cu") || !strings.Contains(err.Error(), "no host/device pair") {
 		t.Errorf("bad input: out %q, err %v", out, err)
+	}
+	// Errors clang recovers from in a function of their own leave the file's other pairs to
+	// the analysis, and rewrite says so.
+	partly := filepath.Join(dir, "partly.cu")
+	os.WriteFile(partly, []byte(`#include <cuda_runtime.h>
+#include <stdlib.h>
+__global__ void scale(float *p) { p[threadIdx.x] *= 2; }
+int broken(void) { return undeclared_thing + 1; }
+int main(void)
+{
+	float *h = (float *)malloc(64 * sizeof(float)), *d;
+	for (int i = 0; i < 64; i++)
+		h[i] = i;
+	cudaMalloc((void **)&d, 64 * sizeof(float));
+	cudaMemcpy(d, h, 64 * sizeof(float), cudaMemcpyHostToDevice);
+	scale<<<1, 64>>>(d);
+	cudaMemcpy(h, d, 64 * sizeof(float), cudaMemcpyDeviceToHost);
+	cudaFree(d);
+	int r = (int)h[0];
+	free(h);
+	return r;
+}
+`), 0o644)
+	_, stderr, err := runRewriteCLI(t, dir, "partly.cu")
+	if err != nil || !strings.Contains(stderr, "partly.cu: clang recovered from 1 errors") ||
+		!strings.Contains(stderr, "undeclared_thing") || !strings.Contains(stderr, "main h/d:") {
+		t.Errorf("a file with an error outside the pair's function: err %v, stderr:\n%s", err, stderr)
 	}
 	if _, _, err := runRewriteCLI(t, dir, "--strategy", "zero-copy", "bad.cu"); err == nil || !strings.Contains(err.Error(), "pinned") {
 		t.Errorf("bad strategy: %v", err)

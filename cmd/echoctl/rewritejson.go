@@ -15,8 +15,10 @@ type rewriteFileJSON struct {
 	Path      string            `json:"path"`
 	PathBytes []byte            `json:"path_bytes,omitempty"` // the name, where it is not UTF-8
 	CompileDB string            `json:"compile_commands,omitempty"`
-	Flags     []string          `json:"assumed_flags"`     // what the proofs hold for
-	Notices   []string          `json:"notices,omitempty"` // databases ignored, flags dropped
+	Flags     []string          `json:"assumed_flags"`         // what the proofs hold for
+	Notices   []string          `json:"notices,omitempty"`     // databases ignored, flags dropped
+	Errors    int               `json:"errors,omitempty"`      // errors clang recovered from
+	FirstErr  string            `json:"first_error,omitempty"` // the first of them
 	Changed   bool              `json:"changed"`
 	Written   string            `json:"written,omitempty"` // with -w: written, unchanged, left, not written
 	Pairs     []rewritePairJSON `json:"pairs"`
@@ -51,7 +53,7 @@ func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device,
 	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
-			Notices: fr.Notices, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}
+			Notices: fr.Notices, Errors: fr.Errors, FirstErr: fr.FirstError, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}
 		for _, c := range fr.Changes {
 			p := rewritePairJSON{Function: c.Function, Host: c.Host, Device: c.Device, Changed: c.Changed, Strategy: string(c.Strategy),
 				Reason: c.Reason, Choice: c.Choice, OnePass: c.Access.OnePass, Access: c.Access.Why, Verdicts: map[string]verdictJSON{}}

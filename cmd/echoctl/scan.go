@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/echo-uma/echo/source"
@@ -32,7 +33,18 @@ Flags come from a compile_commands.json in DIR, DIR/build or a parent of DIR, or
 those alone and marked "defaults". A file clang cannot parse is counted unparsable with
 clang's first error. Hidden directories (.git), build trees (build, _build, CMakeFiles,
 cmake-build-*) and vendored code (third_party, 3rdparty, vendor, node_modules) are walked
-past. Progress goes to standard error.`,
+past. Progress goes to standard error: a bar on a terminal, a line every few seconds
+otherwise.
+
+A .cu file is parsed with a prelude standing in for the CUDA toolkit's headers unless
+--cuda-path names an installation; a header no include directory has is looked for in the
+tree (as its build's -I would name it) and else parsed as an empty file, and errors clang
+recovers from make the pairs of the functions they are in undecidable, the rest of the file
+analysed. A source file another one #includes is analysed in its includer's parse; a C or
+C++ file with nothing of CUDA in it is not parsed. Each file is also matched the way a grep
+would (cudaMalloc and cudaMemcpy in its text), and where the grep finds the pattern and the
+analysis no pair, the file's note says why. The last line counts the pattern the way the
+paper's survey does: directories and files with it, by grep and by scan.`,
 		Example: `  echoctl scan ~/src/rodinia/cuda
   echoctl scan --json --compile-commands build/compile_commands.json . > survey.json
   echoctl scan src -- -DUSE_GPU -Iinclude`,
@@ -58,11 +70,11 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 	so := source.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
 		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
-	so.Progress = func(done, total int, file string) {
-		fmt.Fprintf(stderr, "scan: file %d of %d: %s\n", done, total, source.QuotePath(file))
-	}
+	progress := newScanProgress(stderr)
+	so.Progress = progress.update
 	ctx := cmd.Context()
 	s, err := source.Scan(ctx, dir, so)
+	progress.finish()
 	if s == nil {
 		return err
 	}
@@ -84,11 +96,13 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 	return err
 }
 
-// scanTables is the text report: one row per file, one per declined pair, and the totals.
+// scanTables is the text report: one row per file, one per declined pair, the totals and
+// the prevalence line.
 func scanTables(s *source.Survey) string {
 	var b strings.Builder
 	// FLAGS says where the file's flags came from: "defaults" is no compile command.
-	files := columns{headers: []string{"FILE", "FLAGS", "PAIRS", "PROVEN", "DECLINED", "NOTE"}, right: []int{2, 3, 4}, rule: true}
+	files := columns{headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
+		right: []int{4, 5, 6}, rule: true}
 	var declined [][]string
 	assumed := map[string][]string{} // the defines the proofs assumed: files by define set
 	for _, f := range s.Files {
@@ -97,20 +111,24 @@ func scanTables(s *source.Survey) string {
 			flags = "defaults"
 		}
 		path := source.QuotePath(f.Path)
-		if f.Unparsable != "" || f.Skipped != "" {
-			note := "unparsable: " + oneLine(f.Unparsable)
-			if f.Skipped != "" {
-				note = "skipped: " + oneLine(f.Skipped)
-			}
-			files.rows = append(files.rows, []string{path, flags, "-", "-", "-", note})
+		grep := "-"
+		if f.Grep {
+			grep = "match"
+		}
+		if f.NoCUDA {
+			files.rows = append(files.rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
 			continue
 		}
-		note := ""
-		if !f.Pattern() {
-			note = "no pattern"
+		if f.Unparsable != "" {
+			files.rows = append(files.rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
+			continue
 		}
-		proven := f.Proven()
-		files.rows = append(files.rows, []string{path, flags, fmt.Sprint(len(f.Proofs)), fmt.Sprint(proven), fmt.Sprint(len(f.Proofs) - proven), note})
+		if f.Skipped != "" {
+			files.rows = append(files.rows, []string{path, flags, "skipped", grep, "-", "-", "-", "-", "-", oneLine(f.Skipped)})
+			continue
+		}
+		files.rows = append(files.rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
+			fmt.Sprint(f.Proven()), countsCell(f.Refused()), countsCell(f.Undecidable()), fileNote(f)})
 		for _, p := range f.Proofs {
 			if v, ok := source.Declined(p); ok {
 				declined = append(declined, []string{fmt.Sprintf("%s:%d", path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
@@ -145,5 +163,73 @@ func scanTables(s *source.Survey) string {
 	if s.Interrupted {
 		fmt.Fprintf(&b, "interrupted: %d of %d files scanned\n", len(s.Files), s.Total)
 	}
+	b.WriteString(prevalenceLine(source.QuotePath(s.Dir), s.Prevalence()))
 	return b.String()
+}
+
+// parseCell says how the file was parsed: on its own, in the unit that includes it, with
+// errors clang recovered from.
+func parseCell(f source.FileScan) string {
+	c := "ok"
+	if f.IncludedBy != "" {
+		c = "in " + f.IncludedBy
+	}
+	if f.Errors > 0 {
+		c += fmt.Sprintf(", %d errors", f.Errors)
+	}
+	return c
+}
+
+// countsCell is "3 (S1 2, S4 1)", "-" for none.
+func countsCell(m map[string]int) string {
+	n := 0
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		n += v
+		keys = append(keys, k)
+	}
+	if n == 0 {
+		return "-"
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
+}
+
+// fileNote is why the grep and the analysis disagree, the headers stood in for, and the
+// include directories guessed.
+func fileNote(f source.FileScan) string {
+	var notes []string
+	if e := f.Explain(); e != "" {
+		notes = append(notes, e)
+	}
+	if len(f.Stubbed) > 0 {
+		notes = append(notes, "missing headers stood in for: "+strings.Join(f.Stubbed, " "))
+	}
+	if f.Errors > 0 && f.ParseDeclined > 0 {
+		notes = append(notes, "first error: "+f.FirstError)
+	}
+	if len(f.Guessed) > 0 {
+		notes = append(notes, "headers from "+strings.Join(f.Guessed, " "))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// prevalenceLine is the paper's §2.4 count for the tree, by the grep and by the analysis, and
+// how much of the tree was parsed.
+func prevalenceLine(dir string, p source.Prevalence) string {
+	return fmt.Sprintf("%s: the pattern in %d of %d directories with CUDA files and %d of %d CUDA files by grep; in %d directories and %d files by scan "+
+		"(%d files the grep matches have no pair, each explained above); %d of %d CUDA files parsed (%s, %d with errors clang recovered from), %d copies, %d pairs, %d proven, %d refused, %d undecidable\n",
+		dir, p.DirsGrep, p.Dirs, p.Grep, p.CUDAFiles, p.DirsSc, p.Scan, p.GrepOnly, p.Parsed, p.CUDAFiles, percent(p.Parsed, p.CUDAFiles), p.WithErrors,
+		p.Copies, p.Pairs, p.Proved, p.Refused, p.Undecidable)
+}
+
+func percent(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
 }

@@ -55,8 +55,9 @@ func fields(row string) []string {
 	return regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(row), -1)
 }
 
-// The table: one row per file with where its flags came from and its counts, clang's first
-// error for the unparsable one, each declined pair with its condition and line, the totals.
+// The table: one row per file with where its flags came from, how it parsed, what a grep
+// says and its counts, clang's first error for the unparsable one, each declined pair with its
+// condition and line, the totals and the prevalence line.
 func TestScanTable(t *testing.T) {
 	dir := scanTree(t)
 	res := testenv.Echoctl(t, nil, "scan", dir)
@@ -69,12 +70,17 @@ func TestScanTable(t *testing.T) {
 			rows[f[0]] = f
 		}
 	}
-	want := map[string]string{ // FILE: FLAGS PAIRS PROVEN DECLINED [NOTE]
-		"safe.cu":        "compile command|2|2|0",
-		"sub/flagged.cu": "compile command|1|1|0",
-		"unsafe.cu":      "defaults|2|1|1",
-		"plain.c":        "defaults|0|0|0|no pattern",
-		"bad.cu":         "defaults|-|-|-|unparsable: bad.cu:4:13: error: use of undeclared identifier 'undeclared_allocator'",
+	want := map[string]string{ // FILE: FLAGS PARSE GREP COPIES PAIRS PROVEN REFUSED UNDECIDABLE [NOTE]
+		"safe.cu":        "compile command|ok|match|2|2|2|-|-",
+		"sub/flagged.cu": "compile command|ok|match|2|1|1|-|-",
+		"unsafe.cu":      "defaults|ok|match|2|2|1|1 (S1 1)|-",
+		"plain.c":        "defaults|not CUDA|-|-|-|-|-|-|no CUDA in it: not parsed",
+		"bad.cu":         "defaults|unparsable|-|-|-|-|-|-|bad.cu:3:10: fatal error: '/nonexistent/echo-scan-missing.h' file not found",
+		"kernel_part.cu": "defaults|in includer.cu|match|2|2|2|-|-",
+		"includer.cu":    "defaults|ok|-|0|0|0|-|-",
+		"d2d.cu":         "defaults|ok|match|1|0|0|-|-|no copy links a pair: a DeviceToDevice copy, not host to device or back",
+		"thirdparty.cu": "defaults|ok, 2 errors|match|4|3|2|-|1 (parse error 1)|missing headers stood in for: NvInferStandIn.h; " +
+			"first error: thirdparty.cu:24:2: error: use of undeclared identifier 'standin'",
 	}
 	for file, w := range want {
 		if got := strings.Join(rows[file][1:], "|"); got != w {
@@ -94,11 +100,21 @@ func TestScanTable(t *testing.T) {
 	if len(declined) < 5 || declined[2] != "h_in/d_in" || declined[3] != "S1 refused" || !strings.Contains(declined[4], "kernel at line 28") {
 		t.Errorf("unsafe.cu's declined pair: %q\n%s", declined, res.Stdout)
 	}
-	total := "5 files scanned, 3 with the pattern, 1 unparsable, 3 with no compile command (defaults); 5 pairs: 4 proven, 1 declined (S1 1, S2 0, S3 0, S4 0)"
-	if lines := strings.Split(strings.TrimSpace(res.Stdout), "\n"); lines[len(lines)-1] != total {
-		t.Errorf("totals: %q, want %q", lines[len(lines)-1], total)
+	if d := rows["thirdparty.cu:24"]; len(d) < 5 || d[1] != "infer" || d[3] != "S1 undecidable" || !strings.Contains(d[4], "'standin'") {
+		t.Errorf("thirdparty.cu's declined pair: %q\n%s", d, res.Stdout)
 	}
-	if !strings.Contains(res.Stderr, "scan: file 5 of 5: ") {
+	lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	total := "9 files scanned, 5 with the pattern, 1 unparsable, 7 with no compile command (defaults); 10 pairs: 8 proven, 2 declined (S1 2, S2 0, S3 0, S4 0)"
+	if lines[len(lines)-2] != total {
+		t.Errorf("totals: %q, want %q", lines[len(lines)-2], total)
+	}
+	prevalence := dir + ": the pattern in 2 of 2 directories with CUDA files and 6 of 8 CUDA files by grep; in 2 directories and 5 files by scan " +
+		"(1 files the grep matches have no pair, each explained above); 7 of 8 CUDA files parsed (88%, 1 with errors clang recovered from), " +
+		"13 copies, 10 pairs, 8 proven, 1 refused, 1 undecidable"
+	if lines[len(lines)-1] != prevalence {
+		t.Errorf("prevalence: %q, want %q", lines[len(lines)-1], prevalence)
+	}
+	if !strings.Contains(res.Stderr, "scan: file 9 of 9: ") {
 		t.Errorf("no progress on stderr: %q", res.Stderr)
 	}
 }
@@ -126,8 +142,14 @@ func TestScanJSON(t *testing.T) {
 		t.Errorf("schema %q, compile_commands %q", doc.Schema, doc.CompileDB)
 	}
 	tot := doc.Totals
-	if tot.Files != 5 || tot.WithPattern != 3 || tot.Unparsable != 1 || tot.Defaults != 3 || tot.Pairs != 5 || tot.Proven != 4 || tot.Declined != 1 || tot.ByCondition["S1"] != 1 {
+	if tot.Files != 9 || tot.WithPattern != 5 || tot.Unparsable != 1 || tot.Defaults != 7 || tot.Pairs != 10 || tot.Proven != 8 || tot.Declined != 2 || tot.ByCondition["S1"] != 2 {
 		t.Errorf("totals: %+v", tot)
+	}
+	pr := doc.Prevalence
+	if pr.CUDAFiles != 8 || pr.NotCUDA != 1 || pr.Parsed != 7 || pr.WithErrors != 1 || pr.FilesGrep != 6 || pr.FilesScan != 5 ||
+		pr.GrepNoPair != 1 || pr.Dirs != 2 || pr.DirsGrep != 2 || pr.DirsScan != 2 || pr.Copies != 13 ||
+		pr.Refused != 1 || pr.RefusedBy["S1"] != 1 || pr.Undecidable != 1 || pr.UndecidableBy["parse error"] != 1 {
+		t.Errorf("prevalence: %+v", pr)
 	}
 	for _, skipped := range []string{".git", "build", "cmake-build-debug", "third_party"} {
 		if !strings.Contains(strings.Join(doc.Skipped, " "), skipped) {
@@ -141,8 +163,20 @@ func TestScanJSON(t *testing.T) {
 				t.Errorf("bad.cu: %+v", f)
 			}
 		case "plain.c":
-			if f.Pattern || f.Flags != "defaults" {
+			if f.Pattern || f.Flags != "defaults" || !f.NotCUDA {
 				t.Errorf("plain.c: %+v", f)
+			}
+		case "kernel_part.cu":
+			if f.IncludedBy != "includer.cu" || len(f.Pairs) != 2 {
+				t.Errorf("kernel_part.cu: %+v", f)
+			}
+		case "d2d.cu":
+			if !f.Grep || f.Pattern || len(f.Unpaired) != 1 || f.Unpaired[0].Line != 13 || !strings.Contains(f.Differs, "DeviceToDevice") {
+				t.Errorf("d2d.cu: %+v", f)
+			}
+		case "thirdparty.cu":
+			if f.Errors != 2 || len(f.Stubbed) != 1 || f.Stubbed[0] != "NvInferStandIn.h" || f.Undecidable["parse error"] != 1 {
+				t.Errorf("thirdparty.cu: %+v", f)
 			}
 		case "sub/flagged.cu":
 			if f.Flags != "compile command" || len(f.Pairs) != 1 || !f.Pairs[0].Proven {

@@ -12,6 +12,9 @@ type scanJSON struct {
 	Notices   []string       `json:"notices,omitempty"`
 	Files     []scanFileJSON `json:"files"`
 	Totals    scanTotalsJSON `json:"totals"`
+	// Prevalence is the paper's §2.4 count: by a grep and by the analysis, per file and per
+	// directory holding CUDA files.
+	Prevalence scanPrevalenceJSON `json:"prevalence"`
 	// Interrupted: a signal stopped the scan; files are those done, of total_files.
 	Interrupted bool `json:"interrupted,omitempty"`
 	TotalFiles  int  `json:"total_files,omitempty"`
@@ -23,6 +26,29 @@ type unwalkedJSON struct {
 	Why       string `json:"why"`
 }
 
+type scanPrevalenceJSON struct {
+	CUDAFiles     int            `json:"cuda_files"`
+	NotCUDA       int            `json:"not_cuda"`
+	Parsed        int            `json:"parsed"`
+	WithErrors    int            `json:"parsed_with_errors"`
+	Unparsable    int            `json:"unparsable"`
+	Skipped       int            `json:"skipped"`
+	FilesGrep     int            `json:"files_grep"`
+	FilesScan     int            `json:"files_scan"`
+	GrepNoPair    int            `json:"grep_no_pair"`
+	ScanNoGrep    int            `json:"scan_no_grep"`
+	Dirs          int            `json:"dirs"`
+	DirsGrep      int            `json:"dirs_grep"`
+	DirsScan      int            `json:"dirs_scan"`
+	Copies        int            `json:"copies"`
+	Pairs         int            `json:"pairs"`
+	Proven        int            `json:"proven"`
+	Refused       int            `json:"refused"`
+	RefusedBy     map[string]int `json:"refused_by"`
+	Undecidable   int            `json:"undecidable"`
+	UndecidableBy map[string]int `json:"undecidable_by"`
+}
+
 type scanFileJSON struct {
 	Path       string         `json:"path"`
 	PathBytes  []byte         `json:"path_bytes,omitempty"` // the name, where it is not UTF-8
@@ -32,6 +58,25 @@ type scanFileJSON struct {
 	Skipped    string         `json:"skipped,omitempty"` // the limit the file went past
 	Pattern    bool           `json:"pattern"`
 	Pairs      []scanPairJSON `json:"pairs"`
+	// The rest: how the file was parsed, what a grep says, and why the two differ.
+	NotCUDA     bool               `json:"not_cuda,omitempty"`
+	IncludedBy  string             `json:"included_by,omitempty"`
+	Errors      int                `json:"errors"`
+	FirstError  string             `json:"first_error,omitempty"`
+	Stubbed     []string           `json:"stubbed_headers,omitempty"`
+	IncludeDirs []string           `json:"include_dirs_found,omitempty"`
+	Grep        bool               `json:"grep"`
+	Copies      int                `json:"copies"`
+	Refused     map[string]int     `json:"refused_by"`
+	Undecidable map[string]int     `json:"undecidable_by"`
+	Unpaired    []scanUnpairedJSON `json:"unpaired_copies,omitempty"`
+	Differs     string             `json:"grep_differs,omitempty"`
+}
+
+type scanUnpairedJSON struct {
+	Line     int    `json:"line"`
+	Function string `json:"function"`
+	Why      string `json:"why"`
 }
 
 type scanPairJSON struct {
@@ -74,9 +119,20 @@ func scanDoc(s *source.Survey) scanJSON {
 	for _, u := range s.Unwalked {
 		doc.Unwalked = append(doc.Unwalked, unwalkedJSON{Path: u.Path, PathBytes: pathBytes(u.Path), Why: u.Why})
 	}
+	p := s.Prevalence()
+	doc.Prevalence = scanPrevalenceJSON{CUDAFiles: p.CUDAFiles, NotCUDA: p.Files - p.CUDAFiles, Parsed: p.Parsed, WithErrors: p.WithErrors,
+		Unparsable: p.Unparsable, Skipped: p.Skipped, FilesGrep: p.Grep, FilesScan: p.Scan, GrepNoPair: p.GrepOnly, ScanNoGrep: p.ScanOnly,
+		Dirs: p.Dirs, DirsGrep: p.DirsGrep, DirsScan: p.DirsSc, Copies: p.Copies, Pairs: p.Pairs, Proven: p.Proved,
+		Refused: p.Refused, RefusedBy: p.RefusedBy, Undecidable: p.Undecidable, UndecidableBy: p.UndecidableBy}
 	for _, f := range s.Files {
 		fj := scanFileJSON{Path: f.Path, PathBytes: pathBytes(f.Path), Flags: "compile command", Assumed: nonNil(f.Flags),
-			Unparsable: f.Unparsable, Skipped: f.Skipped, Pattern: f.Pattern(), Pairs: []scanPairJSON{}}
+			Unparsable: f.Unparsable, Skipped: f.Skipped, Pattern: f.Pattern(), Pairs: []scanPairJSON{},
+			NotCUDA: f.NoCUDA, IncludedBy: f.IncludedBy, Errors: f.Errors, FirstError: f.FirstError, Stubbed: f.Stubbed,
+			IncludeDirs: f.Guessed, Grep: f.Grep, Copies: f.Copies, Refused: f.Refused(), Undecidable: f.Undecidable(),
+			Differs: f.Explain()}
+		for _, u := range f.Unpaired {
+			fj.Unpaired = append(fj.Unpaired, scanUnpairedJSON{Line: u.At.Line, Function: u.Function, Why: u.Why})
+		}
 		if f.Defaults {
 			fj.Flags = "defaults"
 		}

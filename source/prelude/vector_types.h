@@ -1,8 +1,9 @@
 /*
  * Echo's stand-in for CUDA's vector_types.h (the prelude includes it; a program may too):
- * char1 … double4 with CUDA's alignments. Only the parse matters.
+ * char1 … double4 with CUDA's alignments, and dim3. Only the parse matters.
  */
-#ifndef ECHO_SOURCE_VECTOR_TYPES_H
+#ifndef __VECTOR_TYPES_H__
+#define __VECTOR_TYPES_H__
 #define ECHO_SOURCE_VECTOR_TYPES_H
 
 #define ECHO_VECTOR_TYPES(T, N)                                                      \
@@ -23,5 +24,16 @@ ECHO_VECTOR_TYPES(unsigned long long, ulonglong)
 ECHO_VECTOR_TYPES(float, float)
 ECHO_VECTOR_TYPES(double, double)
 #undef ECHO_VECTOR_TYPES
+
+struct dim3 {
+	unsigned int x, y, z;
+#ifdef __cplusplus
+	__attribute__((host, device)) constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+		: x(vx), y(vy), z(vz) {}
+	__attribute__((host, device)) constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+	__attribute__((host, device)) constexpr operator uint3(void) const { return uint3{x, y, z}; }
+#endif
+};
+typedef struct dim3 dim3;
 
 #endif

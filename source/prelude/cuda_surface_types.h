@@ -1,0 +1,2 @@
+/* Echo's stand-in for CUDA's cuda_surface_types.h: cuda_runtime.h declares what it would. */
+#include "cuda_runtime.h"

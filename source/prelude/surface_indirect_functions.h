@@ -1,0 +1,2 @@
+/* Echo's stand-in for CUDA's surface_indirect_functions.h: cuda_runtime.h declares what it would. */
+#include "cuda_runtime.h"

@@ -1,0 +1,2 @@
+/* Echo's stand-in for CUDA's surface_types.h: driver_types.h declares what it would. */
+#include "driver_types.h"
