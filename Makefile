@@ -33,7 +33,8 @@ WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 
 # Workloads with a hand-merged reference (<name>-manual) and unsafe cases with a naive
 # merge (<name>-naive) whose output must differ.
-WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked background
+WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked background \
+             staging
 UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace \
              unsafe_memset_read unsafe_stream_refill unsafe_doublebuffer unsafe_chunked
 
@@ -125,8 +126,10 @@ $(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) -DECHO_NAIVE $< -o $@ $(WL_LINK)
 
-# framework's --driver loop allocates and copies through the driver API, as CuPy does.
+# framework's --driver loop allocates and copies through the driver API, as CuPy does, and
+# staging's framework stages through page-locked buffers of its own, as CuPy does.
 $(BUILD)/workloads/framework $(BUILD)/workloads/framework-manual: WL_LINK += -lcuda
+$(BUILD)/workloads/staging $(BUILD)/workloads/staging-manual: WL_LINK += -lcuda
 
 # The runtime linked into the executable, as `nvcc -cudart static` does.
 $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a
