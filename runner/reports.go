@@ -116,6 +116,9 @@ func addPair(pairs []PairReport, p PairReport) []PairReport {
 		if len(q.Resolved) == 0 || !q.Resolved[0].Found && len(p.Resolved) > 0 && p.Resolved[0].Found {
 			q.Resolved = p.Resolved
 		}
+		if q.Staging == nil || q.Staging.Copies == 0 && p.Staging != nil {
+			q.Staging = p.Staging
+		}
 		return pairs
 	}
 	return append(pairs, p)

@@ -180,7 +180,24 @@ type PairReport struct {
 	CopyWaits []CopyWaits `json:"copy_waits,omitempty"`
 	// Validate: who took each side's slot (the host side, then the device side).
 	Identity []SideIdentity `json:"identity,omitempty"`
+	// Resolve, a staged pair: the host-to-host copies between the program's buffer and the
+	// framework's (shim/staging.c).
+	Staging *StagingReport `json:"staging,omitempty"`
 }
+
+// StagingReport is what a resolve run saw of a staged pair's staging: the host-to-host copies
+// it found (their site, as ResolvedSide names one, and their mean time), and the linking
+// copies none staged.
+type StagingReport struct {
+	Copies  int     `json:"copies"`
+	Missing int     `json:"missing"`
+	NS      float64 `json:"ns"`
+	Module  string  `json:"module"` // build-id, or size:N:NAME
+	Path    string  `json:"path"`
+	Offset  uint64  `json:"offset"`
+	Call    string  `json:"call"`
+}
+
 
 // CopyWaits counts a linking-copy site's copies by whether GPU work the host had not waited
 // for was outstanding when each was made (Clean ones waited for none), and times them alone.

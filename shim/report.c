@@ -156,6 +156,24 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 }
 
+/* Resolve mode, a staged pair: the host-to-host copies that staged it (their site, how many,
+ * their mean time) and the linking copies none staged (a d2h copy never copied out counts). */
+static void write_staging(FILE *f, const struct pair *p)
+{
+	char path[512] = "";
+	unsigned long n = p->stage_copies;
+	if (n)
+		shim_site_path(&p->stage_site, path, sizeof path);
+	fprintf(f, ",\"staging\":{\"copies\":%lu,\"missing\":%lu,\"ns\":%llu,\"module\":", n,
+		p->stage_missing + (p->stage_from != NULL), (unsigned long long)(n ? p->stage_ns / n : 0));
+	json_string(f, n ? p->stage_site.module : "");
+	fprintf(f, ",\"path\":");
+	json_string(f, path);
+	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)(n ? p->stage_site.offset : 0));
+	json_string(f, n ? p->stage_site.call : "");
+	fputc('}', f);
+}
+
 /* Validate mode: the call chain of the allocation that took a side's slot, its ordinal among
  * that chain's calls, and how many calls the chain made in the run (more than one: the
  * chain does not tell them apart). */
@@ -233,6 +251,8 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 			fprintf(f, "%s{\"clean\":%lu,\"busy\":%lu,\"timed\":%lu,\"transfer_ns\":%llu}", c ? "," : "",
 				p->copy_clean[c], p->copy_busy[c], p->copy_timed[c], (unsigned long long)transfer_ns(p, c));
 		fputc(']', f);
+		if (p->staged)
+			write_staging(f, p);
 	}
 	fputc('}', f);
 }

@@ -160,6 +160,15 @@ struct pair {
 	/* resolve mode: each site's copies timed alone, their time, and the first's (cold) */
 	unsigned long copy_timed[MAX_COPIES];
 	uint64_t copy_ns[MAX_COPIES], copy_first_ns[MAX_COPIES];
+	/* resolve mode, a staged pair (staging.c): its copies name a framework's page-locked
+	 * buffer, which a host-to-host copy fills from the program's (h2d) or empties into it
+	 * (d2h, after the linking copy into stage_from). The copies found, their time and the
+	 * first one's site; the linking copies none staged. */
+	bool staged;
+	const void *stage_from;
+	unsigned long stage_copies, stage_missing;
+	uint64_t stage_ns;
+	struct site stage_site;
 	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
 	struct {
 		uint64_t offset, bytes;
@@ -446,6 +455,19 @@ bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 void shim_resolve_timed(const struct site *linked, uint64_t ns); /* a linking copy's transfer, timed alone */
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
+
+/* staging.c: a framework's host-to-host staging copies, resolve mode */
+struct shim_staged {
+	const void *src, *ret; /* the buffer copied from, and the copy's return address */
+	const char *call;      /* memcpy, memmove */
+	uint64_t ns;
+};
+void shim_staging_init(void);
+bool shim_staging_take(const void *buf, struct shim_staged *out); /* the last copy into buf; caller holds shim_lock */
+/* resolve.c: a staging copy out of the buffer a staged pair's d2h copy filled links the pair
+ * (true); caller holds shim_lock */
+bool shim_resolve_staged_out(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+			     uint64_t ns);
 
 /* busy.c: resolve mode's record of GPU work the host has not waited for */
 unsigned long shim_busy_now(void);                  /* the stamp a wait about to begin covers */

@@ -106,6 +106,9 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
+		if pair.Pending() && !resolveStaging(pair, r, p.Loop.MS) {
+			continue
+		}
 		if pair.Host.Unresolved {
 			resolveSide(pair, &pair.Host, "host", r.Resolved[0])
 		}
@@ -199,6 +202,31 @@ func (cs copyCounts) of(pair *planner.Pair) int {
 		}
 	}
 	return n
+}
+
+// resolveStaging takes what the run saw of a staged pair's staging (planner/staging.go): the
+// host-to-host copy between the framework's page-locked buffer and the program's, whose
+// buffer the run resolved as the host side (resolveSide takes it from there). Without one,
+// the page-locked buffer is the program's own, already pinned, and the pair is refused.
+func resolveStaging(pair *planner.Pair, r runner.PairReport, msPerIteration float64) bool {
+	via := pair.Staging.Via
+	st := r.Staging
+	if st == nil || st.Copies == 0 {
+		refuse(pair, fmt.Sprintf("no host-to-host copy of its size filled or emptied its page-locked host buffer (%s at %s) "+
+			"around the %d linking copies the run saw: the program fills that buffer itself, so it is already pinned memory, "+
+			"and a merge is refused too (%s)", via.Call, via.Name(), r.Copies, pair.MergeRefused))
+		return false
+	}
+	copySite := site(runner.ResolvedSide{Module: st.Module, Path: st.Path, Offset: st.Offset, Call: st.Call, Bytes: pair.Bytes})
+	pair.StagedBy(copySite, st.Copies, r.Copies, st.NS/1e6, msPerIteration)
+	missing := ""
+	if st.Missing > 0 {
+		missing = fmt.Sprintf("; %d went without one (the framework copied those from or to page-locked memory directly)", st.Missing)
+	}
+	pair.Evidence = append(pair.Evidence, fmt.Sprintf("staged by %s at %s: %d of the %d linking copies the run saw went "+
+		"through the framework's buffer (%s at %s), %.3f ms each on the CPU%s; the pair is the program's buffer and the "+
+		"device's", copySite.Call, copySite.Name(), st.Copies, r.Copies, via.Call, via.Name(), st.NS/1e6, missing))
+	return true
 }
 
 // resolveSide fills in one side from what the run saw of it.
