@@ -121,6 +121,26 @@ type Report struct {
 	SkippedFirst string `json:"skipped_first"`
 }
 
+// Fallback is a pair some of whose allocations the library made as written, why (the first
+// reason), and what that cost: the copies then made on them, from or to pageable memory.
+type Fallback struct {
+	Pair        string `json:"pair"`
+	Allocations int    `json:"allocations"`
+	Copies      int    `json:"copies"`
+	Reason      string `json:"reason"`
+}
+
+// FallbackPairs are the run's fallbacks, pair by pair.
+func (r Report) FallbackPairs() []Fallback {
+	var out []Fallback
+	for _, p := range r.Pairs {
+		if p.Fallbacks > 0 {
+			out = append(out, Fallback{Pair: p.ID, Allocations: p.Fallbacks, Copies: p.FallbackCopies, Reason: p.Note})
+		}
+	}
+	return out
+}
+
 // WaitsReport counts the waits elided copies kept (shim/repair.c): as an event recorded on
 // the copy's stream, or, where that could not be recorded, as a stream or device synchronize.
 type WaitsReport struct {
@@ -169,10 +189,15 @@ type PairReport struct {
 	AtCopy   int    `json:"at_copy"`   // the pair's linking copies seen by then
 	// Deploy: the pair was served (merged: a copy between its halves was elided; pinned: its
 	// host side came from the pool), how, and why it was not when it was not.
-	Served bool   `json:"merged"`
-	Elided int    `json:"elided"`
-	Pinned int    `json:"pinned"` // host allocations served from the pinned pool
-	Note   string `json:"note"`
+	Served bool `json:"merged"`
+	Elided int  `json:"elided"`
+	Pinned int  `json:"pinned"` // host allocations served from the pinned pool
+	// Fallbacks: allocations of the pair's the shim made as written (the pool's cap, CUDA
+	// not ready, a failed allocation; Note gives the first reason), and FallbackCopies the
+	// copies then made on them: what the fallbacks cost.
+	Fallbacks      int    `json:"fallbacks"`
+	FallbackCopies int    `json:"fallback_copies"`
+	Note           string `json:"note"`
 	// Resolve: the host side, then the device side.
 	Resolved []ResolvedSide `json:"resolved,omitempty"`
 	// Resolve: per linking-copy site of the plan's pair (in its order), how many of its copies
@@ -197,7 +222,6 @@ type StagingReport struct {
 	Offset  uint64  `json:"offset"`
 	Call    string  `json:"call"`
 }
-
 
 // CopyWaits counts a linking-copy site's copies by whether GPU work the host had not waited
 // for was outstanding when each was made (Clean ones waited for none), and times them alone.

@@ -65,6 +65,7 @@ static void fork_child(void)
 		__atomic_store_n(&p->deploy.elided, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->pinned, 0, __ATOMIC_RELAXED);
 		p->copies = 0;
+		p->fallbacks = p->fallback_copies = 0;
 	}
 }
 
@@ -233,8 +234,13 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	json_string(f, at.module);
 	unsigned long elided = __atomic_load_n(&p->deploy.elided, __ATOMIC_RELAXED);
 	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);
-	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"note\":",
-		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned);
+	pthread_mutex_lock(&shim_lock);
+	unsigned long fallbacks = p->fallbacks, fallback_copies = p->fallback_copies;
+	pthread_mutex_unlock(&shim_lock);
+	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"fallbacks\":%lu,"
+		   "\"fallback_copies\":%lu,\"note\":",
+		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned, fallbacks,
+		fallback_copies);
 	json_string(f, unbound_note(p));
 	if (shim_plan.mode == MODE_VALIDATE) {
 		fprintf(f, ",\"identity\":[");

@@ -182,6 +182,9 @@ struct pair {
 	struct sighting seen[2]; /* [0] host side, [1] device side */
 	unsigned long copies;   /* linking copies seen (validate, resolve mode) */
 	unsigned long pinned;   /* pinned strategy: host allocations served from its pool (atomic) */
+	/* pinned strategy: host allocations made as written (note says why: the first reason),
+	 * and the copies made on them while they lived (pinned.c); under shim_lock */
+	unsigned long fallbacks, fallback_copies;
 	struct pair_deploy deploy;
 	struct pair_validate validate;
 	struct resolved resolved[2]; /* resolve mode: [0] host side, [1] device side */
@@ -485,6 +488,9 @@ bool shim_pinned_free(void *p);            /* p was the pool's: it is back in it
 extern int shim_pinned_buffers;            /* pool buffers so far (atomic): 0 spares the free hook a call */
 size_t shim_pinned_size(const void *p);    /* the size of the pool buffer at p, 0 if p is none */
 bool shim_pinned_holds(const void *p);     /* p points into a pool buffer */
+void shim_pinned_fell(const void *p);      /* the allocation that just fell back as written is at p */
+void shim_pinned_forget(const void *p);    /* p is freed */
+void shim_pinned_copied(const void *dst, const void *src); /* a copy: counted if on a fallback buffer */
 struct pinned_counters {
 	unsigned long buffers, reused, fallbacks, syncs;
 	uint64_t bytes;
