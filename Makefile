@@ -53,7 +53,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/dlopen_loop $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
-             $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop \
+             $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop $(BUILD)/tests/loader_threads \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
@@ -175,6 +175,11 @@ $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LI
 
 # Asynchronous copies from and to fresh pageable buffers, used at once: what pinned must keep.
 $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+
+# A loop beside loader threads that allocate through the loop's own helpers.
+$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 

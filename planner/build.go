@@ -49,6 +49,9 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 		} else {
 			judge(&pair, merge, pin)
 		}
+		if pair.Merges() {
+			a.nameByChain(&pair, pa) // a site several threads allocate at: screen.go
+		}
 		if other := a.otherProgram(int(pa.host.pid), p.Context.Executable); other != "" {
 			pair.Refuse(StagePlan, other)
 		}

@@ -174,6 +174,20 @@ type ResolvedSide struct {
 	OtherSites      bool `json:"other_sites"` // buffers from another site were linked too
 	Threads         bool `json:"threads"`     // more than one thread allocated at the site
 	Unmatched       int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
+	// The first buffer's call chain (shim/chain.c), its ordinal among the calls of its site and
+	// size from that chain, how many such calls the run made, and whether several threads made
+	// them: a chain one thread calls names its buffers where several threads allocate at the site.
+	Chain        []Frame `json:"chain"`
+	ChainOrdinal int     `json:"chain_ordinal"`
+	ChainCalls   int     `json:"chain_calls"`
+	ChainThreads bool    `json:"chain_threads"`
+}
+
+// Frame is one return address of a call chain: the module (a build-id, or size:N:NAME) and
+// the offset in it.
+type Frame struct {
+	Module string `json:"module"`
+	Offset uint64 `json:"offset"`
 }
 
 // PairReport is what a validate run saw of one pair.
@@ -237,13 +251,11 @@ type CopyWaits struct {
 // SideIdentity is the call chain of the allocation that took a side's slot in a validate
 // run, its ordinal among that chain's calls of its site and size, and how many the run made.
 type SideIdentity struct {
-	Known bool `json:"known"` // the slot was taken and the chain read
-	Chain []struct {
-		Module string `json:"module"`
-		Offset uint64 `json:"offset"`
-	} `json:"chain"`
-	Ordinal int `json:"ordinal"`
-	Count   int `json:"count"`
+	Known   bool    `json:"known"` // the slot was taken and the chain read
+	Chain   []Frame `json:"chain"`
+	Ordinal int     `json:"ordinal"`
+	Count   int     `json:"count"`
+	Threads bool    `json:"threads"` // more than one thread allocated from the chain
 }
 
 // ErrNoReport: the program ran (Result.ExitCode is its status) but the shim wrote no report,

@@ -151,10 +151,25 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
 	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"other_sites\":%s,"
-		   "\"threads\":%s,\"unmatched\":%lu}",
+		   "\"threads\":%s,\"unmatched\":%lu",
 		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations,
 		r->found ? shim_resolve_site_allocations(&r->site) : 0, r->other_sites ? "true" : "false",
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
+	/* its call chain, which names it where several threads allocate at its site */
+	const struct identity *id = &r->ident;
+	bool known = r->found && id->known;
+	fprintf(f, ",\"chain\":[");
+	for (int i = 0; known && i < id->nchain; i++) {
+		fprintf(f, "%s{\"module\":", i ? "," : "");
+		json_string(f, id->chain[i].module);
+		fprintf(f, ",\"offset\":%llu}", (unsigned long long)id->chain[i].offset);
+	}
+	pthread_mutex_lock(&shim_lock);
+	int calls = known ? shim_chain_count(id->class_id) : 0;
+	bool threads = known && shim_chain_threads(id->class_id);
+	pthread_mutex_unlock(&shim_lock);
+	fprintf(f, "],\"chain_ordinal\":%d,\"chain_calls\":%d,\"chain_threads\":%s}", known ? id->ordinal : 0, calls,
+		threads ? "true" : "false");
 }
 
 /* Resolve mode, a staged pair: the host-to-host copies that staged it (their site, how many,
@@ -176,8 +191,9 @@ static void write_staging(FILE *f, const struct pair *p)
 }
 
 /* Validate mode: the call chain of the allocation that took a side's slot, its ordinal among
- * that chain's calls, and how many calls the chain made in the run (more than one: the
- * chain does not tell them apart). */
+ * that chain's calls, how many calls the chain made in the run (more than one: the chain does
+ * not tell them apart), and whether several threads made them (then their order does not
+ * either). */
 static void write_identity(FILE *f, const struct identity *id, bool comma)
 {
 	fprintf(f, "%s{\"known\":%s,\"chain\":[", comma ? "," : "", id->known ? "true" : "false");
@@ -188,8 +204,10 @@ static void write_identity(FILE *f, const struct identity *id, bool comma)
 	}
 	pthread_mutex_lock(&shim_lock);
 	int count = id->known ? shim_chain_count(id->class_id) : 0;
+	bool threads = id->known && shim_chain_threads(id->class_id);
 	pthread_mutex_unlock(&shim_lock);
-	fprintf(f, "],\"ordinal\":%d,\"count\":%d}", id->known ? id->ordinal : 0, count);
+	fprintf(f, "],\"ordinal\":%d,\"count\":%d,\"threads\":%s}", id->known ? id->ordinal : 0, count,
+		threads ? "true" : "false");
 }
 
 /* Resolve mode: a linking-copy site's mean transfer, its first (cold) copy left out where it

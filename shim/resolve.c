@@ -89,6 +89,7 @@ static struct live {
 	const void *ptr;
 	bool host;
 	struct site site; /* with its ordinal */
+	struct identity ident; /* its call chain, and its ordinal among that chain's calls */
 	unsigned long serial;
 } live[MAX_LIVE];
 static int nlive;
@@ -118,6 +119,11 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 	shim_site_of(ret, call, bytes, &l->site);
 	l->site.ordinal = shim_next_ordinal(&l->site);
 	note_site(&l->site);
+	/* Its chain names it where several threads allocate at the site (chain.c). */
+	struct identity *id = &l->ident;
+	id->nchain = shim_chain_of(ret, id->chain);
+	id->class_id = shim_chain_class(&l->site, id->nchain, id->chain, &id->ordinal);
+	id->known = id->class_id >= 0 && id->nchain > 0;
 	l->serial = ++serials;
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();
@@ -146,6 +152,7 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 	if (!r->found) {
 		r->found = true;
 		r->site = l->site;
+		r->ident = l->ident;
 	} else if (!shim_site_equal(&r->site, &l->site)) {
 		r->other_sites = true;
 	}

@@ -94,6 +94,7 @@ struct resolved {
 	unsigned long allocations; /* distinct allocations linked, over the run */
 	unsigned long last;        /* the serial of the last one */
 	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
+	struct identity ident;     /* the first buffer's call chain and class (chain.c) */
 };
 
 /* streams.c: an operation's place in stream time, and what is done before a point of it */
@@ -395,6 +396,7 @@ int shim_chain_of(const void *ret, struct frame *out); /* frames above ret's, at
 bool shim_chain_equal(const struct site *a, int n, const struct frame *f);
 int shim_chain_class(const struct site *s, int n, const struct frame *f, int *ordinal); /* -1: table full */
 int shim_chain_count(int class_id);
+bool shim_chain_threads(int class_id); /* more than one thread called from it */
 
 /* validate.c: the windows in which merging would change what the program reads */
 void shim_validate_init(void);

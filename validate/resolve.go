@@ -256,9 +256,18 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 			"one merged buffer cannot stand for them", side, where, r.Allocations))
 	case r.OtherSites:
 		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
+	case r.Threads && (r.ChainThreads || len(r.Chain) == 0 || r.ChainOrdinal >= r.ChainCalls):
+		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads, and so does its call chain: "+
+			"which call is which depends on how the threads interleave, so neither can name one buffer", b.Site.Call, where))
 	case r.Threads:
-		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on "+
-			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
+		// One thread calls this chain: it names the buffer whatever the other threads do
+		// at the site, and the validate run and the deployed one match the slot by it.
+		b.Identity = &planner.Identity{Ordinal: r.ChainOrdinal, Calls: r.ChainCalls}
+		for _, f := range r.Chain {
+			b.Identity.Chain = append(b.Identity.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
+		}
+		pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s allocates from several threads, but one thread alone "+
+			"calls it from the %s buffer's call chain, which names it", b.Site.Call, where, side))
 	}
 	if side == "host" && b.Kind != planner.KindPageable {
 		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+string(b.Kind)+" memory")
