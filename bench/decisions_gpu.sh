@@ -21,6 +21,11 @@
 # TRACED=1 adds to each round a run under `echoctl trace` (default probes), and says its
 # iteration beside the program's as written: the trace's iteration is what the plan's
 # prediction divides, so a tracer that slows the loop lowers the predicted speed-up.
+# Per program the log also lists the plan's pairs (a staged one with the framework's buffer it
+# goes through and the copy into it: CuPy's cp.asarray, issue 44) and what the last deployed
+# run said of its pairs (sites served, fallbacks and why); the table's gain% is the share of
+# the hand-pinned gain the deployed run reached: (as written - echoctl run) / (as written -
+# hand-pinned), per iteration.
 # Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +64,7 @@ iterations() {
 }
 has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
 
-table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× break-even 'mJ/iter' same)
+table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %6s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× gain% break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"
 	echo "== optimize $p: $(cmd "$p")"
@@ -82,6 +87,24 @@ for p in "${programs[@]}"; do
 		continue
 	fi
 	grep -E 'pairs,|loop|round|variant|baseline|mapped|system|pinned|enabled|nothing|predicted|energy|break-even|saved|skipped' "$out/$p.optimize" | head -30 || true
+	if [ -s "$plan" ]; then
+		# The plan's pairs: status, host side, and a staged pair's staging (issue 44).
+		python3 - "$plan" <<'EOF'
+import json, sys
+for q in json.load(open(sys.argv[1]))["pairs"]:
+    h, st = q["host"], q.get("staging")
+    line = "   %-4s %-6s %-9s host %s %s+%#x" % (q["id"], q["direction"], q["status"], h["site"]["call"],
+                                              h["site"]["module"].rsplit("/", 1)[-1], h["site"]["offset"])
+    if st:
+        c = st.get("copy")
+        line += "; staged through %s+%#x (%s)" % (st["via"]["module"].rsplit("/", 1)[-1], st["via"]["offset"], st["via"]["call"])
+        line += ", by %s at %s+%#x, %d of %d copies, %.2f ms each" % (c["call"], c["module"].rsplit("/", 1)[-1], c["offset"],
+                                                                      st.get("copies", 0), st.get("linked", 0), st.get("ms", 0)) if c else ", staging not found"
+    if q["status"] == "refused":
+        line += ": " + q["reason"][:110]
+    print(line)
+EOF
+	fi
 	if [ ! -s "$plan" ]; then
 		table+=$'\n'$(printf '%-13s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
 		continue
@@ -116,7 +139,7 @@ EOF
 		# shellcheck disable=SC2046
 		timed "$out/$p.base" $(cmd "$p")
 		# shellcheck disable=SC2046
-		timed "$out/$p.echo" "$E" run "$plan" -- $(cmd "$p")
+		timed "$out/$p.echo" "$E" -v run "$plan" -- $(cmd "$p")
 		if has_manual "$p"; then
 			# shellcheck disable=SC2046
 			timed "$out/$p.manual" $(cmd "$p" --manual)
@@ -135,20 +158,27 @@ EOF
 	# program, and what their ratio says is the machine's noise ("as-is").
 	whole=$(awk -v b="$bw" -v e="$ew" -v sb="$(spread <"$out/$p.base.wall")" -v se="$(spread <"$out/$p.echo.wall")" \
 		-v s="$strategy" 'BEGIN { m = sb > se ? sb : se; print (s == "none" ? "as-is" : e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same")) }')
-	m=-
-	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
+	m=- gain=-
+	if has_manual "$p"; then
+		hm=$(iter_ms "$out/$p.manual" | median)
+		m=$(awk -v b="$b" -v m="$hm" 'BEGIN { printf "%.2f", b / m }')
+		gain=$(awk -v b="$b" -v e="$e" -v m="$hm" 'BEGIN { if (b > m) printf "%.1f", 100 * (b - e) / (b - m); else print "-" }')
+	fi
 	files=("$out/$p.base" "$out/$p.echo")
 	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
 	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
+	# What the deployed run said of its pairs (sites served, every fallback and why), once each.
+	grep -h '^echoctl: ' "$out/$p.echo.err" 2>/dev/null | grep -v 'warning' | sort | uniq -c | sed 's/^/   /' | head -12 || true
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
 		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")$([ -z "${TRACED:-}" ] ||
 		echo ", traced $(iter_ms "$out/$p.traced" | median) ms/iter ($(median <"$out/$p.traced.wall") s whole)")"
-	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
+	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %6s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
 		"$strategy" "$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
-		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$breakeven" "$energy" "$same")
+		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$gain" "$breakeven" "$energy" "$same")
 done
 echo
 echo "$table"
 echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; whole: echoctl run's complete run"
 echo " against as written beyond the larger of their spreads, twice the median distance from the median, \"as-is\" where nothing"
-echo " was enabled and echoctl run ran the program as written; manual×: as written / hand-pinned)"
+echo " was enabled and echoctl run ran the program as written; manual×: as written / hand-pinned; gain%: the share of"
+echo " hand-pinning's per-iteration gain echoctl run reached)"
