@@ -12,7 +12,9 @@
 # pinned batches), dataloader (a DataLoader with two workers feeding an MLP, 96 steps),
 # streamcluster and backprop (C programs in the style of Rodinia's, bench/rodinia/: one
 # allocating its buffers in every call, one copy-bound), short (the nvcc-built stream at
-# 256 MiB for 2 iterations: set-up that its few iterations cannot repay). Needs root and
+# 256 MiB for 2 iterations: set-up that its few iterations cannot repay), staging (the
+# corpus's CuPy-style framework, nvcc-built: a fresh 64 MiB array staged through the
+# framework's page-locked buffer each iteration, testdata/workloads/staging.cu). Needs root and
 # build/bin/echoctl + build/lib/libechoshim.so from the dev machine. Each program's plan and
 # calibration record go to build-gpu/decisions/testdata/, ready for testdata/h200.
 # OPTIMIZE_LIMIT=SECONDS stops a program's `echoctl optimize` (SIGINT) past that long and goes
@@ -40,6 +42,7 @@ E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out/$r" -cudart shared; done
+gpu_build testdata/workloads/staging.cu "$out/staging" -cudart shared -lcuda
 
 # cmd NAME [--manual]: the program's command line; iterations NAME: how many it runs.
 cmd() {
@@ -54,15 +57,16 @@ cmd() {
 	streamcluster) echo "$out/streamcluster 300 16384 ${2:+--pinned}" ;;
 	backprop) echo "$out/backprop 40 65536 ${2:+--pinned}" ;;
 	short) echo "$out/stream --size 256M --iters 2 --warmup 0" ;;
+	staging) echo "$out/staging --size 64M --iters 30 --warmup 2 ${2:-}" ;;
 	esac
 }
 iterations() {
 	case $1 in
 	resnet50-b1) echo 210 ;; resnet50-b32 | train) echo 60 ;; fcn | cupy) echo 30 ;; prefetch | backprop) echo 40 ;;
-	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;;
+	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;; staging) echo 32 ;;
 	esac
 }
-has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
+has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop | staging) return 0 ;; esac; return 1; }
 
 table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %6s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× gain% break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
