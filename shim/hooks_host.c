@@ -75,11 +75,15 @@ SHIM_API int posix_memalign(void **out, size_t alignment, size_t n)
 		*out = p;
 		return 0;
 	}
-	if (alignment < sizeof(void *) || (alignment & (alignment - 1)))
+	if (alignment < sizeof(void *) || (alignment & (alignment - 1))) {
+		shim_pinned_fell(NULL); /* nothing was allocated after all */
 		return EINVAL;
+	}
 	p = __libc_memalign(alignment, n);
-	if (!p)
+	if (!p) {
+		shim_pinned_fell(NULL);
 		return ENOMEM;
+	}
 	*out = noted(RET, "posix_memalign", n, p);
 	return 0;
 }
