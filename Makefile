@@ -33,7 +33,8 @@ WL_HDRS  := $(WL_DIR)/workload.h $(WL_DIR)/kernel.h
 
 # Workloads with a hand-merged reference (<name>-manual) and unsafe cases with a naive
 # merge (<name>-naive) whose output must differ.
-WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked background
+WORKLOADS := stream compute pipeline multistream framework memset async_stream doublebuffer chunked background \
+             staging
 UNSAFE    := unsafe_live_value unsafe_sync_wait unsafe_ptr_identity unsafe_lifetime unsafe_inplace \
              unsafe_memset_read unsafe_stream_refill unsafe_doublebuffer unsafe_chunked
 
@@ -52,7 +53,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/emu_selftest $(BUILD)/tests/dlopen_runtime $(BUILD)/tests/dlopen_loop $(BUILD)/tests/driver_api \
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
-             $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop \
+             $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop $(BUILD)/tests/loader_threads \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
@@ -125,8 +126,10 @@ $(BUILD)/workloads/%-naive: $(WL_DIR)/%.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(WL_FLAGS) -DECHO_NAIVE $< -o $@ $(WL_LINK)
 
-# framework's --driver loop allocates and copies through the driver API, as CuPy does.
+# framework's --driver loop allocates and copies through the driver API, as CuPy does, and
+# staging's framework stages through page-locked buffers of its own, as CuPy does.
 $(BUILD)/workloads/framework $(BUILD)/workloads/framework-manual: WL_LINK += -lcuda
+$(BUILD)/workloads/staging $(BUILD)/workloads/staging-manual: WL_LINK += -lcuda
 
 # The runtime linked into the executable, as `nvcc -cudart static` does.
 $(BUILD)/workloads/stream-static: $(WL_DIR)/stream.cu $(WL_HDRS) $(BUILD)/lib/libcudart_static.a
@@ -172,6 +175,11 @@ $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LI
 
 # Asynchronous copies from and to fresh pageable buffers, used at once: what pinned must keep.
 $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+
+# A loop beside loader threads that allocate through the loop's own helpers.
+$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 

@@ -12,7 +12,9 @@
 # pinned batches), dataloader (a DataLoader with two workers feeding an MLP, 96 steps),
 # streamcluster and backprop (C programs in the style of Rodinia's, bench/rodinia/: one
 # allocating its buffers in every call, one copy-bound), short (the nvcc-built stream at
-# 256 MiB for 2 iterations: set-up that its few iterations cannot repay). Needs root and
+# 256 MiB for 2 iterations: set-up that its few iterations cannot repay), staging (the
+# corpus's CuPy-style framework, nvcc-built: a fresh 64 MiB array staged through the
+# framework's page-locked buffer each iteration, testdata/workloads/staging.cu). Needs root and
 # build/bin/echoctl + build/lib/libechoshim.so from the dev machine. Each program's plan and
 # calibration record go to build-gpu/decisions/testdata/, ready for testdata/h200.
 # OPTIMIZE_LIMIT=SECONDS stops a program's `echoctl optimize` (SIGINT) past that long and goes
@@ -21,6 +23,11 @@
 # TRACED=1 adds to each round a run under `echoctl trace` (default probes), and says its
 # iteration beside the program's as written: the trace's iteration is what the plan's
 # prediction divides, so a tracer that slows the loop lowers the predicted speed-up.
+# Per program the log also lists the plan's pairs (a staged one with the framework's buffer it
+# goes through and the copy into it: CuPy's cp.asarray, issue 44) and what the last deployed
+# run said of its pairs (sites served, fallbacks and why); the table's gain% is the share of
+# the hand-pinned gain the deployed run reached: (as written - echoctl run) / (as written -
+# hand-pinned), per iteration.
 # Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +42,7 @@ E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out/$r" -cudart shared; done
+gpu_build testdata/workloads/staging.cu "$out/staging" -cudart shared -lcuda
 
 # cmd NAME [--manual]: the program's command line; iterations NAME: how many it runs.
 cmd() {
@@ -49,17 +57,18 @@ cmd() {
 	streamcluster) echo "$out/streamcluster 300 16384 ${2:+--pinned}" ;;
 	backprop) echo "$out/backprop 40 65536 ${2:+--pinned}" ;;
 	short) echo "$out/stream --size 256M --iters 2 --warmup 0" ;;
+	staging) echo "$out/staging --size 64M --iters 30 --warmup 2 ${2:-}" ;;
 	esac
 }
 iterations() {
 	case $1 in
 	resnet50-b1) echo 210 ;; resnet50-b32 | train) echo 60 ;; fcn | cupy) echo 30 ;; prefetch | backprop) echo 40 ;;
-	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;;
+	dataloader) echo 96 ;; streamcluster) echo 300 ;; short) echo 2 ;; staging) echo 32 ;;
 	esac
 }
-has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop) return 0 ;; esac; return 1; }
+has_manual() { case $1 in resnet50-b1 | resnet50-b32 | fcn | cupy | dataloader | streamcluster | backprop | staging) return 0 ;; esac; return 1; }
 
-table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× break-even 'mJ/iter' same)
+table=$(printf '%-13s %-9s %-8s %-38s %7s %8s %7s %7s %-7s %7s %6s %8s %-15s %4s' program loop strategy verdict bound estimate iter× run× whole manual× gain% break-even 'mJ/iter' same)
 for p in "${programs[@]}"; do
 	plan="$out/$p.plan"
 	echo "== optimize $p: $(cmd "$p")"
@@ -82,6 +91,24 @@ for p in "${programs[@]}"; do
 		continue
 	fi
 	grep -E 'pairs,|loop|round|variant|baseline|mapped|system|pinned|enabled|nothing|predicted|energy|break-even|saved|skipped' "$out/$p.optimize" | head -30 || true
+	if [ -s "$plan" ]; then
+		# The plan's pairs: status, host side, and a staged pair's staging (issue 44).
+		python3 - "$plan" <<'EOF'
+import json, sys
+for q in json.load(open(sys.argv[1]))["pairs"]:
+    h, st = q["host"], q.get("staging")
+    line = "   %-4s %-6s %-9s host %s %s+%#x" % (q["id"], q["direction"], q["status"], h["site"]["call"],
+                                              h["site"]["module"].rsplit("/", 1)[-1], h["site"]["offset"])
+    if st:
+        c = st.get("copy")
+        line += "; staged through %s+%#x (%s)" % (st["via"]["module"].rsplit("/", 1)[-1], st["via"]["offset"], st["via"]["call"])
+        line += ", by %s at %s+%#x, %d of %d copies, %.2f ms each" % (c["call"], c["module"].rsplit("/", 1)[-1], c["offset"],
+                                                                      st.get("copies", 0), st.get("linked", 0), st.get("ms", 0)) if c else ", staging not found"
+    if q["status"] == "refused":
+        line += ": " + q["reason"][:110]
+    print(line)
+EOF
+	fi
 	if [ ! -s "$plan" ]; then
 		table+=$'\n'$(printf '%-13s %s' "$p" "no plan: $(grep -E 'nothing|candidates' "$out/$p.optimize" | tail -n 1)")
 		continue
@@ -116,7 +143,7 @@ EOF
 		# shellcheck disable=SC2046
 		timed "$out/$p.base" $(cmd "$p")
 		# shellcheck disable=SC2046
-		timed "$out/$p.echo" "$E" run "$plan" -- $(cmd "$p")
+		timed "$out/$p.echo" "$E" -v run "$plan" -- $(cmd "$p")
 		if has_manual "$p"; then
 			# shellcheck disable=SC2046
 			timed "$out/$p.manual" $(cmd "$p" --manual)
@@ -135,20 +162,27 @@ EOF
 	# program, and what their ratio says is the machine's noise ("as-is").
 	whole=$(awk -v b="$bw" -v e="$ew" -v sb="$(spread <"$out/$p.base.wall")" -v se="$(spread <"$out/$p.echo.wall")" \
 		-v s="$strategy" 'BEGIN { m = sb > se ? sb : se; print (s == "none" ? "as-is" : e > b + m ? "SLOWER" : (e < b - m ? "faster" : "same")) }')
-	m=-
-	has_manual "$p" && m=$(awk -v b="$b" -v m="$(iter_ms "$out/$p.manual" | median)" 'BEGIN { printf "%.2f", b / m }')
+	m=- gain=-
+	if has_manual "$p"; then
+		hm=$(iter_ms "$out/$p.manual" | median)
+		m=$(awk -v b="$b" -v m="$hm" 'BEGIN { printf "%.2f", b / m }')
+		gain=$(awk -v b="$b" -v e="$e" -v m="$hm" 'BEGIN { if (b > m) printf "%.1f", 100 * (b - e) / (b - m); else print "-" }')
+	fi
 	files=("$out/$p.base" "$out/$p.echo")
 	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
 	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
+	# What the deployed run said of its pairs (sites served, every fallback and why), once each.
+	grep -h '^echoctl: ' "$out/$p.echo.err" 2>/dev/null | grep -v 'warning' | sort | uniq -c | sed 's/^/   /' | head -12 || true
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&
 		echo ", hand-pinned $(iter_ms "$out/$p.manual" | median) ms/iter ($(median <"$out/$p.manual.wall") s whole)")$([ -z "${TRACED:-}" ] ||
 		echo ", traced $(iter_ms "$out/$p.traced" | median) ms/iter ($(median <"$out/$p.traced.wall") s whole)")"
-	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
+	table+=$'\n'$(printf '%-13s %-9s %-8s %-38s %7s %8s %7.2f %7.2f %-7s %7s %6s %8s %-15s %4s' "$p" "$found/$(iterations "$p")" \
 		"$strategy" "$verdict" "$bound" "$estimate" "$(awk -v a="$b" -v b="$e" 'BEGIN { print a / b }')" \
-		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$breakeven" "$energy" "$same")
+		"$(awk -v a="$bw" -v b="$ew" 'BEGIN { print a / b }')" "$whole" "$m" "$gain" "$breakeven" "$energy" "$same")
 done
 echo
 echo "$table"
 echo "(iter× and run×: as written / echoctl run, medians of $rounds alternating runs; whole: echoctl run's complete run"
 echo " against as written beyond the larger of their spreads, twice the median distance from the median, \"as-is\" where nothing"
-echo " was enabled and echoctl run ran the program as written; manual×: as written / hand-pinned)"
+echo " was enabled and echoctl run ran the program as written; manual×: as written / hand-pinned; gain%: the share of"
+echo " hand-pinning's per-iteration gain echoctl run reached)"

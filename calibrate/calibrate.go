@@ -53,6 +53,9 @@ type Variant struct {
 	OutputDiff string `json:"output_diff,omitempty"`
 	Untouched  string `json:"untouched,omitempty"` // the shim ran the program untouched: why
 	Served     int    `json:"merged"`              // pairs served (copies elided, host side pinned), in the last run
+	// Fallbacks are the pairs some of whose allocations the last run made as written: why,
+	// and the copies that cost.
+	Fallbacks []runner.Fallback `json:"fallbacks,omitempty"`
 	// Unexplained: the variant saves more per iteration than the trace's copies can
 	// explain, so the difference is something else on the machine, not the merge.
 	Unexplained string `json:"unexplained,omitempty"`
@@ -224,6 +227,7 @@ func (v *Variant) run(ctx context.Context, argv []string, compact string, o Opti
 	}
 	v.lastReport = res.Report
 	v.Served = res.Report.Served
+	v.Fallbacks = res.Report.FallbackPairs()
 	if !res.Report.Active && v.Strategy != "" && v.Untouched == "" {
 		v.Untouched = res.Report.Reason
 	}

@@ -70,6 +70,26 @@ func TestFrameworkVariants(t *testing.T) {
 	}
 }
 
+// staging's framework stages the program's arrays through page-locked buffers of its own, or
+// copies from them directly where they are page-locked (--manual, and the -manual build);
+// staged both ways (--stage-out) or one, every variant computes the baseline's bytes, also
+// with the race windows widened.
+func TestStagingVariants(t *testing.T) {
+	args := []string{"--size", "1M", "--iters", "6", "--warmup", "1"}
+	want := testenv.RunWorkload(t, "staging", nil, args...).Checksum()
+	for _, variant := range [][]string{{"--stage-out"}, {"--manual"}, {"--manual", "--stage-out"}} {
+		for _, env := range [][]string{nil, delay} {
+			got := testenv.RunWorkload(t, "staging", env, append(args, variant...)...).Checksum()
+			if got != want {
+				t.Errorf("staging %v (env %v): checksum %s, baseline %s", variant, env, got, want)
+			}
+		}
+	}
+	if got := testenv.RunWorkload(t, "staging-manual", delay, args...).Checksum(); got != want {
+		t.Errorf("staging-manual: checksum %s, baseline %s", got, want)
+	}
+}
+
 func TestSystemStrategyNeedsPageableAccess(t *testing.T) {
 	args := append(workloadArgs["stream"], "--strategy", "system")
 	refused := testenv.Run(t, testenv.Built(t, "workloads/stream-manual"), nil, args...)

@@ -102,7 +102,7 @@ func (a *analysis) alloc(e *trace.Event) {
 		return
 	}
 	a.bufs.add(&buffer{pid: e.PID, start: e.Addr, size: e.Bytes, kind: KindOf(e.Type.String()), call: e.Type,
-		site: a.sites.of(e, e.Bytes, true)})
+		site: a.sites.of(e, e.Bytes, true), allocNS: e.ExitNS})
 }
 
 // KindOf is the kind of memory an allocating call hands out: pageable, pinned,

@@ -34,6 +34,9 @@ func TestAnalyzeRules(t *testing.T) {
 		pairs    []wantPair
 		rejected string // substring of some rejection's reason
 		note     string // substring of some note
+		// chained: every pair's host side is left to validate to name by its call chain
+		// (several threads allocate at its site), its merges kept
+		chained bool
 	}{
 		{name: "stream loop: one input and one output pair", program: func(s *synth) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
@@ -267,10 +270,10 @@ func TestAnalyzeRules(t *testing.T) {
 			for it := 0; it < 6; it++ {
 				for i := range 2 {
 					s.tid = uint32(pid + 1 + i)
-					s.memcpy(0x100, ds[i], hs[i], mib, trace.KindHostToDevice, 100_000)
+					s.memcpy(0x100+uint64(i)*8, ds[i], hs[i], mib, trace.KindHostToDevice, 100_000)
 				}
 			}
-		}, pairs: []wantPair{{"input", pinnedOnly, "several threads"}, {"input", pinnedOnly, "several threads"}}},
+		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"input", StatusCandidate, ""}}, chained: true},
 
 		{name: "a zero-byte copy in an attached trace", attached: true, program: func(s *synth) {
 			for i := 0; i < 6; i++ {
@@ -313,6 +316,10 @@ func TestAnalyzeRules(t *testing.T) {
 				}
 				if got.Status == StatusCandidate && (got.Reason != "" || len(got.Evidence) == 0) {
 					t.Errorf("candidate %s: reason %q, evidence %v; want no reason and the evidence it rests on", got.ID, got.Reason, got.Evidence)
+				}
+				if c.chained && (!got.Host.Unresolved || !got.Merges() || !anyContains(got.Evidence, "names the host buffer by its call chain")) {
+					t.Errorf("pair %s: host unresolved %v, strategies %v, evidence %v; want its host side left to validate "+
+						"to name by its call chain, the merges kept", got.ID, got.Host.Unresolved, got.Strategies, got.Evidence)
 				}
 			}
 			if c.rejected != "" && !anyContains(rejectionReasons(p), c.rejected) {

@@ -28,6 +28,7 @@ type buffer struct {
 	call        trace.EventType // the allocating call
 	site        Site
 	unresolved  bool   // not allocated in the trace: known only from copies
+	allocNS     uint64 // when its allocating call returned; 0 when unresolved
 	freedNS     uint64 // 0 while live
 	lastUseNS   uint64 // last copy or memset touching it
 	deviceWrite string // a write on the device side the host side would not see, if any
@@ -78,11 +79,15 @@ func (bs *buffers) find(pid uint32, addr uint64) *buffer {
 	return list[i]
 }
 
-// free retires the live buffer of pid that starts at addr, if any.
+// free retires the live buffer of pid that starts at addr, if any, for a free entered at ns.
+// A free entered before that buffer's allocation returned freed the one before it at addr:
+// calls are recorded as they return, so where threads allocate and free at once (a data
+// loader's), another thread's free of an address can come after the allocation that took
+// the address again, and must not retire it.
 func (bs *buffers) free(pid uint32, addr, ns uint64) *buffer {
 	list := bs.live[pid]
 	i := sort.Search(len(list), func(i int) bool { return list[i].start >= addr })
-	if i == len(list) || list[i].start != addr {
+	if i == len(list) || list[i].start != addr || list[i].allocNS > ns {
 		return nil
 	}
 	b := list[i]

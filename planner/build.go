@@ -43,7 +43,15 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 	}
 	for _, pa := range a.order {
 		pair := a.pairOf(pa, iterations, msPerIter)
-		judge(&pair, a.refusal(pa, iterations, sharing), a.pinRefusal(pa, iterations))
+		merge, pin := a.refusal(pa, iterations, sharing), a.pinRefusal(pa, iterations)
+		if merge != "" && pin != "" && a.stageRefusal(pa, iterations) == "" {
+			stage(&pair, merge) // a framework's own page-locked buffer, perhaps: staging.go
+		} else {
+			judge(&pair, merge, pin)
+		}
+		if pair.Merges() {
+			a.nameByChain(&pair, pa) // a site several threads allocate at: screen.go
+		}
 		if other := a.otherProgram(int(pa.host.pid), p.Context.Executable); other != "" {
 			pair.Refuse(StagePlan, other)
 		}
@@ -124,9 +132,10 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	return pair
 }
 
-// sumCopies totals the pair's copy time an iteration and its share of the loop's msPerIter.
+// sumCopies totals the pair's copy time an iteration (its staging copies' too) and its share
+// of the loop's msPerIter.
 func (pair *Pair) sumCopies(msPerIter float64) {
-	pair.CopyMSPerIteration, pair.Estimated = 0, false
+	pair.CopyMSPerIteration, pair.Estimated = pair.stagingMS(), false
 	for _, c := range pair.Copies {
 		pair.CopyMSPerIteration += c.PerIteration * c.MS
 		pair.Estimated = pair.Estimated || c.Estimated

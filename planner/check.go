@@ -230,6 +230,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 		ps.addf(where+".device", "a %d-byte block at offset %d does not fit its %d-byte allocation", p.Bytes, p.Device.Offset, p.Device.Site.Bytes)
 	}
 	p.checkStrategies(ps, where, counted)
+	p.checkStaging(ps, where+".staging")
 
 	if len(p.Copies) == 0 && counted { // a refused pair may have none: all its copies were partial
 		ps.addf(where, "no copies")
@@ -294,6 +295,27 @@ func (p *Pair) checkStrategies(ps *problems, where string, counted bool) {
 		ps.addf(where, "a merge strategy for a device block or a buffer allocated afresh each iteration: only pinned serves those")
 	case p.MergeRefused != "" && !slices.Equal(p.Strategies, []Strategy{StrategyPinned}):
 		ps.addf(where, "merge_refused, but strategies are %v, not pinned alone", p.Strategies)
+	}
+}
+
+// checkStaging: a staged pair names the framework's buffer; what a resolve run found of the
+// copy through it comes together (its site, its counts and time); pinned alone serves it.
+func (p *Pair) checkStaging(ps *problems, where string) {
+	s := p.Staging
+	if s == nil {
+		return
+	}
+	checkSite(ps, where+".via", s.Via, true)
+	if s.Copy != nil {
+		checkSite(ps, where+".copy", *s.Copy, true)
+	}
+	switch {
+	case !nonNegative(s.MS) || !nonNegative(s.PerIteration) || s.Copies < 0 || s.Linked < 0:
+		ps.addf(where, "ms %v, per_iteration %v, copies %d, linked %d: none negative", s.MS, s.PerIteration, s.Copies, s.Linked)
+	case s.Copy == nil && (s.MS != 0 || s.PerIteration != 0 || s.Copies != 0 || s.Linked != 0):
+		ps.addf(where, "counts and times of a staging copy it names no site of")
+	case p.Merges():
+		ps.addf(where, "a merge strategy for a staged pair: only pinned serves it")
 	}
 }
 

@@ -140,7 +140,8 @@ func pairLines(pairs []Pair, strategy Strategy) (string, error) {
 }
 
 // resolveLines are the pairs as a resolve run needs them: their linking-copy sites, in the
-// order ResolveSites gives, which the run's report follows.
+// order ResolveSites gives, which the run's report follows, and whether their host side is
+// to be found behind a framework's staging buffer (staging.go).
 func resolveLines(pairs []Pair) (string, error) {
 	var b strings.Builder
 	for _, pair := range pairs {
@@ -148,6 +149,9 @@ func resolveLines(pairs []Pair) (string, error) {
 			return "", fmt.Errorf("pair %s: no linking copy to resolve its buffers from", pair.ID)
 		}
 		fmt.Fprintf(&b, "pair %s %d %s\n", pair.ID, pair.Bytes, pair.Direction)
+		if pair.Pending() {
+			b.WriteString("staged\n") // its host side is behind the framework's buffer
+		}
 		for _, i := range ResolveSites(pair) {
 			c := pair.Copies[i]
 			s := c.Site

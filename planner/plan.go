@@ -19,8 +19,10 @@ import (
 // per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
 // each refused pair (refused_at); version 7 what the resolve run learnt of each copy and host
 // site (call_ms, timed, site_allocations) and the host's first-touch rates; version 8 the
-// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration).
-const Version = 9
+// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration); version 10
+// a staged pair's staging (the framework's page-locked buffer it goes through, and the copy
+// into or out of it the resolve run found).
+const Version = 10
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -166,6 +168,10 @@ type Pair struct {
 	Host      Buffer        `json:"host"`
 	Device    Buffer        `json:"device"`
 	Copies    []Copy        `json:"copies"`
+	// Staging: the pair's copies go through a framework's page-locked buffer, filled from
+	// (or emptied into) Host by a host-to-host copy (staging.go); nil for a pair whose
+	// copies name its host buffer.
+	Staging *Staging `json:"staging,omitempty"`
 
 	BytesPerIteration  uint64  `json:"bytes_per_iteration"`
 	CopyMSPerIteration float64 `json:"copy_ms_per_iteration"`

@@ -41,12 +41,6 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 	if r := lifetime(h, d); r != "" {
 		return r
 	}
-	for _, b := range []*buffer{h, d} {
-		if !b.unresolved && a.sites.shared(b.pid, b.site, b.call) {
-			return fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on how "+
-				"the threads interleave, so the site cannot name one buffer", b.site.Call, b.site.Name())
-		}
-	}
 	if len(sharing[d.id]) > 1 {
 		return fmt.Sprintf("the device buffer is linked to %d host buffers (%s): one memory cannot stand for them all",
 			len(sharing[d.id]), idsOf(sharing[d.id]))
@@ -56,6 +50,29 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 			len(sharing[-1-h.id]), idsOf(sharing[-1-h.id]))
 	}
 	return a.recurrence(p, iterations, func(c *copyAcc) int { return c.count }, true)
+}
+
+// nameByChain leaves to the resolve run each side of a pair a merge may serve whose site
+// several threads allocate at (a data loader's threads and the loop, through one helper):
+// which call at the site is which depends on how the threads interleave, so the trace's site
+// and ordinal name no buffer. The call chain above the allocation may, which only a run
+// reads: the side is unresolved until the resolve run names it by its chain, and the merge
+// is refused there if that chain allocates from several threads too (validate/resolve.go).
+func (a *analysis) nameByChain(pair *Pair, p *pairAcc) {
+	sides := []struct {
+		b    *buffer
+		side *Buffer
+		name string
+	}{{p.host, &pair.Host, "host"}, {p.device, &pair.Device, "device"}}
+	for _, s := range sides {
+		if s.b.unresolved || !a.sites.shared(s.b.pid, s.b.site, s.b.call) {
+			continue
+		}
+		s.side.Unresolved = true
+		pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s allocates from several threads, whose calls interleave "+
+			"as they run: validate names the %s buffer by its call chain, and refuses the merge if that chain allocates "+
+			"from several threads too", s.b.site.Call, s.b.site.Name(), s.name))
+	}
 }
 
 // recurrence is why a pair's copies, counted by count, do not pay once per iteration of the

@@ -106,8 +106,13 @@ func addPair(pairs []PairReport, p PairReport) []PairReport {
 		q.Copies += p.Copies
 		q.Elided += p.Elided
 		q.Pinned += p.Pinned
+		q.Fallbacks += p.Fallbacks
+		q.FallbackCopies += p.FallbackCopies
 		if p.Served && !q.Served {
 			q.Served, q.Note = true, p.Note
+		}
+		if q.Note == "" && p.Fallbacks > 0 { // why its allocations fell back, in that process
+			q.Note = p.Note
 		}
 		if p.Refused && !q.Refused {
 			q.Refused, q.Reason = true, p.Reason
@@ -115,6 +120,9 @@ func addPair(pairs []PairReport, p PairReport) []PairReport {
 		}
 		if len(q.Resolved) == 0 || !q.Resolved[0].Found && len(p.Resolved) > 0 && p.Resolved[0].Found {
 			q.Resolved = p.Resolved
+		}
+		if q.Staging == nil || q.Staging.Copies == 0 && p.Staging != nil {
+			q.Staging = p.Staging
 		}
 		return pairs
 	}

@@ -121,6 +121,26 @@ type Report struct {
 	SkippedFirst string `json:"skipped_first"`
 }
 
+// Fallback is a pair some of whose allocations the library made as written, why (the first
+// reason), and what that cost: the copies then made on them, from or to pageable memory.
+type Fallback struct {
+	Pair        string `json:"pair"`
+	Allocations int    `json:"allocations"`
+	Copies      int    `json:"copies"`
+	Reason      string `json:"reason"`
+}
+
+// FallbackPairs are the run's fallbacks, pair by pair.
+func (r Report) FallbackPairs() []Fallback {
+	var out []Fallback
+	for _, p := range r.Pairs {
+		if p.Fallbacks > 0 {
+			out = append(out, Fallback{Pair: p.ID, Allocations: p.Fallbacks, Copies: p.FallbackCopies, Reason: p.Note})
+		}
+	}
+	return out
+}
+
 // WaitsReport counts the waits elided copies kept (shim/repair.c): as an event recorded on
 // the copy's stream, or, where that could not be recorded, as a stream or device synchronize.
 type WaitsReport struct {
@@ -154,6 +174,20 @@ type ResolvedSide struct {
 	OtherSites      bool `json:"other_sites"` // buffers from another site were linked too
 	Threads         bool `json:"threads"`     // more than one thread allocated at the site
 	Unmatched       int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
+	// The first buffer's call chain (shim/chain.c), its ordinal among the calls of its site and
+	// size from that chain, how many such calls the run made, and whether several threads made
+	// them: a chain one thread calls names its buffers where several threads allocate at the site.
+	Chain        []Frame `json:"chain"`
+	ChainOrdinal int     `json:"chain_ordinal"`
+	ChainCalls   int     `json:"chain_calls"`
+	ChainThreads bool    `json:"chain_threads"`
+}
+
+// Frame is one return address of a call chain: the module (a build-id, or size:N:NAME) and
+// the offset in it.
+type Frame struct {
+	Module string `json:"module"`
+	Offset uint64 `json:"offset"`
 }
 
 // PairReport is what a validate run saw of one pair.
@@ -169,10 +203,15 @@ type PairReport struct {
 	AtCopy   int    `json:"at_copy"`   // the pair's linking copies seen by then
 	// Deploy: the pair was served (merged: a copy between its halves was elided; pinned: its
 	// host side came from the pool), how, and why it was not when it was not.
-	Served bool   `json:"merged"`
-	Elided int    `json:"elided"`
-	Pinned int    `json:"pinned"` // host allocations served from the pinned pool
-	Note   string `json:"note"`
+	Served bool `json:"merged"`
+	Elided int  `json:"elided"`
+	Pinned int  `json:"pinned"` // host allocations served from the pinned pool
+	// Fallbacks: allocations of the pair's the shim made as written (the pool's cap, CUDA
+	// not ready, a failed allocation; Note gives the first reason), and FallbackCopies the
+	// copies then made on them: what the fallbacks cost.
+	Fallbacks      int    `json:"fallbacks"`
+	FallbackCopies int    `json:"fallback_copies"`
+	Note           string `json:"note"`
 	// Resolve: the host side, then the device side.
 	Resolved []ResolvedSide `json:"resolved,omitempty"`
 	// Resolve: per linking-copy site of the plan's pair (in its order), how many of its copies
@@ -180,6 +219,22 @@ type PairReport struct {
 	CopyWaits []CopyWaits `json:"copy_waits,omitempty"`
 	// Validate: who took each side's slot (the host side, then the device side).
 	Identity []SideIdentity `json:"identity,omitempty"`
+	// Resolve, a staged pair: the host-to-host copies between the program's buffer and the
+	// framework's (shim/staging.c).
+	Staging *StagingReport `json:"staging,omitempty"`
+}
+
+// StagingReport is what a resolve run saw of a staged pair's staging: the host-to-host copies
+// it found (their site, as ResolvedSide names one, and their mean time), and the linking
+// copies none staged.
+type StagingReport struct {
+	Copies  int     `json:"copies"`
+	Missing int     `json:"missing"`
+	NS      float64 `json:"ns"`
+	Module  string  `json:"module"` // build-id, or size:N:NAME
+	Path    string  `json:"path"`
+	Offset  uint64  `json:"offset"`
+	Call    string  `json:"call"`
 }
 
 // CopyWaits counts a linking-copy site's copies by whether GPU work the host had not waited
@@ -196,13 +251,11 @@ type CopyWaits struct {
 // SideIdentity is the call chain of the allocation that took a side's slot in a validate
 // run, its ordinal among that chain's calls of its site and size, and how many the run made.
 type SideIdentity struct {
-	Known bool `json:"known"` // the slot was taken and the chain read
-	Chain []struct {
-		Module string `json:"module"`
-		Offset uint64 `json:"offset"`
-	} `json:"chain"`
-	Ordinal int `json:"ordinal"`
-	Count   int `json:"count"`
+	Known   bool    `json:"known"` // the slot was taken and the chain read
+	Chain   []Frame `json:"chain"`
+	Ordinal int     `json:"ordinal"`
+	Count   int     `json:"count"`
+	Threads bool    `json:"threads"` // more than one thread allocated from the chain
 }
 
 // ErrNoReport: the program ran (Result.ExitCode is its status) but the shim wrote no report,

@@ -47,6 +47,7 @@ static void *refuse(struct pair *p, const char *why)
 	pthread_mutex_lock(&shim_lock);
 	shim_give_up(p, why);
 	shim_count.fallbacks++;
+	p->fallbacks++;
 	pthread_mutex_unlock(&shim_lock);
 	shim_say("pair %s: %s; leaving the pair as written", p->id, why);
 	return NULL;

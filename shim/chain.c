@@ -6,12 +6,20 @@
  * it, and who called that) do not shift: a planned slot names them, and its ordinal counts
  * only the calls from the same chain.
  *
+ * The chain is also what names a buffer where several threads allocate at one site (a data
+ * loader's threads and the training loop through one helper): the calls of the site
+ * interleave as the threads run, but each chain's may not, and a class (site, size, chain)
+ * that one thread alone calls numbers its buffers the same in every run. Each class keeps
+ * whether more than one thread called it.
+ *
  * The chain is read by unwinding the stack with the unwind tables (.eh_frame), which every
  * x86-64 and arm64 object has, frame pointers or not; the unwinder is libgcc's, linked into
  * the shim statically (-static-libgcc) so no library is opened in an allocation hook. It runs
  * only for allocations of a planned size at a planned site.
  */
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <unwind.h>
 
 #include "shim.h"
@@ -75,10 +83,12 @@ bool shim_chain_equal(const struct site *a, int n, const struct frame *f)
 	return true;
 }
 
-/* Calls so far from each (site, size, chain). */
+/* Calls so far from each (site, size, chain), and the thread that made them, or several. */
 static struct {
 	struct site site;
 	int count;
+	pid_t tid;
+	bool several;
 } classes[MAX_CLASSES];
 static int nclasses;
 
@@ -86,9 +96,11 @@ static int nclasses;
  * the calls from it before this one; -1 when the table is full. Caller holds shim_lock. */
 int shim_chain_class(const struct site *s, int n, const struct frame *f, int *ordinal)
 {
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 	for (int i = 0; i < nclasses; i++)
 		if (shim_site_equal(&classes[i].site, s) && shim_chain_equal(&classes[i].site, n, f)) {
 			*ordinal = classes[i].count++;
+			classes[i].several |= classes[i].tid != tid;
 			return i;
 		}
 	if (nclasses == MAX_CLASSES)
@@ -97,8 +109,16 @@ int shim_chain_class(const struct site *s, int n, const struct frame *f, int *or
 	classes[nclasses].site.nchain = n;
 	memcpy(classes[nclasses].site.chain, f, n * sizeof *f);
 	classes[nclasses].count = 1;
+	classes[nclasses].tid = tid;
+	classes[nclasses].several = false;
 	*ordinal = 0;
 	return nclasses++;
+}
+
+/* Whether more than one thread called from a class. Caller holds shim_lock. */
+bool shim_chain_threads(int class_id)
+{
+	return class_id >= 0 && class_id < nclasses && classes[class_id].several;
 }
 
 /* Calls from a class so far. Caller holds shim_lock. */

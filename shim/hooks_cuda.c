@@ -243,6 +243,7 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 		return resolved_copy(ret, real_fn, on, dst, src, n, kind);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_copy(real_fn, on, dst, src, n, kind);
+	shim_pinned_copied(dst, src);
 	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n, on), 1))
 		return real_fn(dst, src, n, kind);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
@@ -262,6 +263,7 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 		return resolved_async_copy(ret, real_fn, dst, src, n, kind, stream, on);
 	if (__builtin_expect(shim_validating(), 0))
 		return watched_async_copy(real_fn, dst, src, n, kind, stream, on);
+	shim_pinned_copied(dst, src);
 	struct pair *p = shim_linking_copy(ret, dst, src, n, on);
 	if (__builtin_expect(!p, 1))
 		return shim_pinned_completes(real_fn(dst, src, n, kind, stream), dst, src, on);

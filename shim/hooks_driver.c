@@ -87,6 +87,7 @@ SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
 	shim_resolve_driver();
+	shim_pinned_copied((const void *)(uintptr_t)dst, src);
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL);
 	return resolve_after(&r, D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, NULL, true);
 }
@@ -95,6 +96,7 @@ SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
 	shim_resolve_driver();
+	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL);
 	return resolve_after(&r, D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, NULL, true);
 }
@@ -103,6 +105,7 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 {
 	shim_mark_copy(RET, "cuMemcpyHtoDAsync_v2", n);
 	shim_resolve_driver();
+	shim_pinned_copied((const void *)(uintptr_t)dst, src);
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream);
 	if (!D(cuMemcpyHtoDAsync_v2))
 		return MISSING;
@@ -113,6 +116,7 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 {
 	shim_mark_copy(RET, "cuMemcpyDtoHAsync_v2", n);
 	shim_resolve_driver();
+	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream);
 	if (!D(cuMemcpyDtoHAsync_v2))
 		return MISSING;

@@ -38,11 +38,13 @@ static void *planned(const void *ret, const char *call, size_t bytes)
 	return handled ? p : NULL;
 }
 
-/* An allocation made as written: resolve mode notes where it came from. */
+/* An allocation made as written: resolve mode notes where it came from, and the pinned
+ * strategy one its pool could not serve. */
 static void *noted(const void *ret, const char *call, size_t bytes, void *p)
 {
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_alloc(true, ret, call, bytes, p);
+	shim_pinned_fell(p);
 	return p;
 }
 
@@ -73,11 +75,15 @@ SHIM_API int posix_memalign(void **out, size_t alignment, size_t n)
 		*out = p;
 		return 0;
 	}
-	if (alignment < sizeof(void *) || (alignment & (alignment - 1)))
+	if (alignment < sizeof(void *) || (alignment & (alignment - 1))) {
+		shim_pinned_fell(NULL); /* nothing was allocated after all */
 		return EINVAL;
+	}
 	p = __libc_memalign(alignment, n);
-	if (!p)
+	if (!p) {
+		shim_pinned_fell(NULL);
 		return ENOMEM;
+	}
 	*out = noted(RET, "posix_memalign", n, p);
 	return 0;
 }
@@ -93,6 +99,7 @@ static bool released(void *p)
 {
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
+	shim_pinned_forget(p);
 	if (__builtin_expect(__atomic_load_n(&shim_pinned_buffers, __ATOMIC_RELAXED) != 0, 0) && shim_pinned_free(p))
 		return true;
 	return shim_release(true, p);
@@ -114,6 +121,7 @@ SHIM_API void *realloc(void *p, size_t n)
 	if (__builtin_expect(!pair && !pinned, 1)) {
 		if (__builtin_expect(shim_resolving(), 0))
 			shim_resolve_free(p);
+		shim_pinned_forget(p);
 		return __libc_realloc(p, n);
 	}
 	/* The program resizes the shim's buffer: give it ordinary memory with the contents. */

@@ -118,6 +118,8 @@ __attribute__((constructor)) static void init(void)
 		}
 		if (shim_plan.mode == MODE_VALIDATE)
 			shim_validate_init();
+		if (shim_plan.mode == MODE_RESOLVE)
+			shim_staging_init();
 	}
 	shim_report_init();
 	shim_leave();

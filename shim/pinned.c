@@ -11,6 +11,10 @@
  * initialised yet or says no, the allocation is made as written. The runtime pins where the
  * program has it loaded, the driver otherwise (a runtime linked statically).
  *
+ * An allocation made as written (a fallback) is kept by its pointer until it is freed, so that
+ * the report can say, per pair, how many allocations fell back, why, and how many copies
+ * then ran from or to pageable memory: what the fallbacks cost.
+ *
  * What the program may observe stays as it was: the memory is ordinary read-write memory,
  * page-aligned (any alignment it asked for up to a page), and every asynchronous copy whose
  * host side is a pool buffer is followed by a wait for its stream (hooks_cuda.c,
@@ -24,6 +28,7 @@
 #include "shim.h"
 
 #define MAX_PINNED 256
+#define MAX_FELL 64
 #define DEFAULT_CAP (2ull << 30)
 
 static struct pinbuf {
@@ -36,6 +41,18 @@ static atomic_int nbufs; /* bufs[0..nbufs) are published: ptr, bytes and pair ne
 int shim_pinned_buffers;  /* nbufs, for the free hook's first glance */
 static uint64_t reserved; /* bytes pinned or being pinned, under the cap */
 struct pinned_counters shim_pinned_count;
+
+/* The live allocations made as written at a pinned site, and the pair whose site it was;
+ * guarded by shim_lock. falling is the pair of this thread's allocation that fell back, until
+ * the host hook reports its pointer (shim_pinned_fell). */
+static struct fell {
+	const void *ptr;
+	size_t bytes;
+	struct pair *pair;
+} fell[MAX_FELL];
+static atomic_int nfell; /* for the hooks' first glance */
+static __thread struct pair *falling;
+static __thread size_t falling_bytes;
 
 static uint64_t cap(void)
 {
@@ -75,12 +92,72 @@ static void *take(const struct pair *p)
 	return NULL;
 }
 
-static void fall_back(struct pair *p, const char *why)
+static void fall_back(struct pair *p, size_t bytes, const char *why)
 {
 	pthread_mutex_lock(&shim_lock);
 	shim_pinned_count.fallbacks++;
+	p->fallbacks++;
 	if (!p->note[0])
 		snprintf(p->note, sizeof p->note, "%s", why);
+	pthread_mutex_unlock(&shim_lock);
+	falling = p;
+	falling_bytes = bytes;
+}
+
+void shim_pinned_fell(const void *ptr)
+{
+	struct pair *p = falling;
+	if (__builtin_expect(!p, 1))
+		return;
+	falling = NULL;
+	if (!ptr)
+		return;
+	pthread_mutex_lock(&shim_lock);
+	int n = atomic_load(&nfell);
+	if (n < MAX_FELL) {
+		fell[n] = (struct fell){ptr, falling_bytes, p};
+		atomic_store(&nfell, n + 1);
+	}
+	pthread_mutex_unlock(&shim_lock);
+}
+
+void shim_pinned_forget(const void *ptr)
+{
+	if (__builtin_expect(!atomic_load_explicit(&nfell, memory_order_relaxed) || !ptr, 1))
+		return;
+	pthread_mutex_lock(&shim_lock);
+	int n = atomic_load(&nfell);
+	for (int i = 0; i < n; i++)
+		if (fell[i].ptr == ptr) {
+			fell[i] = fell[n - 1];
+			atomic_store(&nfell, n - 1);
+			break;
+		}
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* The pair whose fallback allocation holds ptr, or NULL. Caller holds the lock. */
+static struct pair *fallen(const void *ptr)
+{
+	int n = atomic_load(&nfell);
+	for (int i = 0; i < n; i++) {
+		uintptr_t lo = (uintptr_t)fell[i].ptr, at = (uintptr_t)ptr;
+		if (at >= lo && at < lo + fell[i].bytes)
+			return fell[i].pair;
+	}
+	return NULL;
+}
+
+void shim_pinned_copied(const void *dst, const void *src)
+{
+	if (__builtin_expect(!atomic_load_explicit(&nfell, memory_order_relaxed), 1))
+		return;
+	pthread_mutex_lock(&shim_lock);
+	struct pair *p = fallen(dst);
+	if (!p)
+		p = fallen(src);
+	if (p)
+		p->fallback_copies++;
 	pthread_mutex_unlock(&shim_lock);
 }
 
@@ -116,7 +193,7 @@ void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 	if (!p || buf)
 		return buf;
 	if (!room) {
-		fall_back(p, "the pinned pools reached their cap (ECHO_PINNED_CAP): later buffers are pageable");
+		fall_back(p, bytes, "the pinned pools reached their cap (ECHO_PINNED_CAP): later buffers are pageable");
 		return NULL;
 	}
 	/* Pinning calls CUDA: outside the lock, like the merged allocations. */
@@ -127,7 +204,7 @@ void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes)
 	if (why) {
 		reserved -= bytes;
 		pthread_mutex_unlock(&shim_lock);
-		fall_back(p, why);
+		fall_back(p, bytes, why);
 		return NULL;
 	}
 	int i = atomic_load(&nbufs);

@@ -18,6 +18,8 @@
  *   device MODULE OFFSET CALL BYTES ORDINAL [MODULE:OFFSET...]
  *   chunk OFFSET BYTES     a piece of the pair its chunked copies move (merges, validate)
  *   copy MODULE OFFSET CALL BYTES h2d|d2h      a linking copy's site (merges, resolve mode)
+ *   staged                 the pair's copies name a framework's staging buffer, and its host
+ *                          side is the buffer behind it (resolve mode, staging.c)
  *   end
  *
  * A pair names both sides' sites for the merges, the host side's for pinned (which serves
@@ -281,6 +283,17 @@ static const char *parse_copy(struct reader *r, const struct key *k, const char 
 	return NULL;
 }
 
+/* A staged pair (resolve mode): its host side is behind the framework's buffer its copies
+ * name (staging.c). */
+static const char *parse_staged(struct reader *r, const struct key *k, const char *rest)
+{
+	(void)k;
+	if (!r->cur || r->cur->staged || *rest)
+		return "staged: once in a pair, with nothing after it";
+	r->cur->staged = true;
+	return NULL;
+}
+
 static const char *parse_end(struct reader *r, const struct key *k, const char *rest)
 {
 	(void)k, (void)rest;
@@ -312,6 +325,7 @@ static const struct key keys[] = {
 	{"device", parse_side, 0, 0, NULL, NULL, true},
 	{"chunk", parse_chunk, 0, 0, NULL, NULL, true},
 	{"copy", parse_copy, 0, 0, NULL, NULL, true},
+	{"staged", parse_staged, 0, 0, NULL, NULL, true},
 	{"end", parse_end, 0, 0, NULL, NULL, false},
 };
 #undef FIELD

@@ -65,6 +65,7 @@ static void fork_child(void)
 		__atomic_store_n(&p->deploy.elided, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->pinned, 0, __ATOMIC_RELAXED);
 		p->copies = 0;
+		p->fallbacks = p->fallback_copies = 0;
 	}
 }
 
@@ -150,15 +151,49 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
 	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"other_sites\":%s,"
-		   "\"threads\":%s,\"unmatched\":%lu}",
+		   "\"threads\":%s,\"unmatched\":%lu",
 		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations,
 		r->found ? shim_resolve_site_allocations(&r->site) : 0, r->other_sites ? "true" : "false",
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
+	/* its call chain, which names it where several threads allocate at its site */
+	const struct identity *id = &r->ident;
+	bool known = r->found && id->known;
+	fprintf(f, ",\"chain\":[");
+	for (int i = 0; known && i < id->nchain; i++) {
+		fprintf(f, "%s{\"module\":", i ? "," : "");
+		json_string(f, id->chain[i].module);
+		fprintf(f, ",\"offset\":%llu}", (unsigned long long)id->chain[i].offset);
+	}
+	pthread_mutex_lock(&shim_lock);
+	int calls = known ? shim_chain_count(id->class_id) : 0;
+	bool threads = known && shim_chain_threads(id->class_id);
+	pthread_mutex_unlock(&shim_lock);
+	fprintf(f, "],\"chain_ordinal\":%d,\"chain_calls\":%d,\"chain_threads\":%s}", known ? id->ordinal : 0, calls,
+		threads ? "true" : "false");
+}
+
+/* Resolve mode, a staged pair: the host-to-host copies that staged it (their site, how many,
+ * their mean time) and the linking copies none staged (a d2h copy never copied out counts). */
+static void write_staging(FILE *f, const struct pair *p)
+{
+	char path[512] = "";
+	unsigned long n = p->stage_copies;
+	if (n)
+		shim_site_path(&p->stage_site, path, sizeof path);
+	fprintf(f, ",\"staging\":{\"copies\":%lu,\"missing\":%lu,\"ns\":%llu,\"module\":", n,
+		p->stage_missing + (p->stage_from != NULL), (unsigned long long)(n ? p->stage_ns / n : 0));
+	json_string(f, n ? p->stage_site.module : "");
+	fprintf(f, ",\"path\":");
+	json_string(f, path);
+	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)(n ? p->stage_site.offset : 0));
+	json_string(f, n ? p->stage_site.call : "");
+	fputc('}', f);
 }
 
 /* Validate mode: the call chain of the allocation that took a side's slot, its ordinal among
- * that chain's calls, and how many calls the chain made in the run (more than one: the
- * chain does not tell them apart). */
+ * that chain's calls, how many calls the chain made in the run (more than one: the chain does
+ * not tell them apart), and whether several threads made them (then their order does not
+ * either). */
 static void write_identity(FILE *f, const struct identity *id, bool comma)
 {
 	fprintf(f, "%s{\"known\":%s,\"chain\":[", comma ? "," : "", id->known ? "true" : "false");
@@ -169,8 +204,10 @@ static void write_identity(FILE *f, const struct identity *id, bool comma)
 	}
 	pthread_mutex_lock(&shim_lock);
 	int count = id->known ? shim_chain_count(id->class_id) : 0;
+	bool threads = id->known && shim_chain_threads(id->class_id);
 	pthread_mutex_unlock(&shim_lock);
-	fprintf(f, "],\"ordinal\":%d,\"count\":%d}", id->known ? id->ordinal : 0, count);
+	fprintf(f, "],\"ordinal\":%d,\"count\":%d,\"threads\":%s}", id->known ? id->ordinal : 0, count,
+		threads ? "true" : "false");
 }
 
 /* Resolve mode: a linking-copy site's mean transfer, its first (cold) copy left out where it
@@ -215,8 +252,13 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 	json_string(f, at.module);
 	unsigned long elided = __atomic_load_n(&p->deploy.elided, __ATOMIC_RELAXED);
 	unsigned long pinned = __atomic_load_n(&p->pinned, __ATOMIC_RELAXED);
-	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"note\":",
-		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned);
+	pthread_mutex_lock(&shim_lock);
+	unsigned long fallbacks = p->fallbacks, fallback_copies = p->fallback_copies;
+	pthread_mutex_unlock(&shim_lock);
+	fprintf(f, ",\"at_offset\":%llu,\"merged\":%s,\"elided\":%lu,\"pinned\":%lu,\"fallbacks\":%lu,"
+		   "\"fallback_copies\":%lu,\"note\":",
+		(unsigned long long)at.offset, elided || pinned ? "true" : "false", elided, pinned, fallbacks,
+		fallback_copies);
 	json_string(f, unbound_note(p));
 	if (shim_plan.mode == MODE_VALIDATE) {
 		fprintf(f, ",\"identity\":[");
@@ -233,6 +275,8 @@ static void write_pair(FILE *f, const struct pair *p, bool comma)
 			fprintf(f, "%s{\"clean\":%lu,\"busy\":%lu,\"timed\":%lu,\"transfer_ns\":%llu}", c ? "," : "",
 				p->copy_clean[c], p->copy_busy[c], p->copy_timed[c], (unsigned long long)transfer_ns(p, c));
 		fputc(']', f);
+		if (p->staged)
+			write_staging(f, p);
 	}
 	fputc('}', f);
 }

@@ -89,6 +89,7 @@ static struct live {
 	const void *ptr;
 	bool host;
 	struct site site; /* with its ordinal */
+	struct identity ident; /* its call chain, and its ordinal among that chain's calls */
 	unsigned long serial;
 } live[MAX_LIVE];
 static int nlive;
@@ -118,6 +119,11 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 	shim_site_of(ret, call, bytes, &l->site);
 	l->site.ordinal = shim_next_ordinal(&l->site);
 	note_site(&l->site);
+	/* Its chain names it where several threads allocate at the site (chain.c). */
+	struct identity *id = &l->ident;
+	id->nchain = shim_chain_of(ret, id->chain);
+	id->class_id = shim_chain_class(&l->site, id->nchain, id->chain, &id->ordinal);
+	id->known = id->class_id >= 0 && id->nchain > 0;
 	l->serial = ++serials;
 	pthread_mutex_unlock(&shim_lock);
 	shim_leave();
@@ -146,6 +152,7 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 	if (!r->found) {
 		r->found = true;
 		r->site = l->site;
+		r->ident = l->ident;
 	} else if (!shim_site_equal(&r->site, &l->site)) {
 		r->other_sites = true;
 	}
@@ -153,6 +160,30 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 		r->allocations++;
 		r->last = l->serial;
 	}
+}
+
+/* A staging copy of the program's buffer user, found for staged pair p. Caller holds the lock. */
+static void staged_by(struct pair *p, const void *user, const void *ret, const char *call, uint64_t ns)
+{
+	link_side(&p->resolved[0], user, true);
+	if (!p->stage_copies++)
+		shim_site_of(ret, call, p->bytes, &p->stage_site);
+	p->stage_ns += ns;
+}
+
+bool shim_resolve_staged_out(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+			     uint64_t ns)
+{
+	bool linked = false;
+	for (int i = 0; i < shim_plan.npairs; i++) {
+		struct pair *p = &shim_plan.pairs[i];
+		if (p->staged && p->stage_from == src && p->bytes == n) {
+			staged_by(p, dst, ret, call, ns);
+			p->stage_from = NULL;
+			linked = true;
+		}
+	}
+	return linked;
 }
 
 /* Which of p's linking-copy sites s is, or -1. */
@@ -187,16 +218,33 @@ bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 	pthread_mutex_lock(&shim_lock);
 	shim_site_of(ret, call, n, linked);
 	bool busy = shim_busy();
+	struct shim_staged staging;
+	int took = -1; /* the staging copy into this copy's host buffer: not looked for, none, found */
 	for (int i = 0; i < shim_plan.npairs; i++) {
 		struct pair *p = &shim_plan.pairs[i];
 		int c = copy_index(p, linked);
 		if (c < 0)
 			continue;
 		bool h2d = p->copy_h2d[c];
-		if (n == p->bytes) { /* a chunk's pointers are inside the buffers: timed, not linked */
-			link_side(&p->resolved[0], h2d ? src : dst, true);
-			link_side(&p->resolved[1], h2d ? dst : src, false);
+		const void *host = h2d ? src : dst;
+		if (n == p->bytes && p->staged && h2d) {
+			/* the program's buffer is the one the framework's was last filled from: every
+			 * pair at this site takes that one copy */
+			if (took < 0)
+				took = shim_staging_take(host, &staging);
+			if (took)
+				staged_by(p, staging.src, staging.ret, staging.call, staging.ns);
+			else
+				p->stage_missing++;
+		} else if (n == p->bytes && p->staged) {
+			if (p->stage_from) /* the last one was never copied out */
+				p->stage_missing++;
+			p->stage_from = host;
+		} else if (n == p->bytes) { /* a chunk's pointers are inside the buffers: timed, not linked */
+			link_side(&p->resolved[0], host, true);
 		}
+		if (n == p->bytes)
+			link_side(&p->resolved[1], h2d ? dst : src, false);
 		p->copies++;
 		linking = true;
 		if (busy)

@@ -94,6 +94,7 @@ struct resolved {
 	unsigned long allocations; /* distinct allocations linked, over the run */
 	unsigned long last;        /* the serial of the last one */
 	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
+	struct identity ident;     /* the first buffer's call chain and class (chain.c) */
 };
 
 /* streams.c: an operation's place in stream time, and what is done before a point of it */
@@ -160,6 +161,15 @@ struct pair {
 	/* resolve mode: each site's copies timed alone, their time, and the first's (cold) */
 	unsigned long copy_timed[MAX_COPIES];
 	uint64_t copy_ns[MAX_COPIES], copy_first_ns[MAX_COPIES];
+	/* resolve mode, a staged pair (staging.c): its copies name a framework's page-locked
+	 * buffer, which a host-to-host copy fills from the program's (h2d) or empties into it
+	 * (d2h, after the linking copy into stage_from). The copies found, their time and the
+	 * first one's site; the linking copies none staged. */
+	bool staged;
+	const void *stage_from;
+	unsigned long stage_copies, stage_missing;
+	uint64_t stage_ns;
+	struct site stage_site;
 	/* the pieces its linking copies move: [0] the whole buffer, [1..nchunks] the chunks */
 	struct {
 		uint64_t offset, bytes;
@@ -173,6 +183,9 @@ struct pair {
 	struct sighting seen[2]; /* [0] host side, [1] device side */
 	unsigned long copies;   /* linking copies seen (validate, resolve mode) */
 	unsigned long pinned;   /* pinned strategy: host allocations served from its pool (atomic) */
+	/* pinned strategy: host allocations made as written (note says why: the first reason),
+	 * and the copies made on them while they lived (pinned.c); under shim_lock */
+	unsigned long fallbacks, fallback_copies;
 	struct pair_deploy deploy;
 	struct pair_validate validate;
 	struct resolved resolved[2]; /* resolve mode: [0] host side, [1] device side */
@@ -383,6 +396,7 @@ int shim_chain_of(const void *ret, struct frame *out); /* frames above ret's, at
 bool shim_chain_equal(const struct site *a, int n, const struct frame *f);
 int shim_chain_class(const struct site *s, int n, const struct frame *f, int *ordinal); /* -1: table full */
 int shim_chain_count(int class_id);
+bool shim_chain_threads(int class_id); /* more than one thread called from it */
 
 /* validate.c: the windows in which merging would change what the program reads */
 void shim_validate_init(void);
@@ -447,6 +461,19 @@ void shim_resolve_timed(const struct site *linked, uint64_t ns); /* a linking co
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
 
+/* staging.c: a framework's host-to-host staging copies, resolve mode */
+struct shim_staged {
+	const void *src, *ret; /* the buffer copied from, and the copy's return address */
+	const char *call;      /* memcpy, memmove */
+	uint64_t ns;
+};
+void shim_staging_init(void);
+bool shim_staging_take(const void *buf, struct shim_staged *out); /* the last copy into buf; caller holds shim_lock */
+/* resolve.c: a staging copy out of the buffer a staged pair's d2h copy filled links the pair
+ * (true); caller holds shim_lock */
+bool shim_resolve_staged_out(const void *ret, const char *call, const void *dst, const void *src, size_t n,
+			     uint64_t ns);
+
 /* busy.c: resolve mode's record of GPU work the host has not waited for */
 unsigned long shim_busy_now(void);                  /* the stamp a wait about to begin covers */
 void shim_busy_launch(cudaStream_t s);              /* a launch or memset on s */
@@ -463,6 +490,9 @@ bool shim_pinned_free(void *p);            /* p was the pool's: it is back in it
 extern int shim_pinned_buffers;            /* pool buffers so far (atomic): 0 spares the free hook a call */
 size_t shim_pinned_size(const void *p);    /* the size of the pool buffer at p, 0 if p is none */
 bool shim_pinned_holds(const void *p);     /* p points into a pool buffer */
+void shim_pinned_fell(const void *p);      /* the allocation that just fell back as written is at p */
+void shim_pinned_forget(const void *p);    /* p is freed */
+void shim_pinned_copied(const void *dst, const void *src); /* a copy: counted if on a fallback buffer */
 struct pinned_counters {
 	unsigned long buffers, reused, fallbacks, syncs;
 	uint64_t bytes;

@@ -106,6 +106,9 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
+		if pair.Pending() && !resolveStaging(pair, r, p.Loop.MS) {
+			continue
+		}
 		if pair.Host.Unresolved {
 			resolveSide(pair, &pair.Host, "host", r.Resolved[0])
 		}
@@ -201,6 +204,31 @@ func (cs copyCounts) of(pair *planner.Pair) int {
 	return n
 }
 
+// resolveStaging takes what the run saw of a staged pair's staging (planner/staging.go): the
+// host-to-host copy between the framework's page-locked buffer and the program's, whose
+// buffer the run resolved as the host side (resolveSide takes it from there). Without one,
+// the page-locked buffer is the program's own, already pinned, and the pair is refused.
+func resolveStaging(pair *planner.Pair, r runner.PairReport, msPerIteration float64) bool {
+	via := pair.Staging.Via
+	st := r.Staging
+	if st == nil || st.Copies == 0 {
+		refuse(pair, fmt.Sprintf("no host-to-host copy of its size filled or emptied its page-locked host buffer (%s at %s) "+
+			"around the %d linking copies the run saw: the program fills that buffer itself, so it is already pinned memory, "+
+			"and a merge is refused too (%s)", via.Call, via.Name(), r.Copies, pair.MergeRefused))
+		return false
+	}
+	copySite := site(runner.ResolvedSide{Module: st.Module, Path: st.Path, Offset: st.Offset, Call: st.Call, Bytes: pair.Bytes})
+	pair.StagedBy(copySite, st.Copies, r.Copies, st.NS/1e6, msPerIteration)
+	missing := ""
+	if st.Missing > 0 {
+		missing = fmt.Sprintf("; %d went without one (the framework copied those from or to page-locked memory directly)", st.Missing)
+	}
+	pair.Evidence = append(pair.Evidence, fmt.Sprintf("staged by %s at %s: %d of the %d linking copies the run saw went "+
+		"through the framework's buffer (%s at %s), %.3f ms each on the CPU%s; the pair is the program's buffer and the "+
+		"device's", copySite.Call, copySite.Name(), st.Copies, r.Copies, via.Call, via.Name(), st.NS/1e6, missing))
+	return true
+}
+
 // resolveSide fills in one side from what the run saw of it.
 func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.ResolvedSide) {
 	if !r.Found {
@@ -228,9 +256,18 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 			"one merged buffer cannot stand for them", side, where, r.Allocations))
 	case r.OtherSites:
 		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
+	case r.Threads && (r.ChainThreads || len(r.Chain) == 0 || r.ChainOrdinal >= r.ChainCalls):
+		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads, and so does its call chain: "+
+			"which call is which depends on how the threads interleave, so neither can name one buffer", b.Site.Call, where))
 	case r.Threads:
-		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads: which call is which depends on "+
-			"how the threads interleave, so the site cannot name one buffer", b.Site.Call, where))
+		// One thread calls this chain: it names the buffer whatever the other threads do
+		// at the site, and the validate run and the deployed one match the slot by it.
+		b.Identity = &planner.Identity{Ordinal: r.ChainOrdinal, Calls: r.ChainCalls}
+		for _, f := range r.Chain {
+			b.Identity.Chain = append(b.Identity.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
+		}
+		pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s allocates from several threads, but one thread alone "+
+			"calls it from the %s buffer's call chain, which names it", b.Site.Call, where, side))
 	}
 	if side == "host" && b.Kind != planner.KindPageable {
 		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+string(b.Kind)+" memory")

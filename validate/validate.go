@@ -83,6 +83,7 @@ func Apply(p *planner.Plan, report runner.Report) {
 			continue
 		}
 		watched := r.Seen && r.Copies > 0
+		threads := interleaved(r)
 		switch {
 		case r.Refused && pair.Allows(planner.StrategyPinned):
 			// What a merge would change, pinned does not: it keeps the copies.
@@ -90,6 +91,11 @@ func Apply(p *planner.Plan, report runner.Report) {
 				"a merge would change what the program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
 			pair.Refuse(planner.StageValidate, "validation: "+r.Reason+at(p, r))
+		case watched && threads != "" && pair.Allows(planner.StrategyPinned):
+			pair.ValidateForPinnedOnly("validation: "+threads, fmt.Sprintf("validated %s for pinned only: %s; pinned "+
+				"serves the host allocation site whichever call it is", stamp, threads))
+		case watched && threads != "":
+			pair.Refuse(planner.StageValidate, "validation: "+threads)
 		case watched:
 			pair.Validate(fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
 				"in a window where merging would change what is read or written%s", stamp, r.Copies, identify(pair, r)))
@@ -98,6 +104,19 @@ func Apply(p *planner.Plan, report runner.Report) {
 		}
 	}
 	p.Recount()
+}
+
+// interleaved says why a merge cannot name the pair's buffers where the run saw a side's call
+// chain allocate from several threads: which of its calls is which then depends on how the
+// threads interleave, so neither the site nor the chain names one buffer; "" otherwise.
+func interleaved(r runner.PairReport) string {
+	for i, id := range r.Identity {
+		if id.Known && id.Threads {
+			return fmt.Sprintf("its %s buffer's call chain allocates from several threads, whose calls interleave as they "+
+				"run: no site, chain or ordinal names one buffer", []string{"host", "device"}[min(i, 1)])
+		}
+	}
+	return ""
 }
 
 // identify records who took each side's slot in the run (planner.Identity), by their call

@@ -153,11 +153,13 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 	// Pairs whose planned buffers were allocated but never joined by the plan's copy were
 	// left as written: always said, beside the count of pairs merged.
 	ids := unlinked(run.Report, strategy)
-	if o.verbose > 0 || len(ids) > 0 || !run.Report.Active && !run.Signaled {
+	fell := run.Report.Fallbacks + run.Report.Pinned.Fallbacks
+	if o.verbose > 0 || len(ids) > 0 || fell > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
-			fmt.Fprintf(stderr, "echoctl: %d of %d pairs served (pinned): %d page-locked buffers (%s), %d reuses, "+
-				"%d asynchronous copies waited for, %d fallbacks\n", run.Report.Served, npairs, pin.Buffers,
-				units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
+			// Pinned serves host allocation sites, one a deployment line, whatever pairs share it.
+			fmt.Fprintf(stderr, "echoctl: %d of %d host allocation sites served, for %d pairs (pinned): %d page-locked "+
+				"buffers (%s), %d reuses, %d asynchronous copies waited for, %d fallbacks\n", run.Report.Served,
+				len(run.Report.Pairs), npairs, pin.Buffers, units.Bytes(pin.Bytes), pin.Reused, pin.Syncs, pin.Fallbacks)
 		} else {
 			more := ""
 			if len(ids) > 0 {
@@ -168,6 +170,7 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 			fmt.Fprintf(stderr, "echoctl: %d of %d pairs merged (%s), %d copies elided, %d fallbacks%s\n",
 				run.Report.Served, npairs, strategy, run.Report.CopiesElided, run.Report.Fallbacks, more)
 		}
+		printFallbacks(stderr, run.Report)
 		printProcesses(stderr, run.Processes)
 	}
 	return statusError(run.ExitCode)

@@ -7,6 +7,16 @@ import (
 	"github.com/echo-uma/echo/runner"
 )
 
+// printFallbacks names each pair some of whose allocations the library made as written,
+// why, and what that cost: the copies then made from or to pageable memory (pinned).
+func printFallbacks(w io.Writer, r runner.Report) {
+	for _, f := range r.FallbackPairs() {
+		fmt.Fprintf(w, "echoctl:   %s: %d %s made as written (%s), %d %s on them from or to pageable memory\n", f.Pair,
+			f.Allocations, plural(f.Allocations, "allocation", "allocations"), f.Reason, f.Copies,
+			plural(f.Copies, "copy", "copies"))
+	}
+}
+
 // printProcesses says, for a program of several processes (one that forks and uses CUDA in
 // the child), what the shim did in each: the totals above add them up.
 func printProcesses(w io.Writer, procs []runner.Report) {

@@ -1,0 +1,107 @@
+/*
+ * A copy→kernel→copy loop beside a data loader whose threads allocate too (a PyTorch
+ * DataLoader whose workers make tensors): LOADERS threads allocate and free host and device
+ * buffers of the loop's size, through the very helpers the loop allocates its buffers with,
+ * until the loop is done. At each helper's allocation site the threads' calls interleave as
+ * they run, so a site and an ordinal there name no buffer; the call chain does: the loop's
+ * buffers come through the helpers called from loop(), the loader's from loader(). The
+ * loaders copy nothing, so every pair is the loop's.
+ * Usage: loader_threads [ITERATIONS] [BYTES]
+ */
+#define _DEFAULT_SOURCE /* usleep */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_emulator.h"
+#include "check.h"
+
+#define LOADERS 2
+
+static atomic_bool done;
+
+static void triple(dim3 grid, dim3 block, void **args)
+{
+	(void)grid;
+	(void)block;
+	const uint32_t *in = *(const uint32_t **)args[0];
+	uint32_t *out = *(uint32_t **)args[1];
+	size_t n = *(size_t *)args[2];
+	for (size_t i = 0; i < n; i++)
+		out[i] = in[i] * 3 + 1;
+}
+
+/* The helpers every thread allocates through: one site each. */
+static __attribute__((noinline)) void *host_buffer(size_t bytes)
+{
+	void *p = malloc(bytes);
+	if (!p)
+		exit(1);
+	return p;
+}
+
+static __attribute__((noinline)) void *device_buffer(size_t bytes)
+{
+	void *p;
+	CHECK(cudaMalloc(&p, bytes));
+	return p;
+}
+
+static void *loader(void *arg)
+{
+	size_t bytes = *(size_t *)arg;
+	while (!atomic_load(&done)) {
+		void *h = host_buffer(bytes), *d = device_buffer(bytes);
+		memset(h, 0x5a, bytes);
+		CHECK(cudaFree(d));
+		free(h);
+		usleep(100);
+	}
+	return NULL;
+}
+
+static __attribute__((noinline)) int loop(int iters, size_t bytes)
+{
+	size_t n = bytes / sizeof(uint32_t);
+	uint32_t *h_in = host_buffer(bytes), *d_in = device_buffer(bytes);
+	uint32_t *h_out = host_buffer(bytes), *d_out = device_buffer(bytes);
+	uint64_t sum = 1469598103934665603ull;
+	for (int it = 0; it < iters; it++) {
+		for (size_t i = 0; i < n; i++)
+			h_in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+		void *args[] = {&d_in, &d_out, &n};
+		CHECK(cudaLaunchKernel((const void *)triple, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, 0));
+		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+		for (size_t i = 0; i < n; i += 89)
+			sum = (sum ^ h_out[i]) * 1099511628211ull;
+	}
+	printf("checksum=%016llx\n", (unsigned long long)sum);
+	CHECK(cudaFree(d_in));
+	CHECK(cudaFree(d_out));
+	free(h_in);
+	free(h_out);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int iters = argc > 1 ? atoi(argv[1]) : 8;
+	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
+	CHECK(emuRegisterKernel((const void *)triple, "triple", 3, sizes));
+	pthread_t threads[LOADERS];
+	for (int t = 0; t < LOADERS; t++)
+		pthread_create(&threads[t], NULL, loader, &bytes);
+	usleep(2000); /* the loaders are at it before the loop allocates */
+	int rc = loop(iters, bytes);
+	atomic_store(&done, true);
+	for (int t = 0; t < LOADERS; t++)
+		pthread_join(threads[t], NULL);
+	return rc;
+}
