@@ -9,12 +9,13 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// renderCalibration prints the variants side by side, each with the plan's prediction (the
-// one Forecast), the speed-up its rounds measured paired with the baseline's, its verdict
-// and how sure it is, the reason where it was refused; then how many rounds ran and why no
-// more, and what the plan now says.
+// renderCalibration prints the plan's prediction (its one Forecast), then the variants side
+// by side, each with that prediction's estimate, the speed-up its rounds measured paired with
+// the baseline's, its verdict and how sure it is, the reason where it was refused; then how
+// many rounds ran and why no more, and what the plan now says.
 func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
 	f := p.Forecast()
+	fmt.Fprintln(w, forecastLine(f))
 	t := columns{headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
 		right: []int{1, 2, 3, 4, 5}}
 	row := func(name, predicted, measured string, v calibrate.Variant, verdict string) {

@@ -33,13 +33,15 @@ func TestRenderCalibration(t *testing.T) {
 	}
 	res.Device.EnergySource = "nvml"
 	p := &planner.Plan{Context: planner.Context{Strategy: "managed", GPU: "NVIDIA H200"}, Loop: planner.Loop{Iterations: 10, MS: 12},
+		FCopy: 0.5, PredictedSpeedup: 2,
 		Pairs:     []planner.Pair{{ID: "p1", Status: planner.StatusEnabled}},
 		Estimates: []planner.Estimate{{Strategy: "mapped", Speedup: 1.5}, {Strategy: "pinned", Speedup: 1.2}}}
 	var buf bytes.Buffer
 	if err := renderCalibration(&buf, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
-	want := "variant   ms/iter  spread  predicted  measured  run ms  verdict\n" +
+	want := "predicted 1.50× (mapped), Amdahl bound 2.00× (f_copy 50.0%) from the trace, assuming a discrete GPU (NVIDIA H200)\n" +
+		"variant   ms/iter  spread  predicted  measured  run ms  verdict\n" +
 		"baseline   12.500   0.250                1.00×   140.0  as written\n" +
 		"managed    10.000   1.125          –     1.26×   120.0  enabled: complete run faster: 120.0 ms against 140.0 ms\n" +
 		"mapped    125.000   3.000      1.50×     0.10×  1300.0  output differs: the program printed x\n" +

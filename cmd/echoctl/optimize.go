@@ -146,7 +146,7 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace 
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
 		return nil
 	}
-	fmt.Fprintf(out, "\n%s\n", forecastLine(p.Forecast()))
+	fmt.Fprintln(out)
 	if err := renderCalibration(out, cal, p, planPath); err != nil {
 		return err
 	}
