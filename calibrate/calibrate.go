@@ -26,6 +26,7 @@ type Options struct {
 	Rounds int // runs of every variant at least (DefaultRounds)
 	// Budget is how long calibration may go on adding rounds beyond Rounds while a strategy
 	// that could still win is undecided (DefaultBudget when 0; negative: no more rounds).
+	// Rounds up to DefaultRounds, the fewest that can show a gain, run whatever the budget.
 	Budget     time.Duration
 	Ignore     *regexp.Regexp     // output lines that differ between runs by nature (timings)
 	Strategies []planner.Strategy // to try; default mapped, system where the device allows, and pinned
@@ -203,6 +204,11 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		}
 		more.round(time.Since(began))
 		left := more.left()
+		if o.Budget >= 0 {
+			// Fewer rounds than DefaultRounds cannot show a strategy faster at all: they run
+			// whatever the budget, where one could still be (--budget 0 runs none beyond --rounds).
+			left = max(left, DefaultRounds-res.Rounds)
+		}
 		if !res.decide(left) { // with no round left, nothing undecided can still win
 			res.Stopped = res.stopped(o, left)
 			return res, nil
@@ -258,6 +264,8 @@ func (r *Result) stopped(o Options, left int) string {
 		return ""
 	case !undecided:
 		return "every strategy decided"
+	case o.Budget < 0:
+		return fmt.Sprintf("%s, and no budget for more rounds (--budget 0)", r.undecided())
 	case r.Chosen != "":
 		return fmt.Sprintf("%s: none could beat %s in the rounds the budget (%s) allows", r.undecided(), r.Chosen, o.Budget)
 	case left == 0:

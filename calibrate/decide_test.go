@@ -326,3 +326,19 @@ func TestDecideSetup(t *testing.T) {
 		})
 	}
 }
+
+// A long budget may run thousands of rounds: the test's chances stay numbers (a 2^n would
+// overflow past 1023 rounds), and its bounds tighten around the speed-up.
+func TestPairedTestManyRounds(t *testing.T) {
+	base, variant := make([]float64, 3000), make([]float64, 3000)
+	for i := range base {
+		base[i], variant[i] = 10+float64(i%7), (10+float64(i%7))/1.05*(1+0.01*float64(i%3-1))
+	}
+	p := pairedTest(base, variant, 1+MinGain)
+	if p.Outcome != OutcomeFaster || math.IsNaN(p.Confidence) || p.Low < 1.03 || p.High > 1.07 {
+		t.Errorf("%+v; want faster, bounds about 1.05×", p)
+	}
+	if !(Paired{Rounds: 3000, Faster: 1600}).couldWin(10) || (Paired{Rounds: 3000, Faster: 1000}).couldWin(10) {
+		t.Error("couldWin: a clear lead can win in 10 more rounds, a clear loss cannot")
+	}
+}

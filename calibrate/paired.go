@@ -119,16 +119,15 @@ func pairedTest(base, variant []float64, threshold float64) Paired {
 
 // signTail is the chance that a fair coin tossed n times comes up heads k times or more:
 // P(Binomial(n, ½) ≥ k).
-func signTail(n, k int) float64 {
-	if k <= 0 {
-		return 1
+func signTail(n, k int) float64 { return binomialTail(n, k, 0.5) }
+
+// signTails are signTail(n, k) for k from 0 to n+1, in one pass.
+func signTails(n int) []float64 {
+	t := make([]float64, n+2)
+	for k := n; k >= 0; k-- {
+		t[k] = t[k+1] + binomialTerm(n, k, 0.5)
 	}
-	p, c := 0.0, 1.0 // c is n choose i, from i = n down
-	for i := n; i >= k; i-- {
-		p += c
-		c = c * float64(i) / float64(n-i+1)
-	}
-	return p / math.Pow(2, float64(n))
+	return t
 }
 
 // boundRank is the rank k (from 1) of the sorted speed-ups that bounds their median from
@@ -136,11 +135,9 @@ func signTail(n, k int) float64 {
 // such that a median below the k-th smallest would need n−k+1 rounds or more above it, a
 // chance of alpha or less. 0 where no rank does (n < 7).
 func boundRank(n int) int {
+	tails := signTails(n)
 	k := 0
-	for j := 1; j <= n; j++ {
-		if signTail(n, n-j+1) > alpha {
-			break
-		}
+	for j := 1; j <= n && tails[n-j+1] <= alpha; j++ {
 		k = j
 	}
 	return k
@@ -149,8 +146,9 @@ func boundRank(n int) int {
 // winsNeeded is how many of n rounds a strategy must win to be Confidence sure it is faster;
 // n+1 where n rounds cannot show it.
 func winsNeeded(n int) int {
+	tails := signTails(n)
 	for k := 0; k <= n; k++ {
-		if signTail(n, k) <= alpha {
+		if tails[k] <= alpha {
 			return k
 		}
 	}
@@ -179,18 +177,18 @@ func (t Paired) couldWin(rounds int) bool {
 
 // binomialTail is P(Binomial(n, p) ≥ k).
 func binomialTail(n, k int, p float64) float64 {
-	if k <= 0 {
-		return 1
-	}
-	if k > n {
-		return 0
-	}
 	tail := 0.0
-	for i := k; i <= n; i++ {
-		lg := lgamma(n+1) - lgamma(i+1) - lgamma(n-i+1)
-		tail += math.Exp(lg + float64(i)*math.Log(p) + float64(n-i)*math.Log1p(-p))
+	for i := max(k, 0); i <= n; i++ {
+		tail += binomialTerm(n, i, p)
 	}
-	return tail
+	return min(tail, 1)
+}
+
+// binomialTerm is P(Binomial(n, p) = k), in logarithms so that no term overflows however
+// many rounds a long budget runs.
+func binomialTerm(n, k int, p float64) float64 {
+	lg := lgamma(n+1) - lgamma(k+1) - lgamma(n-k+1)
+	return math.Exp(lg + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }
 
 func lgamma(n int) float64 {

@@ -123,7 +123,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{Plan: p, Why: "validation refused every candidate: the program stays as written"}, nil
 	}
 
-	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.Rounds)
+	step(4, "calibrating %d validated pairs over %d rounds or more", len(validated), o.Rounds)
 	cal, err := Calibrate(ctx, p, validated, o.Argv, calibrate.Options{
 		Rounds: o.Rounds, Budget: o.Budget, Ignore: o.Ignore,
 		Progress: func(format string, args ...any) { step(4, format, args...) },

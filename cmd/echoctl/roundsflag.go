@@ -11,7 +11,7 @@ import (
 // calibration runs at least, and how long it may go on while a strategy is undecided.
 func addRoundsFlags(f *pflag.FlagSet, rounds *int, budget *time.Duration) {
 	f.IntVar(rounds, "rounds", *rounds, "calibration rounds at least (a run of every variant each; 7 are the fewest that can show a gain 99 % sure)")
-	f.DurationVar(budget, "budget", *budget, "how long calibration may add rounds beyond --rounds while a strategy that could win is undecided (0: none)")
+	f.DurationVar(budget, "budget", *budget, "how long calibration may add rounds beyond --rounds (and beyond 7, which run where a strategy could win) while one that could win is undecided (0: no rounds beyond --rounds)")
 }
 
 func checkRounds(rounds int, budget time.Duration) error {
