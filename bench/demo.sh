@@ -18,7 +18,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 echo "== echoctl optimize -- ${workload[*]}"
-"$echoctl" optimize --ignore '^iter_ms=' --rounds 3 -o "$dir/stream.plan" -- "${workload[@]}"
+"$echoctl" optimize --ignore '^iter_ms=' -o "$dir/stream.plan" -- "${workload[@]}"
 
 # Compare like with like: the hand-merged program with the strategy calibration chose (mapped
 # when it chose none, and then the plan runs the program as written), or for pinned the

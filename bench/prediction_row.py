@@ -1,6 +1,8 @@
 """Predicted against measured, from a plan and its calibration record: per strategy
 calibration measured (and whose output agreed), the plan's estimate, the measured speed-up
-(baseline median over the strategy's median), the range of the speed-up round by round, the
+(the median of the rounds' paired speed-ups, as calibration and the report give it; in a
+record from before they were paired, baseline median over the strategy's median), the range
+of the speed-up round by round, the
 Amdahl bound, the error, and the trace's and the calibrated baseline's iterations (ms). The
 plan may be gzipped (testdata/h200). bench/predict_emulator.sh and bench/predict_gpu.sh.
 Usage: prediction_row.py --header | prediction_row.py PLAN CALIBRATION LABEL"""
@@ -24,7 +26,7 @@ for v in rec["variants"]:
     s = v["strategy"]
     if s not in est or not v["median_ms"] or v.get("untouched") or v.get("output_diff"):
         continue
-    m = base / v["median_ms"]
+    m = (v.get("paired") or {}).get("speedup") or base / v["median_ms"]
     p = est[s]
     r = [b / x for b, x in zip(rec["baseline"]["round_ms"], v["round_ms"]) if x]
     rng = f"{min(r):.2f}-{max(r):.2f}x" if r else "-"

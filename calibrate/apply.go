@@ -12,7 +12,8 @@ import (
 // the program as written printed other things in other runs, so nothing could be compared)
 // or refused (the merged program printed something else; RefuseCalibrated keeps what a
 // calibration again needs), with the numbers as evidence;
-// the context records the device, the chosen strategy and the digest of the enabled pairs,
+// the context records the device (whether it reaches pageable memory too), the chosen
+// strategy and the digest of the enabled pairs,
 // so that a plan edited afterwards is not deployed as if calibration had measured it.
 func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	ids := map[string]bool{}
@@ -45,6 +46,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	}
 	p.Context.GPU, p.Context.ComputeCapability = r.Device.GPU, r.Device.CC
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime
+	p.Context.Pageable = r.Device.Pageable // which strategies the device runs, and so are predicted
 	p.Context.Strategy, p.Context.PairsDigest = "", ""
 	if refusal == "" && len(enabled) > 0 {
 		digest, err := planner.PairsDigest(enabled, r.Chosen)

@@ -1,10 +1,11 @@
 // Package calibrate decides a plan by measurement (paper §3.3.2): the program as written
 // (baseline, the shim only timing its loop) and merged with each applicable strategy run
 // in turn for several rounds, each run timed whole as well as per iteration; a strategy is
-// enabled only if its median iteration beats the baseline's by more than the baseline's own
-// spread, by no more than the copies the trace saw can explain, only if the complete run
-// pays for the strategy's set-up (setup.go), and only if the program printed and returned
-// exactly what the baseline did.
+// enabled only if its rounds, paired with the baseline's, show it faster by MinGain or more,
+// Confidence sure (paired.go), by no more than the copies the trace saw can explain, only if
+// the complete run pays for the strategy's set-up (setup.go), and only if the program
+// printed and returned exactly what the baseline did. While a strategy that could still win
+// is undecided, calibration runs more rounds, for as long as its budget allows.
 package calibrate
 
 import (
@@ -13,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
@@ -20,7 +23,11 @@ import (
 
 // Options tunes a calibration.
 type Options struct {
-	Rounds     int                // runs of every variant (DefaultRounds)
+	Rounds int // runs of every variant at least (DefaultRounds)
+	// Budget is how long calibration may go on adding rounds beyond Rounds while a strategy
+	// that could still win is undecided (DefaultBudget when 0; negative: no more rounds).
+	// Rounds up to DefaultRounds, the fewest that can show a gain, run whatever the budget.
+	Budget     time.Duration
 	Ignore     *regexp.Regexp     // output lines that differ between runs by nature (timings)
 	Strategies []planner.Strategy // to try; default mapped, system where the device allows, and pinned
 	Stderr     io.Writer          // where the program's stderr goes (its stdout is captured)
@@ -41,13 +48,19 @@ type Variant struct {
 	Iterations  int       `json:"iterations,omitempty"` // the loop's iterations in a run
 	// SetupMS is what the variant adds to the complete run beyond what its iterations save
 	// (page-locking, pool growth, first touch): what the shim timed of its own set-up in each
-	// run (ShimSetupMS) where the complete runs do not tell more than their noise, else what
-	// they show. BreakEven is the iterations that repay it.
+	// run (ShimSetupMS) where the complete runs do not show the run slower, else what they
+	// show.
 	SetupMS     float64   `json:"setup_ms,omitempty"`
 	ShimSetupMS []float64 `json:"shim_setup_ms,omitempty"`
-	BreakEven   int       `json:"break_even,omitempty"`
-	// Verdict says why the variant was enabled or not: "output differs: …", "not believed:
-	// …", "set-up not repaid: …", or what won.
+	// Paired is the sign test of the variant's iterations against the baseline's, round by
+	// round, and RunPaired the same of the complete runs (paired.go): what the verdict rests
+	// on and how sure it is. Absent where the verdict needed no timing (the output differed,
+	// nothing was served).
+	Paired    *Paired `json:"paired,omitempty"`
+	RunPaired *Paired `json:"run_paired,omitempty"`
+	// Verdict says why the variant was enabled or not: "output differs: …", "slower: …",
+	// "not faster: …", "undecided after N rounds: …", "not believed: …", "set-up not
+	// repaid: …", or what won.
 	Verdict    string `json:"verdict,omitempty"`
 	Enabled    bool   `json:"enabled,omitempty"`
 	OutputDiff string `json:"output_diff,omitempty"`
@@ -78,6 +91,10 @@ type Result struct {
 	// Varying are the output lines that differ between runs of the program as written in
 	// their numbers alone (a timing --ignore did not name): compared by their words only.
 	Varying []string `json:"varying,omitempty"`
+	// Rounds is how many rounds ran: the rounds asked for, and the more rounds run while a
+	// strategy that could win was undecided; Stopped says why no more ran.
+	Rounds  int    `json:"rounds"`
+	Stopped string `json:"stopped,omitempty"`
 	Device  runner.Report
 }
 
@@ -101,18 +118,23 @@ func explainableMS(pair planner.Pair) float64 {
 	return max(ms, pair.CopyMSPerIteration)
 }
 
-// DefaultRounds is how many runs of every variant calibration makes unless told (echoctl
-// calibrate and optimize --rounds).
-const DefaultRounds = 5
+// DefaultRounds is how many runs of every variant calibration makes at least unless told
+// (echoctl calibrate and optimize --rounds): seven, the fewest in which the sign test can be
+// 99 % sure (a variant faster in all seven: a chance of 1 in 128 for one that is not).
+const DefaultRounds = 7
 
-// roundsCap bounds the rounds a calibration adds when a gain looks too good to be true: up to
-// this many times the rounds asked for, then the gain is refused as noise.
-const roundsCap = 3
+// DefaultBudget is how long calibration goes on adding rounds while a strategy that could win
+// is undecided, unless told (--budget): half a minute, a few dozen rounds of a loop that runs
+// in a second, a few of one that runs in ten.
+const DefaultBudget = 30 * time.Second
 
 // Calibrate runs the comparison for the plan's pairs that are not refused.
 func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, o Options) (*Result, error) {
 	if o.Rounds < 1 {
 		o.Rounds = DefaultRounds
+	}
+	if o.Budget == 0 {
+		o.Budget = DefaultBudget
 	}
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
@@ -127,10 +149,11 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	}
 	strategies := o.Strategies
 	composed := map[planner.Strategy]string{}
-	rounds := o.Rounds
 	said := 0                           // the varying lines said so far
 	ref := &reference{ignore: o.Ignore} // the baseline's first output, which every run is told against
-	for r := 0; r < rounds; r++ {
+	var more budget                     // the rounds beyond o.Rounds
+	for r := 0; ; r++ {
+		began := time.Now()
 		if err := res.Baseline.run(ctx, argv, base, o, ref); err != nil {
 			return nil, fmt.Errorf("baseline run %d: %w", r+1, err)
 		}
@@ -159,7 +182,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 			}
 		}
 		res.compareOutputs(ref)
-		if r+1 == rounds && len(res.Baseline.outputs) == 1 && res.outputsDiffer() {
+		if r+1 == o.Rounds && len(res.Baseline.outputs) == 1 && res.outputsDiffer() {
 			// One run as written cannot tell a timing from a result: one more, for its output.
 			if err := res.Baseline.rerun(ctx, argv, base, o, ref); err != nil {
 				return nil, fmt.Errorf("baseline run %d: %w", r+2, err)
@@ -170,12 +193,89 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 			o.Progress("not comparing %s: it differs between runs of the program as written in its numbers alone "+
 				"(--ignore names such lines)", res.Varying[said])
 		}
-		o.Progress("round %d/%d: %s", r+1, rounds, res.roundLine(r))
-		if r+1 == rounds && res.decide() && rounds < roundsCap*o.Rounds {
-			rounds++ // a gain the copies cannot explain: measure on before believing or refusing it
+		res.Rounds = r + 1
+		if r+1 <= o.Rounds {
+			o.Progress("round %d/%d: %s", r+1, o.Rounds, res.roundLine(r))
+		} else {
+			o.Progress("round %d (more while %s): %s", r+1, res.undecided(), res.roundLine(r))
+		}
+		if r+1 < o.Rounds {
+			continue
+		}
+		if r+1 == o.Rounds {
+			more = budget{start: time.Now(), limit: o.Budget}
+		}
+		more.round(time.Since(began))
+		left := more.left()
+		if o.Budget >= 0 {
+			// Fewer rounds than DefaultRounds cannot show a strategy faster at all: they run
+			// whatever the budget, where one could still be (--budget 0 runs none beyond --rounds).
+			left = max(left, DefaultRounds-res.Rounds)
+		}
+		if !res.decide(left) { // with no round left, nothing undecided can still win
+			res.Stopped = res.stopped(o, left)
+			return res, nil
 		}
 	}
-	return res, nil
+}
+
+// budget tracks the time calibration may still spend on rounds beyond those asked for.
+type budget struct {
+	start   time.Time
+	limit   time.Duration
+	longest time.Duration // the longest round so far, what the next one may take
+}
+
+func (b *budget) round(took time.Duration) { b.longest = max(b.longest, took) }
+
+// left is how many more rounds fit in the budget, each as long as the longest so far.
+func (b *budget) left() int {
+	rest := b.limit - time.Since(b.start)
+	if rest <= 0 || b.longest <= 0 {
+		return 0
+	}
+	return int(rest / b.longest)
+}
+
+// undecided names the strategies the rounds have not decided: "pinned", "mapped and pinned".
+func (r *Result) undecided() string {
+	var names []string
+	for _, v := range r.Variants {
+		if v.Paired != nil && v.Paired.Outcome == OutcomeUndecided {
+			names = append(names, string(v.Strategy))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "a strategy undecided"
+	case 1:
+		return names[0] + " undecided"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " undecided"
+}
+
+// stopped says why calibration ran no more rounds, where it ran more than asked or could not
+// decide: every strategy decided, or those undecided cannot change the verdict in the rounds
+// the budget allows.
+func (r *Result) stopped(o Options, left int) string {
+	undecided := false
+	for _, v := range r.Variants {
+		undecided = undecided || v.Paired != nil && v.Paired.Outcome == OutcomeUndecided
+	}
+	switch {
+	case !undecided && r.Rounds == o.Rounds:
+		return ""
+	case !undecided:
+		return "every strategy decided"
+	case o.Budget < 0:
+		return fmt.Sprintf("%s, and no budget for more rounds (--budget 0)", r.undecided())
+	case r.Chosen != "":
+		return fmt.Sprintf("%s: none could beat %s in the rounds the budget (%s) allows", r.undecided(), r.Chosen, o.Budget)
+	case left == 0:
+		return fmt.Sprintf("the budget (%s) allows no more rounds with %s", o.Budget, r.undecided())
+	}
+	return fmt.Sprintf("%s: the %d more rounds the budget (%s) allows could not show it faster %s sure", r.undecided(),
+		left, o.Budget, percent(Confidence))
 }
 
 // Energy is a marked iteration's median energy as written and served with strategy (the

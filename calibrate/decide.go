@@ -14,12 +14,14 @@ import (
 // trace saw 0.45 ms of copies, and the deployed plan was slower than the program.
 const gainSlack = 2.0
 
-// decide picks the fastest strategy that computes what the baseline computes, beats it by
-// more than the baseline's own spread (and more than its own), saves no more than the
-// calibrated pairs' copies can explain, and whose complete run pays for its set-up (repays).
-// Every variant gets its verdict, the reason where it is refused. It reports whether a
-// strategy was passed over only for being unexplained, when more rounds could settle it.
-func (r *Result) decide() (unexplained bool) {
+// decide picks the fastest strategy that computes what the baseline computes, is faster than
+// it by MinGain or more in the paired rounds, Confidence sure (paired.go), saves no more than
+// the calibrated pairs' copies can explain even at the low bound of its speed-up, and whose
+// complete run pays for its set-up (repays). Every variant gets its verdict, the reason where
+// it is refused. left is how many more rounds the budget allows; decide reports whether
+// running them could change what is enabled: a variant is undecided, could yet be shown
+// faster in that many rounds, and could then beat the strategy chosen now.
+func (r *Result) decide(left int) (more bool) {
 	r.Baseline.summarize()
 	r.Chosen = ""
 	best := -1
@@ -28,8 +30,8 @@ func (r *Result) decide() (unexplained bool) {
 	for i := range r.Variants {
 		v := &r.Variants[i]
 		v.summarize()
-		v.Unexplained, v.Verdict, v.Enabled, v.SetupMS, v.BreakEven = "", "", false, 0, 0
-		margin := max(base.SpreadMS, v.SpreadMS)
+		v.Paired, v.RunPaired = nil, nil
+		v.Unexplained, v.Verdict, v.Enabled, v.SetupMS = "", "", false, 0
 		switch {
 		case base.OutputDiff != "":
 			v.Verdict = uncheckedVerdict + base.OutputDiff + ": no merge can be checked against it; give --ignore for the lines that vary"
@@ -43,28 +45,35 @@ func (r *Result) decide() (unexplained bool) {
 		case v.Served == 0:
 			v.Verdict = "nothing served: no pair was merged or pinned in its runs"
 			continue
-		case v.MedianMS > base.MedianMS+margin:
-			v.Verdict = fmt.Sprintf("slower: %.3f ms per iteration against %.3f as written, more than the spread (%.3f ms)",
-				v.MedianMS, base.MedianMS, margin)
+		}
+		t := pairedTest(base.RoundMS, v.RoundMS, 1+MinGain)
+		v.Paired = &t
+		switch t.Outcome {
+		case OutcomeSlower:
+			v.Verdict = "slower: " + t.Summary()
 			continue
-		case v.MedianMS >= base.MedianMS-margin:
-			v.Verdict = fmt.Sprintf("not faster: %.3f ms per iteration against %.3f as written, within the spread (%.3f ms)",
-				v.MedianMS, base.MedianMS, margin)
+		case OutcomeNotFaster:
+			v.Verdict = "not faster: " + t.Summary()
+			continue
+		case OutcomeUndecided:
+			v.Verdict = fmt.Sprintf("undecided after %d rounds: %s", t.Rounds, t.Summary())
 			continue
 		}
-		if saved, bound := base.MedianMS-v.MedianMS, gainSlack*r.CopyMS+margin; saved > bound {
-			v.Unexplained = fmt.Sprintf("saves %.3f ms per iteration, more than the %.3f ms of copies the trace accounts for can explain",
+		// Even the least saving the rounds allow (at the low bound) is more than the copies.
+		if saved, bound := base.MedianMS*(1-1/t.Low), gainSlack*r.CopyMS; saved > bound {
+			v.Unexplained = fmt.Sprintf("saves %.3f ms per iteration or more, more than the %.3f ms of copies the trace accounts for can explain",
 				saved, r.CopyMS)
 			v.Verdict = "not believed: it " + v.Unexplained
-			unexplained = true
 			continue
 		}
 		ok, why := v.repays(base)
-		v.Verdict = why
+		v.Verdict = t.Summary() + "; " + why
 		if ok {
 			repaid[i] = true
+		} else {
+			v.Verdict = why + " (per iteration " + t.Summary() + ")"
 		}
-		if ok && (best < 0 || v.MedianMS < r.Variants[best].MedianMS) {
+		if ok && (best < 0 || t.Speedup > r.Variants[best].Paired.Speedup) {
 			best = i
 		}
 	}
@@ -77,7 +86,15 @@ func (r *Result) decide() (unexplained bool) {
 			}
 		}
 	}
-	return unexplained && r.Chosen == ""
+	for _, v := range r.Variants {
+		if v.Paired == nil || v.Paired.Outcome != OutcomeUndecided || !v.Paired.couldWin(left) {
+			continue
+		}
+		if best < 0 || v.Paired.High == 0 || v.Paired.High > r.Variants[best].Paired.Speedup {
+			more = true
+		}
+	}
+	return more
 }
 
 // uncheckedVerdict opens the verdict of every variant when the program as written printed other
@@ -104,7 +121,9 @@ func (v Variant) Refusal() string {
 
 // summarize sets the median and the spread of the rounds. The spread is twice the median
 // distance of the rounds from their median: one round slowed by something else on the
-// machine widens the range of the rounds as much as its slowdown, but not this.
+// machine widens the range of the rounds as much as its slowdown, but not this. (The
+// verdict goes by the rounds paired, not by these: they are what the table and the report's
+// chart show of each column.)
 func (v *Variant) summarize() {
 	v.MedianMS = median(v.RoundMS)
 	dev := make([]float64, len(v.RoundMS))
@@ -124,6 +143,9 @@ func (v *Variant) summarize() {
 }
 
 func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
 	s := slices.Clone(v)
 	slices.Sort(s)
 	if len(s)%2 == 1 {

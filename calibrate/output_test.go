@@ -143,7 +143,7 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	measured := p.PairsIn(planner.StatusValidated)
 	refused := &Result{Baseline: Variant{RoundMS: []float64{1}},
 		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{0.5}, OutputDiff: `printed "total 8 ms" where the baseline printed "total 12 ms"`}}}
-	refused.decide()
+	refused.decide(0)
 	if err := Apply(p, measured, refused); err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +168,10 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	if n := len(p.PairsToMeasure(planner.StatusCandidate)); n != 0 {
 		t.Errorf("a rerun of candidates measures %d of them; they were validated", n)
 	}
-	won := &Result{Baseline: Variant{RoundMS: []float64{1, 1, 1}, RunMS: []float64{100, 100, 100}}, CopyMS: 1,
-		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{0.5, 0.5, 0.5}, RunMS: []float64{60, 60, 60}, Served: 2,
-			Iterations: 10}}}
-	won.decide()
+	seven := func(x float64) []float64 { return []float64{x, x, x, x, x, x, x} }
+	won := &Result{Baseline: Variant{RoundMS: seven(1), RunMS: seven(100)}, CopyMS: 1,
+		Variants: []Variant{{Strategy: "mapped", RoundMS: seven(0.5), RunMS: seven(60), Served: 2, Iterations: 10}}}
+	won.decide(0)
 	if won.Chosen != "mapped" {
 		t.Fatalf("the rerun chose %q: %+v", won.Chosen, won.Variants)
 	}
@@ -190,7 +190,7 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	p = validatedPlan()
 	unchecked := &Result{Baseline: Variant{RoundMS: []float64{1}, OutputDiff: `printed "b" where another run printed "a"`},
 		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{0.5}, Served: 2, OutputDiff: `printed "b"`}}}
-	unchecked.decide()
+	unchecked.decide(0)
 	if err := Apply(p, p.PairsIn(planner.StatusValidated), unchecked); err != nil {
 		t.Fatal(err)
 	}

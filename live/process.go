@@ -174,12 +174,12 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 	return res
 }
 
-// liveSpeedup is the figure attach shows: the same estimate optimize prints (the best
-// strategy's, planner.Predict), not the Amdahl bound, which showed 15–22× on loops that
+// liveSpeedup is the figure attach shows: the plan's forecast, as optimize, plan and the
+// report print it (Plan.Forecast), not the Amdahl bound, which showed 15–22× on loops that
 // gained 1.1×; 1 when nothing is predicted.
 func liveSpeedup(p *planner.Plan) float64 {
-	if best := planner.Best(p.Estimates); best != nil {
-		return best.Speedup
+	if h := p.Forecast().Headline; h != nil {
+		return h.Speedup
 	}
 	return 1
 }

@@ -58,8 +58,11 @@ func BenchmarkRunPlanner(b *testing.B) {
 	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+// attach shows the plan's forecast, as every other output does (planner.Plan.Forecast).
 func TestLiveSpeedupIsTheEstimate(t *testing.T) {
-	p := &planner.Plan{PredictedSpeedup: 15, Estimates: []planner.Estimate{{Strategy: "pinned", Speedup: 1.2}, {Strategy: "mapped", Speedup: 1.1}}}
+	p := &planner.Plan{PredictedSpeedup: 15, Loop: planner.Loop{Iterations: 10, MS: 1},
+		Pairs:     []planner.Pair{{ID: "p1", Status: planner.StatusCandidate}},
+		Estimates: []planner.Estimate{{Strategy: "pinned", Speedup: 1.2}, {Strategy: "mapped", Speedup: 1.1}}}
 	if got := liveSpeedup(p); got != 1.2 {
 		t.Errorf("live speed-up %v, want the best estimate 1.2, not the bound 15", got)
 	}

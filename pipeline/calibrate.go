@@ -27,15 +27,17 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	return res, nil
 }
 
-// savingsOf is what the calibrated plan saves, from the chosen strategy's measured median,
-// or nil when calibration enabled nothing.
+// savingsOf is what the calibrated plan saves, from the chosen strategy's paired speed-up and
+// the set-up each of its runs paid, or nil when calibration enabled nothing.
 func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *planner.Savings {
 	if cal.Chosen == "" {
 		return nil
 	}
 	for _, v := range cal.Variants {
 		if v.Strategy == cal.Chosen {
-			s := planner.NewSavings(p, cal.Chosen, cal.Baseline.MedianMS, v.MedianMS, found)
+			before := cal.Baseline.MedianMS
+			s := planner.NewSavings(p, cal.Chosen, before, before-v.GainMS(&cal.Baseline),
+				planner.RunCost{SetupMS: v.SetupMS, Iterations: v.Iterations}, found)
 			s.Energy = cal.Energy(cal.Chosen)
 			return s
 		}

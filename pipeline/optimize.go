@@ -21,7 +21,8 @@ import (
 // Optimize is one run of the whole binary path on a program.
 type Optimize struct {
 	Argv   []string       // the program and its arguments
-	Rounds int            // calibration's runs of each variant
+	Rounds int            // calibration's runs of each variant, at least
+	Budget time.Duration  // how long calibration may add rounds while undecided (calibrate.Options)
 	Ignore *regexp.Regexp // output lines left out of calibration's comparison
 	Trace  tracer.Config  // what the trace probes
 	// Record traces the program into the trace file with opts (the caller owns the file and
@@ -89,7 +90,9 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 		step(2, "WARNING: the trace lost %d events (the ring buffer was full): the plan may miss pairs, and says so", traced.Lost)
 	}
 	candidates := validate.Candidates(p)
-	step(2, "%d pairs, %d candidates, %s", len(p.Pairs), len(candidates), p.PredictionLine())
+	// No prediction yet: validation times the copies alone and calibration finds the device,
+	// and the one prediction optimize prints is made from what they found (Plan.Forecast).
+	step(2, "%d pairs, %d candidates", len(p.Pairs), len(candidates))
 	if len(candidates) == 0 {
 		return Outcome{Plan: p, Why: "no pair can be merged: the program stays as written"}, nil
 	}
@@ -120,9 +123,9 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{Plan: p, Why: "validation refused every candidate: the program stays as written"}, nil
 	}
 
-	step(4, "calibrating %d validated pairs over %d rounds", len(validated), o.Rounds)
+	step(4, "calibrating %d validated pairs over %d rounds or more", len(validated), o.Rounds)
 	cal, err := Calibrate(ctx, p, validated, o.Argv, calibrate.Options{
-		Rounds: o.Rounds, Ignore: o.Ignore,
+		Rounds: o.Rounds, Budget: o.Budget, Ignore: o.Ignore,
 		Progress: func(format string, args ...any) { step(4, format, args...) },
 	}, found)
 	if err != nil {

@@ -81,7 +81,7 @@ func (p *Plan) Recount() {
 	if p.Context.FirstTouch == nil && needsFirstTouch(p) {
 		p.Context.FirstTouch = new(hostFirstTouch()) // this host's, kept with the plan
 	}
-	p.Estimates = Predict(p, MachineFor(p.Context.GPU))
+	p.Estimates = Predict(p, MachineFor(p.Context))
 }
 
 // pairOf fills in a pair's buffers, copies and share of the loop.

@@ -87,7 +87,7 @@ func TestPredictionsOnTheH200(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".plan.gz")
 		p := readGzipPlan(t, path)
 		rec := readCalibration(t, strings.TrimSuffix(path, ".gz")+".calibration")
-		es := Predict(p, MachineFor(p.Context.GPU))
+		es := Predict(p, MachineFor(p.Context))
 		for _, v := range rec.Variants {
 			row := name + "/" + v.Strategy
 			e := EstimateFor(es, Strategy(v.Strategy))

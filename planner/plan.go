@@ -19,9 +19,11 @@ import (
 // per-strategy estimates and the enabled plan's savings; version 6 the stage that refused
 // each refused pair (refused_at); version 7 what the resolve run learnt of each copy and host
 // site (call_ms, timed, site_allocations) and the host's first-touch rates; version 8 the
-// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration); version 10
-// a staged pair's staging (the framework's page-locked buffer it goes through, and the copy
-// into or out of it the resolve run found).
+// resolve run's iteration without its timed copies (loop.rest_ms_per_iteration); version 9
+// the launcher; version 10 whether the device reaches pageable memory
+// (context.pageable_access), the savings' set-up per run, and a staged pair's staging (the
+// framework's page-locked buffer it goes through, and the copy into or out of it the resolve
+// run found).
 const Version = 10
 
 // oldestVersion is the oldest plan format Read still takes.
@@ -321,6 +323,9 @@ type Context struct {
 	Driver            int      `json:"driver,omitempty"`
 	Runtime           int      `json:"runtime,omitempty"`
 	Strategy          Strategy `json:"strategy,omitempty"` // managed, mapped, system, pinned
+	// Pageable: the device reaches pageable host memory (the system strategy's need), as
+	// calibration's runs reported it; false also where no device is known yet (GPU "").
+	Pageable bool `json:"pageable_access,omitempty"`
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`

@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -12,6 +10,12 @@ import (
 // copy leaves nothing behind; on a discrete GPU a kernel reading mapped memory pulls the same
 // bytes over the link, a page-locked copy still copies, and page-locking costs time once.
 type Machine struct {
+	// Name says what the model assumes the machine is, for a person: "unified memory (Echo
+	// UMA Emulator)", "a discrete GPU (no device known yet: calibration finds it)".
+	Name string
+	// Pageable: the device reaches pageable host memory (HMM, ATS), which the system strategy
+	// needs. Where it does not, or no device is known yet, system is not predicted.
+	Pageable bool
 	// Unified: host and device share one DRAM (Jetson, Grace Hopper's C2C is close to it, the
 	// emulator): a kernel reads merged memory at the speed it read device memory.
 	Unified bool
@@ -65,17 +69,33 @@ var UnifiedMemory = Machine{Unified: true, SetupMSPerBuffer: 0.1}
 // C2C link reads host memory at nearly device speed), and the emulator.
 var unifiedGPUs = []string{"Orin", "Xavier", "Thor", "Jetson", "Tegra", "GH200", "GB200", "Echo UMA Emulator"}
 
-// MachineFor is the cost model of the GPU named gpu (context.gpu): one that shares host
-// memory, or a discrete one, which is also what a plan not yet calibrated (no GPU) assumes.
-func MachineFor(gpu string) Machine {
-	for _, name := range unifiedGPUs {
-		if strings.Contains(gpu, name) {
-			m := UnifiedMemory
-			m.StageBytesPerMS = hostCopyRate()
-			return m
-		}
+// MachineFor is the cost model of the device a plan was calibrated on (context.gpu and
+// context.pageable_access): one that shares host memory, or a discrete one, which is also
+// what a plan not yet calibrated (no GPU) assumes, without pageable access.
+func MachineFor(c Context) Machine {
+	m := Discrete
+	if unified(c.GPU) {
+		m = UnifiedMemory
+		m.StageBytesPerMS = hostCopyRate()
 	}
-	return Discrete
+	m.Name, m.Pageable = machineName(c), c.Pageable
+	return m
+}
+
+// unified says whether the GPU named gpu shares the host's DRAM.
+func unified(gpu string) bool {
+	return slices.ContainsFunc(unifiedGPUs, func(name string) bool { return strings.Contains(gpu, name) })
+}
+
+// machineName says what MachineFor assumes the device of c is (Machine.Name).
+func machineName(c Context) string {
+	switch {
+	case unified(c.GPU):
+		return "unified memory (" + c.GPU + ")"
+	case c.GPU == "":
+		return "a discrete GPU (no device known yet: calibration finds it)"
+	}
+	return "a discrete GPU (" + c.GPU + ")"
 }
 
 // withFirstTouch is m with the first-touch rates of the plan's host (Context.FirstTouch), or
@@ -111,9 +131,11 @@ type Estimate struct {
 }
 
 // Predict estimates each strategy's iteration from the trace's copy times, their sync
-// structure and the strategy's costs on m; strategies that serve no pair of p are left out.
-// The Amdahl bound (p.PredictedSpeedup) stays what it is: the most removing the copies could
-// give.
+// structure and the strategy's costs on m; strategies that serve no pair of p are left out,
+// and so is system where m does not reach pageable memory (or no device is known): a
+// strategy the device cannot run gets no prediction. The Amdahl bound (p.PredictedSpeedup)
+// stays what it is: the most removing the copies could give. It is the one maker of
+// estimates (Recount keeps them in the plan); every output reads them through Forecast.
 func Predict(p *Plan, m Machine) []Estimate {
 	T := p.Loop.MS
 	if T <= 0 || p.Loop.Iterations <= 0 {
@@ -123,6 +145,9 @@ func Predict(p *Plan, m Machine) []Estimate {
 	m = withFirstTouch(m, p)
 	var out []Estimate
 	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
+		if s == StrategySystem && !m.Pageable {
+			continue
+		}
 		var saved, untimed, added, waited float64
 		n := 0
 		pools := map[Site][]Pair{} // pinned's pools: one per host site, whatever its ordinal
@@ -397,38 +422,4 @@ func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
 		}
 	}
 	return ms, ok
-}
-
-// Prediction is the estimate the plan stands by: the strategy calibration chose, once it
-// has, else the best; nil without estimates.
-func (p *Plan) Prediction() *Estimate {
-	if e := EstimateFor(p.Estimates, p.Context.Strategy); e != nil {
-		return e
-	}
-	return Best(p.Estimates)
-}
-
-// BeyondTheCopies is what an estimate above the Amdahl bound saves besides the copies: only
-// pinned's does, saving the first touch of the fresh host buffers its pool replaces.
-const BeyondTheCopies = "the pool also saves the first touch of fresh host buffers"
-
-// AboveBound says whether e promises more than the Amdahl bound, as both print.
-func (p *Plan) AboveBound(e *Estimate) bool {
-	return e != nil && math.Round(100*e.Speedup) > math.Round(100*p.PredictedSpeedup)
-}
-
-// PredictionLine says the plan's Prediction and, labelled as such, the Amdahl bound:
-// "predicted 3.80× (pinned), Amdahl bound 11.54×". An estimate above the bound says why,
-// rather than stand beside a "bound" it beats.
-func (p *Plan) PredictionLine() string {
-	bound := fmt.Sprintf("Amdahl bound %.2f×", p.PredictedSpeedup)
-	e := p.Prediction()
-	if e == nil {
-		return bound
-	}
-	line := fmt.Sprintf("predicted %.2f× (%s), %s", e.Speedup, e.Strategy, bound)
-	if p.AboveBound(e) {
-		line += " (the copies alone; " + BeyondTheCopies + ")"
-	}
-	return line
 }

@@ -21,7 +21,7 @@ func TestPredictStrategies(t *testing.T) {
 	mib := uint64(100e6) // 2 ms at the link's 50 MB/ms
 	clean := Copy{Site: Site{Bytes: mib}, PerIteration: 1, MS: 4}
 	waited := Copy{Site: Site{Bytes: mib}, PerIteration: 1, MS: 4, Waited: 1} // 3 ms of it a wait
-	m := Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 100e6, SetupMSPerBuffer: 50}
+	m := Machine{LinkBytesPerMS: 50e6, CopyBytesPerMS: 100e6, SetupMSPerBuffer: 50, Pageable: true}
 	for _, tc := range []struct {
 		name     string
 		cp       Copy
@@ -89,7 +89,7 @@ func TestPredictSkipsRefusedAndNoLoop(t *testing.T) {
 func TestMachineFor(t *testing.T) {
 	for gpu, unified := range map[string]bool{"Echo UMA Emulator": true, "Orin (nvgpu)": true,
 		"NVIDIA GH200 480GB": true, "NVIDIA H200": false, "": false} {
-		m := MachineFor(gpu)
+		m := MachineFor(Context{GPU: gpu})
 		if m.Unified != unified {
 			t.Errorf("MachineFor(%q).Unified = %v, want %v", gpu, m.Unified, unified)
 		}
@@ -166,7 +166,7 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Plan{Loop: Loop{Iterations: 100, MS: 10, RestMS: tc.rest}, Pairs: tc.pairs}
-			e := EstimateFor(Predict(p, Machine{Unified: true}), StrategySystem)
+			e := EstimateFor(Predict(p, Machine{Unified: true, Pageable: true}), StrategySystem)
 			if e == nil || !near(e.MS, tc.wantMS) {
 				t.Fatalf("estimate %+v, want %v ms", e, tc.wantMS)
 			}
@@ -174,29 +174,71 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 	}
 }
 
-func TestPredictionLineLabelsTheBound(t *testing.T) {
-	p := &Plan{PredictedSpeedup: 7.98, Context: Context{Strategy: StrategyMapped},
-		Estimates: []Estimate{{Strategy: StrategySystem, Speedup: 7.9}, {Strategy: StrategyMapped, Speedup: 6.5}}}
-	if got, want := p.PredictionLine(), "predicted 6.50× (mapped), Amdahl bound 7.98×"; got != want {
+func TestForecastLine(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	p.PredictedSpeedup, p.FCopy, p.Context.Strategy = 7.98, 0.8747, StrategyMapped
+	p.Estimates = []Estimate{{Strategy: StrategySystem, Speedup: 7.9}, {Strategy: StrategyMapped, Speedup: 6.5}}
+	if got, want := p.Forecast().Line(), "predicted 6.50× (mapped), Amdahl bound 7.98× (f_copy 87.5%)"; got != want {
 		t.Errorf("got %q, want %q (the chosen strategy's estimate)", got, want)
 	}
 	p.Context.Strategy = ""
-	if got := p.PredictionLine(); !strings.HasPrefix(got, "predicted 7.90× (system)") {
+	if got := p.Forecast().Line(); !strings.HasPrefix(got, "predicted 7.90× (system)") {
 		t.Errorf("uncalibrated: %q, want the best estimate", got)
 	}
-	if got := (&Plan{PredictedSpeedup: 1.5}).PredictionLine(); got != "Amdahl bound 1.50×" {
-		t.Errorf("no estimates: %q", got)
-	}
 	// Pinned's estimate above the bound (CuPy on the H200: 2.93× against 1.86×) says why.
-	above := &Plan{PredictedSpeedup: 1.86, Context: Context{Strategy: StrategyPinned},
-		Estimates: []Estimate{{Strategy: StrategyPinned, Speedup: 2.93}}}
-	if got, want := above.PredictionLine(), "predicted 2.93× (pinned), Amdahl bound 1.86× (the copies alone; "+
+	p.PredictedSpeedup, p.FCopy, p.Context.Strategy = 1.86, 0.4624, StrategyPinned
+	p.Estimates = []Estimate{{Strategy: StrategyPinned, Speedup: 2.93}}
+	if got, want := p.Forecast().Line(), "predicted 2.93× (pinned), Amdahl bound 1.86× (f_copy 46.2%) (the copies alone; "+
 		"the pool also saves the first touch of fresh host buffers)"; got != want {
 		t.Errorf("above the bound: %q, want %q", got, want)
 	}
-	above.Estimates[0].Speedup = 1.8649 // 1.86× as printed: not above
-	if got := above.PredictionLine(); strings.Contains(got, "alone") {
+	p.Estimates[0].Speedup = 1.8649 // 1.86× as printed: not above
+	if got := p.Forecast().Line(); strings.Contains(got, "alone") {
 		t.Errorf("at the bound as printed: %q", got)
+	}
+}
+
+// A plan with nothing left to serve predicts nothing, and says why, rather than a copy share
+// of 0 % that was never measured; a strategy the device cannot run is named, not predicted.
+func TestForecastNone(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	p.Context = Context{}
+	p.Recount()
+	f := p.Forecast()
+	if f.None != "" || f.Headline == nil || f.Speedup(StrategySystem) != 0 || len(f.Unpredicted) != 1 ||
+		!strings.Contains(f.Unpredicted[0], "system: no device known yet") {
+		t.Errorf("uncalibrated: %+v; want mapped and pinned predicted, system named as unknown", f)
+	}
+	p.Pairs[0].Refuse(StageCalibrate, "output differs")
+	p.Recount()
+	f = p.Forecast()
+	if f.None != "every pair was refused: nothing is left to serve" || f.Headline != nil || f.Bound != 0 || f.FCopy != 0 ||
+		f.Line() != "no prediction: every pair was refused: nothing is left to serve" {
+		t.Errorf("refused: %+v, %q", f, f.Line())
+	}
+}
+
+// system is predicted only where the device reaches pageable memory (calibration records
+// whether it does): the H200 does not, and an optimize there printed a system estimate.
+func TestPredictSystemNeedsPageableAccess(t *testing.T) {
+	p := predictPlan(Copy{Site: Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
+	for _, c := range []struct {
+		context Context
+		system  bool
+	}{
+		{Context{}, false},
+		{Context{GPU: "NVIDIA H200"}, false},
+		{Context{GPU: "NVIDIA H200", Pageable: true}, true},
+		{Context{GPU: "GH200 (emulated)", Pageable: true}, true},
+	} {
+		p.Context = c.context
+		p.Recount()
+		if got := EstimateFor(p.Estimates, StrategySystem) != nil; got != c.system {
+			t.Errorf("%+v: system predicted %v, want %v", c.context, got, c.system)
+		}
+		if EstimateFor(p.Estimates, StrategyMapped) == nil || EstimateFor(p.Estimates, StrategyPinned) == nil {
+			t.Errorf("%+v: %+v; want mapped and pinned predicted everywhere", c.context, p.Estimates)
+		}
 	}
 }
 
@@ -319,7 +361,7 @@ func TestPredictFirstTouchRates(t *testing.T) {
 // the link time beyond it is added. stream on the H200 measured it so (linkMS).
 func TestPredictLinkBothWays(t *testing.T) {
 	const bytes = 100e6 // 2 ms at the link's 50 MB/ms
-	m := Machine{LinkBytesPerMS: 50e6}
+	m := Machine{LinkBytesPerMS: 50e6, Pageable: true}
 	in := Copy{Site: Site{Bytes: bytes}, Direction: "h2d", PerIteration: 1, MS: 2.5}
 	out := Copy{Site: Site{Bytes: bytes, Offset: 1}, Direction: "d2h", PerIteration: 1, MS: 2.5}
 	plan := func(out Copy) *Plan {

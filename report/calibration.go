@@ -49,7 +49,8 @@ func (c Calibration) variants() []calibrate.Variant {
 }
 
 // predictionRow is one strategy calibration ran: the plan's estimate of its speed-up (0: the
-// plan has none) against what calibration measured (the program's median iteration over the
+// plan has none) against what calibration measured (the median of the rounds' speed-ups,
+// paired; in a record from before they were, the program's median iteration over the
 // strategy's), and how far the first is from the second.
 type predictionRow struct {
 	Strategy            planner.Strategy
@@ -64,8 +65,9 @@ func (r predictionRow) Miss() float64 {
 	return r.Predicted/r.Measured - 1
 }
 
-// predictions are the rows of every strategy the record measured, beside the plan's estimates.
-func predictions(p *planner.Plan, c Calibration) []predictionRow {
+// predictions are the rows of every strategy the record measured, beside the forecast's
+// estimates.
+func predictions(f planner.Forecast, c Calibration) []predictionRow {
 	if c.Record == nil || c.Record.Baseline.MedianMS <= 0 {
 		return nil
 	}
@@ -74,9 +76,10 @@ func predictions(p *planner.Plan, c Calibration) []predictionRow {
 		if v.MedianMS <= 0 {
 			continue
 		}
-		r := predictionRow{Strategy: v.Strategy, Measured: c.Record.Baseline.MedianMS / v.MedianMS}
-		if e := planner.EstimateFor(p.Estimates, v.Strategy); e != nil {
-			r.Predicted = e.Speedup
+		r := predictionRow{Strategy: v.Strategy, Measured: c.Record.Baseline.MedianMS / v.MedianMS,
+			Predicted: f.Speedup(v.Strategy)}
+		if v.Paired != nil && v.Paired.Speedup > 0 {
+			r.Measured = v.Paired.Speedup
 		}
 		rows = append(rows, r)
 	}

@@ -65,7 +65,7 @@ func (pg *Page) Render(w io.Writer) error {
 		v.Before, v.After = &b, &a
 	}
 	v.CalChart = calibrationChart(pg.Calibration)
-	v.Predictions = predictions(pg.Plan, pg.Calibration)
+	v.Predictions = predictions(pg.Forecast, pg.Calibration)
 	for _, vr := range pg.Calibration.variants() {
 		if why := vr.Refusal(); why != "" && vr.Strategy != "as written" {
 			v.CalProblems = append(v.CalProblems, string(vr.Strategy)+": "+why)

@@ -23,9 +23,11 @@ type Options struct {
 
 // Page is everything the report shows, ready for the template.
 type Page struct {
-	PlanPath    string
-	TracePath   string // "" when there is no trace
-	Plan        *planner.Plan
+	PlanPath  string
+	TracePath string // "" when there is no trace
+	Plan      *planner.Plan
+	// Forecast is the plan's prediction: every predicted figure the page shows is its.
+	Forecast    planner.Forecast
 	Generated   time.Time
 	Notes       []string // what the reader should know about the report itself
 	Timeline    *Timeline
@@ -45,8 +47,8 @@ func Build(o Options) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := &Page{PlanPath: o.PlanPath, Plan: p, Generated: time.Now().UTC(), Calibration: calibration(p, rec),
-		names: symbols.NewResolver()}
+	pg := &Page{PlanPath: o.PlanPath, Plan: p, Forecast: p.Forecast(), Generated: time.Now().UTC(),
+		Calibration: calibration(p, rec), names: symbols.NewResolver()}
 	pg.TracePath = o.TracePath
 	if pg.TracePath == "" {
 		pg.TracePath = FindTrace(o.PlanPath, p)
@@ -91,7 +93,12 @@ func drawIteration(tracePath string, p *planner.Plan, sc *scanned) (*Timeline, e
 	}
 	tl := timeline(p, calls, start, end-start)
 	tl.Index, tl.Of, tl.NoLaunches = index+1, len(sc.starts), sc.stats.NoLaunches
-	tl.What = "the plan's prediction: the copies of every pair a merge may serve removed (pinned where only pinned may serve)"
+	tl.What = "the plan's prediction"
+	if h := p.Forecast().Headline; h != nil && h.Strategy == planner.StrategyPinned {
+		tl.What += ": pinned, the copies kept, their host side pinned"
+	} else if h != nil {
+		tl.What += ": " + string(h.Strategy) + ", the copies of the pairs it merges removed"
+	}
 	if calibrated(p) {
 		tl.What = "as deployed: the copies of the enabled pairs removed"
 		if p.Context.Strategy == planner.StrategyPinned {

@@ -38,13 +38,18 @@ type Bar struct {
 
 // Timeline is one iteration of the loop, as traced and as the plan leaves it.
 type Timeline struct {
-	Index, Of        int // which iteration (from 1) of how many the trace holds
-	Before, After    []Bar
-	BeforeNS         uint64
-	AfterNS          uint64
-	Elided, Kept     int    // copies the plan removes, and of them those that keep a wait
-	Pinned           int    // copies the plan keeps with a pinned host side
-	What             string // what "after" shows: the deployed plan, or the prediction
+	Index, Of     int // which iteration (from 1) of how many the trace holds
+	Before, After []Bar
+	BeforeNS      uint64
+	AfterNS       uint64
+	Elided, Kept  int    // copies the plan removes, and of them those that keep a wait
+	Pinned        int    // copies the plan keeps with a pinned host side
+	What          string // what "after" shows: the deployed plan, or the prediction
+	// Predicted is the forecast's headline for "after" (Plan.Forecast): AfterNS is then
+	// BeforeNS over its speed-up, the plan's one estimate scaled to this iteration, not the
+	// picture's own length (which knows nothing of the link time a merged kernel's reads take
+	// or of a pool's first touches). nil where nothing is served: AfterNS is the picture's.
+	Predicted        *planner.Estimate
 	Missing          string // why there is no timeline, when there is none
 	SharedSiteCopies int    // copies left as they are because their site also serves pairs the plan keeps
 	// NoLaunches: the trace did not probe kernel launches (traced without --launches), so
@@ -71,27 +76,25 @@ type sitePairs struct {
 }
 
 // treatment says what the plan does to a pair's copies: once calibrated, what deploy does
-// (the enabled pairs, by the chosen strategy); before, what the plan's prediction assumes
-// (every pair not refused merged where a merge may serve it, else pinned).
+// (the enabled pairs, by the chosen strategy); before, what the plan's prediction assumes:
+// the pairs its headline strategy (Plan.Forecast) serves, merged or pinned as it serves them,
+// so that the picture is of the strategy whose estimate the page states.
 func treatment(p *planner.Plan, pair planner.Pair) string {
+	s := p.Context.Strategy
 	if calibrated(p) {
-		if pair.Status != planner.StatusEnabled || p.Context.Strategy == "" {
+		if pair.Status != planner.StatusEnabled {
 			return ""
 		}
-		if p.Context.Strategy == planner.StrategyPinned {
-			return treatPin
-		}
-		return treatElide
+	} else if h := p.Forecast().Headline; h != nil {
+		s = h.Strategy
 	}
 	switch {
-	case pair.Status == planner.StatusRefused:
+	case s == "" || pair.Status == planner.StatusRefused || !pair.Allows(s):
 		return ""
-	case pair.Merges():
-		return treatElide
-	case pair.Allows(planner.StrategyPinned):
+	case s == planner.StrategyPinned:
 		return treatPin
 	}
-	return ""
+	return treatElide
 }
 
 // calibrated reports whether calibration has decided the plan: it records the device it ran
@@ -186,8 +189,9 @@ func label(c call) string {
 // timeline draws the calls of one iteration, starting at start and lasting length, before
 // and after the plan. After: each copy the plan elides is gone, except, where the copy also
 // waited for earlier GPU work (the plan's estimated copies), the wait, which the shim keeps
-// (DESIGN.md S2); every later call moves earlier by the time removed. This is a projection
-// from the trace, not a measurement: calibration measures.
+// (DESIGN.md S2); every later call moves earlier by the time removed. This is a picture of
+// what goes, not a second estimate: the iteration's length after is the plan's one estimate
+// (Timeline.Predicted), and calibration measures.
 func timeline(p *planner.Plan, calls []call, start, length uint64) *Timeline {
 	sites := copySites(p)
 	tl := &Timeline{BeforeNS: length}
@@ -245,6 +249,10 @@ func timeline(p *planner.Plan, calls []call, start, length uint64) *Timeline {
 		tl.After = append(tl.After, after)
 	}
 	tl.AfterNS = shift(length)
+	if f := p.Forecast(); f.Headline != nil && tl.Elided+tl.Pinned > 0 {
+		tl.Predicted = f.Headline
+		tl.AfterNS = uint64(float64(length) / f.Headline.Speedup)
+	}
 	return tl
 }
 

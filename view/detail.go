@@ -46,7 +46,7 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 				p.Status, p.Reason}
 		}
 		lines = append(lines, grid([]column{
-			{"DIR", 6, false}, {"BYTES", 10, true}, {"SPEED-UP", 8, true},
+			{"DIR", 6, false}, {"BYTES", 10, true}, {"BOUND", 8, true},
 			{"STATUS", 10, false}, {"REASON", 0, false},
 		}, rows, w, "  ")...)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 type calibrateOptions struct {
 	*globalOptions
 	rounds      int
+	budget      time.Duration
 	ignore      ignoreFlag
 	strategies  []string
 	output      string
@@ -22,22 +24,24 @@ type calibrateOptions struct {
 }
 
 func newCalibrateCmd(g *globalOptions) *cobra.Command {
-	o := &calibrateOptions{globalOptions: g, rounds: calibrate.DefaultRounds}
+	o := &calibrateOptions{globalOptions: g, rounds: calibrate.DefaultRounds, budget: calibrate.DefaultBudget}
 	cmd := &cobra.Command{
 		Use:   "calibrate PLAN -- CMD [ARGS...]",
 		Short: "Measure whether merging pays, and enable the plan only where it does",
 		Long: `calibrate runs CMD as written (the preload library only timing its loop) and with the
 plan's pairs merged by each applicable strategy (mapped, and system where the device
-reaches pageable memory) and pinned, alternating, for --rounds rounds. A strategy is enabled only if its
-median iteration beats the baseline's by more than the baseline's own spread, and only if the
+reaches pageable memory) and pinned, alternating, for --rounds rounds, and for more rounds,
+up to --budget, while a strategy that could win is undecided. A strategy is enabled only if
+its rounds, each paired with the baseline's run beside it, show it 2 % faster or more, 99 %
+sure (a sign test: seven rounds all won are the fewest that can), and only if the
 program printed and returned exactly what it did as written (--ignore drops lines that carry
 timings from that comparison; a line that differs between runs as written in its numbers
 alone is compared by its words only, and said so); otherwise the pairs are refused with
 "output differs", keeping their strategies, so that calibrating again (with --ignore, say)
 measures them afresh. Each
 run is also timed whole: a strategy is enabled only where its complete run is faster, or its
-iterations repay its set-up (page-locking, pools); else "set-up not repaid", with the
-break-even in iterations. Every row of the table says its verdict. The
+iterations repay its set-up (page-locking, pools); else "set-up not repaid". Every row of
+the table says its verdict and how sure it is. The
 plan is updated in place (or written to -o) with the numbers, the device and the strategy.
 
 Pairs that were never validated are calibrated only with --unvalidated: the output
@@ -49,7 +53,7 @@ comparison then is the only check that merging keeps the program's results.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.rounds, "rounds", o.rounds, "runs of each variant")
+	addRoundsFlags(f, &o.rounds, &o.budget)
 	addIgnoreFlag(f, &o.ignore)
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
 	f.StringVarP(&o.output, "output", "o", "", `write the calibrated plan here instead of over PLAN ("-": standard output)`)
@@ -58,8 +62,8 @@ comparison then is the only check that merging keeps the program's results.`,
 }
 
 func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv []string) error {
-	if o.rounds < 1 {
-		return fmt.Errorf("--rounds %d: give 1 or more", o.rounds)
+	if err := checkRounds(o.rounds, o.budget); err != nil {
+		return err
 	}
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
@@ -95,7 +99,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	// What the enabled plan saves goes into the plan, for plan --json and the report; finding
 	// it is only this calibration's time here (optimize adds the trace's and validation's).
 	res, err := pipeline.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
-		Rounds: o.rounds, Ignore: o.ignore.re, Strategies: tried,
+		Rounds: o.rounds, Budget: budgetOption(o.budget), Ignore: o.ignore.re, Strategies: tried,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
 	}, planner.Finding{})
 	if err != nil {

@@ -9,29 +9,46 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// renderCalibration prints the variants side by side, each with its verdict and the reason
-// where it was refused, and what the plan now says.
+// renderCalibration prints the plan's prediction (its one Forecast), then the variants side
+// by side, each with that prediction's estimate, the speed-up its rounds measured paired with
+// the baseline's, its verdict and how sure it is, the reason where it was refused; then how
+// many rounds ran and why no more, and what the plan now says.
 func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
-	t := columns{headers: []string{"variant", "ms/iter", "spread", "speed-up", "run ms", "verdict"}, right: []int{1, 2, 3, 4}}
-	row := func(name string, v calibrate.Variant, verdict string) {
+	f := p.Forecast()
+	fmt.Fprintln(w, forecastLine(f))
+	t := columns{headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
+		right: []int{1, 2, 3, 4, 5}}
+	row := func(name, predicted, measured string, v calibrate.Variant, verdict string) {
 		t.rows = append(t.rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
-			fmt.Sprintf("%.2f×", r.Baseline.MedianMS/v.MedianMS), fmt.Sprintf("%.1f", v.RunMedianMS), verdict})
+			predicted, measured, fmt.Sprintf("%.1f", v.RunMedianMS), verdict})
 	}
 	base := "as written"
 	if r.Baseline.OutputDiff != "" {
 		base = "output differs between its own runs: the program " + r.Baseline.OutputDiff
 	}
-	row("baseline", r.Baseline, base)
+	row("baseline", "", "1.00×", r.Baseline, base)
 	for _, v := range r.Variants {
 		verdict := v.Refusal()
 		if v.Enabled {
 			verdict = "enabled: " + v.Verdict
 		}
-		row(string(v.Strategy), v, verdict)
+		predicted := "–"
+		if s := f.Speedup(v.Strategy); s > 0 {
+			predicted = formatSpeedup(s)
+		}
+		measured := "–"
+		switch {
+		case v.Paired != nil:
+			measured = formatSpeedup(v.Paired.Speedup)
+		case v.MedianMS > 0:
+			measured = formatSpeedup(r.Baseline.MedianMS / v.MedianMS)
+		}
+		row(string(v.Strategy), predicted, measured, v, verdict)
 	}
 	if _, err := io.WriteString(w, t.render()); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, roundsLine(r))
 	fmt.Fprintln(w, energyLine(r.Energy(r.Chosen), r.Device.EnergySource))
 	if len(r.Varying) > 0 {
 		fmt.Fprintf(w, "not compared, as they differ between runs as written in their numbers alone: %s (--ignore names such lines)\n",
@@ -57,4 +74,15 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 	}
 	_, err := fmt.Fprintf(w, "wrote %s\n", planPath)
 	return err
+}
+
+// roundsLine says how many paired rounds the verdicts rest on, how sure a verdict must be,
+// and why calibration ran no more.
+func roundsLine(r *calibrate.Result) string {
+	line := fmt.Sprintf("%d paired rounds; a strategy is faster where its rounds show it %.0f%% faster or more, %.0f%% sure "+
+		"(measured: the median of the rounds' speed-ups)", r.Rounds, 100*calibrate.MinGain, 100*calibrate.Confidence)
+	if r.Stopped != "" {
+		line += "; stopped: " + r.Stopped
+	}
+	return line
 }

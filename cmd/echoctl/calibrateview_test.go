@@ -9,15 +9,17 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// The calibration table: one row per variant, numbers right-aligned under their headers,
-// the verdict last, with its reason where the variant was refused (a calibration once printed
+// The calibration table: one row per variant, numbers right-aligned under their headers, the
+// plan's prediction (its Forecast) beside the speed-up the paired rounds measured, the
+// verdict last, with its reason where the variant was refused (a calibration once printed
 // mapped 2.83× and managed 2.88× with the same output, then enabled pinned, and only
-// `echoctl plan` said why), then what the plan now says.
+// `echoctl plan` said why), the rounds, then what the plan now says.
 func TestRenderCalibration(t *testing.T) {
 	res := &calibrate.Result{
 		Baseline: calibrate.Variant{MedianMS: 12.5, SpreadMS: 0.25, RunMedianMS: 140, EnergyMedianMJ: 250},
 		Variants: []calibrate.Variant{
 			{Strategy: "managed", MedianMS: 10, SpreadMS: 1.125, RunMedianMS: 120, Enabled: true, EnergyMedianMJ: 200,
+				Paired:  &calibrate.Paired{Speedup: 1.26, Outcome: calibrate.OutcomeFaster},
 				Verdict: "complete run faster: 120.0 ms against 140.0 ms"},
 			{Strategy: "mapped", MedianMS: 125, SpreadMS: 3, RunMedianMS: 1300, OutputDiff: "line 3",
 				Verdict: "output differs: the program printed x"},
@@ -27,19 +29,26 @@ func TestRenderCalibration(t *testing.T) {
 				Verdict: "set-up not repaid: 25.0 ms of set-up"},
 		},
 		Chosen: "managed",
+		Rounds: 9, Stopped: "every strategy decided",
 	}
 	res.Device.EnergySource = "nvml"
-	p := &planner.Plan{Context: planner.Context{Strategy: "managed", GPU: "NVIDIA H200"}}
+	p := &planner.Plan{Context: planner.Context{Strategy: "managed", GPU: "NVIDIA H200"}, Loop: planner.Loop{Iterations: 10, MS: 12},
+		FCopy: 0.5, PredictedSpeedup: 2,
+		Pairs:     []planner.Pair{{ID: "p1", Status: planner.StatusEnabled}},
+		Estimates: []planner.Estimate{{Strategy: "mapped", Speedup: 1.5}, {Strategy: "pinned", Speedup: 1.2}}}
 	var buf bytes.Buffer
 	if err := renderCalibration(&buf, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
-	want := "variant   ms/iter  spread  speed-up  run ms  verdict\n" +
-		"baseline   12.500   0.250     1.00×   140.0  as written\n" +
-		"managed    10.000   1.125     1.25×   120.0  enabled: complete run faster: 120.0 ms against 140.0 ms\n" +
-		"mapped    125.000   3.000     0.10×  1300.0  output differs: the program printed x\n" +
-		"system      4.000   0.100     3.12×    60.0  not believed: it saves 8.5 ms per iteration\n" +
-		"pinned     11.000   0.100     1.14×   150.0  set-up not repaid: 25.0 ms of set-up\n" +
+	want := "predicted 1.50× (mapped), Amdahl bound 2.00× (f_copy 50.0%) from the trace, assuming a discrete GPU (NVIDIA H200)\n" +
+		"variant   ms/iter  spread  predicted  measured  run ms  verdict\n" +
+		"baseline   12.500   0.250                1.00×   140.0  as written\n" +
+		"managed    10.000   1.125          –     1.26×   120.0  enabled: complete run faster: 120.0 ms against 140.0 ms\n" +
+		"mapped    125.000   3.000      1.50×     0.10×  1300.0  output differs: the program printed x\n" +
+		"system      4.000   0.100          –     3.12×    60.0  not believed: it saves 8.5 ms per iteration\n" +
+		"pinned     11.000   0.100      1.20×     1.14×   150.0  set-up not repaid: 25.0 ms of set-up\n" +
+		"9 paired rounds; a strategy is faster where its rounds show it 2% faster or more, 99% sure (measured: the " +
+		"median of the rounds' speed-ups); stopped: every strategy decided\n" +
 		"energy per iteration: 250.0 mJ as written, 200.0 mJ deployed (nvml)\n" +
 		"\nenabled with the managed strategy on NVIDIA H200\n" +
 		"wrote app.plan\n"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,13 +23,14 @@ type optimizeOptions struct {
 	*globalOptions
 	output     string
 	rounds     int
+	budget     time.Duration
 	ignore     ignoreFlag
 	hostAllocs bool
 	launches   bool
 }
 
 func newOptimizeCmd(g *globalOptions) *cobra.Command {
-	o := &optimizeOptions{globalOptions: g, rounds: calibrate.DefaultRounds}
+	o := &optimizeOptions{globalOptions: g, rounds: calibrate.DefaultRounds, budget: calibrate.DefaultBudget}
 	cmd := &cobra.Command{
 		Use:   "optimize [-o PLAN] -- CMD [ARGS...]",
 		Short: "Trace, plan, validate and calibrate a program in one go",
@@ -50,7 +52,7 @@ timings so that the output comparison only sees results.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", `plan file to write (default CMD.plan in the current directory; "-": standard output)`)
-	f.IntVar(&o.rounds, "rounds", o.rounds, "calibration runs of each variant")
+	addRoundsFlags(f, &o.rounds, &o.budget)
 	addIgnoreFlag(f, &o.ignore)
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
 	f.BoolVar(&o.launches, "launches", false, "also trace kernel launches (a plan needs none; they cost most in launch-bound loops)")
@@ -58,6 +60,9 @@ timings so that the output comparison only sees results.`,
 }
 
 func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
+	if err := checkRounds(o.rounds, o.budget); err != nil {
+		return err
+	}
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", argv[0], err)
@@ -97,7 +102,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 	defer traceOut.Abort()
 	out, err := pipeline.Optimize{
-		Argv: argv, Rounds: o.rounds, Ignore: o.ignore.re,
+		Argv: argv, Rounds: o.rounds, Budget: budgetOption(o.budget), Ignore: o.ignore.re,
 		Trace: tracer.Config{MinHostBytes: tracer.DefaultMinHostBytes, HostAllocs: o.hostAllocs, Launches: o.launches,
 			RingBytes: tracer.DefaultRingBytes},
 		Record: func(ctx context.Context, opts tracer.Options) (tracer.Result, error) {
@@ -141,7 +146,7 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace 
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
 		return nil
 	}
-	fmt.Fprintf(out, "\n%s from the trace (f_copy %.1f%%)\n", p.PredictionLine(), 100*p.FCopy)
+	fmt.Fprintln(out)
 	if err := renderCalibration(out, cal, p, planPath); err != nil {
 		return err
 	}

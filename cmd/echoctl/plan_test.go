@@ -123,7 +123,7 @@ func TestRenderPlan(t *testing.T) {
 				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
 				"p3    input     4.0 KiB    0.1%  1.00×  refused  too rare\n",
 				"\np3: too rare: cudaMemcpy at stream+0x1320 ran once, in fewer than the loop's 0\n  iterations\n",
-				"total: Amdahl bound 1.00× (f_copy 0.0%)\n",
+				"total: no prediction: no loop found: nothing repeats to predict\n",
 				"notes:\n- no loop found: no linking copy recurs, so no copy share can be estimated\n",
 				"nothing to validate: no pair can be merged\n",
 			},
@@ -172,7 +172,7 @@ func TestRenderPlan(t *testing.T) {
 			want: []string{
 				"plan for ./stream --n 1048576 (pid 4242): no loop found\n",
 				"\nno host/device buffer pairs found\n",
-				"total: Amdahl bound 1.00× (f_copy 0.0%)\n",
+				"total: no prediction: no host/device pair found\n",
 				"notes:\n- no copy links a host buffer and a device buffer as a whole: nothing to merge\n",
 				"nothing to validate: no pair can be merged\n",
 			},
@@ -352,7 +352,7 @@ func TestPlanCommand(t *testing.T) {
 	if p.Loop.Iterations != 10 || p.PredictedSpeedup <= 1 || p.Trace.Path != path {
 		t.Errorf("loop %+v, speed-up %v, trace %q", p.Loop, p.PredictedSpeedup, p.Trace.Path)
 	}
-	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted 1.23× (system), Amdahl bound 1.26× (f_copy 20.8%)\n",
+	for _, w := range []string{"plan for ./stream (pid 4242): 10 iterations", "candidate", "total: predicted 1.16× (mapped), Amdahl bound 1.26× (f_copy 20.8%)\n",
 		"next: echoctl validate " + path + ".plan -- ./stream\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)

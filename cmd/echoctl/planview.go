@@ -75,21 +75,19 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		}
 	}
 
-	mark := ""
-	if totalEstimated {
-		mark = "~"
-	}
-	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, formatSpeedup(p.PredictedSpeedup), mark, formatShare(p.FCopy))
-	e := p.Prediction()
-	if e != nil {
-		total = fmt.Sprintf("predicted %s (%s), %s", formatSpeedup(e.Speedup), e.Strategy, total)
-	}
-	b.WriteString("\n" + renderLines(st.header, "total: "+total+"\n"))
-	if p.AboveBound(e) {
+	f := p.Forecast()
+	b.WriteString("\n" + renderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
+	if f.AboveBound() {
 		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
 	}
 	if estimated {
 		b.WriteString(wrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
+	}
+	if f.Headline != nil {
+		b.WriteString(wrapIndented("the estimate assumes "+f.Assumes, "  ", viewWidth))
+	}
+	for _, why := range f.Unpredicted {
+		b.WriteString(wrapIndented("not predicted: "+why, "  ", viewWidth))
 	}
 
 	if len(p.Rejected) > 0 {
@@ -120,6 +118,33 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	}
 	_, err := lipgloss.Fprint(w, b.String())
 	return err
+}
+
+// forecastTotal is the plan view's total line: the forecast, "~" marking figures partly
+// estimated (estimated), or why there is none.
+func forecastTotal(f planner.Forecast, estimated bool) string {
+	if f.None != "" {
+		return "no prediction: " + f.None
+	}
+	mark := ""
+	if estimated {
+		mark = "~"
+	}
+	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, formatSpeedup(f.Bound), mark, formatShare(f.FCopy))
+	if e := f.Headline; e != nil {
+		total = fmt.Sprintf("predicted %s (%s), %s", formatSpeedup(e.Speedup), e.Strategy, total)
+	}
+	return total
+}
+
+// forecastLine is the forecast as optimize and calibrate print it above their table: the
+// prediction from the trace and what it assumed.
+func forecastLine(f planner.Forecast) string {
+	line := f.Line()
+	if f.Headline != nil {
+		line += " from the trace, assuming " + f.Assumes
+	}
+	return line
 }
 
 // planHeadline is the traced command and its loop.

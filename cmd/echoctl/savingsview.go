@@ -28,13 +28,26 @@ func savingsLines(s *planner.Savings) []string {
 		fmt.Sprintf("finding it took %.1f s (trace %.1f, validation %.1f, calibration %.1f)",
 			f.TotalMS()/1000, f.TraceMS/1000, f.ValidateMS/1000, f.CalibrateMS/1000),
 	}
-	if s.BreakEvenIterations > 0 {
-		lines = append(lines, fmt.Sprintf("pays back after %.0f iterations (%.1f s of the run as written)",
-			s.BreakEvenIterations, s.BreakEvenS))
-	} else {
-		lines = append(lines, "never pays back: an iteration saves nothing")
-	}
+	lines = append(lines, breakEvenLine(s))
 	return lines // the energy is calibration's line (energyLine), printed above
+}
+
+// breakEvenLine says the plan's one break-even (planner.BreakEven): finding the plan and the
+// set-up each run pays, repaid by the iterations' saving.
+func breakEvenLine(s *planner.Savings) string {
+	setup := ""
+	if s.SetupMS > 0 && s.RunIterations > 0 {
+		setup = fmt.Sprintf(" and each run's %.1f ms of set-up", s.SetupMS)
+	}
+	switch {
+	case s.BreakEvenIterations > 0:
+		return fmt.Sprintf("pays back after %.0f iterations (%.1f s of the run as written): finding it%s, repaid by "+
+			"%.3f ms saved per iteration", s.BreakEvenIterations, s.BreakEvenS, setup, s.BeforeMS-s.AfterMS)
+	case s.BeforeMS > s.AfterMS:
+		return fmt.Sprintf("never pays back: each run's set-up (%.1f ms) takes what its %d iterations save", s.SetupMS,
+			s.RunIterations)
+	}
+	return "never pays back: an iteration saves nothing"
 }
 
 // energyLine says a marked iteration's energy as written and as deployed, where the machine

@@ -37,19 +37,27 @@ type validateDoc struct {
 // calibrationDoc is calibrate's and optimize's --json document. Calibration is null when
 // optimize stopped before calibrating; Outcome then says why.
 type calibrationDoc struct {
-	Schema           string             `json:"schema"`
-	Plan             string             `json:"plan"` // where the plan was written
+	Schema string `json:"schema"`
+	Plan   string `json:"plan"` // where the plan was written
+	// Prediction is the plan's forecast, the one every output prints (Plan.Forecast);
+	// PredictedSpeedup (its Amdahl bound, 0 where it has none) and Estimates ([] where none)
+	// repeat two of its figures where scripts have read them.
+	Prediction       planner.Forecast   `json:"prediction"`
 	PredictedSpeedup float64            `json:"predicted_speedup"`
-	Estimates        []planner.Estimate `json:"estimates"` // the plan's, from the trace, set against calibration; [] where none
+	Estimates        []planner.Estimate `json:"estimates"`
 	GPU              string             `json:"gpu,omitempty"`
 	Strategy         planner.Strategy   `json:"strategy,omitempty"` // the one enabled, if any
-	Outcome          string             `json:"outcome,omitempty"`
-	Calibration      *calibrate.Result  `json:"calibration"`
-	Pairs            []pairVerdict      `json:"pairs"`
+	// Savings is what the enabled plan saves and its one break-even (planner.Savings), where
+	// calibration enabled a strategy.
+	Savings     *planner.Savings  `json:"savings,omitempty"`
+	Outcome     string            `json:"outcome,omitempty"`
+	Calibration *calibrate.Result `json:"calibration"`
+	Pairs       []pairVerdict     `json:"pairs"`
 }
 
 func newCalibrationDoc(schema, planPath string, p *planner.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
-	return calibrationDoc{Schema: schema, Plan: planPath, PredictedSpeedup: p.PredictedSpeedup,
-		Estimates: append([]planner.Estimate{}, p.Estimates...), GPU: p.Context.GPU, Strategy: p.Context.Strategy,
+	f := p.Forecast()
+	return calibrationDoc{Schema: schema, Plan: planPath, Prediction: f, PredictedSpeedup: f.Bound,
+		Estimates: f.Estimates, GPU: p.Context.GPU, Strategy: p.Context.Strategy, Savings: p.Savings,
 		Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
 }
