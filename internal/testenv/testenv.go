@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -305,3 +306,21 @@ func IsRoot() bool { return os.Geteuid() == 0 }
 // CanTrace is whether this run can load BPF programs and attach uprobes: root, and BPF there
 // (what RequireRoot skips without).
 func CanTrace() bool { return IsRoot() && os.Getenv("ECHO_NO_BPF") != "1" }
+
+// Long marks an end-to-end test of a minute or more: make test runs go test -short and
+// leaves it to make test-all (CI), which runs every test; it skips, saying how to run it
+// alone. Each checks in the large (every workload of a corpus, the README's commands, the
+// demo) what shorter tests that make test runs check on one.
+func Long(t testing.TB) {
+	t.Helper()
+	if !testing.Short() {
+		return
+	}
+	pkg := "./..."
+	if _, file, _, ok := runtime.Caller(1); ok {
+		if rel, err := filepath.Rel(Root(t), filepath.Dir(file)); err == nil {
+			pkg = "./" + filepath.ToSlash(rel) + "/"
+		}
+	}
+	t.Skipf("a long end-to-end test, which make test (-short) leaves to make test-all: go test -run '^%s$' %s", t.Name(), pkg)
+}
