@@ -45,11 +45,13 @@ stage build "${mk[@]}" -j"$JOBS" build
 # goes first instead, to give the tests the machine.
 if [ "$mode" = test-all ]; then
 	stage lint "${mk[@]}" lint-all
-	stage go-test "$GO" run ./tests/gotest -p "$JOBS" -log build/test.log -times build/test-times.json -seed tests/gotest/times.json ./...
+	stage go-test "$GO" run ./tests/gotest -p "$JOBS" -log build/test.log -times build/test-times-all.json ./...
 else
 	tests/stage.sh lint "${mk[@]}" lint &
 	lint=$!
-	# -short: the end-to-end tests of a minute or more (testenv.Long) are test-all's.
+	# -short: the end-to-end tests of a minute or more (testenv.Long) are test-all's. The
+	# durations of a fresh clone's first run come from tests/gotest/times.json (a make test
+	# of this machine's, at load ~10).
 	stage go-test "$GO" run ./tests/gotest -p "$JOBS" -flags -short -log build/test.log -times build/test-times.json -seed tests/gotest/times.json ./...
 	wait "$lint" || failed=1
 fi
