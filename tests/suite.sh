@@ -8,10 +8,10 @@
 #             test binaries side by side, long packages in shards), -short: the end-to-end
 #             tests of a minute or more (testenv.Long) skip, saying how to run them. Within
 #             10 minutes on a 2-core machine from a fresh clone.
-#   test-all  what CI runs (.ci/run): test with the whole lint and every test, then -race,
-#             the shared tracer's benchmark, every part built for arm64, the user-space suite
-#             on arm64 under qemu's user mode and the tracer's tests on an arm64 kernel in
-#             qemu-system-aarch64. Each arm64 stage skips, saying what to install, where its
+#   test-all  what CI runs (.ci/run): every part built for arm64 too, then test with the whole
+#             lint and every test, then -race, the shared tracer's benchmark, the user-space
+#             suite on arm64 under qemu's user mode and the tracer's tests on an arm64 kernel
+#             in qemu-system-aarch64. Each arm64 stage skips, saying what to install, where its
 #             tools are missing, unless ECHO_REQUIRE_ARM64=1 (CI).
 # Usage: tests/suite.sh test|test-all
 set -uo pipefail
@@ -40,6 +40,13 @@ stage build "${mk[@]}" -j"$JOBS" build
 [ $failed = 0 ] && stage generated "${mk[@]}" check-generated
 [ $failed = 0 ] || exit 1
 
+# test-all builds every part for arm64 before the tests: the runner's tests check that the
+# arm64 preload library is refused on this machine, where there is one.
+if [ "$mode" = test-all ]; then
+	stage cross "${mk[@]}" cross
+	[ $failed = 0 ] || exit 1
+fi
+
 # Lint and the Go tests side by side: lint is a few seconds when little changed, and the
 # tests spend much of their time waiting on the programs they run. The full lint (test-all)
 # goes first instead, to give the tests the machine.
@@ -60,6 +67,8 @@ if [ "$mode" = test ]; then
 	exit 0
 fi
 
+# One after another: each of these keeps both cores busy, and the benchmark's figures are
+# BENCHMARKS.md's, measured on a quiet machine.
 stage race "${mk[@]}" test-race
 # The shared tracer's benchmark runs once (100 workloads watched; about a minute): its
 # figures are BENCHMARKS.md's, and a run that breaks it fails.
@@ -68,7 +77,6 @@ if [ "$(id -u)" = 0 ]; then
 else
 	echo "test-all: skipping the shared tracer's benchmark (tracing needs root)"
 fi
-stage cross "${mk[@]}" cross
 stage arm64 tests/arm64.sh build/arm64
 stage arm64vm tests/arm64vm.sh ${ARM64_VM_PACKAGES:-./tracer ./runner ./validate ./calibrate ./planner}
 [ $failed = 0 ]
