@@ -60,6 +60,8 @@ func TestTimingPrefix(t *testing.T) {
 		{"%.3f ms per iteration", ""}, // nothing literal before it
 		{"items=%f", ""},              // "s" inside a word is no unit
 		{"timeout", ""},
+		{"\t    cc1 -fpreprocessed %f s", ""}, // a compiler's spec string, not a line
+		{"Z\x1cZWZ time %f", ""},              // binary data that happens to hold a %f
 	}
 	for _, c := range cases {
 		got, ok := timingPrefix(c.format)
@@ -72,14 +74,19 @@ func TestTimingPrefix(t *testing.T) {
 // The workloads print their timing as iter_ms=: the hint for one of them carries
 // --ignore '^iter_ms=', as the README's optimize commands do. A file that is no ELF gives none.
 func TestTimingIgnoreOfAWorkload(t *testing.T) {
-	if got := timingIgnore(testenv.Built(t, "workloads/stream")); got != "^iter_ms=" {
+	stream := testenv.Built(t, "workloads/stream")
+	if got := timingIgnore(stream, stream); got != "^iter_ms=" {
 		t.Errorf("timingIgnore(stream) = %q, want ^iter_ms=", got)
+	}
+	// An interpreter's formats are its own, not its script's.
+	if got := timingIgnore(stream, "/usr/bin/python3.11"); got != "" {
+		t.Errorf("timingIgnore of an interpreter = %q, want none", got)
 	}
 	script := filepath.Join(t.TempDir(), "run.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'time=%f ms'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := timingIgnore(script); got != "" {
+	if got := timingIgnore(script, script); got != "" {
 		t.Errorf("timingIgnore(a script) = %q, want none", got)
 	}
 }

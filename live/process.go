@@ -58,7 +58,10 @@ func newProcess(pid int, window int) *process {
 	}
 	cwd, _ := procfs.Cwd(pid) // "" where it cannot be read: the hint leaves out the cd
 	// The executable as the process maps it, whatever mount namespace it runs in.
-	timings := timingIgnore("/proc/" + strconv.Itoa(pid) + "/exe")
+	var timings string
+	if len(command) > 0 {
+		timings = timingIgnore("/proc/"+strconv.Itoa(pid)+"/exe", command[0])
+	}
 	return &process{pid: pid, command: command, cwd: cwd, timings: timings, window: window, plan: planResult{speedup: 1},
 		started: make(chan struct{})}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,17 +30,25 @@ const maxTimingLines = 4
 // maxRodata bounds what is read of an executable's read-only data.
 const maxRodata = 32 << 20
 
+// printfLine is one line of a printf format as a program's text holds it: printable ASCII,
+// starting with a letter (read-only data holds binary tables too, and a compiler's spec
+// strings start with blanks).
+var printfLine = regexp.MustCompile(`^[A-Za-z][ -~\t]{0,200}$`)
+
+// interpreter names the executables whose own formats say nothing of what the program they
+// run prints: python3 running a PyTorch script prints the script's timings, not python's.
+var interpreter = regexp.MustCompile(`^(python|pypy|perl|ruby|node|java|lua|julia|R|Rscript|bash|sh|dash|zsh)[0-9.]*$`)
+
 // timingPrefix is the literal text that a line printed by one line of a printf format
 // starts with, when that line carries a timing; ok is false for other formats, and for one
 // that starts with a conversion (nothing literal to match its lines by).
 func timingPrefix(format string) (prefix string, ok bool) {
-	if !floatConversion.MatchString(format) || !timeWord.MatchString(floatConversion.ReplaceAllString(format, " ")) {
+	if !printfLine.MatchString(format) || !floatConversion.MatchString(format) ||
+		!timeWord.MatchString(floatConversion.ReplaceAllString(format, " ")) {
 		return "", false
 	}
 	prefix, _, _ = strings.Cut(format, "%")
-	if len(strings.TrimSpace(prefix)) < 2 || !strings.ContainsFunc(prefix, func(r rune) bool {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-	}) {
+	if len(strings.TrimSpace(prefix)) < 2 {
 		return "", false
 	}
 	return prefix, true
@@ -47,8 +56,11 @@ func timingPrefix(format string) (prefix string, ok bool) {
 
 // timingIgnore is the --ignore regexp for the timing lines the executable at path prints,
 // as far as its printf formats say: "^iter_ms=" for the workloads here, "" when none is
-// found or the file cannot be read (a script's interpreter prints its script's lines).
-func timingIgnore(path string) string {
+// found, the file cannot be read, or name (argv[0]'s) is an interpreter's.
+func timingIgnore(path, name string) string {
+	if interpreter.MatchString(filepath.Base(name)) {
+		return ""
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		return ""
