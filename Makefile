@@ -329,9 +329,10 @@ test-race:
 
 # The suite by stages, each timed, with a line at least every 25 s and a table of the
 # stages' times at the end (tests/suite.sh says what each runs). make test is the default
-# (build, lint beside the Go tests); make test-all is CI's (.ci/run): test, then the whole
-# lint, -race, the shared tracer's benchmark, make cross, make test-arm64 and make
-# test-arm64-vm. The Go tests' whole output is kept in build/test.log, their durations in
+# (build, lint beside the Go tests under -short, which leaves the end-to-end tests of a
+# minute or more, testenv.Long, to test-all); make test-all is CI's (.ci/run): make cross
+# too, the whole lint and every test, then -race, the shared tracer's benchmark, make
+# test-arm64 and make test-arm64-vm. The Go tests' whole output is kept in build/test.log, their durations in
 # build/test-times.json (the next run starts the longest first and splits long packages).
 test:
 	@MAKE="$(MAKE)" GO=$(GO) tests/suite.sh test
