@@ -1,7 +1,11 @@
 # Echo: build, test, benchmark and demo. Everything lands under build/.
 #   make build     echoctl, the emulator (libcudart.so.12, libcudart_static.a, libcuda.so.1), the workloads
-#   make test      the whole test suite (as root: the privileged tests run too)
-#   make lint      go vet, staticcheck and deadcode (go.mod's tool block pins both)
+#   make test      build, lint (what changed) and the Go tests, timed by stage: about 10 minutes
+#                  on 2 cores from a fresh clone (as root: the privileged tests run too)
+#   make test-all  what CI runs: test, and the whole lint, -race, the shared tracer's benchmark
+#                  and the arm64 stages (qemu: about 25 minutes more)
+#   make lint      go vet, staticcheck (what changed since the last clean lint) and deadcode
+#   make lint-all  the same on every package (go.mod's tool block pins the tools)
 #   make test-race the tests that need no root, BPF or emulator, under -race
 #   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)
 #   make demo      the main job on the built-in demo workload
@@ -59,7 +63,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
-.PHONY: all build echoctl trapcost generate check-generated cross cparts lint test test-race test-arm64 test-arm64-vm install package bench demo clean
+.PHONY: all build echoctl trapcost generate check-generated cross cparts lint lint-all test test-all test-race test-arm64 test-arm64-vm install package bench demo clean
 all: build
 build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 
@@ -313,13 +317,14 @@ test-arm64-vm: cross
 # package nor any test reaches. Without -test every helper only tests call (internal/testenv,
 # trace.Summarize, Writer.WriteEvent) would be listed as dead; with it, code kept alive only
 # by its own test still passes, so a new test-only export says in its comment who calls it.
-# deadcode exits 0 whatever it finds (and leaves out generated files): any line fails here.
+# make lint vets and staticchecks the packages whose Go files changed since the last clean
+# lint (build/lint/clean), deadcode the whole program when any did (tests/lint.sh); make
+# lint-all (CI) every package.
 lint:
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
-	@dead="$$($(GO) tool deadcode -test ./...)" || exit 1; \
-	if [ -n "$$dead" ]; then echo "$$dead" >&2; \
-		echo "lint: functions nothing calls, not even a test (deadcode -test): remove them" >&2; exit 1; fi
+	@GO=$(GO) tests/lint.sh
+
+lint-all:
+	@GO=$(GO) LINT_ALL=1 tests/lint.sh
 
 # The packages whose tests need no root, BPF or emulator, again under the race detector
 # (it needs cgo, so gcc, which the C parts need anyway). ECHO_NO_BPF=1 skips the planner's
@@ -330,18 +335,18 @@ RACE_PACKAGES := ./planner ./trace ./source ./export ./view ./packaging ./pipeli
 test-race:
 	ECHO_NO_BPF=1 CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PACKAGES)
 
-test: build check-generated cross
-	$(MAKE) --no-print-directory lint
-	@# The log is kept; on a failure its failing tests are repeated last (tests/failures.sh).
-	@mkdir -p build; { $(GO) test -count=1 ./... 2>&1; echo $$? >build/test.rc; } | tee build/test.log; \
-	rc=$$(cat build/test.rc); [ "$$rc" = 0 ] || { tests/failures.sh build/test.log; exit "$$rc"; }
-	$(MAKE) --no-print-directory test-race
-	@# The shared tracer's benchmark runs once here too (100 workloads watched; ~1 minute):
-	@# its figures are BENCHMARKS.md's, and a run that breaks it fails.
-	@if [ "$$(id -u)" = 0 ]; then $(GO) test -run '^$$' -bench SharedTracer -benchtime 1x -v ./live/; \
-	else echo "test: skipping the shared tracer's benchmark (tracing needs root)"; fi
-	tests/arm64.sh $(ARM64)
-	tests/arm64vm.sh $(ARM64_VM_PACKAGES)
+# The suite by stages, each timed, with a line at least every 25 s and a table of the
+# stages' times at the end (tests/suite.sh says what each runs). make test is the default
+# (build, lint beside the Go tests under -short, which leaves the end-to-end tests of a
+# minute or more, testenv.Long, to test-all); make test-all is CI's (.ci/run): make cross
+# too, the whole lint and every test, then -race, the shared tracer's benchmark, make
+# test-arm64 and make test-arm64-vm. The Go tests' whole output is kept in build/test.log, their durations in
+# build/test-times.json (the next run starts the longest first and splits long packages).
+test:
+	@MAKE="$(MAKE)" GO=$(GO) tests/suite.sh test
+
+test-all:
+	@MAKE="$(MAKE)" GO=$(GO) tests/suite.sh test-all
 
 bench: build
 	bench/emulator.sh

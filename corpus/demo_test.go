@@ -17,6 +17,7 @@ import (
 // system: the demo once printed hand-merged (mapped) whatever was chosen, and a first run's
 // time for "as written".
 func TestDemoComparesLikeWithLike(t *testing.T) {
+	testenv.Long(t)
 	testenv.RequireRoot(t)
 	cmd := exec.Command("bash", filepath.Join(testenv.Root(t), "bench", "demo.sh"))
 	cmd.Env = append(cmd.Environ(), "DEMO_SIZE=8M", "DEMO_ITERS=5", "CUDA_EMU_COPY_DELAY_US=5000", "CUDA_EMU_HOST_SLOWDOWN=20",

@@ -43,7 +43,7 @@ func (n *names) lookup(k codeKey, s trace.Site) string {
 	m := symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}
 	if k.entry {
 		if sym, ok := n.resolver.At(m, s.Offset); ok {
-			name = sym.Function
+			name = sym.Name()
 		}
 	} else if sym, ok := n.resolver.Return(m, s.Offset); ok {
 		name = sym.String()

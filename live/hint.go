@@ -24,8 +24,9 @@ var countFlag = regexp.MustCompile(`(?i)^--?(iters?|iterations|n_?iters?|num_?it
 // attached trace misses; from the process's directory where an argument names a file
 // there; and with a loop count that keeps each run to seconds, from the loop's period the
 // live planner measured (iterMS, 0: unknown), where an argument says how many times it
-// loops. Counts are not rewritten where no period is known.
-func optimizeHint(command []string, cwd string, iterMS float64) string {
+// loops. Counts are not rewritten where no period is known. ignore is --ignore's regexp
+// for the program's timing lines (timingIgnore), "" for none.
+func optimizeHint(command []string, cwd string, iterMS float64, ignore string) string {
 	if len(command) == 0 {
 		return ""
 	}
@@ -52,6 +53,9 @@ func optimizeHint(command []string, cwd string, iterMS float64) string {
 		}
 	}
 	hint := "sudo echoctl optimize -- " + shell.Join(args)
+	if ignore != "" {
+		hint = "sudo echoctl optimize --ignore " + shell.Quote(ignore) + " -- " + shell.Join(args)
+	}
 	if needsDir(args[1:], cwd) {
 		hint = "cd " + shell.Quote(cwd) + " && " + hint
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ type process struct {
 	pid     int
 	command []string
 	cwd     string // the process's working directory, for the optimize hint
+	timings string // the hint's --ignore: what the executable's timing lines start with (timingIgnore)
 	window  int    // events kept for the planner
 
 	mu       sync.Mutex
@@ -55,7 +57,12 @@ func newProcess(pid int, window int) *process {
 		command[0] = exe
 	}
 	cwd, _ := procfs.Cwd(pid) // "" where it cannot be read: the hint leaves out the cd
-	return &process{pid: pid, command: command, cwd: cwd, window: window, plan: planResult{speedup: 1},
+	// The executable as the process maps it, whatever mount namespace it runs in.
+	var timings string
+	if len(command) > 0 {
+		timings = timingIgnore("/proc/"+strconv.Itoa(pid)+"/exe", command[0])
+	}
+	return &process{pid: pid, command: command, cwd: cwd, timings: timings, window: window, plan: planResult{speedup: 1},
 		started: make(chan struct{})}
 }
 

@@ -20,7 +20,7 @@ func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols
 	// a terminal reading the JSON must not receive its escape sequences raw.
 	r := Row{PID: p.pid, Comm: p.comm(), Command: shell.Join(p.command),
 		Lost: lost, Events: st.Events, Totals: p.totals, Libraries: p.libraries(), NoLaunches: st.NoLaunches}
-	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS)}
+	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS, p.timings)}
 	for _, pair := range p.plan.pairs {
 		if pair.Status == string(planner.StatusCandidate) {
 			r.Pairs++

@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // Module is a traced module as a trace or a plan records it: what is opened, and what the
@@ -23,21 +25,28 @@ type Module struct {
 
 // Symbol is what a site's code is, as far as the module says.
 type Symbol struct {
-	Function string `json:"function,omitempty"` // raw symbol name, not demangled
+	Function string `json:"function,omitempty"` // the symbol as the module has it: mangled where C++ or Rust mangled it
 	File     string `json:"file,omitempty"`     // source file, as the DWARF line table names it
 	Line     int    `json:"line,omitempty"`
 }
 
+// Name is the function as a person reads it: demangled where the module names it in C++'s
+// (Itanium) or Rust's mangling, "ns::Loader::copy(float*, unsigned long)" for
+// "_ZN2ns6Loader4copyEPfm", as c++filt prints it; a C name, or one that does not
+// demangle, as it is. Views show Name; JSON keeps Function, the name nm and the plan's
+// tools match.
+func (s Symbol) Name() string { return demangle.Filter(s.Function) }
+
 // String is the symbol as a person reads it beside a site: "main (stream.cu:60)", "foo_bar"
-// without line information, "" when nothing is known.
+// without line information, "" when nothing is known; the function demangled (Name).
 func (s Symbol) String() string {
 	switch {
 	case s.Function == "":
 		return ""
 	case s.File == "" || s.Line == 0:
-		return s.Function
+		return s.Name()
 	}
-	return fmt.Sprintf("%s (%s:%d)", s.Function, filepath.Base(s.File), s.Line)
+	return fmt.Sprintf("%s (%s:%d)", s.Name(), filepath.Base(s.File), s.Line)
 }
 
 // Label is a site's name with its symbol after it, "stream+0x1746 main (stream.cu:60)", or

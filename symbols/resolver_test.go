@@ -1,6 +1,7 @@
 package symbols_test
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,10 +204,60 @@ func TestLabel(t *testing.T) {
 		{symbols.Symbol{Function: "main", File: "/src/stream.cu", Line: 60}, "stream+0x1746 main (stream.cu:60)"},
 		{symbols.Symbol{Function: "foo_bar"}, "stream+0x1746 foo_bar"},
 		{symbols.Symbol{}, "stream+0x1746"},
+		// C++ names read as c++filt prints them, in every view that labels a site.
+		{symbols.Symbol{Function: "_ZN2ns6Loader4copyEPfm", File: "/src/load.cu", Line: 12},
+			"stream+0x1746 ns::Loader::copy(float*, unsigned long) (load.cu:12)"},
+		{symbols.Symbol{Function: "_ZL12alloc_or_diem"}, "stream+0x1746 alloc_or_die(unsigned long)"},
+		// A name that only looks mangled stays as the module has it.
+		{symbols.Symbol{Function: "_Zoops"}, "stream+0x1746 _Zoops"},
 	}
 	for _, tc := range tests {
 		if got := symbols.Label("stream+0x1746", tc.sym); got != tc.want {
 			t.Errorf("Label(%+v) = %q, want %q", tc.sym, got, tc.want)
 		}
+	}
+}
+
+// TestCxxNamesDemangled: a C++ module's function is named as its source reads, the module's
+// own (mangled) name kept beside it. The workloads are built as C++ (the Makefile's -x c++):
+// helper_alloc's allocation helper is a static C++ function, mangled _ZL12alloc_or_diem.
+func TestCxxNamesDemangled(t *testing.T) {
+	path := testenv.Built(t, "workloads/helper_alloc")
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fn elf.Symbol
+	for _, s := range syms {
+		if strings.HasPrefix(s.Name, "_Z") && strings.Contains(s.Name, "alloc_or_die") {
+			fn = s
+		}
+	}
+	if fn.Name == "" {
+		t.Fatalf("%s has no mangled alloc_or_die: is it still built as C++?", path)
+	}
+	// A site's offset counts from the address of the module's file offset 0 (the first
+	// loadable segment's address less its file offset).
+	var shift uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			shift = p.Vaddr - p.Off
+			break
+		}
+	}
+	got, ok := symbols.NewResolver().At(traced(t, path), fn.Value-shift)
+	if !ok || got.Function != fn.Name {
+		t.Fatalf("got %+v (ok %v), want the module's own name %s", got, ok, fn.Name)
+	}
+	if name := got.Name(); name != "alloc_or_die(unsigned long)" {
+		t.Errorf("Name() = %q, want alloc_or_die(unsigned long)", name)
+	}
+	if label := symbols.Label("helper_alloc+0x10", got); !strings.HasPrefix(label, "helper_alloc+0x10 alloc_or_die(unsigned long) (helper_alloc.cu:") {
+		t.Errorf("Label = %q, want the demangled name and its source line", label)
 	}
 }

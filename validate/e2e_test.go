@@ -124,6 +124,7 @@ func mergeRefusal(p planner.Pair) string {
 // from, and what only a trace of them could tell (a buffer freed and allocated again each
 // iteration, a site several threads allocate at) it tells from the run.
 func TestOptimizeThenRun(t *testing.T) {
+	testenv.Long(t)
 	testenv.RequireRoot(t)
 	env := []string{"CUDA_EMU_KERNEL_DELAY_US=500", "CUDA_EMU_MANAGED_SLOWDOWN=3"}
 	args := []string{"--iters", "5", "--warmup", "1"}

@@ -124,12 +124,18 @@ func (m Model) footer() string {
 	return m.keyHelp.ShortHelpView(m.keys.ShortHelp())
 }
 
+// CopyShareMeaning is what COPY% is, as the help legend, README.md and docs/metrics.md say
+// it: the planner's estimate of the time copies moved data (live.Row.CopyShare), not the
+// time inside copy calls that stats' copy share counts, which includes a synchronous
+// copy's wait for earlier kernels.
+const CopyShareMeaning = "share of wall time copies spent moving data (waits for kernels left out)"
+
 func (m Model) helpLines() []string {
 	if !m.help {
 		return nil
 	}
 	return []string{
-		faintStyle.Render("COPY%  share of wall time with a thread inside a copy call"),
+		faintStyle.Render("COPY%  " + CopyShareMeaning),
 		faintStyle.Render("PAIRS  candidate buffer pairs the planner found; enter shows them"),
 		faintStyle.Render("LOST   events dropped since attaching because the ring buffer was full"),
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/echo-uma/echo/export"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
@@ -40,7 +41,10 @@ chrome://tracing), and the plan's pairs are summarized in the trace's metadata.
 
 To look at the result, open https://ui.perfetto.dev and choose "Open trace file" (or drop
 the file on the page), or open chrome://tracing in Chrome and press "Load". The file
-stays on your machine: the Perfetto UI reads it in the browser.
+stays on your machine: the Perfetto UI reads it in the browser. Without network, 'echoctl
+report' is the timeline viewer: it writes one HTML page, which loads nothing, with one
+iteration of the loop per stream before and after the plan ('echoctl plan TRACE', then
+'echoctl report TRACE.plan'; export prints the commands).
 
 The conversion streams in constant memory, so traces of any size convert. A trace that
 was cut short or damaged is converted as far as it is readable into a file that still
@@ -126,10 +130,22 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 			Events: sum.Events, Threads: sum.Threads, Processes: sum.Processes, Plan: opts.plan,
 			Highlighted: sum.Highlighted})
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n",
+	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n%s\n",
 		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
-		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum))
+		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum),
+		offlineViewer(tracePath, opts.plan))
 	return err
+}
+
+// offlineViewer names the timeline that needs no network: report's HTML page (one
+// iteration per stream, before and after the plan), made from the plan, or from the plan
+// that `echoctl plan` writes beside the trace when export was given none.
+func offlineViewer(tracePath, planPath string) string {
+	const what = "offline, a timeline of one iteration per stream as one HTML page that loads nothing: "
+	if planPath != "" {
+		return what + "echoctl report " + shell.Quote(planPath) + " --trace " + shell.Quote(tracePath)
+	}
+	return what + "echoctl plan " + shell.Quote(tracePath) + " && echoctl report " + shell.Quote(tracePath+".plan")
 }
 
 // exportDoc is export's --json document: what was written.

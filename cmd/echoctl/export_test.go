@@ -70,10 +70,12 @@ func TestExportCommand(t *testing.T) {
 		noFile    string   // a file it must not create
 	}{
 		{
-			name:      "default output",
-			path:      writeTrace(t, header, clean, events...),
-			args:      func(p, _ string) []string { return []string{p} },
-			wantOut:   []string{"trace.bin.json: 4 events on 2 threads in 1 process", "ui.perfetto.dev"},
+			name: "default output",
+			path: writeTrace(t, header, clean, events...),
+			args: func(p, _ string) []string { return []string{p} },
+			wantOut: []string{"trace.bin.json: 4 events on 2 threads in 1 process", "ui.perfetto.dev",
+				"offline, a timeline of one iteration per stream as one HTML page that loads nothing: echoctl plan ",
+				"trace.bin && echoctl report ", "trace.bin.plan\n"},
 			file:      "<trace>.json",
 			wantNames: []string{"cudaMalloc", "cudaMemcpy h2d 4.0 MiB", "cudaLaunchKernel 0x401230", "cudaMemcpy d2h 4.0 MiB"},
 		},
@@ -90,7 +92,8 @@ func TestExportCommand(t *testing.T) {
 			args: func(p, dir string) []string {
 				return []string{p, "--plan", planPath, "-o", filepath.Join(dir, "app.json")}
 			},
-			wantOut:   []string{"app.json: 4 events", "1 copy at the plan's pair sites"},
+			wantOut: []string{"app.json: 4 events", "1 copy at the plan's pair sites",
+				"offline, a timeline of one iteration per stream as one HTML page that loads nothing: echoctl report " + planPath + " --trace "},
 			file:      "app.json",
 			wantNames: []string{"cudaMalloc", "cudaMemcpy h2d 4.0 MiB [p1 candidate]", "cudaLaunchKernel 0x401230", "cudaMemcpy d2h 4.0 MiB"},
 		},

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
 )
 
 // The source path's round trip through the CLI: rewrite a workload, apply the diff, build
@@ -64,10 +66,7 @@ func workdir(t *testing.T, names ...string) string {
 func buildWorkload(t *testing.T, src, exe string) {
 	t.Helper()
 	root, _ := filepath.Abs("../..")
-	lib := filepath.Join(root, "build", "lib")
-	if _, err := os.Stat(filepath.Join(lib, "libcudart.so")); err != nil {
-		t.Fatalf("no emulator library in %s: run make build first", lib)
-	}
+	lib := filepath.Dir(testenv.Built(t, "lib/libcudart.so"))
 	cmd := exec.Command("g++", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-x", "c++",
 		"-I"+filepath.Join(root, "testdata", "emulator", "include"), src, "-o", exe,
 		"-L"+lib, "-lcudart", "-lpthread", "-Wl,-rpath,"+lib)

@@ -46,6 +46,7 @@ func memcpyCalls(t *testing.T, exe string, args []string) int {
 // are not merged (TestRewriteUnsafeUntouched, source's TestProveCorpus); their safe pairs are
 // merged here, and pinned pairs keep their copies.
 func TestRewriteCorpusRoundTrip(t *testing.T) {
+	testenv.Long(t)
 	needClang(t)
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
 )
 
 // runWorkload runs exe with args and extra environment and returns its checksum= line; the
@@ -124,6 +126,7 @@ func TestRewriteFreesWhatTheOriginalFreed(t *testing.T) {
 // (CUDA_EMU_FAIL_ALLOC=1: page-locked memory exhausted at once), echo_pinned_alloc falls back
 // to malloc and clears the error, and stream still prints what it printed.
 func TestRewritePinnedRoundTrip(t *testing.T) {
+	testenv.Long(t)
 	needClang(t)
 	pinned := 0
 	for _, name := range []string{"stream", "compute", "memset", "pipeline", "unsafe_live_value", "unsafe_ptr_identity"} {

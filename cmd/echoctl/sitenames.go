@@ -24,8 +24,8 @@ func copySiteLabel(s trace.SiteStats) string {
 	return symbols.Label(s.Site, symbols.Symbol{Function: s.Function, File: s.File, Line: s.Line})
 }
 
-// maxFunctionWidth cuts a long function name (a C++ one is mangled, and long) in the plan
-// view, where the table must keep to the view's width; stats --json has it whole.
+// maxFunctionWidth cuts a long function name (a C++ one, demangled, with its parameters) in
+// the plan view, where the table must keep to the view's width; stats --json has it whole.
 const maxFunctionWidth = 32
 
 // planSiteLabel is a plan's site as a person reads it, named by its module where it can be,
@@ -36,8 +36,8 @@ func planSiteLabel(names *symbols.Resolver, s planner.Site) string {
 	if !ok {
 		return s.Name()
 	}
-	if fn := []rune(sym.Function); len(fn) > maxFunctionWidth {
-		sym.Function = string(fn[:maxFunctionWidth-1]) + "…"
+	if fn := []rune(sym.Name()); len(fn) > maxFunctionWidth {
+		sym.Function = string(fn[:maxFunctionWidth-1]) + "…" // demangled already: Name keeps it
 	}
 	return s.Name() + "\n" + sym.String()
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
 )
 
 // TestSourceCorpusRoundTrip runs the source path's verdict corpus (testdata/source/corpus,
@@ -16,6 +18,7 @@ import (
 // and run with kernels slowed (an ordering the rewrite lost would show). Both print the
 // checksum the .expect records. A pair the .expect declines is never changed.
 func TestSourceCorpusRoundTrip(t *testing.T) {
+	testenv.Long(t)
 	needClang(t)
 	root, _ := filepath.Abs("../..")
 	corpus := filepath.Join(root, "testdata", "source", "corpus")

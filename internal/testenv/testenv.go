@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,19 +42,26 @@ func Root(t testing.TB) string {
 
 // Built is the path of a file under the build tree: build/, or $ECHO_BUILD (relative to the
 // repository root, or absolute) where another architecture's tree is tested (make
-// test-arm64: build/arm64). The test fails, saying what to run, when the file is missing.
+// test-arm64: build/arm64). A file missing from build/ is made by the Makefile's own rule
+// for it (make.go), so that `go test ./symbols/` works on a fresh clone; where make cannot
+// run, the test is skipped saying what to run. A missing file of another tree fails the test:
+// that tree is made by make cross, which the run that names it has done.
 func Built(t testing.TB, rel string) string {
 	t.Helper()
 	tree := os.Getenv("ECHO_BUILD")
 	if tree == "" {
-		tree = "build"
+		path := filepath.Join(Root(t), "build", rel)
+		if _, err := os.Stat(path); err != nil {
+			makeBuilt(t, rel)
+		}
+		return path
 	}
 	if !filepath.IsAbs(tree) {
 		tree = filepath.Join(Root(t), tree)
 	}
 	path := filepath.Join(tree, rel)
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is missing: run `make build` first (`make test` does; `make cross` for build/arm64)", path)
+		t.Fatalf("%s is missing: run `make cross` first (make test-arm64 does)", path)
 	}
 	return path
 }
@@ -298,3 +306,21 @@ func IsRoot() bool { return os.Geteuid() == 0 }
 // CanTrace is whether this run can load BPF programs and attach uprobes: root, and BPF there
 // (what RequireRoot skips without).
 func CanTrace() bool { return IsRoot() && os.Getenv("ECHO_NO_BPF") != "1" }
+
+// Long marks an end-to-end test of a minute or more: make test runs go test -short and
+// leaves it to make test-all (CI), which runs every test; it skips, saying how to run it
+// alone. Each checks in the large (every workload of a corpus, the README's commands, the
+// demo) what shorter tests that make test runs check on one.
+func Long(t testing.TB) {
+	t.Helper()
+	if !testing.Short() {
+		return
+	}
+	pkg := "./..."
+	if _, file, _, ok := runtime.Caller(1); ok {
+		if rel, err := filepath.Rel(Root(t), filepath.Dir(file)); err == nil {
+			pkg = "./" + filepath.ToSlash(rel) + "/"
+		}
+	}
+	t.Skipf("a long end-to-end test, which make test (-short) leaves to make test-all: go test -run '^%s$' %s", t.Name(), pkg)
+}

@@ -49,3 +49,32 @@ func TestReadmeInstallsWhatCIInstalls(t *testing.T) {
 		}
 	}
 }
+
+// The README's set-up section names the make target CI runs, as CI's: what a newcomer reads
+// as "what CI runs" is what .ci/run runs.
+func TestReadmeNamesCIsTestCommand(t *testing.T) {
+	root := testenv.Root(t)
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:sudo )?make (test[a-z0-9-]*)\s*$`).FindAllStringSubmatch(string(ci), -1) {
+		targets[m[1]] = true
+	}
+	if len(targets) != 1 {
+		t.Fatalf(".ci/run runs the make targets %v: want one test target", targets)
+	}
+	setup, _, _ := strings.Cut(string(readme), "\n## Check a machine")
+	setup = setup[strings.Index(setup, "## Set up"):]
+	for target := range targets {
+		line := regexp.MustCompile(`(?m)^sudo make ` + regexp.QuoteMeta(target) + `\s+#.*\bCI\b.*$`)
+		if !line.MatchString(setup) {
+			t.Errorf("README's set-up section has no `sudo make %s  # ... CI ...` line: .ci/run runs make %s", target, target)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 // (they build, install, attach to a PID or need a launcher). As root, `sudo` is the command
 // itself, as on CI.
 func TestReadmeCommands(t *testing.T) {
+	testenv.Long(t)
 	testenv.RequireRoot(t)
 	root := testenv.Root(t)
 	blocks := shellBlocks(t, filepath.Join(root, "README.md"))
