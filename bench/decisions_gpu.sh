@@ -129,9 +129,10 @@ print(p["loop"]["iterations"], s, "%.2f" % p["predicted_speedup"], "%.2f" % est[
 EOF
 	)
 	# The calibration table's verdict: the enabled strategy's row (why it was enabled), else
-	# each strategy's (why it was refused), each cut at its first colon.
+	# each strategy's (why it was refused), each cut at its first colon; the row's figures
+	# (ms/iter, spread, predicted where there is a prediction, measured, run ms) go first.
 	verdict=$(awk -v s="$strategy" '$1 ~ /^(mapped|system|pinned)$/ && (s == "none" || $1 == s) {
-		$1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); sub(/^enabled: /, ""); sub(/:.*/, ""); v = v (v ? "; " : "") $0 }
+		sub(/^[a-z]+( +[-0-9.×]+)+ +/, ""); sub(/^enabled: /, ""); sub(/:.*/, ""); v = v (v ? "; " : "") $0 }
 		END { print v ? v : "-" }' "$out/$p.optimize" | cut -c1-38 | tr ' ' '_')
 	# The plan and its calibration record, as testdata/h200 keeps them for
 	# TestPredictionsOnTheH200 (the model's predictions against what calibration measured).
