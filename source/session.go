@@ -184,7 +184,7 @@ func (s *session) parse(ctx context.Context, c Command) (*TU, error) {
 // found is the tree's directory for a missing header (findHeader), "" for none or one
 // already tried.
 func (s *session) found(c Command, name string, tried []string) string {
-	if s.findHeader == nil || c.Guess == false {
+	if s.findHeader == nil || !c.Guess {
 		return ""
 	}
 	dir := s.findHeader(c.File, name)

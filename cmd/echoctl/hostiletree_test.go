@@ -48,7 +48,7 @@ func TestScanHostileTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(tree, "waits.c"), []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
+	os.WriteFile(filepath.Join(tree, "waits.cu"), []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
 	os.WriteFile(filepath.Join(tree, "generated.c"), []byte("float t[] = {"+strings.Repeat("1.5f, 2.5f, 3.5f, 4.5f,\n", 128<<10)+"0};\n"), 0o644)
 	for link, target := range map[string]string{"zero.cu": "/dev/zero", "loop": ".", "ab": "ba", "ba": "ab", "etc": "/etc"} {
 		os.Symlink(target, filepath.Join(tree, link))
@@ -80,11 +80,11 @@ func TestScanHostileTree(t *testing.T) {
 	}
 	out := strings.Join(lines, "\n")
 	for _, w := range []string{
-		"safe.cu compile command 2 2 0",
-		`"odd/b\377d.cu" defaults 2 2 0`,
-		`"odd/new\nline.cu" defaults 2 2 0`,
-		"generated.c defaults - - - skipped: larger than 2.0 MiB",
-		"waits.c defaults - - - skipped: clang ran past 3s",
+		"safe.cu compile command ok match 2 2 2",
+		`"odd/b\377d.cu" defaults ok match 2 2 2`,
+		`"odd/new\nline.cu" defaults ok match 2 2 2`,
+		"generated.c defaults skipped - - - - - - larger than 2.0 MiB",
+		"waits.cu defaults skipped - - - - - - clang ran past 3s",
 		"-DHOSTILE safe.cu",
 		"fifo.cu not a regular file (a FIFO)",
 		"zero.cu a link out of the tree (/dev/zero)",
