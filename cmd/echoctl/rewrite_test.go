@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -67,12 +68,24 @@ func buildWorkload(t *testing.T, src, exe string) {
 	t.Helper()
 	root, _ := filepath.Abs("../..")
 	lib := filepath.Dir(testenv.Built(t, "lib/libcudart.so"))
-	cmd := exec.Command("g++", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-x", "c++",
+	cmd := exec.Command(testCXX(), "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-x", "c++",
 		"-I"+filepath.Join(root, "testdata", "emulator", "include"), src, "-o", exe,
 		"-L"+lib, "-lcudart", "-lpthread", "-Wl,-rpath,"+lib)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
+}
+
+// testCXX is the C++ compiler for this test binary's machine: under qemu's user mode
+// (tests/arm64.sh) the arm64 tests link against build/arm64's libcudart, which the host's
+// g++ cannot, so the cross compiler make cross used builds them.
+func testCXX() string {
+	if runtime.GOARCH == "arm64" {
+		if cross, err := exec.LookPath("aarch64-linux-gnu-g++"); err == nil {
+			return cross
+		}
+	}
+	return "g++"
 }
 
 func checksum(t *testing.T, exe string) string {

@@ -53,9 +53,11 @@ static inline float atomicExch(float *p, float v)
 }
 #endif
 
-/* A store in inline assembly: PTX for nvcc, x86-64 for the emulator. */
+/* A store in inline assembly: PTX for nvcc, x86-64 or arm64 (tests/arm64.sh) for the emulator. */
 #ifdef __CUDACC__
 #define STORE_ASM(p, v) asm volatile("st.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory")
+#elif defined(__aarch64__)
+#define STORE_ASM(p, v) asm volatile("str %s1, %0" : "=m"(*(p)) : "w"(v))
 #else
 #define STORE_ASM(p, v) asm volatile("movss %1, %0" : "=m"(*(p)) : "x"(v))
 #endif
