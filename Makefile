@@ -58,7 +58,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop $(BUILD)/tests/loader_threads \
-             $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
+             $(BUILD)/tests/glibc_base $(BUILD)/tests/missing_runtime $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
@@ -201,6 +201,11 @@ $(BUILD)/tests/static_spawn: testdata/tracer/static_spawn.c
 $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h shim/api.def shim/cuda_abi.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $< -o $@ -ldl
+
+# No CUDA library at all: under the shim every hook answers its error, never a NULL call.
+$(BUILD)/tests/missing_runtime: testdata/shim/missing_runtime.c $(EMU_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
