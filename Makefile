@@ -183,12 +183,12 @@ $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # A loop beside loader threads that allocate through the loop's own helpers.
-$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # The same through the driver API, opened with dlopen and called through dlsym'd pointers.
-$(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
@@ -208,13 +208,13 @@ $(BUILD)/tests/missing_runtime: testdata/shim/missing_runtime.c $(EMU_HDRS)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@
 
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
-$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # A copy→kernel→copy loop, with --fork in a forked child while the parent waits.
-$(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'

@@ -73,26 +73,27 @@ SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 	return alloc(RET, "cudaHostAlloc", true, out, n, host_alloc, flags);
 }
 
-SHIM_API cudaError_t cudaFree(void *p)
+/* A runtime free: a barrier to validate mode, noted by resolve mode, and where p is a buffer
+ * of the shim's, released by it (true: the runtime has nothing to free). */
+static bool released(bool host_side, void *p)
 {
 	SHIM_WATCH(shim_validate_barrier());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
-	if (shim_release(false, p))
-		return cudaSuccess;
+	if (shim_release(host_side, p))
+		return true;
 	shim_resolve();
-	return REAL(cudaFree, (p));
+	return false;
+}
+
+SHIM_API cudaError_t cudaFree(void *p)
+{
+	return released(false, p) ? cudaSuccess : REAL(cudaFree, (p));
 }
 
 SHIM_API cudaError_t cudaFreeHost(void *p)
 {
-	SHIM_WATCH(shim_validate_barrier());
-	if (__builtin_expect(shim_resolving(), 0))
-		shim_resolve_free(p);
-	if (shim_release(true, p))
-		return cudaSuccess;
-	shim_resolve();
-	return REAL(cudaFreeHost, (p));
+	return released(true, p) ? cudaSuccess : REAL(cudaFreeHost, (p));
 }
 
 /* The program page-locks a buffer the pinned strategy already serves from page-locked memory
