@@ -24,7 +24,7 @@ static void query_driver(void)
 	CUresult (*driver_version)(int *) = shim_real_driver_dlsym("cuDriverGetVersion");
 	CUdevice device;
 	int major = 0, minor = 0;
-	if (!get_device || !get_name || !attribute || !driver_version || DRIVER_CALL(get_device, (&device)) != CUDA_SUCCESS ||
+	if (DRIVER_CALL(get_device, (&device)) != CUDA_SUCCESS ||
 	    DRIVER_CALL(get_name, (shim_device.name, sizeof shim_device.name, device)) != CUDA_SUCCESS ||
 	    DRIVER_CALL(attribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) != CUDA_SUCCESS ||
 	    DRIVER_CALL(attribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) != CUDA_SUCCESS ||
@@ -36,7 +36,8 @@ static void query_driver(void)
 	DRIVER_CALL(attribute, (&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device));
 	DRIVER_CALL(attribute, (&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device));
 	DRIVER_CALL(attribute, (&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device));
-	DRIVER_CALL(attribute, (&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device));
+	DRIVER_CALL(attribute,
+		    (&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device));
 	shim_device.known = true;
 	shim_energy_device();
 }
@@ -68,7 +69,8 @@ static void query(void)
 	REAL(cudaDeviceGetAttribute, (&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device));
 	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
 	REAL(cudaDeviceGetAttribute, (&shim_device.integrated, cudaDevAttrIntegrated, device));
-	REAL(cudaDeviceGetAttribute, (&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
+	REAL(cudaDeviceGetAttribute,
+	     (&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
 	shim_device.known = true;
 	shim_energy_device();
 }

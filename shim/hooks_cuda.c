@@ -267,7 +267,8 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 	shim_pinned_copied(dst, src);
 	struct pair *p = shim_linking_copy(ret, dst, src, n, on);
 	if (__builtin_expect(!p, 1))
-		return shim_pinned_completes(SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream)), dst, src, on);
+		return shim_pinned_completes(SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream)),
+					     dst, src, on);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered;
 	 * but to pageable memory it returned only once done, a wait for that work the host may
