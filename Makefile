@@ -58,7 +58,7 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/failing_copies $(BUILD)/tests/scattered_maps $(BUILD)/tests/pageable_async \
              $(BUILD)/tests/dlopen_driver $(BUILD)/tests/library_launch $(BUILD)/tests/blocking_stream \
              $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop $(BUILD)/tests/loader_threads \
-             $(BUILD)/tests/glibc_base $(BUILD)/tests/static_spawn \
+             $(BUILD)/tests/glibc_base $(BUILD)/tests/missing_runtime $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
              $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
@@ -183,12 +183,12 @@ $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # A loop beside loader threads that allocate through the loop's own helpers.
-$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # The same through the driver API, opened with dlopen and called through dlsym'd pointers.
-$(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
@@ -202,14 +202,19 @@ $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h shim/api.def s
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $< -o $@ -ldl
 
+# No CUDA library at all: under the shim every hook answers its error, never a NULL call.
+$(BUILD)/tests/missing_runtime: testdata/shim/missing_runtime.c $(EMU_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@
+
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
-$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # A copy→kernel→copy loop, with --fork in a forked child while the parent waits.
-$(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'

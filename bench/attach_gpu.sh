@@ -2,12 +2,10 @@
 # `echoctl attach` on the GPU host next to the nvcc-built `stream` with the real CUDA runtime:
 # --once --json for the process by PID, then the scan without -p. Needs root and
 # build/bin/echoctl from the dev machine. Usage: sudo bench/attach_gpu.sh [SIZE] (64M)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 size=${1:-64M}
-out=build-gpu/attach
-mkdir -p "$out"
+bench_out build-gpu/attach
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 "$out/stream" --size "$size" --iters 100000000 --warmup 0 >"$out/stream.out" 2>&1 &
 pid=$!

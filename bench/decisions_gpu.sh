@@ -29,15 +29,13 @@
 # the hand-pinned gain the deployed run reached: (as written - echoctl run) / (as written -
 # hand-pinned), per iteration.
 # Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 shift || true
 programs=("${@:-resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short}")
 read -r -a programs <<<"${programs[*]}"
-out=build-gpu/decisions
-mkdir -p "$out"
+bench_out build-gpu/decisions
 E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared

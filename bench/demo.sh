@@ -3,9 +3,8 @@
 # trace, plan, validate, calibrate, then `echoctl run` with the plan, next to the program as
 # written and its hand-merged variant. Needs root for the trace step. ECHOCTL picks the
 # echoctl to run (default build/bin/echoctl; CI runs the one its .deb installed).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 size=${DEMO_SIZE:-64M}
 iters=${DEMO_ITERS:-10}
 workload=(build/workloads/stream --size "$size" --iters "$iters" --warmup 2)

@@ -14,13 +14,12 @@
 # differently, which moved timings by a few per cent, most of `pipeline`'s gain
 # (BENCHMARKS.md). Needs root (the trace step).
 # Usage: [CPUS=LIST] bench/echo_emulator.sh [ROUNDS] (8)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 cpus=${CPUS-0}
 if [ -n "$cpus" ] && [ -z "${ECHO_BENCH_PINNED:-}" ]; then
 	ECHO_BENCH_PINNED=1 exec taskset -c "$cpus" "$0" "$@"
 fi
-. bench/lib.sh
 rounds=${1:-8}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

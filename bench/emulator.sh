@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Baseline against the hand-merged references on the emulator, every workload, median of
 # alternating runs. Usage: bench/emulator.sh [ROUNDS]  (default 5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 printf '%-12s %6s %12s %12s %12s %8s %8s\n' workload size base_ms mapped_ms managed_ms mapped× managed×
 run() {

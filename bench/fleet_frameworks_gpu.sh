@@ -3,11 +3,10 @@
 # bench/frameworks running at once through python3, watched by scanning (attach --once
 # --json, no -p), then attach --metrics scraped once. Needs root, build/bin/echoctl and a
 # python3 with torch and cupy. Usage: sudo bench/fleet_frameworks_gpu.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 echoctl=build/bin/echoctl
-out=build-gpu/fleet
-mkdir -p "$out"
+bench_out build-gpu/fleet
 python3 bench/frameworks/torch_loop.py 100000 64 >/dev/null 2>&1 & t=$!
 python3 bench/frameworks/cupy_loop.py 100000 64 >/dev/null 2>&1 & c=$!
 trap 'kill $t $c 2>/dev/null || true' EXIT

@@ -4,13 +4,11 @@
 # their events, the lost count; then the metrics endpoint scraped once, and echoctl's own
 # resident memory and CPU while it watches them. Needs root and build/bin/echoctl.
 # Usage: sudo bench/fleet_gpu.sh [STREAMS] [COMPUTES] (4 2)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 streams=${1:-4}
 computes=${2:-2}
-out=build-gpu/fleet
-mkdir -p "$out"
+bench_out build-gpu/fleet
 echoctl=build/bin/echoctl
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 gpu_build testdata/workloads/compute.cu "$out/compute" -cudart shared

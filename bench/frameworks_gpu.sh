@@ -10,15 +10,13 @@
 # corpus's C framework workload, nvcc-built). Needs root and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
 # Usage: bench/frameworks_gpu.sh [ROUNDS] [PROGRAM...]   (3; all)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-3}
 shift || true
 programs=("${@:-fcn resnet50 cupy framework launch}")
 read -r -a programs <<<"${programs[*]}"
-out=build-gpu/frameworks
-mkdir -p "$out"
+bench_out build-gpu/frameworks
 E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
 

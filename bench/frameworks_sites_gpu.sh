@@ -6,11 +6,10 @@
 # holds and how many of them resolve to no module (raw addresses: must be 0), and the plan's
 # pair verdicts. Needs root and build/bin/echoctl from the dev machine.
 # Usage: bench/frameworks_sites_gpu.sh [ITERATIONS] (10)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 iters=${1:-10}
-out=build-gpu/frameworks
-mkdir -p "$out"
+bench_out build-gpu/frameworks
 for prog in torch_loop cupy_loop; do
 	echo "== $prog ($(readlink -f "$(command -v python3)"))"
 	build/bin/echoctl trace -o "$out/$prog.trace" -- python3 "bench/frameworks/$prog.py" "$iters" 64 \

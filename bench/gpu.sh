@@ -5,12 +5,10 @@
 # unsafe case's naive merge does not, then times `stream` baseline against the manual mapped
 # and managed variants at 4, 64 and 256 MiB.
 # Run on the GPU host from the repository root: bench/gpu.sh [ROUNDS] (default 3).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-3}
-out=build-gpu/workloads
-mkdir -p "$out"
+bench_out build-gpu/workloads
 builds=()
 nvcc_build() { # SRC OUT FLAGS...: in the background; built_all waits for them all
 	gpu_build "$@" -Xcompiler -Wall &

@@ -6,12 +6,10 @@
 # echoctl run (this shim), the planned arguments for reference, and with PREV_SHIM=PATH
 # another libechoshim.so (a previous build) through the same plan. Needs root (the trace).
 # Usage: [PREV_SHIM=lib.so] bench/halfpair_gpu.sh [ROUNDS] (5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
-out=build-gpu/halfpair
-mkdir -p "$out"
+bench_out build-gpu/halfpair
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 args=(--size 64M --iters 20 --warmup 3)
 build/bin/echoctl trace --host-allocs -o "$out/h.trace" -- "$out/stream" "${args[@]}" >/dev/null 2>&1

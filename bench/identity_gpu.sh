@@ -11,13 +11,11 @@
 # hand-merged mapped variant (cudaHostAlloc), ROUNDS alternating runs, medians and the median
 # ratio. Needs root and build/bin/echoctl + build/lib/libechoshim.so from the dev machine.
 # Usage: [SIZE=64M] bench/identity_gpu.sh [ROUNDS] (5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 size=${SIZE:-64M}
-out=build-gpu/identity
-mkdir -p "$out"
+bench_out build-gpu/identity
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build bench/bind_probe.cu "$out/bind_probe"
 echo "== bind_probe: a page-locked memory file bound to a second host address"

@@ -5,14 +5,12 @@
 # traced with --launches, and traced as by default; the loop's own median iter_ms per run, then the
 # median per variant and the median of the per-round ratios against as written. Needs root and
 # build/bin/echoctl. Usage: bench/launches_gpu.sh [ROUNDS] [ITERS]   (5, 210)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 iters=${2:-210}
 E=${ECHOCTL:-build/bin/echoctl}
-out=build-gpu/launches
-mkdir -p "$out"
+bench_out build-gpu/launches
 rm -f "$out"/{base,launches,default}
 prog=(python3 bench/frameworks/vision_loop.py resnet50 1 224 "$iters")
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"

@@ -143,3 +143,16 @@ unit = "%" if mode == "ratio" else ""
 print(f"{med:+.2f}{unit} [{lo:+.2f}, {hi:+.2f}] ({n} rounds, {cover:.1f} %)")
 PY
 }
+
+# bench_start: what every bench script starts with, after sourcing this file as
+# `. "$(dirname "$0")/lib.sh"`: strict mode, and the repository root as the working directory.
+bench_start() {
+	set -euo pipefail
+	cd "$(dirname "$0")/.."
+}
+
+# bench_out DIR: DIR, relative to the root, made and kept in $out for the script's files.
+bench_out() {
+	out=$1
+	mkdir -p "$out"
+}

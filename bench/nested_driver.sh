@@ -7,9 +7,8 @@
 # the difference per iteration is the two nested copies' (cuMemcpyHtoD_v2, cuMemcpyDtoH_v2).
 # Medians of ROUNDS alternating rounds of ITERS iterations of 64-byte copies.
 # Needs root and a built tree (make build). Usage: sudo bench/nested_driver.sh [ROUNDS] [ITERS]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-7}
 iters=${2:-50000}
 echoctl=build/bin/echoctl

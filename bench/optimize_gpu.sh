@@ -10,12 +10,10 @@
 # idle device-wide wait that each elided synchronous copy keeps. Needs root and
 # build/bin/echoctl + build/lib/libechoshim.so from the dev machine.
 # Usage: [SIZES="4M 64M"] bench/optimize_gpu.sh [ROUNDS] (7)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-7}
-out=build-gpu/optimize
-mkdir -p "$out"
+bench_out build-gpu/optimize
 
 bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//')
 dev=/sys/bus/pci/devices/0000$bus

@@ -11,8 +11,8 @@
 # the same round's variant): how far the measurement itself moves.
 # The load average before and after is printed: the machine may be shared. Needs root.
 # Usage: [WORKLOADS="stream pipeline ..."] bench/predict_emulator.sh [ROUNDS] (3; every corpus loop)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -7,9 +7,8 @@
 # ready for testdata/h200 and TestPredictionsOnTheH200), and to $OUT when set. Needs root, nvcc and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
 # Usage: [ECHOCTL=PATH] bench/predict_gpu.sh [SIZE...]   (16M 64M 256M)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 sizes=("${@:-16M 64M 256M}")
 read -r -a sizes <<<"${sizes[*]}"
 E=$(readlink -f "${ECHOCTL:-build/bin/echoctl}")

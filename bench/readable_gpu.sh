@@ -5,12 +5,10 @@
 # shows), the copy sites of a PyTorch loop named by function, and a report of stream's plan
 # (copied to $OUT when set). Needs root and build/bin/echoctl from the dev machine.
 # Usage: sudo bench/readable_gpu.sh [SIZE] (64M)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 size=${1:-64M}
-out=build-gpu/readable
-mkdir -p "$out"
+bench_out build-gpu/readable
 echoctl=build/bin/echoctl
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared -g
 gpu_build testdata/workloads/compute.cu "$out/compute" -cudart shared -g

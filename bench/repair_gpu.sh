@@ -5,12 +5,10 @@
 # per-thread-default-stream S1 case built with nvcc --default-stream per-thread. Needs root,
 # build/bin/echoctl, build/lib/libechoshim.so and OLD_SHIM from the dev machine.
 # Usage: OLD_SHIM=path [SIZE=64M] bench/repair_gpu.sh [ROUNDS] (5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
-out=build-gpu/repair
-mkdir -p "$out"
+bench_out build-gpu/repair
 gpu_build bench/copy_wait.cu "$out/copy_wait"
 gpu_build testdata/workloads/unsafe_live_value.cu "$out/unsafe_live_value-ptds" -cudart shared --default-stream per-thread
 

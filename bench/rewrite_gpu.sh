@@ -16,9 +16,8 @@
 # /usr/lib/llvm-*/bin) for the parse. EMU=1 runs the same on the emulator with g++ (no GPU,
 # no pinning), to check the script itself: EMU=1 SIZE=1M ITERS=5 bench/rewrite_gpu.sh 1.
 # Usage: [WORKLOADS="stream compute"] [SIZE=64M] [ITERS=20] bench/rewrite_gpu.sh [ROUNDS] (5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 size=${SIZE:-64M}
 iters=${ITERS:-20}

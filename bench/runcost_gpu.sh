@@ -9,13 +9,11 @@
 # as written less what its iterations saved. Needs root (the trace) and build/bin/echoctl +
 # build/lib/libechoshim.so from the dev machine.
 # Usage: bench/runcost_gpu.sh [ROUNDS] [CALLS]   (9 300)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-9}
 calls=${2:-300}
-out=build-gpu/runcost
-mkdir -p "$out"
+bench_out build-gpu/runcost
 E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
 gpu_build bench/rodinia/streamcluster_like.cu "$out/streamcluster" -cudart shared

@@ -6,9 +6,8 @@
 # alternating runs of: as written; `echoctl run` deriving the deployment (an empty cache each
 # time); `echoctl run` deploying the one it kept. Medians of the wall times, in ms.
 # Usage: bench/runstart.sh [ROUNDS]   (9; after make build)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-9}
 E=${ECHOCTL:-build/bin/echoctl}
 prog=(build/workloads/stream --size 1M --iters 20)

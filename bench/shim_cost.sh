@@ -6,9 +6,8 @@
 # copy costs the hook and the idle device-wide wait it keeps, next to that wait as the
 # program's own cudaDeviceSynchronize (through the shim) costs it.
 # Usage: bench/shim_cost.sh [ROUNDS] (default 5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 prog=build/bench/shimcost
 id=$(readelf -n "$prog" | sed -n 's/.*Build ID: //p')

@@ -35,9 +35,8 @@
 #
 # Usage: bench/source_gpu.sh [-n ROUNDS (5)] [-s STRATEGIES (auto)] [-e ECHOCTL] [--device D]
 #        [--no-corpus] [--only REGEX] [--dir … ]...
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 root=$(pwd)
 
 rounds=5

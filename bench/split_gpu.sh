@@ -10,9 +10,8 @@
 # (runs of one round are side by side). Needs root (optimize traces), build/bin/echoctl and
 # build/lib/libechoshim.so from the dev machine.
 # Usage: [SIZE=4M] bench/split_gpu.sh [ROUNDS] (21)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-21}
 size=${SIZE:-4M}
 out=build-gpu/split

@@ -10,13 +10,11 @@
 # EXTRA adds flags to the safe programs' command lines (background's --patience); ECHO_SHIM
 # picks another shim build, as for echoctl.
 # Usage: [SIZE=64M] [SAFE="w ..."] [UNSAFE="w ..."] [EXTRA="..."] bench/streams_gpu.sh [ROUNDS] (5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 size=${SIZE:-64M}
-out=build-gpu/streams
-mkdir -p "$out"
+bench_out build-gpu/streams
 read -ra safe <<<"${SAFE:-multistream memset async_stream doublebuffer chunked background}"
 read -ra unsafe <<<"${UNSAFE-unsafe_stream_refill unsafe_memset_read unsafe_doublebuffer unsafe_chunked}"
 read -ra extra <<<"${EXTRA:-}"

@@ -11,14 +11,12 @@
 # PARTS picks the sections (default all: calls cost rate stream resnet launch), so the long
 # ResNet-50 rounds can run in a call of their own: PARTS=resnet bench/tracer_gpu.sh.
 # Usage: [PARTS="calls cost ..."] bench/tracer_gpu.sh [ROUNDS]  (default 9)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-9}
 parts=" ${PARTS:-calls cost rate stream resnet launch} "
 part() { [[ $parts == *" $1 "* ]]; }
-out=build-gpu/tracer
-mkdir -p "$out"
+bench_out build-gpu/tracer
 echoctl=${ECHOCTL:-build/bin/echoctl}
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 gpu_build bench/callcost.cu "$out/callcost" -cudart shared

@@ -9,8 +9,8 @@
 #   FIRST="LIB:SYM ..."  also print these functions' first instructions, e.g. the real
 #                  libcudart's cudaStreamSynchronize, to tell which row a real probe pays
 # Needs root and cc. Usage: sudo bench/trapcost.sh [ROUNDS] [CALLS] (default 5, 100000)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 rounds=${1:-5}
 calls=${2:-100000}
 target=build/bench/trapcost-target

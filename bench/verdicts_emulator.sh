@@ -19,8 +19,8 @@
 # Needs root (the trace step).
 # ECHOCTL names another echoctl to run (one built at an earlier commit, to compare).
 # Usage: [LOAD=busy|stress|none] [WORKLOADS="gain nogain"] [ECHOCTL=PATH] bench/verdicts_emulator.sh [REPEATS] (20)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
+bench_start
 echoctl=${ECHOCTL:-build/bin/echoctl}
 repeats=${1:-20}
 load=${LOAD:-busy}

@@ -13,8 +13,8 @@ import (
 // docs/json.md).
 type Row struct {
 	Name       string `json:"name"`
-	Plan       string `json:"plan"`       // its file, "" for a deployment without one
-	Deployment string `json:"deployment"` // the file the shim reads, "" when missing
+	Plan       string `json:"plan"`       // its file, "" for a compact plan without one
+	Deployment string `json:"deployment"` // the compact plan, the file the shim reads; "" when missing
 	Executable struct {
 		Path    string `json:"path"`
 		BuildID string `json:"build_id"`
@@ -25,7 +25,7 @@ type Row struct {
 	Driver            int              `json:"driver"`
 	Runtime           int              `json:"runtime"`
 	Strategy          planner.Strategy `json:"strategy"`
-	Pairs             int              `json:"pairs"` // enabled pairs the deployment serves
+	Pairs             int              `json:"pairs"` // enabled pairs the compact plan serves
 	Created           time.Time        `json:"created"`
 	Status            string           `json:"status"`  // ok, missing, stale, orphan, unreadable, undeployable, conflict
 	Problem           string           `json:"problem"` // what is wrong and what to do, "" when ok
@@ -54,7 +54,7 @@ func Audit(dir string) ([]Row, error) {
 			}
 		}
 		if e.Err != nil {
-			problem("unreadable", "%v: the shim skips a deployment it cannot read; remove or replace it", e.Err)
+			problem("unreadable", "%v: the shim skips a compact plan it cannot read; remove or replace it", e.Err)
 		}
 		if p := e.Plan; p != nil {
 			c := p.Context
@@ -66,15 +66,15 @@ func Audit(dir string) ([]Row, error) {
 			case err != nil:
 				problem("undeployable", "%v", err)
 			case e.Deployment == nil:
-				problem("missing", "no deployment beside it, so the shim does not see it: echoctl plans add %s %s", dir, r.Plan)
+				problem("missing", "no compact plan beside it, so the shim does not see it: echoctl plans add %s %s", dir, r.Plan)
 			case !bytes.Equal(e.Deployment, []byte(compact)):
-				problem("stale", "its deployment is not the plan's: echoctl plans add %s %s", dir, r.Plan)
+				problem("stale", "its compact plan is not the plan's: echoctl plans add %s %s", dir, r.Plan)
 			}
 			if other := Conflict(entries, e.Name, p); other != "" {
 				problem("conflict", "%s is for the same executable and GPU: the shim runs the program untouched until one goes", other)
 			}
 		} else if e.Err == nil {
-			problem("orphan", "a deployment without its plan: the shim uses it, but what it is for cannot be listed; add its plan")
+			problem("orphan", "a compact plan without its plan: the shim uses it, but what it is for cannot be listed; add its plan")
 		}
 		rows = append(rows, r)
 	}

@@ -1,6 +1,6 @@
 // Package plandir owns the plan directory a fleet shares (ECHO_PLAN_DIR, echoctl run
-// --plans): each plan beside its compact deployment, NAME.plan and NAME.plan.shim. The
-// preload library reads only the deployments (it parses no JSON), and picks the one for the
+// --plans): each plan beside its compact plan, NAME.plan and NAME.plan.shim. The
+// preload library reads only the compact plans (it parses no JSON), and picks the one for the
 // running executable and GPU; the plans are there for people and for echoctl plans ls.
 package plandir
 
@@ -22,19 +22,19 @@ const (
 	shimExt = planExt + "." + planner.SideDeployment // what the shim reads: *.shim
 )
 
-// Entry is one plan of the directory, or a deployment found without its plan.
+// Entry is one plan of the directory, or a compact plan found without its plan.
 type Entry struct {
 	Name       string        // NAME: the files are NAME.plan and NAME.plan.shim
 	Plan       *planner.Plan // nil when there is none, or it could not be read (Err)
 	Err        error
-	Deployment []byte // NAME.plan.shim as it is; nil when there is none
+	Deployment []byte // the compact plan, NAME.plan.shim, as it is; nil when there is none
 }
 
 // PlanPath and DeploymentPath are the entry's files in dir.
 func (e Entry) PlanPath(dir string) string       { return filepath.Join(dir, e.Name+planExt) }
 func (e Entry) DeploymentPath(dir string) string { return filepath.Join(dir, e.Name+shimExt) }
 
-// Read lists the directory's plans and deployments by name. It reads them as the shim does
+// Read lists the directory's plans and compact plans by name. It reads them as the shim does
 // (shim/plandir.c): only from a directory root's or this user's that nobody else may write
 // into, and only regular files of those owners, opened without following a link or waiting
 // for a FIFO's writer; any other file is an entry with Err saying why the shim skips it.
@@ -81,7 +81,7 @@ func Read(dir string) ([]Entry, error) {
 	return out, nil
 }
 
-// Key is what the shim chooses a deployment by: the executable (build-id, or size and file
+// Key is what the shim chooses a compact plan by: the executable (build-id, or size and file
 // name without one) and the device context calibration recorded. Two plans of one key in a
 // directory leave their program untouched.
 func Key(p *planner.Plan) string {
@@ -107,8 +107,8 @@ func Conflict(entries []Entry, name string, p *planner.Plan) string {
 // ErrConflict: the directory already holds a plan for the same executable and device.
 var ErrConflict = errors.New("the plan directory already holds a plan for this executable and GPU")
 
-// Add writes p as NAME.plan into dir, and compact, its deployment, beside it: the plan first,
-// so that a deployment is never without its plan, each file replaced whole by a new file
+// Add writes p as NAME.plan into dir, and compact, its compact plan, beside it: the plan first,
+// so that a compact plan is never without its plan, each file replaced whole by a new file
 // renamed over it (a node syncing the directory never reads half of one, and a link put there
 // is replaced, not written through: as root, into whatever file it names). It refuses a plan for the executable and device
 // of another plan there, which would leave the program untouched.
@@ -133,7 +133,7 @@ func Add(dir, name string, p *planner.Plan, compact string) error {
 		return fmt.Errorf("writing the plan into the directory: %w", err)
 	}
 	if err := replace(e.DeploymentPath(dir), []byte(compact)); err != nil {
-		return fmt.Errorf("writing the deployment into the directory: %w", err)
+		return fmt.Errorf("writing the compact plan into the directory: %w", err)
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ void *shim_host_buffer(struct pair *p, const char *call)
 		return refuse(p, "mapping its host side failed");
 	/* cudaMallocHost and cudaHostAlloc: the program may use the buffer as page-locked memory */
 	bool locked = strncmp(call, "cu", 2) == 0;
-	if (locked && real.cudaHostRegister(h, len, LOCKED_FLAGS) != cudaSuccess) {
+	if (locked && REAL(cudaHostRegister, (h, len, LOCKED_FLAGS)) != cudaSuccess) {
 		munmap(h, len);
 		return refuse(p, "page-locking its host side failed");
 	}
@@ -82,8 +82,8 @@ void *shim_host_buffer(struct pair *p, const char *call)
 static bool host_address_usable(void)
 {
 	int device = 0, usable = 0;
-	return real.cudaGetDevice && real.cudaDeviceGetAttribute && real.cudaGetDevice(&device) == cudaSuccess &&
-	       real.cudaDeviceGetAttribute(&usable, cudaDevAttrCanUseHostPointerForRegisteredMem, device) == cudaSuccess &&
+	return real.cudaGetDevice && real.cudaDeviceGetAttribute && REAL(cudaGetDevice, (&device)) == cudaSuccess &&
+	       REAL(cudaDeviceGetAttribute, (&usable, cudaDevAttrCanUseHostPointerForRegisteredMem, device)) == cudaSuccess &&
 	       usable;
 }
 
@@ -100,7 +100,7 @@ void *shim_device_buffer(struct pair *p)
 		why = "mapping its device side failed";
 	else if (mapped && !host_address_usable())
 		why = "the GPU cannot use page-locked memory at its host address";
-	else if (mapped && real.cudaHostRegister(d, len, LOCKED_FLAGS) != cudaSuccess)
+	else if (mapped && REAL(cudaHostRegister, (d, len, LOCKED_FLAGS)) != cudaSuccess)
 		why = "page-locking its device side failed";
 	if (why) {
 		if (d != MAP_FAILED)
@@ -151,9 +151,9 @@ bool shim_free_buffer(struct pair *p, bool host_side)
 	/* The GPU may still use the device side: cudaFree would have waited for it. A bound host
 	 * side's memory stays while the other mapping of it does. */
 	if (!host_side)
-		real.cudaDeviceSynchronize();
+		REAL(cudaDeviceSynchronize, ());
 	if (host_side ? p->deploy.host_locked : shim_plan.strategy == STRATEGY_MAPPED)
-		real.cudaHostUnregister(buf);
+		REAL(cudaHostUnregister, (buf));
 	munmap(buf, p->deploy.map_bytes);
 	if (fd >= 0)
 		close(fd);
@@ -228,21 +228,21 @@ static void unbind(struct pair *p)
 	if (h != MAP_FAILED)
 		memcpy(h, p->deploy.dev_buf, p->bytes);
 	if (p->deploy.host_locked)
-		real.cudaHostRegister(p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS);
+		REAL(cudaHostRegister, (p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS));
 }
 
 /* Maps p's host side onto its device side, page-locked again where it was. */
 static const char *remap(struct pair *p)
 {
 	if (p->deploy.host_locked)
-		real.cudaHostUnregister(p->deploy.host_buf);
+		REAL(cudaHostUnregister, (p->deploy.host_buf));
 	if (mmap(p->deploy.host_buf, p->deploy.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->deploy.fd,
 		 0) == MAP_FAILED) {
 		unbind(p);
 		return "mapping its host side onto its device side failed";
 	}
 	if (p->deploy.host_locked &&
-	    real.cudaHostRegister(p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS) != cudaSuccess) {
+	    REAL(cudaHostRegister, (p->deploy.host_buf, p->deploy.map_bytes, LOCKED_FLAGS)) != cudaSuccess) {
 		unbind(p);
 		return "page-locking its bound host side failed";
 	}

@@ -24,19 +24,20 @@ static void query_driver(void)
 	CUresult (*driver_version)(int *) = shim_real_driver_dlsym("cuDriverGetVersion");
 	CUdevice device;
 	int major = 0, minor = 0;
-	if (!get_device || !get_name || !attribute || !driver_version || get_device(&device) != CUDA_SUCCESS ||
-	    get_name(shim_device.name, sizeof shim_device.name, device) != CUDA_SUCCESS ||
-	    attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
-	    attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS ||
-	    driver_version(&shim_device.driver) != CUDA_SUCCESS) {
+	if (DRIVER_CALL(get_device, (&device)) != CUDA_SUCCESS ||
+	    DRIVER_CALL(get_name, (shim_device.name, sizeof shim_device.name, device)) != CUDA_SUCCESS ||
+	    DRIVER_CALL(attribute, (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) != CUDA_SUCCESS ||
+	    DRIVER_CALL(attribute, (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) != CUDA_SUCCESS ||
+	    DRIVER_CALL(driver_version, (&shim_device.driver)) != CUDA_SUCCESS) {
 		shim_device.name[0] = 0;
 		return;
 	}
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
-	attribute(&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
-	attribute(&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
-	attribute(&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
-	attribute(&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device);
+	DRIVER_CALL(attribute, (&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device));
+	DRIVER_CALL(attribute, (&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device));
+	DRIVER_CALL(attribute, (&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device));
+	DRIVER_CALL(attribute,
+		    (&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device));
 	shim_device.known = true;
 	shim_energy_device();
 }
@@ -56,19 +57,20 @@ static void query(void)
 		char room[16 << 10];
 	} props;
 	if (!real.cudaGetDevice || !real.cudaGetDeviceProperties || !real.cudaDriverGetVersion ||
-	    !real.cudaRuntimeGetVersion || !real.cudaDeviceGetAttribute || real.cudaGetDevice(&device) != cudaSuccess ||
-	    real.cudaGetDeviceProperties(&props.prop, device) != cudaSuccess ||
-	    real.cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-	    real.cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
-	    real.cudaDriverGetVersion(&shim_device.driver) != cudaSuccess ||
-	    real.cudaRuntimeGetVersion(&shim_device.runtime) != cudaSuccess)
+	    !real.cudaRuntimeGetVersion || !real.cudaDeviceGetAttribute || REAL(cudaGetDevice, (&device)) != cudaSuccess ||
+	    REAL(cudaGetDeviceProperties, (&props.prop, device)) != cudaSuccess ||
+	    REAL(cudaDeviceGetAttribute, (&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess ||
+	    REAL(cudaDeviceGetAttribute, (&minor, cudaDevAttrComputeCapabilityMinor, device)) != cudaSuccess ||
+	    REAL(cudaDriverGetVersion, (&shim_device.driver)) != cudaSuccess ||
+	    REAL(cudaRuntimeGetVersion, (&shim_device.runtime)) != cudaSuccess)
 		return;
 	snprintf(shim_device.name, sizeof shim_device.name, "%s", props.prop.name);
 	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
-	real.cudaDeviceGetAttribute(&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device);
-	real.cudaDeviceGetAttribute(&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device);
-	real.cudaDeviceGetAttribute(&shim_device.integrated, cudaDevAttrIntegrated, device);
-	real.cudaDeviceGetAttribute(&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device);
+	REAL(cudaDeviceGetAttribute, (&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device));
+	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
+	REAL(cudaDeviceGetAttribute, (&shim_device.integrated, cudaDevAttrIntegrated, device));
+	REAL(cudaDeviceGetAttribute,
+	     (&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
 	shim_device.known = true;
 	shim_energy_device();
 }

@@ -25,7 +25,7 @@ static void find(void)
 void *shim_real_dlsym(void *handle, const char *name)
 {
 	pthread_once(&once, find);
-	return next_dlsym ? next_dlsym(handle, name) : NULL;
+	return SHIM_CALL(next_dlsym, NULL, (handle, name));
 }
 
 /* The runtime's hooks of api.def and their per-thread twins. */

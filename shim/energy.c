@@ -69,7 +69,7 @@ static int loop_power_samples;
 static bool nvml_read(unsigned index, unsigned long long *mj)
 {
 	nvml_device d;
-	return nvml.get_handle(index, &d) == 0 && nvml.energy(d, mj) == 0;
+	return SHIM_CALL(nvml.get_handle, -1, (index, &d)) == 0 && SHIM_CALL(nvml.energy, -1, (d, mj)) == 0;
 }
 
 static bool nvml_open(void)
@@ -84,7 +84,7 @@ static bool nvml_open(void)
 	nvml.get_index = (int (*)(nvml_device, unsigned *))dlsym(lib, "nvmlDeviceGetIndex");
 	nvml.energy = (int (*)(nvml_device, unsigned long long *))dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
 	unsigned n = 0;
-	if (!init || !count || !nvml.get_handle || !nvml.energy || init() != 0 || count(&n) != 0)
+	if (!nvml.get_handle || !nvml.energy || SHIM_CALL(init, -1, ()) != 0 || SHIM_CALL(count, -1, (&n)) != 0)
 		return false; /* the library stays loaded: unloading a half-initialised NVML is no safer */
 	bool any = false;
 	for (unsigned i = 0; i < n && i < MAX_NVML_DEVICES; i++)
@@ -212,9 +212,9 @@ void shim_energy_device(void)
 	char bus[32];
 	nvml_device h;
 	unsigned index;
-	if (get_device && bus_id && get_device(&d) == CUDA_SUCCESS && bus_id(bus, sizeof bus, d) == CUDA_SUCCESS &&
-	    nvml.get_by_bus(bus, &h) == 0 && nvml.get_index(h, &index) == 0 && index < MAX_NVML_DEVICES &&
-	    started[index])
+	if (DRIVER_CALL(get_device, (&d)) == CUDA_SUCCESS && DRIVER_CALL(bus_id, (bus, sizeof bus, d)) == CUDA_SUCCESS &&
+	    SHIM_CALL(nvml.get_by_bus, -1, (bus, &h)) == 0 && SHIM_CALL(nvml.get_index, -1, (h, &index)) == 0 &&
+	    index < MAX_NVML_DEVICES && started[index])
 		device = index;
 }
 

@@ -33,7 +33,7 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 		}
 	}
 	shim_resolve();
-	cudaError_t err = fn(out, n, flags);
+	cudaError_t err = SHIM_CALL(fn, cudaErrorInitializationError, (out, n, flags));
 	if (p && err == cudaSuccess)
 		shim_allocated(p, host_side, *out);
 	if (__builtin_expect(shim_resolving(), 0) && out && err == cudaSuccess)
@@ -44,18 +44,18 @@ static cudaError_t alloc(const void *ret, const char *call, bool host_side, void
 static cudaError_t malloc2(void **out, size_t n, unsigned int flags)
 {
 	(void)flags;
-	return real.cudaMalloc ? real.cudaMalloc(out, n) : cudaErrorInitializationError;
+	return REAL(cudaMalloc, (out, n));
 }
 
 static cudaError_t malloc_host2(void **out, size_t n, unsigned int flags)
 {
 	(void)flags;
-	return real.cudaMallocHost ? real.cudaMallocHost(out, n) : cudaErrorInitializationError;
+	return REAL(cudaMallocHost, (out, n));
 }
 
 static cudaError_t host_alloc(void **out, size_t n, unsigned int flags)
 {
-	return real.cudaHostAlloc ? real.cudaHostAlloc(out, n, flags) : cudaErrorInitializationError;
+	return REAL(cudaHostAlloc, (out, n, flags));
 }
 
 SHIM_API cudaError_t cudaMalloc(void **out, size_t n)
@@ -73,26 +73,27 @@ SHIM_API cudaError_t cudaHostAlloc(void **out, size_t n, unsigned int flags)
 	return alloc(RET, "cudaHostAlloc", true, out, n, host_alloc, flags);
 }
 
-SHIM_API cudaError_t cudaFree(void *p)
+/* A runtime free: a barrier to validate mode, noted by resolve mode, and where p is a buffer
+ * of the shim's, released by it (true: the runtime has nothing to free). */
+static bool released(bool host_side, void *p)
 {
 	SHIM_WATCH(shim_validate_barrier());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free(p);
-	if (shim_release(false, p))
-		return cudaSuccess;
+	if (shim_release(host_side, p))
+		return true;
 	shim_resolve();
-	return real.cudaFree ? real.cudaFree(p) : cudaErrorInitializationError;
+	return false;
+}
+
+SHIM_API cudaError_t cudaFree(void *p)
+{
+	return released(false, p) ? cudaSuccess : REAL(cudaFree, (p));
 }
 
 SHIM_API cudaError_t cudaFreeHost(void *p)
 {
-	SHIM_WATCH(shim_validate_barrier());
-	if (__builtin_expect(shim_resolving(), 0))
-		shim_resolve_free(p);
-	if (shim_release(true, p))
-		return cudaSuccess;
-	shim_resolve();
-	return real.cudaFreeHost ? real.cudaFreeHost(p) : cudaErrorInitializationError;
+	return released(true, p) ? cudaSuccess : REAL(cudaFreeHost, (p));
 }
 
 /* The program page-locks a buffer the pinned strategy already serves from page-locked memory
@@ -104,7 +105,7 @@ SHIM_API cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
 	if (__builtin_expect(shim_pinned_holds(p), 0))
 		return cudaSuccess;
 	shim_host_registered(p, n);
-	return real.cudaHostRegister ? real.cudaHostRegister(p, n, flags) : cudaErrorInitializationError;
+	return REAL(cudaHostRegister, (p, n, flags));
 }
 
 SHIM_API cudaError_t cudaHostUnregister(void *p)
@@ -112,7 +113,7 @@ SHIM_API cudaError_t cudaHostUnregister(void *p)
 	shim_resolve();
 	if (__builtin_expect(shim_pinned_holds(p), 0))
 		return cudaSuccess;
-	return real.cudaHostUnregister ? real.cudaHostUnregister(p) : cudaErrorInitializationError;
+	return REAL(cudaHostUnregister, (p));
 }
 
 /* An asynchronous copy from or to a buffer the pinned strategy serves: it returns, as the
@@ -122,7 +123,7 @@ cudaError_t shim_pinned_completes(cudaError_t err, const void *dst, const void *
 	if (__builtin_expect(err != cudaSuccess || !(shim_pinned_holds(dst) || shim_pinned_holds(src)), 1))
 		return err;
 	__atomic_add_fetch(&shim_pinned_count.syncs, 1, __ATOMIC_RELAXED);
-	return real.cudaStreamSynchronize(stream);
+	return REAL(cudaStreamSynchronize, (stream));
 }
 
 /* Whether the pair's host side was pageable as written: allocated by the C library, not by
@@ -141,7 +142,7 @@ int shim_memory_type(const void *ptr)
 		char room[256];
 	} u;
 	memset(&u, 0, sizeof u);
-	if (!real.cudaPointerGetAttributes || real.cudaPointerGetAttributes(&u.attr, ptr) != cudaSuccess)
+	if (!real.cudaPointerGetAttributes || REAL(cudaPointerGetAttributes, (&u.attr, ptr)) != cudaSuccess)
 		return -1;
 	return (int)u.attr.type;
 }
@@ -158,13 +159,13 @@ static cudaError_t watched_copy(shim_copy_fn real_fn, cudaStream_t on, void *dst
 				enum cudaMemcpyKind kind)
 {
 	if (!shim_enter())
-		return real_fn(dst, src, n, kind);
+		return SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind));
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(on); /* device work, like a kernel: it reads inputs, writes outputs */
 	shim_validate_before_copy(dst, n);
 	struct shim_clock done;
 	struct shim_stamp at = shim_validate_copy_issue(on, &done);
-	cudaError_t err = real_fn(dst, src, n, kind);
+	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind));
 	if (err == cudaSuccess)
 		shim_validate_copy_done(dst, src, n, at, kind == cudaMemcpyDeviceToDevice ? NULL : &done);
 	shim_leave();
@@ -176,14 +177,14 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 				      enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	if (!shim_enter())
-		return real_fn(dst, src, n, kind, stream);
+		return SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream));
 	if (kind == cudaMemcpyDeviceToDevice)
 		shim_validate_launch(on);
 	/* To pageable memory an asynchronous copy returns only once done, which also waited
 	 * for its stream's earlier work: a synchronous copy on that stream. */
 	bool completes = kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && pageable_now(dst);
 	shim_validate_before_copy(dst, n);
-	cudaError_t err = real_fn(dst, src, n, kind, stream);
+	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream));
 	if (err == cudaSuccess)
 		shim_validate_async_copy(dst, src, n, on, completes);
 	shim_leave();
@@ -195,7 +196,7 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 static bool drained(bool linking)
 {
 	return linking && shim_busy_drainable() && real.cudaDeviceSynchronize && real.cudaStreamSynchronize &&
-	       real.cudaDeviceSynchronize() == cudaSuccess;
+	       REAL(cudaDeviceSynchronize, ()) == cudaSuccess;
 }
 
 /* Resolve mode: a synchronous copy, noted (resolve.c), timed alone where it links a pair, and
@@ -207,7 +208,7 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked));
 	unsigned long issued = shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
-	cudaError_t err = real_fn(dst, src, n, kind);
+	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind));
 	if (err == cudaSuccess)
 		shim_busy_waited(on, false, issued);
 	if (timed && err == cudaSuccess)
@@ -224,8 +225,8 @@ static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_
 	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked));
 	shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
-	cudaError_t err = real_fn(dst, src, n, kind, stream);
-	if (timed && err == cudaSuccess && real.cudaStreamSynchronize(on) == cudaSuccess)
+	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream));
+	if (timed && err == cudaSuccess && REAL(cudaStreamSynchronize, (on)) == cudaSuccess)
 		shim_resolve_timed(&linked, shim_uptime_ns() - t0);
 	return err;
 }
@@ -245,7 +246,7 @@ cudaError_t shim_copy(const void *ret, shim_copy_fn real_fn, bool per_thread, vo
 		return watched_copy(real_fn, on, dst, src, n, kind);
 	shim_pinned_copied(dst, src);
 	if (__builtin_expect(!shim_linking_copy(ret, dst, src, n, on), 1))
-		return real_fn(dst, src, n, kind);
+		return SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind));
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* The synchronous copy was also a wait for earlier GPU work (S2): keep exactly that wait. */
 	return shim_wait_as_copy(on);
@@ -266,7 +267,8 @@ cudaError_t shim_async_copy(const void *ret, shim_async_copy_fn real_fn, void *d
 	shim_pinned_copied(dst, src);
 	struct pair *p = shim_linking_copy(ret, dst, src, n, on);
 	if (__builtin_expect(!p, 1))
-		return shim_pinned_completes(real_fn(dst, src, n, kind, stream), dst, src, on);
+		return shim_pinned_completes(SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream)),
+					     dst, src, on);
 	__atomic_add_fetch(&shim_count.copies_elided, 1, __ATOMIC_RELAXED);
 	/* In its stream the copy only stood between earlier and later work, which stay ordered;
 	 * but to pageable memory it returned only once done, a wait for that work the host may
@@ -297,7 +299,7 @@ SHIM_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src
 	shim_resolve();
 	if (!real.cudaMemcpy2DAsync)
 		return cudaErrorInitializationError;
-	return shim_pinned_completes(real.cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream), dst,
+	return shim_pinned_completes(REAL(cudaMemcpy2DAsync, (dst, dpitch, src, spitch, width, height, kind, stream)), dst,
 				     src, stream);
 }
 
@@ -317,7 +319,7 @@ SHIM_API cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, v
 {
 	shim_resolve();
 	shim_device_work(stream);
-	return real.cudaLaunchKernel(func, grid, block, args, shmem, stream);
+	return REAL(cudaLaunchKernel, (func, grid, block, args, shmem, stream));
 }
 
 /* The launch nvcc 13 compiles <<<>>> into: the stub asks __cudaGetKernel for the kernel's
@@ -327,8 +329,7 @@ SHIM_API cudaError_t __cudaLaunchKernel(const void *kernel, dim3 grid, dim3 bloc
 {
 	shim_resolve();
 	shim_device_work(stream);
-	return real.__cudaLaunchKernel ? real.__cudaLaunchKernel(kernel, grid, block, args, shmem, stream)
-				       : cudaErrorInitializationError;
+	return REAL(__cudaLaunchKernel, (kernel, grid, block, args, shmem, stream));
 }
 
 /* The launches the runtime makes by other entry points: a cooperative launch, a graph (its
@@ -339,22 +340,21 @@ SHIM_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, di
 {
 	shim_resolve();
 	shim_device_work(stream);
-	return real.cudaLaunchCooperativeKernel ? real.cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream)
-						: cudaErrorInitializationError;
+	return REAL(cudaLaunchCooperativeKernel, (func, grid, block, args, shmem, stream));
 }
 
 SHIM_API cudaError_t cudaGraphLaunch(void *graph_exec, cudaStream_t stream)
 {
 	shim_resolve();
 	shim_device_work(stream);
-	return real.cudaGraphLaunch ? real.cudaGraphLaunch(graph_exec, stream) : cudaErrorInitializationError;
+	return REAL(cudaGraphLaunch, (graph_exec, stream));
 }
 
 SHIM_API cudaError_t cudaLaunchKernelExC(const void *config, const void *func, void **args)
 {
 	shim_resolve();
 	shim_device_work(SHIM_ANY_STREAM);
-	return real.cudaLaunchKernelExC ? real.cudaLaunchKernelExC(config, func, args) : cudaErrorInitializationError;
+	return REAL(cudaLaunchKernelExC, (config, func, args));
 }
 
 /* A memset writes device memory as a kernel does: merged, an output's host buffer holds its
@@ -364,12 +364,12 @@ SHIM_API cudaError_t cudaMemset(void *dst, int value, size_t n)
 	shim_resolve();
 	shim_device_work(NULL);
 	SHIM_WATCH(shim_validate_barrier());
-	return real.cudaMemset ? real.cudaMemset(dst, value, n) : cudaErrorInitializationError;
+	return REAL(cudaMemset, (dst, value, n));
 }
 
 SHIM_API cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream)
 {
 	shim_resolve();
 	shim_device_work(stream);
-	return real.cudaMemsetAsync ? real.cudaMemsetAsync(dst, value, n, stream) : cudaErrorInitializationError;
+	return REAL(cudaMemsetAsync, (dst, value, n, stream));
 }

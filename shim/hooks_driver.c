@@ -19,13 +19,13 @@
  * their place: what those hooks call. The exported symbols otherwise. */
 static struct real_driver via_proc;
 #define D(name) (__atomic_load_n(&via_proc.name, __ATOMIC_ACQUIRE) ? via_proc.name : real_driver.name)
+/* A driver function of struct real_driver, through the guarded call (shim.h). */
+#define DRIVER(name, args) DRIVER_CALL(D(name), args)
 
 SHIM_API CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t n)
 {
 	shim_resolve_driver();
-	if (!D(cuMemAlloc_v2))
-		return MISSING;
-	CUresult r = D(cuMemAlloc_v2)(out, n);
+	CUresult r = DRIVER(cuMemAlloc_v2, (out, n));
 	if (__builtin_expect(shim_resolving(), 0) && r == CUDA_SUCCESS)
 		shim_resolve_alloc(false, RET, "cuMemAlloc_v2", n, (void *)(uintptr_t)*out);
 	return r;
@@ -36,7 +36,7 @@ SHIM_API CUresult cuMemFree_v2(CUdeviceptr p)
 	shim_resolve_driver();
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_resolve_free((void *)(uintptr_t)p);
-	return D(cuMemFree_v2) ? D(cuMemFree_v2)(p) : MISSING;
+	return DRIVER(cuMemFree_v2, (p));
 }
 
 /* err, or once a copy whose host side is a pool buffer is done, the wait's result. */
@@ -45,7 +45,7 @@ static CUresult completes(CUresult err, const void *host, CUstream stream)
 	if (__builtin_expect(err != CUDA_SUCCESS || !shim_pinned_holds(host), 1))
 		return err;
 	__atomic_add_fetch(&shim_pinned_count.syncs, 1, __ATOMIC_RELAXED);
-	return D(cuStreamSynchronize) ? D(cuStreamSynchronize)(stream) : MISSING;
+	return DRIVER(cuStreamSynchronize, (stream));
 }
 
 /* Resolve mode's part in a driver copy on stream (sync: a synchronous one, on the legacy
@@ -66,7 +66,7 @@ static struct resolving resolve_before(const void *ret, const char *call, const 
 		return r;
 	r.on = true;
 	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuCtxSynchronize) &&
-		  D(cuStreamSynchronize) && D(cuCtxSynchronize)() == CUDA_SUCCESS;
+		  D(cuStreamSynchronize) && DRIVER(cuCtxSynchronize, ()) == CUDA_SUCCESS;
 	r.issued = shim_busy_copy((cudaStream_t)stream);
 	r.t0 = shim_uptime_ns();
 	return r;
@@ -78,7 +78,7 @@ static CUresult resolve_after(const struct resolving *r, CUresult err, CUstream 
 		return err;
 	if (sync)
 		shim_busy_waited(NULL, false, r->issued);
-	if (r->timed && (sync || D(cuStreamSynchronize)(stream) == CUDA_SUCCESS))
+	if (r->timed && (sync || DRIVER(cuStreamSynchronize, (stream)) == CUDA_SUCCESS))
 		shim_resolve_timed(&r->linked, shim_uptime_ns() - r->t0);
 	return err;
 }
@@ -89,7 +89,7 @@ SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 	shim_resolve_driver();
 	shim_pinned_copied((const void *)(uintptr_t)dst, src);
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL);
-	return resolve_after(&r, D(cuMemcpyHtoD_v2) ? D(cuMemcpyHtoD_v2)(dst, src, n) : MISSING, NULL, true);
+	return resolve_after(&r, DRIVER(cuMemcpyHtoD_v2, (dst, src, n)), NULL, true);
 }
 
 SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
@@ -98,7 +98,7 @@ SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	shim_resolve_driver();
 	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL);
-	return resolve_after(&r, D(cuMemcpyDtoH_v2) ? D(cuMemcpyDtoH_v2)(dst, src, n) : MISSING, NULL, true);
+	return resolve_after(&r, DRIVER(cuMemcpyDtoH_v2, (dst, src, n)), NULL, true);
 }
 
 SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
@@ -107,9 +107,7 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 	shim_resolve_driver();
 	shim_pinned_copied((const void *)(uintptr_t)dst, src);
 	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream);
-	if (!D(cuMemcpyHtoDAsync_v2))
-		return MISSING;
-	return resolve_after(&r, completes(D(cuMemcpyHtoDAsync_v2)(dst, src, n, stream), src, stream), stream, false);
+	return resolve_after(&r, completes(DRIVER(cuMemcpyHtoDAsync_v2, (dst, src, n, stream)), src, stream), stream, false);
 }
 
 SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream)
@@ -118,9 +116,7 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	shim_resolve_driver();
 	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
 	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream);
-	if (!D(cuMemcpyDtoHAsync_v2))
-		return MISSING;
-	return resolve_after(&r, completes(D(cuMemcpyDtoHAsync_v2)(dst, src, n, stream), dst, stream), stream, false);
+	return resolve_after(&r, completes(DRIVER(cuMemcpyDtoHAsync_v2, (dst, src, n, stream)), dst, stream), stream, false);
 }
 
 /* A launch through the driver (a library's own runtime, cuBLAS's or cuDNN's, or a
@@ -131,9 +127,7 @@ SHIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
 {
 	shim_resolve_driver();
 	shim_device_work((cudaStream_t)stream);
-	if (!D(cuLaunchKernel))
-		return MISSING;
-	return D(cuLaunchKernel)(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+	return DRIVER(cuLaunchKernel, (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra));
 }
 
 /* Orderings made through the driver that validate mode does not follow (an event wait, work
@@ -142,7 +136,7 @@ SHIM_API CUresult cuStreamWaitEvent(CUstream stream, void *event, unsigned int f
 {
 	shim_resolve_driver();
 	SHIM_WATCH(shim_validate_foreign());
-	return D(cuStreamWaitEvent) ? D(cuStreamWaitEvent)(stream, event, flags) : MISSING;
+	return DRIVER(cuStreamWaitEvent, (stream, event, flags));
 }
 
 SHIM_API CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *data)
@@ -151,7 +145,7 @@ SHIM_API CUresult cuLaunchHostFunc(CUstream stream, void (*fn)(void *), void *da
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn((cudaStream_t)stream);
-	return D(cuLaunchHostFunc) ? D(cuLaunchHostFunc)(stream, fn, data) : MISSING;
+	return DRIVER(cuLaunchHostFunc, (stream, fn, data));
 }
 
 SHIM_API CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUresult, void *), void *data,
@@ -161,7 +155,7 @@ SHIM_API CUresult cuStreamAddCallback(CUstream stream, void (*fn)(CUstream, CUre
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn((cudaStream_t)stream);
-	return D(cuStreamAddCallback) ? D(cuStreamAddCallback)(stream, fn, data, flags) : MISSING;
+	return DRIVER(cuStreamAddCallback, (stream, fn, data, flags));
 }
 
 /*
@@ -251,7 +245,7 @@ SHIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int versio
 		next = (get_proc_v2_fn)shim_real_driver_dlsym("cuGetProcAddress_v2");
 	if (!next)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	CUresult r = next(symbol, pfn, version, flags, status);
+	CUresult r = DRIVER_CALL(next, (symbol, pfn, version, flags, status));
 	if (r == CUDA_SUCCESS && pfn)
 		*pfn = hooked(symbol, *pfn, flags, RET);
 	return r;
@@ -264,7 +258,7 @@ SHIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, 
 		next = (get_proc_fn)shim_real_driver_dlsym("cuGetProcAddress");
 	if (!next)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	CUresult r = next(symbol, pfn, version, flags);
+	CUresult r = DRIVER_CALL(next, (symbol, pfn, version, flags));
 	if (r == CUDA_SUCCESS && pfn)
 		*pfn = hooked(symbol, *pfn, flags, RET);
 	return r;

@@ -141,7 +141,7 @@ SHIM_API void *_Znam(size_t n)
 	if (p)
 		return p;
 	shim_resolve();
-	return noted(RET, "operatornew[]", n, real.new_array ? real.new_array(n) : __libc_malloc(n));
+	return noted(RET, "operatornew[]", n, SHIM_CALL(real.new_array, __libc_malloc(n), (n)));
 }
 
 SHIM_API void _ZdaPv(void *p)
@@ -149,10 +149,7 @@ SHIM_API void _ZdaPv(void *p)
 	if (released(p))
 		return;
 	shim_resolve();
-	if (real.delete_array)
-		real.delete_array(p);
-	else
-		__libc_free(p);
+	SHIM_CALL(real.delete_array, __libc_free(p), (p));
 }
 
 SHIM_API void _ZdaPvm(void *p, size_t n)
@@ -160,8 +157,5 @@ SHIM_API void _ZdaPvm(void *p, size_t n)
 	if (released(p))
 		return;
 	shim_resolve();
-	if (real.delete_array_sized)
-		real.delete_array_sized(p, n);
-	else
-		__libc_free(p);
+	SHIM_CALL(real.delete_array_sized, __libc_free(p), (p, n));
 }

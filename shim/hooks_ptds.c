@@ -54,7 +54,7 @@ SHIM_API cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dp, const void *src, si
 				       enum cudaMemcpyKind kind)
 {
 	__typeof__(&cudaMemcpy2D_ptds) f = TWIN(cudaMemcpy2D_ptds);
-	return f ? f(dst, dp, src, sp, w, h, kind) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (dst, dp, src, sp, w, h, kind));
 }
 
 SHIM_API cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *src, size_t sp, size_t w, size_t h,
@@ -62,23 +62,22 @@ SHIM_API cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dp, const void *sr
 {
 	shim_resolve();
 	__typeof__(&cudaMemcpy2DAsync_ptsz) f = TWIN(cudaMemcpy2DAsync_ptsz);
-	if (!f)
-		return cudaErrorInitializationError;
-	return shim_pinned_completes(f(dst, dp, src, sp, w, h, kind, stream), dst, src, per_thread(stream));
+	return shim_pinned_completes(SHIM_CALL(f, cudaErrorInitializationError, (dst, dp, src, sp, w, h, kind, stream)), dst,
+				     src, per_thread(stream));
 }
 
 SHIM_API cudaError_t cudaMemset_ptds(void *dst, int value, size_t n)
 {
 	__typeof__(&cudaMemset_ptds) f = TWIN(cudaMemset_ptds);
 	shim_device_work(cudaStreamPerThread);
-	return f ? f(dst, value, n) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (dst, value, n));
 }
 
 SHIM_API cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t stream)
 {
 	__typeof__(&cudaMemsetAsync_ptsz) f = TWIN(cudaMemsetAsync_ptsz);
 	shim_device_work(per_thread(stream));
-	return f ? f(dst, value, n, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (dst, value, n, stream));
 }
 
 SHIM_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -86,7 +85,7 @@ SHIM_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 blo
 {
 	__typeof__(&cudaLaunchKernel_ptsz) f = TWIN(cudaLaunchKernel_ptsz);
 	shim_device_work(per_thread(stream));
-	return f ? f(func, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (func, grid, block, args, shmem, stream));
 }
 
 SHIM_API cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 grid, dim3 block, void **args, size_t shmem,
@@ -94,7 +93,7 @@ SHIM_API cudaError_t __cudaLaunchKernel_ptsz(const void *kernel, dim3 grid, dim3
 {
 	__typeof__(&__cudaLaunchKernel_ptsz) f = TWIN(__cudaLaunchKernel_ptsz);
 	shim_device_work(per_thread(stream));
-	return f ? f(kernel, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (kernel, grid, block, args, shmem, stream));
 }
 
 SHIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
@@ -102,42 +101,42 @@ SHIM_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gri
 {
 	__typeof__(&cudaLaunchCooperativeKernel_ptsz) f = TWIN(cudaLaunchCooperativeKernel_ptsz);
 	shim_device_work(per_thread(stream));
-	return f ? f(func, grid, block, args, shmem, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (func, grid, block, args, shmem, stream));
 }
 
 SHIM_API cudaError_t cudaGraphLaunch_ptsz(void *graph_exec, cudaStream_t stream)
 {
 	__typeof__(&cudaGraphLaunch_ptsz) f = TWIN(cudaGraphLaunch_ptsz);
 	shim_device_work(per_thread(stream));
-	return f ? f(graph_exec, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (graph_exec, stream));
 }
 
 SHIM_API cudaError_t cudaLaunchKernelExC_ptsz(const void *config, const void *func, void **args)
 {
 	__typeof__(&cudaLaunchKernelExC_ptsz) f = TWIN(cudaLaunchKernelExC_ptsz);
 	shim_device_work(SHIM_ANY_STREAM);
-	return f ? f(config, func, args) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (config, func, args));
 }
 
 SHIM_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
 	__typeof__(&cudaStreamSynchronize_ptsz) f = TWIN(cudaStreamSynchronize_ptsz);
 	unsigned long since = shim_busy_now();
-	return shim_synchronized(f ? f(stream) : cudaErrorInitializationError, per_thread(stream), NULL, false, since);
+	return shim_synchronized(SHIM_CALL(f, cudaErrorInitializationError, (stream)), per_thread(stream), NULL, false, since);
 }
 
 SHIM_API cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
 	__typeof__(&cudaEventRecord_ptsz) f = TWIN(cudaEventRecord_ptsz);
 	SHIM_WATCH(shim_validate_event_record(event, per_thread(stream)));
-	return f ? f(event, stream) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (event, stream));
 }
 
 SHIM_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
 	__typeof__(&cudaStreamWaitEvent_ptsz) f = TWIN(cudaStreamWaitEvent_ptsz);
 	SHIM_WATCH(shim_validate_wait_event(per_thread(stream), event));
-	return f ? f(stream, event, flags) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (stream, event, flags));
 }
 
 SHIM_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *data)
@@ -146,7 +145,7 @@ SHIM_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t f
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn(per_thread(stream));
-	return f ? f(stream, fn, data) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (stream, fn, data));
 }
 
 SHIM_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t fn, void *data,
@@ -156,5 +155,5 @@ SHIM_API cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamC
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn(per_thread(stream));
-	return f ? f(stream, fn, data, flags) : cudaErrorInitializationError;
+	return SHIM_CALL(f, cudaErrorInitializationError, (stream, fn, data, flags));
 }

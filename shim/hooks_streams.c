@@ -29,14 +29,14 @@ SHIM_API cudaError_t cudaDeviceSynchronize(void)
 {
 	shim_resolve();
 	unsigned long since = shim_busy_now();
-	return shim_synchronized(real.cudaDeviceSynchronize(), NULL, NULL, true, since);
+	return shim_synchronized(REAL(cudaDeviceSynchronize, ()), NULL, NULL, true, since);
 }
 
 SHIM_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	shim_resolve();
 	unsigned long since = shim_busy_now();
-	return shim_synchronized(real.cudaStreamSynchronize(stream), stream, NULL, false, since);
+	return shim_synchronized(REAL(cudaStreamSynchronize, (stream)), stream, NULL, false, since);
 }
 
 /* A query that says done waited for nothing, but tells as much as a wait that returned. */
@@ -44,7 +44,7 @@ SHIM_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
 	shim_resolve();
 	unsigned long since = shim_busy_now();
-	return shim_synchronized(real.cudaStreamQuery ? real.cudaStreamQuery(stream) : cudaErrorInitializationError, stream,
+	return shim_synchronized(REAL(cudaStreamQuery, (stream)), stream,
 				 NULL, false, since);
 }
 
@@ -59,22 +59,20 @@ static cudaError_t created(cudaError_t err, cudaStream_t *stream, unsigned int f
 SHIM_API cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
 	shim_resolve();
-	return created(real.cudaStreamCreate ? real.cudaStreamCreate(stream) : cudaErrorInitializationError, stream, 0);
+	return created(REAL(cudaStreamCreate, (stream)), stream, 0);
 }
 
 SHIM_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
 	shim_resolve();
-	return created(real.cudaStreamCreateWithFlags ? real.cudaStreamCreateWithFlags(stream, flags)
-						      : cudaErrorInitializationError,
+	return created(REAL(cudaStreamCreateWithFlags, (stream, flags)),
 		       stream, flags);
 }
 
 SHIM_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority)
 {
 	shim_resolve();
-	return created(real.cudaStreamCreateWithPriority ? real.cudaStreamCreateWithPriority(stream, flags, priority)
-							 : cudaErrorInitializationError,
+	return created(REAL(cudaStreamCreateWithPriority, (stream, flags, priority)),
 		       stream, flags);
 }
 
@@ -83,7 +81,7 @@ SHIM_API cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_event_record(event, stream));
-	return real.cudaEventRecord ? real.cudaEventRecord(event, stream) : cudaErrorInitializationError;
+	return REAL(cudaEventRecord, (event, stream));
 }
 
 /* A destroyed event's handle may name another event later: it covers nothing any more. */
@@ -91,20 +89,20 @@ SHIM_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_event_destroyed(event));
-	return real.cudaEventDestroy ? real.cudaEventDestroy(event) : cudaErrorInitializationError;
+	return REAL(cudaEventDestroy, (event));
 }
 
 SHIM_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
 	shim_resolve();
-	return shim_synchronized(real.cudaEventSynchronize ? real.cudaEventSynchronize(event) : cudaErrorInitializationError,
+	return shim_synchronized(REAL(cudaEventSynchronize, (event)),
 				 NULL, event, false, 0);
 }
 
 SHIM_API cudaError_t cudaEventQuery(cudaEvent_t event)
 {
 	shim_resolve();
-	return shim_synchronized(real.cudaEventQuery ? real.cudaEventQuery(event) : cudaErrorInitializationError, NULL, event,
+	return shim_synchronized(REAL(cudaEventQuery, (event)), NULL, event,
 				 false, 0);
 }
 
@@ -112,22 +110,21 @@ SHIM_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_stream_destroyed(stream));
-	return real.cudaStreamDestroy ? real.cudaStreamDestroy(stream) : cudaErrorInitializationError;
+	return REAL(cudaStreamDestroy, (stream));
 }
 
 SHIM_API cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_event_record(event, stream));
-	return real.cudaEventRecordWithFlags ? real.cudaEventRecordWithFlags(event, stream, flags)
-					     : cudaErrorInitializationError;
+	return REAL(cudaEventRecordWithFlags, (event, stream, flags));
 }
 
 SHIM_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
 	shim_resolve();
 	SHIM_WATCH(shim_validate_wait_event(stream, event));
-	return real.cudaStreamWaitEvent ? real.cudaStreamWaitEvent(stream, event, flags) : cudaErrorInitializationError;
+	return REAL(cudaStreamWaitEvent, (stream, event, flags));
 }
 
 /* A host function run in stream order can tell the host (or another stream's work, through
@@ -138,7 +135,7 @@ SHIM_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, vo
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn(stream);
-	return real.cudaLaunchHostFunc ? real.cudaLaunchHostFunc(stream, fn, data) : cudaErrorInitializationError;
+	return REAL(cudaLaunchHostFunc, (stream, fn, data));
 }
 
 SHIM_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t fn, void *data,
@@ -148,6 +145,5 @@ SHIM_API cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallba
 	SHIM_WATCH(shim_validate_foreign());
 	if (__builtin_expect(shim_resolving(), 0))
 		shim_busy_host_fn(stream);
-	return real.cudaStreamAddCallback ? real.cudaStreamAddCallback(stream, fn, data, flags)
-					  : cudaErrorInitializationError;
+	return REAL(cudaStreamAddCallback, (stream, fn, data, flags));
 }

@@ -166,12 +166,12 @@ void shim_pinned_copied(const void *dst, const void *src)
 static const char *pin(void **buf, size_t bytes)
 {
 	if (shim_runtime_loaded())
-		return real.cudaHostAlloc(buf, bytes, cudaHostAllocPortable) == cudaSuccess ? NULL
+		return REAL(cudaHostAlloc, (buf, bytes, cudaHostAllocPortable)) == cudaSuccess ? NULL
 											: "cudaHostAlloc failed: as written";
 	CUresult (*host_alloc)(void **, size_t, unsigned) = shim_real_driver_dlsym("cuMemHostAlloc");
 	if (!host_alloc)
 		return "allocated before CUDA was loaded: as written";
-	CUresult r = host_alloc(buf, bytes, CU_MEMHOSTALLOC_PORTABLE);
+	CUresult r = DRIVER_CALL(host_alloc, (buf, bytes, CU_MEMHOSTALLOC_PORTABLE));
 	if (r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_INVALID_CONTEXT)
 		return "allocated before CUDA was initialised on its thread: as written";
 	return r == CUDA_SUCCESS ? NULL : "cuMemHostAlloc failed: as written";

@@ -68,7 +68,7 @@ static void read_deployment(int dirfd, const char *name, char *why, size_t len)
 	else if (shim_parse_plan(text, &scratch, parse, sizeof parse) != 0)
 		snprintf(why, len, "%s", parse);
 	else if (scratch.mode != MODE_DEPLOY)
-		snprintf(why, len, "not a deployment (mode is not deploy)");
+		snprintf(why, len, "not a compact plan to deploy (mode is not deploy)");
 	else if (!scratch.digest_ok)
 		snprintf(why, len, "its pairs %s", shim_digest_problem(&scratch));
 }

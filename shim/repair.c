@@ -26,15 +26,15 @@ static cudaEvent_t thread_event(void)
 {
 	int device;
 	if (!real.cudaGetDevice || !real.cudaEventRecord || !real.cudaEventSynchronize ||
-	    real.cudaGetDevice(&device) != cudaSuccess)
+	    REAL(cudaGetDevice, (&device)) != cudaSuccess)
 		return NULL;
 	if (event && event_device == device)
 		return event;
 	cudaEvent_t e;
-	if (!real.cudaEventCreateWithFlags || real.cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
+	if (!real.cudaEventCreateWithFlags || REAL(cudaEventCreateWithFlags, (&e, cudaEventDisableTiming)) != cudaSuccess)
 		return NULL;
 	if (event && real.cudaEventDestroy)
-		real.cudaEventDestroy(event); /* another device's, waited for when last recorded */
+		REAL(cudaEventDestroy, (event)); /* another device's, waited for when last recorded */
 	event = e;
 	event_device = device;
 	return e;
@@ -51,18 +51,18 @@ static cudaError_t wait_as_copy(cudaStream_t on, bool counted)
 {
 	cudaEvent_t e = thread_event();
 	if (e) {
-		cudaError_t err = real.cudaEventRecord(e, on);
+		cudaError_t err = REAL(cudaEventRecord, (e, on));
 		if (err == cudaSuccess) {
 			if (counted)
 				__atomic_add_fetch(&shim_count.waits_event, 1, __ATOMIC_RELAXED);
-			return real.cudaEventSynchronize(e);
+			return REAL(cudaEventSynchronize, (e));
 		}
 		if (err != cudaErrorInvalidResourceHandle)
 			return err; /* an earlier launch's error: the copy would have returned it */
 	}
 	if (counted)
 		__atomic_add_fetch(&shim_count.waits_fallback, 1, __ATOMIC_RELAXED);
-	return default_stream(on) ? real.cudaDeviceSynchronize() : real.cudaStreamSynchronize(on);
+	return default_stream(on) ? REAL(cudaDeviceSynchronize, ()) : REAL(cudaStreamSynchronize, (on));
 }
 
 cudaError_t shim_wait_as_copy(cudaStream_t on)

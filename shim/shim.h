@@ -279,6 +279,22 @@ void shim_leave(void);
 		}                                                                 \
 	} while (0)
 
+/*
+ * Every call of a real function (the runtime's, the driver's, NVML's, libc's past the shim)
+ * goes through SHIM_CALL. A real function is looked up once and is NULL where its library
+ * lacks it or dlsym failed; then the call is not made and the expression gives missing (the
+ * error the hook documents, or (void)0 for a function that returns nothing). fn is read once.
+ */
+#define SHIM_CALL(fn, missing, args)                              \
+	({                                                        \
+		__typeof__(fn) shim_fn_ = (fn);                   \
+		shim_fn_ ? shim_fn_ args : (missing);             \
+	})
+/* A runtime function of struct real; cudaErrorInitializationError where it is missing. */
+#define REAL(name, args) SHIM_CALL(real.name, cudaErrorInitializationError, args)
+/* A driver function; CUDA_ERROR_NOT_INITIALIZED where it is missing. */
+#define DRIVER_CALL(fn, args) SHIM_CALL(fn, CUDA_ERROR_NOT_INITIALIZED, args)
+
 /* real.c: the real functions of api.def, resolved once: the runtime's from the first hook
  * that needs one, the driver's (CuPy-style callers) on first use. Twins and cuGetProcAddress
  * (roles twin, proc) have no slot: their hooks look the real ones up by name. */

@@ -274,7 +274,7 @@ static void check_inputs(void)
 		if (!p->validate.scratch)
 			p->validate.scratch = __libc_malloc(p->bytes);
 		if (p->validate.scratch &&
-		    real.cudaMemcpy(p->validate.scratch, p->validate.dev_ptr, p->bytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+		    REAL(cudaMemcpy, (p->validate.scratch, p->validate.dev_ptr, p->bytes, cudaMemcpyDeviceToHost)) == cudaSuccess &&
 		    memcmp(p->validate.scratch, p->validate.host_ptr, p->bytes) != 0) {
 			pthread_mutex_lock(&shim_lock);
 			refuse(p, "a kernel updates the device copy of the input in place: merged, the host buffer "

@@ -33,7 +33,7 @@ those owners (no links, no FIFOs); a file it cannot use is skipped: said once by
 func newPlansAddCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "add DIR PLAN...",
-		Short: "Add calibrated plans and their deployments to a plan directory",
+		Short: "Add calibrated plans and their compact plans to a plan directory",
 		Long: `add copies each PLAN into DIR (made if missing) with the deployment echoctl run would
 use beside it. Only a calibrated plan that enables pairs is added: on a fleet, what runs
 is what calibration measured. A plan for the executable and GPU of another plan in DIR is

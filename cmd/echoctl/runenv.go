@@ -38,7 +38,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 		return err
 	}
 	if err := outfile.WriteFile(deployed, []byte(compact), nil); err != nil {
-		return fmt.Errorf("writing the deployment beside the plan: %w", err)
+		return fmt.Errorf("writing the compact plan beside the plan: %w", err)
 	}
 	env := [][2]string{{"LD_PRELOAD", shim}, {"ECHO_PLAN", deployed}}
 	out := cmd.OutOrStdout()

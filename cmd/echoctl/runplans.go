@@ -26,7 +26,7 @@ func dirAndCommand(cmd *cobra.Command, args []string) error {
 func runPlans(cmd *cobra.Command, o *runOptions, argv []string) error {
 	switch {
 	case o.dryRun || o.force || o.strategy != "":
-		return errors.New("--plans runs what the directory's deployments say: --dry-run, --force and --strategy do not apply (echoctl plans ls shows them)")
+		return errors.New("--plans runs what the directory's compact plans say: --dry-run, --force and --strategy do not apply (echoctl plans ls shows them)")
 	case o.json:
 		return errors.New("--plans has no --json output: echoctl plans ls --json describes the directory")
 	}

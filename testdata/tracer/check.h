@@ -3,6 +3,9 @@
 #ifndef ECHO_TESTDATA_TRACER_CHECK_H
 #define ECHO_TESTDATA_TRACER_CHECK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define CHECK(call)                                                                       \
 	do {                                                                              \
 		if ((int)(call) != 0) {                                                   \
@@ -10,5 +13,22 @@
 			exit(1);                                                          \
 		}                                                                         \
 	} while (0)
+
+/* The host's side of the programs' loop: the input of iteration it, and every step-th word of
+ * an output folded into a checksum that starts at CHECKSUM_START (FNV-1a's constants). */
+#define CHECKSUM_START 1469598103934665603ull
+
+static inline void fill_input(uint32_t *h, size_t n, int it)
+{
+	for (size_t i = 0; i < n; i++)
+		h[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+}
+
+static inline uint64_t fold(uint64_t sum, const uint32_t *h, size_t n, size_t step)
+{
+	for (size_t i = 0; i < n; i += step)
+		sum = (sum ^ h[i]) * 1099511628211ull;
+	return sum;
+}
 
 #endif

@@ -18,15 +18,7 @@
 #include <string.h>
 
 #include "cuda.h"
-
-#define CHECK(call)                                                               \
-	do {                                                                      \
-		CUresult r_ = (call);                                             \
-		if (r_ != CUDA_SUCCESS) {                                         \
-			fprintf(stderr, "%s failed: %d\n", #call, (int)r_);       \
-			exit(1);                                                  \
-		}                                                                 \
-	} while (0)
+#include "check.h"
 
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
@@ -101,18 +93,16 @@ int main(int argc, char **argv)
 	CHECK(stream_create(&stream, 0));
 	CHECK(mem_alloc(&d, bytes));
 	size_t n = bytes / sizeof(uint32_t);
-	uint64_t sum = 1469598103934665603ull;
+	uint64_t sum = CHECKSUM_START;
 	for (int it = 0; it < iters; it++) {
 		uint32_t *in = malloc(bytes), *out = malloc(bytes);
 		if (!in || !out)
 			return 1;
-		for (size_t i = 0; i < n; i++)
-			in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		fill_input(in, n, it);
 		CHECK(htod(d, in, bytes, stream));
 		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
 		CHECK(dtoh(out, d, bytes, stream));
-		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
-			sum = (sum ^ out[i]) * 1099511628211ull;
+		sum = fold(sum, out, n, 97); /* pageable: the copy has written it already */
 		free(in);
 		free(out);
 	}

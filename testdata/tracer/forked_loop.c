@@ -15,17 +15,8 @@
 
 #include "cuda_emulator.h"
 #include "check.h"
+#include "triple.h"
 
-static void triple(dim3 grid, dim3 block, void **args)
-{
-	(void)grid;
-	(void)block;
-	const uint32_t *in = *(const uint32_t **)args[0];
-	uint32_t *out = *(uint32_t **)args[1];
-	size_t n = *(size_t *)args[2];
-	for (size_t i = 0; i < n; i++)
-		out[i] = in[i] * 3 + 1;
-}
 
 static int loop(int iters, size_t bytes)
 {
@@ -37,16 +28,14 @@ static int loop(int iters, size_t bytes)
 		return 1;
 	CHECK(cudaMalloc((void **)&d_in, bytes));
 	CHECK(cudaMalloc((void **)&d_out, bytes));
-	uint64_t sum = 1469598103934665603ull;
+	uint64_t sum = CHECKSUM_START;
 	for (int it = 0; it < iters; it++) {
-		for (size_t i = 0; i < n; i++)
-			h_in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		fill_input(h_in, n, it);
 		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
 		void *args[] = {&d_in, &d_out, &n};
 		CHECK(cudaLaunchKernel((const void *)triple, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, 0));
 		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-		for (size_t i = 0; i < n; i += 89)
-			sum = (sum ^ h_out[i]) * 1099511628211ull;
+		sum = fold(sum, h_out, n, 89);
 	}
 	printf("checksum=%016llx\n", (unsigned long long)sum);
 	CHECK(cudaFree(d_in));

@@ -70,10 +70,9 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc((void **)&d_in, bytes));
 	CHECK(cudaMalloc((void **)&d_out, bytes));
 	memset(h_out, 0, bytes);
-	uint64_t sum = 1469598103934665603ull;
+	uint64_t sum = CHECKSUM_START;
 	for (int it = 0; it < iters; it++) {
-		for (size_t i = 0; i < n; i++)
-			h_in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		fill_input(h_in, n, it);
 		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
 		void *params[] = {&d_in, &d_out, &n};
 		if (nvcc13)
@@ -81,11 +80,9 @@ int main(int argc, char **argv)
 		else
 			CHECK(launch((CUfunction)(void *)add_one, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
 		if (early) /* the previous results: the new ones, once merged */
-			for (size_t i = 0; i < n; i += 97)
-				sum = (sum ^ h_out[i]) * 1099511628211ull;
+			sum = fold(sum, h_out, n, 97);
 		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-		for (size_t i = 0; i < n; i += 89)
-			sum = (sum ^ h_out[i]) * 1099511628211ull;
+		sum = fold(sum, h_out, n, 89);
 	}
 	printf("checksum=%016llx\n", (unsigned long long)sum);
 	CHECK(cudaFree(d_in));

@@ -35,13 +35,12 @@ int main(int argc, char **argv)
 	cudaStream_t stream;
 	CHECK(cudaMalloc((void **)&dev, bytes));
 	CHECK(cudaStreamCreate(&stream));
-	uint64_t sum = 1469598103934665603ull;
+	uint64_t sum = CHECKSUM_START;
 	for (int it = 0; it < iters; it++) {
 		uint32_t *in = malloc(bytes), *out = malloc(bytes);
 		if (!in || !out)
 			return 1;
-		for (size_t i = 0; i < n; i++)
-			in[i] = (uint32_t)(i * 2654435761u + (unsigned)it);
+		fill_input(in, n, it);
 		if (reg)
 			CHECK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
 		CHECK(cudaMemcpyAsync(dev, in, bytes, cudaMemcpyHostToDevice, stream));
@@ -52,12 +51,10 @@ int main(int argc, char **argv)
 		memset(in, 0xff, bytes); /* pageable: the copy has read it already */
 		if (pitched) {
 			CHECK(cudaMemcpy2DAsync(in, bytes, dev, bytes, bytes, 1, cudaMemcpyDeviceToHost, stream));
-			for (size_t i = 0; i < n; i += 89) /* pageable: written already */
-				sum = (sum ^ in[i]) * 1099511628211ull;
+			sum = fold(sum, in, n, 89); /* pageable: written already */
 		}
 		CHECK(cudaMemcpyAsync(out, dev, bytes, cudaMemcpyDeviceToHost, stream));
-		for (size_t i = 0; i < n; i += 97) /* pageable: the copy has written it already */
-			sum = (sum ^ out[i]) * 1099511628211ull;
+		sum = fold(sum, out, n, 97); /* pageable: the copy has written it already */
 		free(in);
 		free(out);
 	}
