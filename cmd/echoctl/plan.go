@@ -7,6 +7,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
@@ -123,7 +124,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		}
 		return renderSourceProofs(stderr, proofs)
 	}
-	if err := planner.WriteFile(planPath, p); err != nil {
+	if err := plan.WriteFile(planPath, p); err != nil {
 		return err
 	}
 	if opts.global.json && proofs != nil {
@@ -161,7 +162,7 @@ func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions
 	if opts.output != "" {
 		return fmt.Errorf("%s is a plan: plan writes a plan from a trace, so -o has nothing to write", path)
 	}
-	p, err := planner.ReadFile(path)
+	p, err := plan.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
