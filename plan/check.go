@@ -26,9 +26,9 @@ var (
 	unknownKindPattern = regexp.MustCompile(`^kind\([0-9]+\)$`)
 
 	statuses        = []Status{StatusCandidate, StatusRefused, StatusValidated, StatusCalibrated, StatusEnabled}
-	pairDirections  = []PairDirection{"input", "output", "both"}
-	copyDirections  = []CopyDirection{"h2d", "d2h"}
-	siteDirections  = []CopyDirection{"h2d", "d2h", "d2d", "h2h", "default"}
+	pairDirections  = []PairDirection{PairInput, PairOutput, PairBoth}
+	copyDirections  = []CopyDirection{CopyH2D, CopyD2H}
+	siteDirections  = []CopyDirection{CopyH2D, CopyD2H, CopyD2D, CopyH2H, CopyDefault}
 	hostKinds       = []MemKind{KindPageable, KindPinned, KindRegistered, KindManaged}
 	deviceKinds     = []MemKind{KindDevice, KindManaged}
 	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}

@@ -117,7 +117,7 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 	}
 	v.Status = "proved"
 	for _, s := range pr.Verdicts {
-		if s.Status == source.KeepWait {
+		if s.Status == plan.ConditionKeepWait {
 			v.Status = "proved_wait_kept"
 		}
 	}
