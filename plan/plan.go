@@ -1,7 +1,9 @@
-// Package planner turns a trace into Echo's plan: the host/device buffer pairs linked by
-// whole-buffer copies, the program's loop, each pair's share of it, and why every other pair
-// or copy was refused. The plan file (PLAN.md) carries the decision through validate,
-// calibrate and deploy.
+// Package plan is Echo's plan: its data model (the host/device buffer pairs linked by
+// whole-buffer copies, the program's loop, each pair's share of it, why every other pair or
+// copy was refused, and where each pair stands), its file format (PLAN.md: Read, Write,
+// Check, Version) and the compact text the shim reads (Compact), in one place. planner makes
+// a plan from a trace and predicts it; validate, calibrate and deploy move its pairs along;
+// the source path (scan, rewrite) speaks its words: Strategy, CopyDirection, Condition.
 package plan
 
 import (

@@ -33,7 +33,7 @@ linked by whole-buffer copies that recur every iteration of the program's loop. 
 pair it estimates the share of an iteration spent in its copies (f_copy) and the speed-up
 removing them would bound (1/(1-f_copy)), and says why every other pair and copy site was
 refused. The plan is written to TRACE.plan (or -o) for 'echoctl validate'; the plan file
-format is described in planner/PLAN.md.
+format is described in plan/PLAN.md.
 
 A candidate pair is not yet known to be safe to merge: what the trace cannot see (host
 accesses between the copies, kernels writing an input in place) is checked by validate.
