@@ -176,8 +176,8 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 		res.iterMS = plan.Loop.MS
 	}
 	for _, pair := range plan.Pairs {
-		res.pairs = append(res.pairs, Pair{Direction: string(pair.Direction), Bytes: pair.Bytes,
-			Speedup: pair.PredictedSpeedup, Status: string(pair.Status), Reason: pair.Reason})
+		res.pairs = append(res.pairs, Pair{Direction: pair.Direction, Bytes: pair.Bytes,
+			Speedup: pair.PredictedSpeedup, Status: pair.Status, Reason: pair.Reason})
 	}
 	return res
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make lint: go vet, staticcheck and deadcode -test (the Makefile's lint says why each), on
+# make lint: go vet, staticcheck, deadcode -test and tests/plantypes (the Makefile's lint says why each), on
 # the packages whose Go files changed since the last clean lint, which build/lint/clean
 # records (each Go file's SHA-256, go.mod's and go.sum's), or, where no lint ran yet (a fresh
 # clone), since the upstream branch's commit (HEAD's without one), which CI linted whole.
@@ -53,6 +53,8 @@ if [ ${#pkgs[@]} -gt 0 ]; then
 	$GO vet "${pkgs[@]}"
 	$GO tool staticcheck "${pkgs[@]}"
 fi
+# The plan's types are declared in plan/ alone (issue 42): a parse of every file, so always.
+$GO run ./tests/plantypes
 # deadcode exits 0 whatever it finds (and leaves out generated files): any line fails here.
 dead="$($GO tool deadcode -test ./...)"
 if [ -n "$dead" ]; then
