@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make lint: go vet, staticcheck, deadcode -test and tests/plantypes (the Makefile's lint says why each), on
+# make lint: go vet, staticcheck and deadcode -test (the Makefile's lint says why each), on
 # the packages whose Go files changed since the last clean lint, which build/lint/clean
 # records (each Go file's SHA-256, go.mod's and go.sum's), or, where no lint ran yet (a fresh
 # clone), since the upstream branch's commit (HEAD's without one), which CI linted whole.
