@@ -98,6 +98,6 @@ func Deployed(p *plan.Plan) (compact string, d Deployment, err error) {
 	if d.Untouched != "" {
 		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.Untouched)
 	}
-	compact, err = plan.Compact(p, d.Pairs, d.Strategy, plan.ModeDeploy)
+	compact, err = plan.Deployment(p, d.Pairs, d.Strategy)
 	return compact, d, err
 }

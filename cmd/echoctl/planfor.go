@@ -71,7 +71,7 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 	}
 	k := pipeline.Kept{Executable: p.Context.Executable, Launcher: p.Context.Launcher, Strategy: d.Strategy, Pairs: len(d.Pairs), Untouched: d.Untouched}
 	if d.Untouched == "" {
-		if k.Compact, err = plan.Compact(p, d.Pairs, d.Strategy, plan.ModeDeploy); err != nil {
+		if k.Compact, err = plan.Deployment(p, d.Pairs, d.Strategy); err != nil {
 			return pipeline.Kept{}, fmt.Errorf("deploying %s: %w", planPath, err)
 		}
 	}

@@ -131,7 +131,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if d.Untouched != "" {
 		return runAsWritten(cmd, argv, d.Untouched)
 	}
-	compact, err := plan.Compact(p, pairs, strategy, plan.ModeDeploy)
+	compact, err := plan.Deployment(p, pairs, strategy)
 	if err != nil {
 		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}

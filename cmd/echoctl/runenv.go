@@ -29,7 +29,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *plan.Plan, planPath strin
 	if err != nil {
 		return err
 	}
-	compact, err := plan.Compact(p, pairs, strategy, plan.ModeDeploy)
+	compact, err := plan.Deployment(p, pairs, strategy)
 	if err != nil {
 		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
