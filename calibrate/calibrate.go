@@ -294,7 +294,7 @@ func (r *Result) Energy(strategy plan.Strategy) plan.Energy {
 }
 
 // applicable strategies: system only where the device reaches pageable memory. (Managed is
-// no merge strategy any more: planner.MergeStrategies.)
+// no merge strategy any more: plan.MergeStrategies.)
 func applicable(device runner.Report) []plan.Strategy {
 	s := []plan.Strategy{plan.StrategyMapped}
 	if device.Pageable {

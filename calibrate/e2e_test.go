@@ -340,7 +340,7 @@ func TestRunPrintEnv(t *testing.T) {
 
 // The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
 // pageable access) mapped and pinned; on a Grace Hopper system too. Managed is no merge
-// strategy (planner.MergeStrategies): forced, the program runs untouched, saying why.
+// strategy (plan.MergeStrategies): forced, the program runs untouched, saying why.
 func TestStrategiesFollowTheDevice(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
@@ -461,7 +461,7 @@ func TestRunReadsALargeDeployment(t *testing.T) {
 }
 
 // withDigest is a deployment with its digest line made anew over its pair lines, as echoctl
-// makes it (planner.PairsDigest; shim/plan.c hashes the same lines).
+// makes it (plan.PairsDigest; shim/plan.c hashes the same lines).
 func withDigest(text string) string {
 	var lines strings.Builder
 	for _, l := range strings.SplitAfter(text, "\n") {

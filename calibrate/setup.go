@@ -19,7 +19,7 @@ import (
 // 77 ms each, where hand-pinning ran the whole program 1.3× faster). Without the shim's
 // figure it is what the complete run costs beyond its iterations' saving, the median over the
 // rounds. It says which rule held, with the numbers, and no break-even: the plan's one
-// break-even figure is its savings' (planner.BreakEven), which weighs this set-up too.
+// break-even figure is its savings' (plan.BreakEven), which weighs this set-up too.
 func (v *Variant) repays(base *Variant) (ok bool, why string) {
 	n := float64(v.Iterations)
 	gain := v.GainMS(base)

@@ -183,7 +183,7 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 }
 
 // liveSpeedup is the figure attach shows: the plan's forecast, as optimize, plan and the
-// report print it (Plan.Forecast), not the Amdahl bound, which showed 15–22× on loops that
+// report print it (planner.ForecastFor), not the Amdahl bound, which showed 15–22× on loops that
 // gained 1.1×; 1 when nothing is predicted.
 func liveSpeedup(p *plan.Plan) float64 {
 	if h := planner.ForecastFor(p).Headline; h != nil {

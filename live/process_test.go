@@ -58,7 +58,7 @@ func BenchmarkRunPlanner(b *testing.B) {
 	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// attach shows the plan's forecast, as every other output does (planner.Plan.Forecast).
+// attach shows the plan's forecast, as every other output does (planner.ForecastFor).
 func TestLiveSpeedupIsTheEstimate(t *testing.T) {
 	p := &plan.Plan{PredictedSpeedup: 15, Loop: plan.Loop{Iterations: 10, MS: 1},
 		Pairs:     []plan.Pair{{ID: "p1", Status: plan.StatusCandidate}},

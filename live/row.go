@@ -38,7 +38,7 @@ type Row struct {
 type Detail struct {
 	TopSites         []Site  `json:"top_sites"` // copy sites, most time first (at most 5)
 	PairList         []Pair  `json:"pair_list"`
-	PredictedSpeedup float64 `json:"predicted_speedup"` // the plan's forecast (planner.Plan.Forecast), 1 without one
+	PredictedSpeedup float64 `json:"predicted_speedup"` // the plan's forecast (planner.ForecastFor), 1 without one
 	Optimize         string  `json:"optimize"`          // the echoctl optimize command to try next
 }
 

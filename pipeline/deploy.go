@@ -43,7 +43,7 @@ func Deploy(p *plan.Plan, strategy plan.Strategy, force bool, stderr io.Writer) 
 	}
 	if force {
 		// What --force deploys is not what calibration measured: the compact plan then carries
-		// the digest of its own lines (planner.Compact), which the shim still checks, and the
+		// the digest of its own lines (plan.Compact), which the shim still checks, and the
 		// shim's rules for a merge all hold.
 		p.Context.PairsDigest = ""
 	}

@@ -31,7 +31,7 @@ type Kept struct {
 	Untouched  string        `json:"untouched"` // why the plan deploys nothing
 }
 
-// DeploymentKey is the cache key of a plan file's bytes (planner.ReadFileBytes): their
+// DeploymentKey is the cache key of a plan file's bytes (plan.ReadFileBytes): their
 // SHA-256 and this echoctl's executable's (its path, size and modification time: another
 // build may derive another deployment from the same plan).
 func DeploymentKey(plan []byte) string {

@@ -92,7 +92,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	}
 	candidates := validate.Candidates(p)
 	// No prediction yet: validation times the copies alone and calibration finds the device,
-	// and the one prediction optimize prints is made from what they found (Plan.Forecast).
+	// and the one prediction optimize prints is made from what they found (planner.ForecastFor).
 	step(2, "%d pairs, %d candidates", len(p.Pairs), len(candidates))
 	if len(candidates) == 0 {
 		return Outcome{Plan: p, Why: "no pair can be merged: the program stays as written"}, nil

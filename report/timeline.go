@@ -46,7 +46,7 @@ type Timeline struct {
 	Elided, Kept  int    // copies the plan removes, and of them those that keep a wait
 	Pinned        int    // copies the plan keeps with a pinned host side
 	What          string // what "after" shows: the deployed plan, or the prediction
-	// Predicted is the forecast's headline for "after" (Plan.Forecast): AfterNS is then
+	// Predicted is the forecast's headline for "after" (planner.ForecastFor): AfterNS is then
 	// BeforeNS over its speed-up, the plan's one estimate scaled to this iteration, not the
 	// picture's own length (which knows nothing of the link time a merged kernel's reads take
 	// or of a pool's first touches). nil where nothing is served: AfterNS is the picture's.
@@ -78,7 +78,7 @@ type sitePairs struct {
 
 // treatment says what the plan does to a pair's copies: once calibrated, what deploy does
 // (the enabled pairs, by the chosen strategy); before, what the plan's prediction assumes:
-// the pairs its headline strategy (Plan.Forecast) serves, merged or pinned as it serves them,
+// the pairs its headline strategy (planner.ForecastFor) serves, merged or pinned as it serves them,
 // so that the picture is of the strategy whose estimate the page states.
 func treatment(p *plan.Plan, pair plan.Pair) string {
 	s := p.Context.Strategy

@@ -147,7 +147,7 @@ func medianMS(ns []uint64) float64 {
 // calls held their transfer and nothing else, in the traced run, whose iteration the
 // prediction divides (stream's 64 MiB upload on the H200: 10.28 ms a call in the trace, 9.47
 // alone in the resolve run, a run apart).
-// The report's waits follow the run's copy lines (planner.ResolveSites): each goes to every
+// The report's waits follow the run's copy lines (plan.ResolveSites): each goes to every
 // copy of the pair at its site (a chunked pair's chunks, which share one). It returns the
 // time an iteration of the run spent in copies it timed whose timing the plan did not take
 // (TimedAlone keeps a synchronous copy's trace time): the run's rest left them out, and the

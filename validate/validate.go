@@ -120,7 +120,7 @@ func interleaved(r runner.PairReport) string {
 	return ""
 }
 
-// identify records who took each side's slot in the run (planner.Identity), by their call
+// identify records who took each side's slot in the run (plan.Identity), by their call
 // chains, and says so for the evidence.
 func identify(pair *plan.Pair, r runner.PairReport) string {
 	sides := []*plan.Buffer{&pair.Host, &pair.Device}

@@ -192,7 +192,7 @@ func unlinked(r runner.Report, strategy plan.Strategy) []string {
 	return ids
 }
 
-// repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
+// repairWords say what an elided copy keeps of its ordering (plan.Copy.Repair).
 var repairWords = map[plan.Repair]string{
 	plan.RepairNone:       "nothing: stream order covers it",
 	plan.RepairEventWait:  "its wait, as an event on its stream",

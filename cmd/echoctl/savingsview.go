@@ -32,7 +32,7 @@ func savingsLines(s *plan.Savings) []string {
 	return lines // the energy is calibration's line (energyLine), printed above
 }
 
-// breakEvenLine says the plan's one break-even (planner.BreakEven): finding the plan and the
+// breakEvenLine says the plan's one break-even (plan.BreakEven): finding the plan and the
 // set-up each run pays, repaid by the iterations' saving.
 func breakEvenLine(s *plan.Savings) string {
 	setup := ""

@@ -40,7 +40,7 @@ type validateDoc struct {
 type calibrationDoc struct {
 	Schema string `json:"schema"`
 	Plan   string `json:"plan"` // where the plan was written
-	// Prediction is the plan's forecast, the one every output prints (Plan.Forecast);
+	// Prediction is the plan's forecast, the one every output prints (planner.ForecastFor);
 	// PredictedSpeedup (its Amdahl bound, 0 where it has none) and Estimates ([] where none)
 	// repeat two of its figures where scripts have read them.
 	Prediction       planner.Forecast `json:"prediction"`
@@ -48,7 +48,7 @@ type calibrationDoc struct {
 	Estimates        []plan.Estimate  `json:"estimates"`
 	GPU              string           `json:"gpu,omitempty"`
 	Strategy         plan.Strategy    `json:"strategy,omitempty"` // the one enabled, if any
-	// Savings is what the enabled plan saves and its one break-even (planner.Savings), where
+	// Savings is what the enabled plan saves and its one break-even (plan.Savings), where
 	// calibration enabled a strategy.
 	Savings     *plan.Savings     `json:"savings,omitempty"`
 	Outcome     string            `json:"outcome,omitempty"`
