@@ -393,7 +393,8 @@ const (
 	KindDevice     MemKind = "device"
 )
 
-// Estimate is the predicted iteration of one strategy serving every pair it may serve.
+// Estimate is the predicted iteration of one strategy serving every pair it may serve
+// (planner.Predict makes it).
 type Estimate struct {
 	Strategy Strategy `json:"strategy"`
 	MS       float64  `json:"ms_per_iteration"` // predicted wall time of one iteration

@@ -1,5 +1,7 @@
 package plan
 
+// A framework's own staging (issue 44): planner/staging.go says how a staged pair is found.
+
 // Staging is the framework's page-locked buffer a staged pair's copies go through, and what a
 // resolve run found of the host-to-host copy between it and the program's buffer.
 type Staging struct {
