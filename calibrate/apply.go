@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -15,7 +16,7 @@ import (
 // the context records the device (whether it reaches pageable memory too), the chosen
 // strategy and the digest of the enabled pairs,
 // so that a plan edited afterwards is not deployed as if calibration had measured it.
-func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
+func Apply(p *plan.Plan, pairs []plan.Pair, r *Result) error {
 	ids := map[string]bool{}
 	for _, pair := range pairs {
 		ids[pair.ID] = true
@@ -23,7 +24,7 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	refusal := r.refusal()
 	evidence := r.evidence()
 	merged := r.mergedPairs()
-	var enabled []planner.Pair
+	var enabled []plan.Pair
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		if !ids[pair.ID] {
@@ -49,21 +50,21 @@ func Apply(p *planner.Plan, pairs []planner.Pair, r *Result) error {
 	p.Context.Pageable = r.Device.Pageable // which strategies the device runs, and so are predicted
 	p.Context.Strategy, p.Context.PairsDigest = "", ""
 	if refusal == "" && len(enabled) > 0 {
-		digest, err := planner.PairsDigest(enabled, r.Chosen)
+		digest, err := plan.PairsDigest(enabled, r.Chosen)
 		if err != nil {
 			return err
 		}
 		p.Context.Strategy, p.Context.PairsDigest = r.Chosen, digest
 	}
-	p.Recount()
+	planner.Recount(p)
 	return nil
 }
 
 // servedAs is the pair whose report stands for pair under strategy: pinned serves a host
 // allocation site once, for every pair whose host buffers come from it (the compact plan
 // names the first).
-func servedAs(pair *planner.Pair, strategy planner.Strategy, pairs []planner.Pair) string {
-	if strategy != planner.StrategyPinned {
+func servedAs(pair *plan.Pair, strategy plan.Strategy, pairs []plan.Pair) string {
+	if strategy != plan.StrategyPinned {
 		return pair.ID
 	}
 	for _, other := range pairs {

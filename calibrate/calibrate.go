@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -28,18 +28,18 @@ type Options struct {
 	// that could still win is undecided (DefaultBudget when 0; negative: no more rounds).
 	// Rounds up to DefaultRounds, the fewest that can show a gain, run whatever the budget.
 	Budget     time.Duration
-	Ignore     *regexp.Regexp     // output lines that differ between runs by nature (timings)
-	Strategies []planner.Strategy // to try; default mapped, system where the device allows, and pinned
-	Stderr     io.Writer          // where the program's stderr goes (its stdout is captured)
+	Ignore     *regexp.Regexp  // output lines that differ between runs by nature (timings)
+	Strategies []plan.Strategy // to try; default mapped, system where the device allows, and pinned
+	Stderr     io.Writer       // where the program's stderr goes (its stdout is captured)
 	Progress   func(format string, args ...any)
 }
 
 // Variant is one way of running the program and what the runs showed.
 type Variant struct {
-	Strategy planner.Strategy `json:"strategy"` // "" for the baseline
-	RoundMS  []float64        `json:"round_ms"` // median iteration of each round
-	MedianMS float64          `json:"median_ms"`
-	SpreadMS float64          `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
+	Strategy plan.Strategy `json:"strategy"` // "" for the baseline
+	RoundMS  []float64     `json:"round_ms"` // median iteration of each round
+	MedianMS float64       `json:"median_ms"`
+	SpreadMS float64       `json:"spread_ms"` // 2 × the median absolute deviation of RoundMS
 	// RunMS is the complete run of each round, start to exit, as the user waits for it:
 	// set-up (page-locking, pools, first touch) and all, which RoundMS leaves out.
 	RunMS       []float64 `json:"run_ms,omitempty"`
@@ -82,9 +82,9 @@ type Variant struct {
 
 // Result is the calibration's outcome.
 type Result struct {
-	Baseline Variant          `json:"baseline"`
-	Variants []Variant        `json:"variants"`
-	Chosen   planner.Strategy `json:"chosen,omitempty"` // the winning strategy, if any
+	Baseline Variant       `json:"baseline"`
+	Variants []Variant     `json:"variants"`
+	Chosen   plan.Strategy `json:"chosen,omitempty"` // the winning strategy, if any
 	// CopyMS is the time per iteration the calibrated pairs' copies take (explainableMS):
 	// the most a merge can save, give or take what the trace could not time exactly.
 	CopyMS float64 `json:"copy_ms"`
@@ -106,11 +106,11 @@ const asyncBytesPerMS = float64(8<<30) / 1000
 // explainableMS is the copy time per iteration a merge of pair may save: what the trace saw,
 // where an asynchronous copy that returned without waiting (repair none) counts at least its
 // bytes at asyncBytesPerMS, as its transfer ran on its stream, unseen.
-func explainableMS(pair planner.Pair) float64 {
+func explainableMS(pair plan.Pair) float64 {
 	ms := 0.0
 	for _, c := range pair.Copies {
 		each := c.MS
-		if c.Repair == planner.RepairNone {
+		if c.Repair == plan.RepairNone {
 			each = max(each, float64(c.Site.Bytes)/asyncBytesPerMS)
 		}
 		ms += each * c.PerIteration
@@ -129,7 +129,7 @@ const DefaultRounds = 7
 const DefaultBudget = 30 * time.Second
 
 // Calibrate runs the comparison for the plan's pairs that are not refused.
-func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, o Options) (*Result, error) {
+func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []string, o Options) (*Result, error) {
 	if o.Rounds < 1 {
 		o.Rounds = DefaultRounds
 	}
@@ -139,7 +139,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}
-	base, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
+	base, err := plan.Compact(p, nil, "mapped", plan.ModeMeasure)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 		res.CopyMS += explainableMS(pair)
 	}
 	strategies := o.Strategies
-	composed := map[planner.Strategy]string{}
+	composed := map[plan.Strategy]string{}
 	said := 0                           // the varying lines said so far
 	ref := &reference{ignore: o.Ignore} // the baseline's first output, which every run is told against
 	var more budget                     // the rounds beyond o.Rounds
@@ -163,11 +163,11 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 				strategies = applicable(res.Device)
 			}
 			for _, s := range strategies {
-				served := planner.PairsFor(pairs, s)
+				served := plan.PairsFor(pairs, s)
 				if len(served) == 0 {
 					continue
 				}
-				c, err := planner.Compact(p, served, s, planner.ModeCalibrate)
+				c, err := plan.Compact(p, served, s, plan.ModeCalibrate)
 				if err != nil {
 					return nil, err
 				}
@@ -280,27 +280,27 @@ func (r *Result) stopped(o Options, left int) string {
 
 // Energy is a marked iteration's median energy as written and served with strategy (the
 // baseline's again when strategy is "", nothing served), where the machine measured both.
-func (r *Result) Energy(strategy planner.Strategy) planner.Energy {
-	e := planner.Energy{Source: r.Device.EnergySource, BeforeMJ: r.Baseline.EnergyMedianMJ, AfterMJ: r.Baseline.EnergyMedianMJ}
+func (r *Result) Energy(strategy plan.Strategy) plan.Energy {
+	e := plan.Energy{Source: r.Device.EnergySource, BeforeMJ: r.Baseline.EnergyMedianMJ, AfterMJ: r.Baseline.EnergyMedianMJ}
 	for _, v := range r.Variants {
 		if v.Strategy == strategy {
 			e.AfterMJ = v.EnergyMedianMJ
 		}
 	}
 	if e.BeforeMJ == 0 || e.AfterMJ == 0 {
-		return planner.Energy{}
+		return plan.Energy{}
 	}
 	return e
 }
 
 // applicable strategies: system only where the device reaches pageable memory. (Managed is
-// no merge strategy any more: planner.MergeStrategies.)
-func applicable(device runner.Report) []planner.Strategy {
-	s := []planner.Strategy{planner.StrategyMapped}
+// no merge strategy any more: plan.MergeStrategies.)
+func applicable(device runner.Report) []plan.Strategy {
+	s := []plan.Strategy{plan.StrategyMapped}
 	if device.Pageable {
-		s = append(s, planner.StrategySystem)
+		s = append(s, plan.StrategySystem)
 	}
-	return append(s, planner.StrategyPinned)
+	return append(s, plan.StrategyPinned)
 }
 
 func (v *Variant) run(ctx context.Context, argv []string, compact string, o Options, ref *reference) error {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // rounds7 is seven rounds around ms, as a quiet machine gives them.
@@ -235,14 +235,14 @@ func TestDecideSimulated(t *testing.T) {
 // program's real gain is not taken for noise; a synchronous copy counts as the trace timed it.
 func TestExplainableMS(t *testing.T) {
 	const mib8 = 8 << 20
-	pair := func(repair planner.Repair) planner.Pair {
-		return planner.Pair{CopyMSPerIteration: 0.002, Copies: []planner.Copy{{
-			Site: planner.Site{Bytes: mib8}, PerIteration: 2, MS: 0.001, Repair: repair}}}
+	pair := func(repair plan.Repair) plan.Pair {
+		return plan.Pair{CopyMSPerIteration: 0.002, Copies: []plan.Copy{{
+			Site: plan.Site{Bytes: mib8}, PerIteration: 2, MS: 0.001, Repair: repair}}}
 	}
-	if got, want := explainableMS(pair(planner.RepairNone)), 2*float64(mib8)/asyncBytesPerMS; math.Abs(got-want) > 1e-9 {
+	if got, want := explainableMS(pair(plan.RepairNone)), 2*float64(mib8)/asyncBytesPerMS; math.Abs(got-want) > 1e-9 {
 		t.Errorf("asynchronous, unwaited: %v ms, want %v (its bytes at the slow link rate, twice)", got, want)
 	}
-	for _, repair := range []planner.Repair{planner.RepairEventWait, planner.RepairDeviceSync, planner.RepairStreamSync} {
+	for _, repair := range []plan.Repair{plan.RepairEventWait, plan.RepairDeviceSync, plan.RepairStreamSync} {
 		if got := explainableMS(pair(repair)); got != 0.002 {
 			t.Errorf("%s: %v ms, want the traced 0.002", repair, got)
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -46,7 +46,7 @@ func TestCalibrateThenRun(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("calibrate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestCalibrateThenRun(t *testing.T) {
 	}
 	for _, pair := range p.Pairs {
 		// Three rounds asked, and more run: seven are the fewest that can show a gain 99% sure.
-		if pair.Status != planner.StatusEnabled || !regexp.MustCompile(`calibrated over ([7-9]|\d\d) rounds`).MatchString(strings.Join(pair.Evidence, " ")) {
+		if pair.Status != plan.StatusEnabled || !regexp.MustCompile(`calibrated over ([7-9]|\d\d) rounds`).MatchString(strings.Join(pair.Evidence, " ")) {
 			t.Errorf("%s: %s %v; want enabled with the calibration as evidence", pair.ID, pair.Status, pair.Evidence)
 		}
 	}
@@ -89,19 +89,19 @@ func TestCalibrateThenRun(t *testing.T) {
 // pairs' device sites (which would merge the wrong buffers and change the output) or marks a
 // pair enabled without calibration runs the program untouched, saying why in one line; the
 // same edit to the deployment --print-env writes is refused by the shim itself.
-func checkTamperEvident(t *testing.T, p *planner.Plan, planPath string, argv []string, want string) {
+func checkTamperEvident(t *testing.T, p *plan.Plan, planPath string, argv []string, want string) {
 	t.Helper()
 	edited := *p
-	edited.Pairs = append([]planner.Pair(nil), p.Pairs...)
+	edited.Pairs = append([]plan.Pair(nil), p.Pairs...)
 	edited.Pairs[0].Device.Site, edited.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
 	swapped := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := planner.WriteFile(swapped, &edited); err != nil {
+	if err := plan.WriteFile(swapped, &edited); err != nil {
 		t.Fatal(err)
 	}
 	noDigest := edited
 	noDigest.Pairs, noDigest.Context.PairsDigest = p.Pairs, ""
 	unsigned := filepath.Join(t.TempDir(), "unsigned.plan")
-	if err := planner.WriteFile(unsigned, &noDigest); err != nil {
+	if err := plan.WriteFile(unsigned, &noDigest); err != nil {
 		t.Fatal(err)
 	}
 	for _, plan := range []string{swapped, unsigned} {
@@ -161,7 +161,7 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want 7 rounds or more where 2 were asked, the gain not believed",
 			res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 		t.Errorf("context %+v: want no strategy enabled", p.Context)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "more than the") {
+		if pair.Status != plan.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "more than the") {
 			t.Errorf("%s: %s %v; want calibrated, the gain not believed", pair.ID, pair.Status, pair.Evidence)
 		}
 	}
@@ -187,12 +187,12 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusRefused || !strings.HasPrefix(pair.Reason, "output differs") {
+		if pair.Status != plan.StatusRefused || !strings.HasPrefix(pair.Reason, "output differs") {
 			t.Errorf("%s: %s %q; want refused: output differs", pair.ID, pair.Status, pair.Reason)
 		}
 	}
@@ -220,12 +220,12 @@ func TestCalibrateWithoutIgnore(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `not comparing "iter_ms=`) || !strings.Contains(res.Stdout, "not compared") {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want the timing line found and said", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusEnabled {
+		if pair.Status != plan.StatusEnabled {
 			t.Errorf("%s: %s %q; want enabled", pair.ID, pair.Status, pair.Reason)
 		}
 	}
@@ -244,16 +244,16 @@ func TestCalibrateAgainAfterRefusal(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, calibrate...); res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := p.RefusedAt(planner.StageCalibrate)
+	refused := p.RefusedAt(plan.StageCalibrate)
 	if len(refused) == 0 {
 		t.Fatal("calibration refused no pair")
 	}
 	for _, pair := range refused {
-		if pair.RefusedFrom != planner.StatusCandidate || len(pair.Strategies) == 0 {
+		if pair.RefusedFrom != plan.StatusCandidate || len(pair.Strategies) == 0 {
 			t.Errorf("%s: refused from %q, strategies %v; want the status and strategies a rerun needs", pair.ID, pair.RefusedFrom, pair.Strategies)
 		}
 	}
@@ -340,7 +340,7 @@ func TestRunPrintEnv(t *testing.T) {
 
 // The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
 // pageable access) mapped and pinned; on a Grace Hopper system too. Managed is no merge
-// strategy (planner.MergeStrategies): forced, the program runs untouched, saying why.
+// strategy (plan.MergeStrategies): forced, the program runs untouched, saying why.
 func TestStrategiesFollowTheDevice(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
@@ -362,7 +362,7 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		}
 		var tried []string
 		for _, line := range strings.Split(res.Stdout, "\n") {
-			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(planner.MergeStrategies, planner.Strategy(f[0])) || planner.Strategy(f[0]) == planner.StrategyPinned) {
+			if f := strings.Fields(line); len(f) > 1 && (slices.Contains(plan.MergeStrategies, plan.Strategy(f[0])) || plan.Strategy(f[0]) == plan.StrategyPinned) {
 				tried = append(tried, f[0])
 			}
 		}
@@ -437,7 +437,7 @@ func TestRunReadsALargeDeployment(t *testing.T) {
 		t.Fatalf("deployment %q: want one with a digest, ending in end", deployment)
 	}
 	text = withDigest(text + pad.String() + "end\n")
-	if len(text) <= 64<<10 || len(text) > planner.MaxCompactBytes {
+	if len(text) <= 64<<10 || len(text) > plan.MaxCompactBytes {
 		t.Fatalf("the padded deployment is %d bytes: want more than 64 KiB and what the shim reads", len(text))
 	}
 	if err := os.WriteFile(doc.Env["ECHO_PLAN"], []byte(text), 0o644); err != nil {
@@ -461,7 +461,7 @@ func TestRunReadsALargeDeployment(t *testing.T) {
 }
 
 // withDigest is a deployment with its digest line made anew over its pair lines, as echoctl
-// makes it (planner.PairsDigest; shim/plan.c hashes the same lines).
+// makes it (plan.PairsDigest; shim/plan.c hashes the same lines).
 func withDigest(text string) string {
 	var lines strings.Builder
 	for _, l := range strings.SplitAfter(text, "\n") {
@@ -499,7 +499,7 @@ func TestCalibrateSetupNotRepaid(t *testing.T) {
 		if res.ExitCode != 0 {
 			t.Fatalf("calibrate --iters %s: exit %d: %s", c.iters, res.ExitCode, res.Stderr)
 		}
-		p, err := planner.ReadFile(planPath)
+		p, err := plan.ReadFile(planPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -517,7 +517,7 @@ func TestCalibrateSetupNotRepaid(t *testing.T) {
 			t.Errorf("--iters %s: the table's mapped row does not say %q:\n%s", c.iters, row, res.Stdout)
 		}
 		for _, pair := range p.Pairs {
-			if !c.enabled && (pair.Status != planner.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "set-up not repaid")) {
+			if !c.enabled && (pair.Status != plan.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "set-up not repaid")) {
 				t.Errorf("%s: %s %v; want calibrated, the set-up not repaid", pair.ID, pair.Status, pair.Evidence)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -110,27 +111,27 @@ func TestCompareOutputs(t *testing.T) {
 }
 
 // validatedPlan is a plan of two validated pairs, as validate leaves stream's.
-func validatedPlan() *planner.Plan {
+func validatedPlan() *plan.Plan {
 	const exe = "/opt/app/stream"
-	site := func(off uint64, call string) planner.Site {
-		return planner.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: 1 << 20}
+	site := func(off uint64, call string) plan.Site {
+		return plan.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: 1 << 20}
 	}
-	pair := func(id string, dir planner.PairDirection, copyDir planner.CopyDirection, off uint64) planner.Pair {
-		return planner.Pair{ID: id, Direction: dir, Bytes: 1 << 20,
-			Host:   planner.Buffer{Site: site(off, "malloc"), Kind: "pageable"},
-			Device: planner.Buffer{Site: site(off+0x10, "cudaMalloc"), Kind: "device"},
-			Copies: []planner.Copy{{Site: site(off+0x20, "cudaMemcpy"), Direction: copyDir, Stream: "legacy",
+	pair := func(id string, dir plan.PairDirection, copyDir plan.CopyDirection, off uint64) plan.Pair {
+		return plan.Pair{ID: id, Direction: dir, Bytes: 1 << 20,
+			Host:   plan.Buffer{Site: site(off, "malloc"), Kind: "pageable"},
+			Device: plan.Buffer{Site: site(off+0x10, "cudaMalloc"), Kind: "device"},
+			Copies: []plan.Copy{{Site: site(off+0x20, "cudaMemcpy"), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: 1}},
 			BytesPerIteration: 1 << 20, CopyMSPerIteration: 1, FCopy: 0.1, PredictedSpeedup: 1 / 0.9,
-			Status: planner.StatusValidated, Strategies: []planner.Strategy{planner.StrategyMapped, planner.StrategyPinned},
+			Status: plan.StatusValidated, Strategies: []plan.Strategy{plan.StrategyMapped, plan.StrategyPinned},
 			Evidence: []string{"validated: no conflicting access in 10 copies"}}
 	}
-	p := &planner.Plan{Version: planner.Version, Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "test",
-		Trace:   planner.Source{Path: "trace.bin", Command: []string{exe}},
-		Context: planner.Context{Executable: planner.Module{Path: exe, BuildID: "ab12"}},
-		Loop:    planner.Loop{Iterations: 10, MS: 10},
-		Pairs:   []planner.Pair{pair("p1", "input", "h2d", 0x100), pair("p2", "output", "d2h", 0x200)}}
-	p.Recount()
+	p := &plan.Plan{Version: plan.Version, Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "test",
+		Trace:   plan.Source{Path: "trace.bin", Command: []string{exe}},
+		Context: plan.Context{Executable: plan.Module{Path: exe, BuildID: "ab12"}},
+		Loop:    plan.Loop{Iterations: 10, MS: 10},
+		Pairs:   []plan.Pair{pair("p1", "input", "h2d", 0x100), pair("p2", "output", "d2h", 0x200)}}
+	planner.Recount(p)
 	return p
 }
 
@@ -140,7 +141,7 @@ func validatedPlan() *planner.Plan {
 // compare (the program as written printed other lines run to run) refuses nothing.
 func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	p := validatedPlan()
-	measured := p.PairsIn(planner.StatusValidated)
+	measured := p.PairsIn(plan.StatusValidated)
 	refused := &Result{Baseline: Variant{RoundMS: []float64{1}},
 		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{0.5}, OutputDiff: `printed "total 8 ms" where the baseline printed "total 12 ms"`}}}
 	refused.decide(0)
@@ -151,21 +152,21 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	if err := p.Write(&buf); err != nil {
 		t.Fatalf("the refused plan does not write: %v", err)
 	}
-	if _, err := planner.Read(&buf); err != nil {
+	if _, err := plan.Read(&buf); err != nil {
 		t.Fatalf("the refused plan does not read back: %v", err)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusRefused || pair.RefusedFrom != planner.StatusValidated || len(pair.Strategies) != 2 ||
+		if pair.Status != plan.StatusRefused || pair.RefusedFrom != plan.StatusValidated || len(pair.Strategies) != 2 ||
 			!strings.HasPrefix(pair.Reason, "output differs") {
 			t.Errorf("%s: %s from %q, strategies %v, %q; want refused from validated, its strategies kept",
 				pair.ID, pair.Status, pair.RefusedFrom, pair.Strategies, pair.Reason)
 		}
 	}
-	again := p.PairsToMeasure(planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled)
+	again := p.PairsToMeasure(plan.StatusValidated, plan.StatusCalibrated, plan.StatusEnabled)
 	if len(again) != 2 {
 		t.Fatalf("a rerun measures %d pairs; want the 2 refused", len(again))
 	}
-	if n := len(p.PairsToMeasure(planner.StatusCandidate)); n != 0 {
+	if n := len(p.PairsToMeasure(plan.StatusCandidate)); n != 0 {
 		t.Errorf("a rerun of candidates measures %d of them; they were validated", n)
 	}
 	seven := func(x float64) []float64 { return []float64{x, x, x, x, x, x, x} }
@@ -179,7 +180,7 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusEnabled || pair.Reason != "" || pair.RefusedAt != "" || pair.RefusedFrom != "" {
+		if pair.Status != plan.StatusEnabled || pair.Reason != "" || pair.RefusedAt != "" || pair.RefusedFrom != "" {
 			t.Errorf("%s: %s %q at %q from %q; want enabled, the refusal gone", pair.ID, pair.Status, pair.Reason, pair.RefusedAt, pair.RefusedFrom)
 		}
 	}
@@ -191,11 +192,11 @@ func TestApplyKeepsWhatARerunNeeds(t *testing.T) {
 	unchecked := &Result{Baseline: Variant{RoundMS: []float64{1}, OutputDiff: `printed "b" where another run printed "a"`},
 		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{0.5}, Served: 2, OutputDiff: `printed "b"`}}}
 	unchecked.decide(0)
-	if err := Apply(p, p.PairsIn(planner.StatusValidated), unchecked); err != nil {
+	if err := Apply(p, p.PairsIn(plan.StatusValidated), unchecked); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "not checked") {
+		if pair.Status != plan.StatusCalibrated || !strings.Contains(strings.Join(pair.Evidence, " "), "not checked") {
 			t.Errorf("%s: %s %q %v; want calibrated, not enabled, saying nothing could be checked", pair.ID, pair.Status, pair.Reason, pair.Evidence)
 		}
 	}

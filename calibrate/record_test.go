@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A calibration record is read back for its own plan only: none, another plan's, or another
 // format are told apart.
 func TestRecord(t *testing.T) {
 	created := time.Date(2026, 11, 29, 10, 0, 0, 123, time.UTC)
-	p := &planner.Plan{Created: created}
+	p := &plan.Plan{Created: created}
 	res := &Result{Baseline: Variant{RoundMS: []float64{2, 3}, MedianMS: 2.5},
 		Variants: []Variant{{Strategy: "mapped", RoundMS: []float64{1, 1.1}, MedianMS: 1.05, Served: 2}}, Chosen: "mapped"}
 	for _, c := range []struct {
@@ -30,7 +30,7 @@ func TestRecord(t *testing.T) {
 			}
 		}, true, ""},
 		{"an earlier plan's", func(path string) {
-			if err := WriteRecord(path, &planner.Plan{Created: created.Add(-time.Second)}, res); err != nil {
+			if err := WriteRecord(path, &plan.Plan{Created: created.Add(-time.Second)}, res); err != nil {
 				t.Fatal(err)
 			}
 		}, false, ""},

@@ -3,7 +3,7 @@ package calibrate
 import (
 	"fmt"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // repays decides whether v, faster per iteration than base, also gives the user a faster
@@ -19,7 +19,7 @@ import (
 // 77 ms each, where hand-pinning ran the whole program 1.3× faster). Without the shim's
 // figure it is what the complete run costs beyond its iterations' saving, the median over the
 // rounds. It says which rule held, with the numbers, and no break-even: the plan's one
-// break-even figure is its savings' (planner.BreakEven), which weighs this set-up too.
+// break-even figure is its savings' (plan.BreakEven), which weighs this set-up too.
 func (v *Variant) repays(base *Variant) (ok bool, why string) {
 	n := float64(v.Iterations)
 	gain := v.GainMS(base)
@@ -35,7 +35,7 @@ func (v *Variant) repays(base *Variant) (ok bool, why string) {
 	case runs.Outcome == OutcomeFaster:
 		return true, fmt.Sprintf("complete run faster: %s, faster in %d of %d paired rounds, %s sure", run,
 			runs.Faster, runs.Rounds, percent(runs.Confidence))
-	case runs.Outcome != OutcomeSlower && planner.Repaid(v.SetupMS, gain, v.Iterations):
+	case runs.Outcome != OutcomeSlower && plan.Repaid(v.SetupMS, gain, v.Iterations):
 		return true, fmt.Sprintf("set-up repaid: %.1f ms of set-up (%s) against %.1f ms its %d iterations save "+
 			"(%.3f ms each; complete run %s, not shown faster or slower)", v.SetupMS, source, n*gain, v.Iterations, gain, run)
 	case runs.Outcome == OutcomeSlower:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -73,7 +74,7 @@ func withIters(args []string, n string) []string {
 
 // pairsOf is what a plan says of each pair that does not rest on timing: which buffers, which
 // way, and its verdict.
-func pairsOf(p *planner.Plan) []string {
+func pairsOf(p *plan.Plan) []string {
 	var out []string
 	for _, pair := range p.Pairs {
 		out = append(out, pair.ID+" "+string(pair.Direction)+" "+string(pair.Status)+" "+pair.Reason+" "+
@@ -84,7 +85,7 @@ func pairsOf(p *planner.Plan) []string {
 
 // planWithoutLaunches plans the trace whose plan is at planPath as if its launches had not
 // been probed: no launch events, and a header that says so.
-func planWithoutLaunches(t *testing.T, planPath string) *planner.Plan {
+func planWithoutLaunches(t *testing.T, planPath string) *plan.Plan {
 	t.Helper()
 	return testenv.PlanRecords(t, strings.TrimSuffix(planPath, ".plan"),
 		func(r *trace.Reader) planner.Records { return noLaunches{r} })

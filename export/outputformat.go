@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -41,7 +41,7 @@ func ParseFormat(name string) (Format, error) {
 type Options struct {
 	// Plan, when set, marks the copies at the linking-copy sites of its pairs and adds a
 	// summary of its pairs.
-	Plan *planner.Plan
+	Plan *plan.Plan
 	// PlanPath names the plan in the output's metadata.
 	PlanPath string
 }

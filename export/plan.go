@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/internal/units"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -13,12 +13,12 @@ import (
 // pair's status. chrome://tracing honours them; Perfetto deliberately ignores cname
 // (google/perfetto#208, #624) and colours a slice by its name, which for a pair's copy
 // carries the pair, so those copies stand apart there too.
-var statusColours = map[planner.Status]string{
-	planner.StatusCandidate:  "good",
-	planner.StatusValidated:  "rail_response",
-	planner.StatusCalibrated: "cq_build_running",
-	planner.StatusEnabled:    "cq_build_passed",
-	planner.StatusRefused:    "bad",
+var statusColours = map[plan.Status]string{
+	plan.StatusCandidate:  "good",
+	plan.StatusValidated:  "rail_response",
+	plan.StatusCalibrated: "cq_build_running",
+	plan.StatusEnabled:    "cq_build_passed",
+	plan.StatusRefused:    "bad",
 }
 
 // siteKey is what matches a copy to a pair's copy site: the site the planner gave it
@@ -45,7 +45,7 @@ type pairMark struct {
 type pairIndex map[siteKey]*pairMark
 
 // newPairIndex indexes the copy sites of every pair of a plan.
-func newPairIndex(p *planner.Plan) pairIndex {
+func newPairIndex(p *plan.Plan) pairIndex {
 	calls := map[string]trace.EventType{}
 	for t := range trace.EventType(0x100) {
 		if t.Known() {
@@ -54,7 +54,7 @@ func newPairIndex(p *planner.Plan) pairIndex {
 	}
 	type entry struct {
 		ids, statuses, labels []string
-		best                  planner.Status
+		best                  plan.Status
 	}
 	entries := map[siteKey]*entry{}
 	var order []siteKey
@@ -87,7 +87,7 @@ func newPairIndex(p *planner.Plan) pairIndex {
 		e := entries[k]
 		colour, ok := statusColours[e.best]
 		if !ok {
-			colour = statusColours[planner.StatusRefused]
+			colour = statusColours[plan.StatusRefused]
 		}
 		idx[k] = &pairMark{
 			ids:    strings.Join(e.ids, ","),
@@ -101,15 +101,15 @@ func newPairIndex(p *planner.Plan) pairIndex {
 
 // rank orders statuses by how far a pair got, refused (and unknown) lowest: a site shared by
 // pairs is coloured by the one that got furthest.
-func rank(s planner.Status) int {
+func rank(s plan.Status) int {
 	switch s {
-	case planner.StatusCandidate:
+	case plan.StatusCandidate:
 		return 1
-	case planner.StatusValidated:
+	case plan.StatusValidated:
 		return 2
-	case planner.StatusCalibrated:
+	case plan.StatusCalibrated:
 		return 3
-	case planner.StatusEnabled:
+	case plan.StatusEnabled:
 		return 4
 	}
 	return 0
@@ -125,7 +125,7 @@ func (idx pairIndex) lookup(site trace.Site, t trace.EventType, bytes uint64) *p
 
 // pairSummary is one line about a pair for the export's metadata: what a user needs to
 // read the highlighted copies without opening the plan.
-func pairSummary(p planner.Pair) string {
+func pairSummary(p plan.Pair) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s pair, %s", p.Status, p.Direction, units.AppendBytes(nil, p.Bytes))
 	fmt.Fprintf(&b, ", %d copy %s", len(p.Copies), plural(len(p.Copies), "site", "sites"))

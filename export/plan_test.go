@@ -5,42 +5,42 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
 // testPlan is a valid plan for fixture's program: p1, a candidate input pair whose copy site
 // is evH2D's, and p2, an output pair refused at evD2H's site.
-func testPlan() *planner.Plan {
-	site := func(offset uint64, call string) planner.Site {
-		return planner.Site{Module: testExe.Path, BuildID: testExe.BuildID, Offset: offset, Call: call, Bytes: mib4}
+func testPlan() *plan.Plan {
+	site := func(offset uint64, call string) plan.Site {
+		return plan.Site{Module: testExe.Path, BuildID: testExe.BuildID, Offset: offset, Call: call, Bytes: mib4}
 	}
 	const fCopy = 0.3
-	return &planner.Plan{
-		Version: planner.Version, Created: testStart, Tool: "echoctl test",
-		Trace:   planner.Source{Path: "trace.bin", Command: []string{"./stream"}, PID: rootPID, Host: "gpu01", Start: testStart},
-		Context: planner.Context{Executable: planner.Module{Path: testExe.Path, BuildID: testExe.BuildID, Size: testExe.Size}},
-		Loop:    planner.Loop{Iterations: 2, MS: 1, CopyMS: 0.3},
-		Pairs: []planner.Pair{
+	return &plan.Plan{
+		Version: plan.Version, Created: testStart, Tool: "echoctl test",
+		Trace:   plan.Source{Path: "trace.bin", Command: []string{"./stream"}, PID: rootPID, Host: "gpu01", Start: testStart},
+		Context: plan.Context{Executable: plan.Module{Path: testExe.Path, BuildID: testExe.BuildID, Size: testExe.Size}},
+		Loop:    plan.Loop{Iterations: 2, MS: 1, CopyMS: 0.3},
+		Pairs: []plan.Pair{
 			{
 				ID: "p1", Direction: "input", Bytes: mib4,
-				Host:   planner.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
-				Device: planner.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
-				Copies: []planner.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
+				Host:   plan.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
+				Device: plan.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
+				Copies: []plan.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
 					Count: 2, PerIteration: 1, MS: 0.3}},
 				BytesPerIteration: mib4, CopyMSPerIteration: 0.3, FCopy: fCopy, PredictedSpeedup: 1 / (1 - fCopy),
-				Status:     planner.StatusCandidate,
-				Strategies: []planner.Strategy{"managed", "mapped", "system", "pinned"},
+				Status:     plan.StatusCandidate,
+				Strategies: []plan.Strategy{"managed", "mapped", "system", "pinned"},
 				Evidence:   []string{"needs validation: host accesses between the copies are invisible to a trace"},
 			},
 			{
 				ID: "p2", Direction: "output", Bytes: mib4,
-				Host:   planner.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
-				Device: planner.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
-				Copies: []planner.Copy{{Site: site(0x2000, "cudaMemcpyAsync"), Direction: "d2h", Stream: "0xabc0",
+				Host:   plan.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
+				Device: plan.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
+				Copies: []plan.Copy{{Site: site(0x2000, "cudaMemcpyAsync"), Direction: "d2h", Stream: "0xabc0",
 					Count: 1, MS: 0.1}},
 				PredictedSpeedup: 1,
-				Status:           planner.StatusRefused,
+				Status:           plan.StatusRefused,
 				Reason:           "copies on a created stream: multi-stream pairs are out of scope",
 			},
 		},
@@ -51,10 +51,10 @@ func testPlan() *planner.Plan {
 func TestPerfettoPlan(t *testing.T) {
 	// Through the plan file, as echoctl export --plan reads it.
 	path := filepath.Join(t.TempDir(), "app.plan")
-	if err := planner.WriteFile(path, testPlan()); err != nil {
+	if err := plan.WriteFile(path, testPlan()); err != nil {
 		t.Fatalf("WriteFile: %v", err)
 	}
-	plan, err := planner.ReadFile(path)
+	plan, err := plan.ReadFile(path)
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/echo-uma/echo/tracer"
@@ -175,17 +176,17 @@ func runPlanner(h *trace.Header, events []trace.Event) planResult {
 		res.iterMS = plan.Loop.MS
 	}
 	for _, pair := range plan.Pairs {
-		res.pairs = append(res.pairs, Pair{Direction: string(pair.Direction), Bytes: pair.Bytes,
-			Speedup: pair.PredictedSpeedup, Status: string(pair.Status), Reason: pair.Reason})
+		res.pairs = append(res.pairs, Pair{Direction: pair.Direction, Bytes: pair.Bytes,
+			Speedup: pair.PredictedSpeedup, Status: pair.Status, Reason: pair.Reason})
 	}
 	return res
 }
 
 // liveSpeedup is the figure attach shows: the plan's forecast, as optimize, plan and the
-// report print it (Plan.Forecast), not the Amdahl bound, which showed 15–22× on loops that
+// report print it (planner.ForecastFor), not the Amdahl bound, which showed 15–22× on loops that
 // gained 1.1×; 1 when nothing is predicted.
-func liveSpeedup(p *planner.Plan) float64 {
-	if h := p.Forecast().Headline; h != nil {
+func liveSpeedup(p *plan.Plan) float64 {
+	if h := planner.ForecastFor(p).Headline; h != nil {
 		return h.Speedup
 	}
 	return 1

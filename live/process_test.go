@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -58,15 +58,15 @@ func BenchmarkRunPlanner(b *testing.B) {
 	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// attach shows the plan's forecast, as every other output does (planner.Plan.Forecast).
+// attach shows the plan's forecast, as every other output does (planner.ForecastFor).
 func TestLiveSpeedupIsTheEstimate(t *testing.T) {
-	p := &planner.Plan{PredictedSpeedup: 15, Loop: planner.Loop{Iterations: 10, MS: 1},
-		Pairs:     []planner.Pair{{ID: "p1", Status: planner.StatusCandidate}},
-		Estimates: []planner.Estimate{{Strategy: "pinned", Speedup: 1.2}, {Strategy: "mapped", Speedup: 1.1}}}
+	p := &plan.Plan{PredictedSpeedup: 15, Loop: plan.Loop{Iterations: 10, MS: 1},
+		Pairs:     []plan.Pair{{ID: "p1", Status: plan.StatusCandidate}},
+		Estimates: []plan.Estimate{{Strategy: "pinned", Speedup: 1.2}, {Strategy: "mapped", Speedup: 1.1}}}
 	if got := liveSpeedup(p); got != 1.2 {
 		t.Errorf("live speed-up %v, want the best estimate 1.2, not the bound 15", got)
 	}
-	if got := liveSpeedup(&planner.Plan{PredictedSpeedup: 3}); got != 1 {
+	if got := liveSpeedup(&plan.Plan{PredictedSpeedup: 3}); got != 1 {
 		t.Errorf("no estimate: %v, want 1", got)
 	}
 }

@@ -3,7 +3,10 @@
 // planner finds in its recent calls.
 package live
 
-import "github.com/echo-uma/echo/symbols"
+import (
+	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/symbols"
+)
 
 // Row is one process over the last sampling interval: a row of the live view, and of
 // `echoctl attach --once --json`.
@@ -35,7 +38,7 @@ type Row struct {
 type Detail struct {
 	TopSites         []Site  `json:"top_sites"` // copy sites, most time first (at most 5)
 	PairList         []Pair  `json:"pair_list"`
-	PredictedSpeedup float64 `json:"predicted_speedup"` // the plan's forecast (planner.Plan.Forecast), 1 without one
+	PredictedSpeedup float64 `json:"predicted_speedup"` // the plan's forecast (planner.ForecastFor), 1 without one
 	Optimize         string  `json:"optimize"`          // the echoctl optimize command to try next
 }
 
@@ -54,9 +57,9 @@ type Site struct {
 
 // Pair is a candidate pair the live planner found.
 type Pair struct {
-	Direction string  `json:"direction"`
-	Bytes     uint64  `json:"bytes"`
-	Speedup   float64 `json:"predicted_speedup"`
-	Status    string  `json:"status"`
-	Reason    string  `json:"reason,omitempty"`
+	Direction plan.PairDirection `json:"direction"`
+	Bytes     uint64             `json:"bytes"`
+	Speedup   float64            `json:"predicted_speedup"`
+	Status    plan.Status        `json:"status"`
+	Reason    string             `json:"reason,omitempty"`
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/procfs"
 	"github.com/echo-uma/echo/internal/shell"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -22,7 +22,7 @@ func (p *process) row(st *trace.Stats, secs float64, lost uint64, names *symbols
 		Lost: lost, Events: st.Events, Totals: p.totals, Libraries: p.libraries(), NoLaunches: st.NoLaunches}
 	r.Detail = Detail{PairList: p.plan.pairs, PredictedSpeedup: p.plan.speedup, Optimize: optimizeHint(p.command, p.cwd, p.plan.iterMS, p.timings)}
 	for _, pair := range p.plan.pairs {
-		if pair.Status == string(planner.StatusCandidate) {
+		if pair.Status == plan.StatusCandidate {
 			r.Pairs++
 		}
 	}

@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/calibrate"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Calibrate measures pairs of p on the program argv, applies the verdict to p (the pairs'
 // statuses, the chosen strategy and its digest) and records what the enabled plan saves,
 // found being what finding the plan cost before calibration (optimize's trace and
 // validation; nothing for echoctl calibrate), to which calibration's own time is added.
-func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, opts calibrate.Options,
-	found planner.Finding) (*calibrate.Result, error) {
+func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []string, opts calibrate.Options,
+	found plan.Finding) (*calibrate.Result, error) {
 	began := time.Now()
 	res, err := calibrate.Calibrate(ctx, p, pairs, argv, opts)
 	if err != nil {
@@ -29,15 +29,15 @@ func Calibrate(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv 
 
 // savingsOf is what the calibrated plan saves, from the chosen strategy's paired speed-up and
 // the set-up each of its runs paid, or nil when calibration enabled nothing.
-func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *planner.Savings {
+func savingsOf(p *plan.Plan, cal *calibrate.Result, found plan.Finding) *plan.Savings {
 	if cal.Chosen == "" {
 		return nil
 	}
 	for _, v := range cal.Variants {
 		if v.Strategy == cal.Chosen {
 			before := cal.Baseline.MedianMS
-			s := planner.NewSavings(p, cal.Chosen, before, before-v.GainMS(&cal.Baseline),
-				planner.RunCost{SetupMS: v.SetupMS, Iterations: v.Iterations}, found)
+			s := plan.NewSavings(p, cal.Chosen, before, before-v.GainMS(&cal.Baseline),
+				plan.RunCost{SetupMS: v.SetupMS, Iterations: v.Iterations}, found)
 			s.Energy = cal.Energy(cal.Chosen)
 			return s
 		}

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Deployment is what a plan deploys (echoctl run, the plan directory): the pairs to serve and
 // the strategy, or why the program runs as written (Untouched).
 type Deployment struct {
-	Pairs     []planner.Pair
-	Strategy  planner.Strategy
+	Pairs     []plan.Pair
+	Strategy  plan.Strategy
 	Untouched string
 }
 
@@ -21,19 +21,19 @@ type Deployment struct {
 // enabled none: the program runs as written); with --force, the enabled pairs as they are,
 // and the candidate and validated pairs of a plan never calibrated.
 // strategy overrides the plan's where not empty; force is --force; warnings go to stderr.
-func Deploy(p *planner.Plan, strategy planner.Strategy, force bool, stderr io.Writer) (Deployment, error) {
+func Deploy(p *plan.Plan, strategy plan.Strategy, force bool, stderr io.Writer) (Deployment, error) {
 	if strategy == "" {
 		strategy = p.Context.Strategy
 	}
-	var enabled, unproven []planner.Pair
+	var enabled, unproven []plan.Pair
 	calibrated := p.Context.GPU != ""
 	for _, pair := range p.Pairs {
 		switch pair.Status {
-		case planner.StatusEnabled:
+		case plan.StatusEnabled:
 			enabled = append(enabled, pair)
-		case planner.StatusCandidate, planner.StatusValidated:
+		case plan.StatusCandidate, plan.StatusValidated:
 			unproven = append(unproven, pair)
-		case planner.StatusCalibrated:
+		case plan.StatusCalibrated:
 			calibrated = true
 		}
 	}
@@ -43,7 +43,7 @@ func Deploy(p *planner.Plan, strategy planner.Strategy, force bool, stderr io.Wr
 	}
 	if force {
 		// What --force deploys is not what calibration measured: the compact plan then carries
-		// the digest of its own lines (planner.Compact), which the shim still checks, and the
+		// the digest of its own lines (plan.Compact), which the shim still checks, and the
 		// shim's rules for a merge all hold.
 		p.Context.PairsDigest = ""
 	}
@@ -66,11 +66,11 @@ func Deploy(p *planner.Plan, strategy planner.Strategy, force bool, stderr io.Wr
 	fmt.Fprintln(stderr, "echoctl: warning: deploying pairs that were not calibrated (--force): "+
 		"the merged program may be slower, and pairs never validated may even compute differently")
 	if strategy == "" {
-		strategy = planner.StrategyMapped
+		strategy = plan.StrategyMapped
 	}
-	var pairs []planner.Pair
+	var pairs []plan.Pair
 	unsited := 0
-	for _, pair := range planner.PairsFor(append(enabled, unproven...), strategy) {
+	for _, pair := range plan.PairsFor(append(enabled, unproven...), strategy) {
 		if pair.Sited(strategy) {
 			pairs = append(pairs, pair)
 		} else {
@@ -90,7 +90,7 @@ func Deploy(p *planner.Plan, strategy planner.Strategy, force bool, stderr io.Wr
 // Deployed is what echoctl run deploys of p with no --force or --strategy (the calibrated
 // pairs and strategy), as the compact plan the shim reads: what a plan directory holds
 // beside the plan. A plan that deploys nothing is an error that says why.
-func Deployed(p *planner.Plan) (compact string, d Deployment, err error) {
+func Deployed(p *plan.Plan) (compact string, d Deployment, err error) {
 	d, err = Deploy(p, "", false, io.Discard)
 	if err != nil {
 		return "", d, err
@@ -98,6 +98,6 @@ func Deployed(p *planner.Plan) (compact string, d Deployment, err error) {
 	if d.Untouched != "" {
 		return "", d, fmt.Errorf("%s: there is nothing to deploy", d.Untouched)
 	}
-	compact, err = planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy)
+	compact, err = plan.Deployment(p, d.Pairs, d.Strategy)
 	return compact, d, err
 }

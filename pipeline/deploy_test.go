@@ -5,26 +5,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // deployPlan is a plan of two pairs in the given statuses; calibrated marks it measured on a
 // GPU, and an enabled pair gets calibration's digest.
-func deployPlan(t *testing.T, calibrated bool, statuses ...planner.Status) *planner.Plan {
+func deployPlan(t *testing.T, calibrated bool, statuses ...plan.Status) *plan.Plan {
 	t.Helper()
-	p := &planner.Plan{}
+	p := &plan.Plan{}
 	for i, s := range statuses {
-		site := func(call string, off uint64) planner.Site {
-			return planner.Site{Module: "/app", Offset: off, Call: call, Bytes: 4096}
+		site := func(call string, off uint64) plan.Site {
+			return plan.Site{Module: "/app", Offset: off, Call: call, Bytes: 4096}
 		}
-		p.Pairs = append(p.Pairs, planner.Pair{ID: []string{"p1", "p2"}[i], Direction: "input", Bytes: 4096,
-			Host: planner.Buffer{Site: site("malloc", 0x10+uint64(i))}, Device: planner.Buffer{Site: site("cudaMalloc", 0x20+uint64(i))},
-			Copies:     []planner.Copy{{Site: site("cudaMemcpy", 0x30+uint64(i)), Direction: "h2d"}},
-			Strategies: []planner.Strategy{planner.StrategyMapped, planner.StrategyPinned}, Status: s})
+		p.Pairs = append(p.Pairs, plan.Pair{ID: []string{"p1", "p2"}[i], Direction: "input", Bytes: 4096,
+			Host: plan.Buffer{Site: site("malloc", 0x10+uint64(i))}, Device: plan.Buffer{Site: site("cudaMalloc", 0x20+uint64(i))},
+			Copies:     []plan.Copy{{Site: site("cudaMemcpy", 0x30+uint64(i)), Direction: "h2d"}},
+			Strategies: []plan.Strategy{plan.StrategyMapped, plan.StrategyPinned}, Status: s})
 	}
 	if calibrated {
-		p.Context.GPU, p.Context.Strategy = "Echo UMA Emulator", planner.StrategyMapped
-		digest, err := planner.PairsDigest(p.PairsIn(planner.StatusEnabled), planner.StrategyMapped)
+		p.Context.GPU, p.Context.Strategy = "Echo UMA Emulator", plan.StrategyMapped
+		digest, err := plan.PairsDigest(p.PairsIn(plan.StatusEnabled), plan.StrategyMapped)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,25 +37,25 @@ func deployPlan(t *testing.T, calibrated bool, statuses ...planner.Status) *plan
 // nothing where it enabled nothing or the enabled pairs changed since; an uncalibrated plan
 // only with --force.
 func TestDeploy(t *testing.T) {
-	en, ca, va := planner.StatusEnabled, planner.StatusCalibrated, planner.StatusValidated
+	en, ca, va := plan.StatusEnabled, plan.StatusCalibrated, plan.StatusValidated
 	for _, c := range []struct {
 		name       string
-		plan       *planner.Plan
+		plan       *plan.Plan
 		force      bool
 		pairs      int
 		untouched  string
 		err        string
-		edit       func(*planner.Plan)
-		strategyIs planner.Strategy
+		edit       func(*plan.Plan)
+		strategyIs plan.Strategy
 	}{
-		{name: "enabled as measured", plan: deployPlan(t, true, en, ca), pairs: 1, strategyIs: planner.StrategyMapped},
+		{name: "enabled as measured", plan: deployPlan(t, true, en, ca), pairs: 1, strategyIs: plan.StrategyMapped},
 		{name: "edited after calibration", plan: deployPlan(t, true, en, ca),
-			edit: func(p *planner.Plan) { p.Pairs[0].Bytes = 8192 }, untouched: "not the ones calibration measured"},
+			edit: func(p *plan.Plan) { p.Pairs[0].Bytes = 8192 }, untouched: "not the ones calibration measured"},
 		{name: "edited, forced", plan: deployPlan(t, true, en, ca), force: true,
-			edit: func(p *planner.Plan) { p.Pairs[0].Bytes = 8192 }, pairs: 1},
+			edit: func(p *plan.Plan) { p.Pairs[0].Bytes = 8192 }, pairs: 1},
 		{name: "calibrated, none enabled", plan: deployPlan(t, true, ca, ca), untouched: "the plan enables no pair"},
 		{name: "never calibrated", plan: deployPlan(t, false, va, va), err: "never calibrated"},
-		{name: "never calibrated, forced", plan: deployPlan(t, false, va, va), force: true, pairs: 2, strategyIs: planner.StrategyMapped},
+		{name: "never calibrated, forced", plan: deployPlan(t, false, va, va), force: true, pairs: 2, strategyIs: plan.StrategyMapped},
 	} {
 		if c.edit != nil {
 			c.edit(c.plan)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/infile"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Kept is a plan file's deployment as `echoctl run` derives it (ReadFile, Deploy, Compact),
@@ -23,15 +23,15 @@ import (
 // or another echoctl has another key and derives afresh; nothing is kept for a plan that
 // fails to read. The executable is still checked against Executable at every run.
 type Kept struct {
-	Executable planner.Module   `json:"executable"`         // the plan's: the program must still be it
-	Launcher   *planner.Module  `json:"launcher,omitempty"` // or the command that starts it (Context.Launcher)
-	Strategy   planner.Strategy `json:"strategy"`
-	Pairs      int              `json:"pairs"`
-	Compact    string           `json:"compact"`   // the shim's plan; "" when Untouched
-	Untouched  string           `json:"untouched"` // why the plan deploys nothing
+	Executable plan.Module   `json:"executable"`         // the plan's: the program must still be it
+	Launcher   *plan.Module  `json:"launcher,omitempty"` // or the command that starts it (Context.Launcher)
+	Strategy   plan.Strategy `json:"strategy"`
+	Pairs      int           `json:"pairs"`
+	Compact    string        `json:"compact"`   // the shim's plan; "" when Untouched
+	Untouched  string        `json:"untouched"` // why the plan deploys nothing
 }
 
-// DeploymentKey is the cache key of a plan file's bytes (planner.ReadFileBytes): their
+// DeploymentKey is the cache key of a plan file's bytes (plan.ReadFileBytes): their
 // SHA-256 and this echoctl's executable's (its path, size and modification time: another
 // build may derive another deployment from the same plan).
 func DeploymentKey(plan []byte) string {

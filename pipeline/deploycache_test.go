@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A kept deployment is found again under the same plan bytes and under no other; one that is
@@ -19,7 +19,7 @@ func TestKeptDeployment(t *testing.T) {
 	if _, ok := LoadKept(key); ok {
 		t.Fatal("a deployment found in an empty cache")
 	}
-	want := Kept{Executable: planner.Module{Path: "/opt/app", BuildID: "ab12"}, Strategy: planner.StrategyPinned, Pairs: 2,
+	want := Kept{Executable: plan.Module{Path: "/opt/app", BuildID: "ab12"}, Strategy: plan.StrategyPinned, Pairs: 2,
 		Compact: "echo-plan 1\nend\n"}
 	if err := Keep(key, want); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/trace"
@@ -42,7 +43,7 @@ const Steps = 4
 // Outcome is what Optimize leaves: the plan (always, once planned), calibration's result
 // where it ran, and, where the pipeline stopped early, why nothing is deployed.
 type Outcome struct {
-	Plan        *planner.Plan
+	Plan        *plan.Plan
 	Calibration *calibrate.Result
 	Why         string
 }
@@ -57,7 +58,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	}
 	tail := runner.NewTail(4 << 10)
 	quiet := runner.IO{Stdout: io.Discard, Stderr: tail}
-	var found planner.Finding // the one-time cost of finding the plan, step by step
+	var found plan.Finding // the one-time cost of finding the plan, step by step
 
 	exe, err := exec.LookPath(o.Argv[0])
 	if err != nil {
@@ -91,7 +92,7 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	}
 	candidates := validate.Candidates(p)
 	// No prediction yet: validation times the copies alone and calibration finds the device,
-	// and the one prediction optimize prints is made from what they found (Plan.Forecast).
+	// and the one prediction optimize prints is made from what they found (planner.ForecastFor).
 	step(2, "%d pairs, %d candidates", len(p.Pairs), len(candidates))
 	if len(candidates) == 0 {
 		return Outcome{Plan: p, Why: "no pair can be merged: the program stays as written"}, nil
@@ -115,10 +116,10 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	validate.Apply(p, res.Report)
-	for _, pair := range p.RefusedAt(planner.StageValidate) {
+	for _, pair := range p.RefusedAt(plan.StageValidate) {
 		step(3, "%s refused: %s", pair.ID, pair.Reason)
 	}
-	validated := p.PairsIn(planner.StatusValidated)
+	validated := p.PairsIn(plan.StatusValidated)
 	if len(validated) == 0 {
 		return Outcome{Plan: p, Why: "validation refused every candidate: the program stays as written"}, nil
 	}
@@ -141,7 +142,7 @@ func failed(program, when string, status int, stderr *runner.Tail) error {
 
 // PlanTrace plans from the trace in file, which the plan records as path (where it will
 // be); tool names the plan's writer.
-func PlanTrace(file, path, tool string) (*planner.Plan, error) {
+func PlanTrace(file, path, tool string) (*plan.Plan, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/pipeline"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Row is what Audit says of one plan of a directory (`echoctl plans ls`, echo.plans/1 in
@@ -20,15 +20,15 @@ type Row struct {
 		BuildID string `json:"build_id"`
 		Size    int64  `json:"size"`
 	} `json:"executable"`
-	GPU               string           `json:"gpu"`
-	ComputeCapability string           `json:"compute_capability"`
-	Driver            int              `json:"driver"`
-	Runtime           int              `json:"runtime"`
-	Strategy          planner.Strategy `json:"strategy"`
-	Pairs             int              `json:"pairs"` // enabled pairs the compact plan serves
-	Created           time.Time        `json:"created"`
-	Status            string           `json:"status"`  // ok, missing, stale, orphan, unreadable, undeployable, conflict
-	Problem           string           `json:"problem"` // what is wrong and what to do, "" when ok
+	GPU               string        `json:"gpu"`
+	ComputeCapability string        `json:"compute_capability"`
+	Driver            int           `json:"driver"`
+	Runtime           int           `json:"runtime"`
+	Strategy          plan.Strategy `json:"strategy"`
+	Pairs             int           `json:"pairs"` // enabled pairs the compact plan serves
+	Created           time.Time     `json:"created"`
+	Status            string        `json:"status"`  // ok, missing, stale, orphan, unreadable, undeployable, conflict
+	Problem           string        `json:"problem"` // what is wrong and what to do, "" when ok
 }
 
 // Audit reads the plan directory dir and says, per plan, what it is for and what is wrong

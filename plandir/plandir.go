@@ -14,18 +14,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 const (
 	planExt = ".plan"
-	shimExt = planExt + "." + planner.SideDeployment // what the shim reads: *.shim
+	shimExt = planExt + "." + plan.SideDeployment // what the shim reads: *.shim
 )
 
 // Entry is one plan of the directory, or a compact plan found without its plan.
 type Entry struct {
-	Name       string        // NAME: the files are NAME.plan and NAME.plan.shim
-	Plan       *planner.Plan // nil when there is none, or it could not be read (Err)
+	Name       string     // NAME: the files are NAME.plan and NAME.plan.shim
+	Plan       *plan.Plan // nil when there is none, or it could not be read (Err)
 	Err        error
 	Deployment []byte // the compact plan, NAME.plan.shim, as it is; nil when there is none
 }
@@ -66,7 +66,7 @@ func Read(dir string) ([]Entry, error) {
 			e := entry(strings.TrimSuffix(n, planExt))
 			data, err := readTrusted(filepath.Join(dir, n))
 			if err == nil {
-				e.Plan, err = planner.Read(bytes.NewReader(data))
+				e.Plan, err = plan.Read(bytes.NewReader(data))
 			}
 			if err != nil {
 				e.Err = fmt.Errorf("%s: %w", n, err)
@@ -84,7 +84,7 @@ func Read(dir string) ([]Entry, error) {
 // Key is what the shim chooses a compact plan by: the executable (build-id, or size and file
 // name without one) and the device context calibration recorded. Two plans of one key in a
 // directory leave their program untouched.
-func Key(p *planner.Plan) string {
+func Key(p *plan.Plan) string {
 	c, x := p.Context, p.Context.Executable
 	exe := x.BuildID
 	if exe == "" {
@@ -95,7 +95,7 @@ func Key(p *planner.Plan) string {
 
 // Conflict is the name of another plan in entries for the same executable and device as
 // p, or "".
-func Conflict(entries []Entry, name string, p *planner.Plan) string {
+func Conflict(entries []Entry, name string, p *plan.Plan) string {
 	for _, e := range entries {
 		if e.Name != name && e.Plan != nil && Key(e.Plan) == Key(p) {
 			return e.Name + planExt
@@ -112,7 +112,7 @@ var ErrConflict = errors.New("the plan directory already holds a plan for this e
 // renamed over it (a node syncing the directory never reads half of one, and a link put there
 // is replaced, not written through: as root, into whatever file it names). It refuses a plan for the executable and device
 // of another plan there, which would leave the program untouched.
-func Add(dir, name string, p *planner.Plan, compact string) error {
+func Add(dir, name string, p *plan.Plan, compact string) error {
 	entries, err := Read(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // calibratedPlan is a plan with no pair, as calibration leaves one for the executable (by
 // build-id, or path and size without one) on gpu: only its context matters to a directory.
-func calibratedPlan(t *testing.T, exe, buildID string, size int64, gpu string) *planner.Plan {
+func calibratedPlan(t *testing.T, exe, buildID string, size int64, gpu string) *plan.Plan {
 	t.Helper()
-	p := &planner.Plan{
-		Version: planner.Version, Created: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Tool: "plandir test",
-		Trace: planner.Source{Path: "trace.bin", Command: []string{exe}, PID: 4242},
-		Context: planner.Context{Executable: planner.Module{Path: exe, BuildID: buildID, Size: size},
+	p := &plan.Plan{
+		Version: plan.Version, Created: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Tool: "plandir test",
+		Trace: plan.Source{Path: "trace.bin", Command: []string{exe}, PID: 4242},
+		Context: plan.Context{Executable: plan.Module{Path: exe, BuildID: buildID, Size: size},
 			GPU: gpu, ComputeCapability: "9.0", Driver: 12080, Runtime: 12080},
 		PredictedSpeedup: 1,
 	}
@@ -31,7 +31,7 @@ func calibratedPlan(t *testing.T, exe, buildID string, size int64, gpu string) *
 	return p
 }
 
-func planBytes(t *testing.T, p *planner.Plan) []byte {
+func planBytes(t *testing.T, p *plan.Plan) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
@@ -141,10 +141,10 @@ func TestRead(t *testing.T) {
 // file name.
 func TestKey(t *testing.T) {
 	base := calibratedPlan(t, "/opt/app/stream", "ab12", 0, "NVIDIA H200")
-	same := []*planner.Plan{
+	same := []*plan.Plan{
 		calibratedPlan(t, "/elsewhere/stream-copy", "ab12", 0, "NVIDIA H200"), // the build-id names it
 	}
-	other := map[string]*planner.Plan{
+	other := map[string]*plan.Plan{
 		"build-id": calibratedPlan(t, "/opt/app/stream", "cd34", 0, "NVIDIA H200"),
 		"GPU":      calibratedPlan(t, "/opt/app/stream", "ab12", 0, "NVIDIA GH200"),
 	}
@@ -173,7 +173,7 @@ func TestKey(t *testing.T) {
 	if Key(noID) != Key(calibratedPlan(t, "/other/stream", "", 4096, "NVIDIA H200")) {
 		t.Error("an executable without a build-id copied elsewhere: another key; want the same (size and file name)")
 	}
-	for what, p := range map[string]*planner.Plan{
+	for what, p := range map[string]*plan.Plan{
 		"size":      calibratedPlan(t, "/opt/app/stream", "", 8192, "NVIDIA H200"),
 		"file name": calibratedPlan(t, "/opt/app/compute", "", 4096, "NVIDIA H200"),
 	} {

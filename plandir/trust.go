@@ -11,7 +11,7 @@ import (
 	"github.com/echo-uma/echo/internal/scratch"
 )
 
-// maxPlan bounds a plan read from the directory, as planner.Read does.
+// maxPlan bounds a plan read from the directory, as plan.Read does.
 const maxPlan = 64 << 20
 
 // Trusted refuses a plan directory the shim refuses: one that belongs to another user than

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -19,7 +20,7 @@ type analysis struct {
 	pairs     map[pairKey]*pairAcc
 	order     []*pairAcc
 	copySites copySites
-	rejected  map[rejectKey]*Rejection
+	rejected  map[rejectKey]*plan.Rejection
 	clock     copyClock
 	pids      map[uint32]bool
 	failures  failures
@@ -36,10 +37,10 @@ type Records interface {
 
 // Analyze reads a trace and returns the plan for it. A damaged trace is an error: a plan
 // must not rest on calls that were cut off. path names the trace in errors and in the plan.
-func Analyze(r Records, path string, opts Options, tool string) (*Plan, error) {
+func Analyze(r Records, path string, opts Options, tool string) (*plan.Plan, error) {
 	a := &analysis{
 		opts: opts, header: r.Header(), sites: newSites(r.Header()), bufs: newBuffers(),
-		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*Rejection{},
+		pairs: map[pairKey]*pairAcc{}, copySites: copySites{}, rejected: map[rejectKey]*plan.Rejection{},
 		pids: map[uint32]bool{}, failures: newFailures(), clock: newCopyClock(opts.MinBytes, r.Header().NoLaunches),
 		seq: newCallSeq(),
 	}
@@ -109,19 +110,19 @@ func (a *analysis) alloc(e *trace.Event) {
 // registered, managed or device, the call named as a Site names it (trace's event names, as
 // the shim's report names them too). The one rule for a buffer's kind: the planner's for
 // the buffers the trace saw, validate's for the sides it resolves.
-func KindOf(call string) MemKind {
+func KindOf(call string) plan.MemKind {
 	switch call {
 	case trace.EventCUDAMalloc.String(), trace.EventCUMemAlloc.String():
-		return KindDevice
+		return plan.KindDevice
 	case trace.EventCUDAMallocManaged.String(), trace.EventCUMemAllocManaged.String():
-		return KindManaged
+		return plan.KindManaged
 	case trace.EventCUDAMallocHost.String(), trace.EventCUDAHostAlloc.String(), trace.EventCUMemAllocHost.String(),
 		trace.EventCUMemHostAlloc.String():
-		return KindPinned
+		return plan.KindPinned
 	case trace.EventCUDAHostRegister.String():
-		return KindRegistered
+		return plan.KindRegistered
 	}
-	return KindPageable
+	return plan.KindPageable
 }
 
 // memset marks the device buffer it writes: as written, the host side of a pair never sees

@@ -5,21 +5,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
 type wantPair struct {
 	direction string
-	status    Status
+	status    plan.Status
 	reason    string // substring of the refusal, or of why a pinned-only pair cannot merge; "" for a candidate
 }
 
 // pinnedOnly stands for a candidate that pinned alone may serve.
-const pinnedOnly Status = "candidate for pinned only"
+const pinnedOnly plan.Status = "candidate for pinned only"
 
 // statusOf is a pair's status as wantPair says it, and the reason that goes with it.
-func statusOf(p Pair) (Status, string) {
-	if p.Status == StatusCandidate && len(p.Strategies) == 1 && p.Strategies[0] == StrategyPinned {
+func statusOf(p plan.Pair) (plan.Status, string) {
+	if p.Status == plan.StatusCandidate && len(p.Strategies) == 1 && p.Strategies[0] == plan.StrategyPinned {
 		return pinnedOnly, p.MergeRefused
 	}
 	return p.Status, p.Reason
@@ -42,7 +43,7 @@ func TestAnalyzeRules(t *testing.T) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
 			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
 			streamLoop(s, 10, hIn, dIn, dOut, hOut)
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}},
 
 		{name: "cudaMemcpyDefault resolved through the allocations", program: func(s *synth) {
 			h, hOut := s.alloc(trace.EventCUDAMallocHost, 0x10, mib), s.alloc(trace.EventMalloc, 0x18, mib)
@@ -51,7 +52,7 @@ func TestAnalyzeRules(t *testing.T) {
 				s.memcpy(0x100, d, h, mib, trace.KindDefault, 100_000)
 				s.memcpy(0x108, hOut, dOut, mib, trace.KindDefault, 100_000)
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}},
 
 		// An out-of-bounds program on the H200: 79 of 80 copies failed, which planned as "too
 		// rare" without a word of the errors.
@@ -63,7 +64,7 @@ func TestAnalyzeRules(t *testing.T) {
 					Kind: trace.KindHostToDevice, Ret: 1}, 5_000)
 				s.launch(0x110, 0)
 			}
-		}, pairs: []wantPair{{"input", StatusRefused, "copies failed: 79 copies returned an error on these buffers (cudaMemcpy at prog+0x100: cudaErrorInvalidValue)"}},
+		}, pairs: []wantPair{{"input", plan.StatusRefused, "copies failed: 79 copies returned an error on these buffers (cudaMemcpy at prog+0x100: cudaErrorInvalidValue)"}},
 			rejected: "the copy failed (cudaErrorInvalidValue)", note: "79 CUDA calls failed: cudaMemcpy 79 of 80 (cudaErrorInvalidValue)"},
 
 		{name: "one failed copy in a good loop", program: func(s *synth) {
@@ -72,7 +73,7 @@ func TestAnalyzeRules(t *testing.T) {
 			streamLoop(s, 10, hIn, dIn, dOut, hOut)
 			s.call(trace.Event{Type: trace.EventCUDAMemcpy, Caller: exeBase + 0x120, Addr: hOut, Src: dOut, Bytes: mib,
 				Kind: trace.KindDeviceToHost, Ret: 700}, 5_000)
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusRefused, "copies failed: 1 copy returned an error"}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusRefused, "copies failed: 1 copy returned an error"}},
 			note: "cudaMemcpy 1 of 21 (cudaErrorIllegalAddress)"},
 
 		{name: "a copy into the middle of a buffer", program: func(s *synth) {
@@ -98,7 +99,7 @@ func TestAnalyzeRules(t *testing.T) {
 				s.simple(trace.EventCUDAMemset, 0x30, d, mib)
 				s.memcpy(0x100, h, d, mib, trace.KindDeviceToHost, 100_000)
 			}
-		}, pairs: []wantPair{{"output", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"output", plan.StatusCandidate, ""}}},
 
 		// An input's: merged, the memset would overwrite what the host wrote.
 		{name: "input's device buffer also set with cudaMemset", program: func(s *synth) {
@@ -123,7 +124,7 @@ func TestAnalyzeRules(t *testing.T) {
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
 			}
-		}, pairs: []wantPair{{"input", StatusRefused, "cudaMemcpy2D"}}, rejected: "2D copy"},
+		}, pairs: []wantPair{{"input", plan.StatusRefused, "cudaMemcpy2D"}}, rejected: "2D copy"},
 
 		// validation follows each copy in stream time, whichever stream it is on
 		{name: "one pair copied on two streams", program: func(s *synth) {
@@ -132,7 +133,7 @@ func TestAnalyzeRules(t *testing.T) {
 				s.copy(trace.EventCUDAMemcpyAsync, 0x100, d, h, mib, trace.KindHostToDevice, 0x5000, 20_000)
 				s.copy(trace.EventCUDAMemcpyAsync, 0x108, d, h, mib, trace.KindHostToDevice, 0x6000, 20_000)
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}}},
 
 		// simpleStreams: one buffer copied in four chunks, each on its own stream, that cover it
 		{name: "chunks over four streams", program: func(s *synth) {
@@ -142,7 +143,7 @@ func TestAnalyzeRules(t *testing.T) {
 					s.copy(trace.EventCUDAMemcpyAsync, 0x100, d+k*mib, h+k*mib, mib, trace.KindHostToDevice, 0x5000+k, 20_000)
 				}
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}}},
 
 		// three chunks of four: the pieces do not link the pair, its whole copies still do
 		{name: "chunks that leave a gap", program: func(s *synth) {
@@ -163,7 +164,7 @@ func TestAnalyzeRules(t *testing.T) {
 				s.simple(trace.EventCUDAEventRecord, 0x110, 0x9000, 0)
 				s.simple(trace.EventCUDAStreamSynchronize, 0x118, 0x5000, 0)
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}}},
 
 		{name: "host staging buffer freed each iteration (S4)", program: func(s *synth) {
 			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)
@@ -190,7 +191,7 @@ func TestAnalyzeRules(t *testing.T) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
 			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
 			streamLoop(s, 3, hIn, dIn, dOut, hOut)
-		}, pairs: []wantPair{{"input", StatusRefused, "fewer than --min-iterations 5"}, {"output", StatusRefused, "fewer than --min-iterations 5"}}},
+		}, pairs: []wantPair{{"input", plan.StatusRefused, "fewer than --min-iterations 5"}, {"output", plan.StatusRefused, "fewer than --min-iterations 5"}}},
 
 		{name: "a copy outside the loop", program: func(s *synth) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
@@ -198,7 +199,7 @@ func TestAnalyzeRules(t *testing.T) {
 			hW, dW := s.alloc(trace.EventMalloc, 0x40, mib), s.alloc(trace.EventCUDAMalloc, 0x48, mib)
 			s.memcpy(0x50, dW, hW, mib, trace.KindHostToDevice, 100_000)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
-		}, pairs: []wantPair{{"input", StatusRefused, "too rare: cudaMemcpy at prog+0x50 ran once"}, {"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusRefused, "too rare: cudaMemcpy at prog+0x50 ran once"}, {"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}},
 
 		{name: "a site copied an odd number of times", program: func(s *synth) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
@@ -207,14 +208,14 @@ func TestAnalyzeRules(t *testing.T) {
 			for i := 0; i < 11; i++ {
 				s.memcpy(0x200, hOut, dOut, mib, trace.KindDeviceToHost, 100_000)
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", pinnedOnly, "unstable"}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", pinnedOnly, "unstable"}}},
 
 		{name: "copies too small to pay", program: func(s *synth) {
 			h, d := s.alloc(trace.EventMalloc, 0x10, 4096), s.alloc(trace.EventCUDAMalloc, 0x20, 4096)
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, d, h, 4096, trace.KindHostToDevice, 5_000)
 			}
-		}, pairs: []wantPair{{"input", StatusRefused, "too small to pay: 4.0 KiB"}}},
+		}, pairs: []wantPair{{"input", plan.StatusRefused, "too small to pay: 4.0 KiB"}}},
 
 		{name: "host side never allocated in the trace", program: func(s *synth) {
 			d := s.alloc(trace.EventCUDAMalloc, 0x20, mib)
@@ -243,23 +244,23 @@ func TestAnalyzeRules(t *testing.T) {
 			for i := 0; i < 6; i++ {
 				s.memcpy(0x100, d, h, mib, trace.KindHostToDevice, 100_000)
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}}},
 
 		{name: "attached trace: pairs from pointers alone", attached: true, program: func(s *synth) {
 			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "attached trace"},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}, note: "attached trace"},
 
 		{name: "attached trace: the attach cut the first iteration short", attached: true, program: func(s *synth) {
 			s.memcpy(0x120, 0x10200000, 0x7f0000200000, mib, trace.KindDeviceToHost, 600_000)
 			streamLoop(s, 8, 0x10000000, 0x7f0000000000, 0x7f0000200000, 0x10200000)
-		}, pairs: []wantPair{{"output", StatusCandidate, ""}, {"input", StatusCandidate, ""}}},
+		}, pairs: []wantPair{{"output", plan.StatusCandidate, ""}, {"input", plan.StatusCandidate, ""}}},
 
 		{name: "launched trace: a copy missing from one iteration is too rare", program: func(s *synth) {
 			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
 			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 			s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 100_000)
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusRefused, "too rare"}}},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusRefused, "too rare"}}},
 
 		{name: "host buffers allocated at one site by several threads", program: func(s *synth) {
 			var hs, ds [2]uint64
@@ -273,7 +274,7 @@ func TestAnalyzeRules(t *testing.T) {
 					s.memcpy(0x100+uint64(i)*8, ds[i], hs[i], mib, trace.KindHostToDevice, 100_000)
 				}
 			}
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"input", StatusCandidate, ""}}, chained: true},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"input", plan.StatusCandidate, ""}}, chained: true},
 
 		{name: "a zero-byte copy in an attached trace", attached: true, program: func(s *synth) {
 			for i := 0; i < 6; i++ {
@@ -286,7 +287,7 @@ func TestAnalyzeRules(t *testing.T) {
 			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 			s.lost = 12
-		}, pairs: []wantPair{{"input", StatusCandidate, ""}, {"output", StatusCandidate, ""}}, note: "lost 12 events"},
+		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}, note: "lost 12 events"},
 
 		{name: "no copies at all", program: func(s *synth) {
 			s.alloc(trace.EventCUDAMalloc, 0x20, mib)
@@ -314,7 +315,7 @@ func TestAnalyzeRules(t *testing.T) {
 					(w.reason == "") != (reason == "") {
 					t.Errorf("pair %s: %s %s %q; want %s %s %q", got.ID, got.Direction, status, reason, w.direction, w.status, w.reason)
 				}
-				if got.Status == StatusCandidate && (got.Reason != "" || len(got.Evidence) == 0) {
+				if got.Status == plan.StatusCandidate && (got.Reason != "" || len(got.Evidence) == 0) {
 					t.Errorf("candidate %s: reason %q, evidence %v; want no reason and the evidence it rests on", got.ID, got.Reason, got.Evidence)
 				}
 				if c.chained && (!got.Host.Unresolved || !got.Merges() || !anyContains(got.Evidence, "names the host buffer by its call chain")) {
@@ -332,7 +333,7 @@ func TestAnalyzeRules(t *testing.T) {
 	}
 }
 
-func rejectionReasons(p *Plan) []string {
+func rejectionReasons(p *plan.Plan) []string {
 	var out []string
 	for _, r := range p.Rejected {
 		out = append(out, r.Reason)

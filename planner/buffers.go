@@ -4,19 +4,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
-)
-
-// MemKind is the kind of memory a buffer is.
-type MemKind string
-
-// Memory kinds of a buffer.
-const (
-	KindPageable   MemKind = "pageable"
-	KindPinned     MemKind = "pinned"
-	KindRegistered MemKind = "registered"
-	KindManaged    MemKind = "managed"
-	KindDevice     MemKind = "device"
 )
 
 // buffer is one allocation the trace saw (or, in an attached trace, one the copies imply).
@@ -24,9 +13,9 @@ type buffer struct {
 	id          int
 	pid         uint32
 	start, size uint64
-	kind        MemKind
+	kind        plan.MemKind
 	call        trace.EventType // the allocating call
-	site        Site
+	site        plan.Site
 	unresolved  bool   // not allocated in the trace: known only from copies
 	allocNS     uint64 // when its allocating call returned; 0 when unresolved
 	freedNS     uint64 // 0 while live
@@ -43,7 +32,7 @@ type buffer struct {
 	failedCopy   string
 }
 
-func (b *buffer) deviceSide() bool { return b.kind == KindDevice || b.kind == KindManaged }
+func (b *buffer) deviceSide() bool { return b.kind == plan.KindDevice || b.kind == plan.KindManaged }
 
 // buffers is the allocation map: the live buffers of each process by address, and every
 // buffer ever seen by id. Memory grows with buffers, not with events.

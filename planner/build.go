@@ -7,29 +7,27 @@ import (
 	"slices"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
-
-// maxFCopy keeps a predicted speed-up finite when estimates add up to the whole loop.
-const maxFCopy = 0.99
 
 const needsValidation = "needs validation: host reads and writes between the copies, and kernels " +
 	"writing an input in place, are invisible to a trace"
 
 // plan assembles the plan from what the pass gathered.
-func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
+func (a *analysis) plan(path string, footer trace.Footer, tool string) *plan.Plan {
 	a.settleChunks()
 	found := a.loop()
 	iterations, msPerIter, marker := found.iterations, found.ms, found.marker
 	program := a.programPID(marker)
-	p := &Plan{
-		Version: Version, Created: time.Now().UTC(), Tool: tool,
-		Trace: Source{Path: path, Command: a.header.Command, PID: a.header.PID, Host: a.header.Host,
+	p := &plan.Plan{
+		Version: plan.Version, Created: time.Now().UTC(), Tool: tool,
+		Trace: plan.Source{Path: path, Command: a.header.Command, PID: a.header.PID, Host: a.header.Host,
 			Start: a.header.Start, Attached: a.header.Attached},
 		Context:  a.context(program),
-		Loop:     Loop{Iterations: iterations, MS: msPerIter, Span: found.span, Confidence: found.confidence},
-		Pairs:    []Pair{},
-		Rejected: []Rejection{},
+		Loop:     plan.Loop{Iterations: iterations, MS: msPerIter, Span: found.span, Confidence: found.confidence},
+		Pairs:    []plan.Pair{},
+		Rejected: []plan.Rejection{},
 	}
 	if marker != nil {
 		site := marker.site
@@ -53,31 +51,25 @@ func (a *analysis) plan(path string, footer trace.Footer, tool string) *Plan {
 			a.nameByChain(&pair, pa) // a site several threads allocate at: screen.go
 		}
 		if other := a.otherProgram(int(pa.host.pid), p.Context.Executable); other != "" {
-			pair.Refuse(StagePlan, other)
+			pair.Refuse(plan.StagePlan, other)
 		}
 		p.Pairs = append(p.Pairs, pair)
 	}
-	p.Recount()
+	Recount(p)
 	for _, r := range a.rejected {
 		p.Rejected = append(p.Rejected, *r)
 	}
-	slices.SortFunc(p.Rejected, func(x, y Rejection) int { return cmp.Compare(y.Count, x.Count) })
+	slices.SortFunc(p.Rejected, func(x, y plan.Rejection) int { return cmp.Compare(y.Count, x.Count) })
 	p.Notes = a.notes(footer, iterations)
 	return p
 }
 
-// Recount sums the plan's share of the loop over the pairs that still count (not refused),
-// after their statuses changed.
-func (p *Plan) Recount() {
-	p.FCopy, p.Loop.CopyMS = 0, 0
-	for _, pair := range p.Pairs {
-		if pair.Status.Counted() {
-			p.FCopy += pair.FCopy
-			p.Loop.CopyMS += pair.CopyMSPerIteration
-		}
-	}
-	p.FCopy = min(p.FCopy, maxFCopy)
-	p.PredictedSpeedup = 1 / (1 - p.FCopy)
+// Recount sums the plan's share of the loop over the pairs that still count (plan.SumPairs),
+// after their statuses changed, and predicts each strategy again. Where a pair needs it and the
+// plan has none, it measures this host's first-touch rate (hostFirstTouch) and keeps it in
+// the plan: the one host benchmark the plan's figures rest on lives here, not in plan/.
+func Recount(p *plan.Plan) {
+	p.SumPairs()
 	if p.Context.FirstTouch == nil && needsFirstTouch(p) {
 		p.Context.FirstTouch = new(hostFirstTouch()) // this host's, kept with the plan
 	}
@@ -85,12 +77,12 @@ func (p *Plan) Recount() {
 }
 
 // pairOf fills in a pair's buffers, copies and share of the loop.
-func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
-	pair := Pair{
+func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) plan.Pair {
+	pair := plan.Pair{
 		ID: pa.id(), Bytes: pa.host.size,
-		Host:   Buffer{Site: pa.host.site, Kind: pa.host.kind, Unresolved: pa.host.unresolved},
-		Device: Buffer{Site: pa.device.site, Kind: pa.device.kind, Unresolved: pa.device.unresolved},
-		Copies: []Copy{},
+		Host:   plan.Buffer{Site: pa.host.site, Kind: pa.host.kind, Unresolved: pa.host.unresolved},
+		Device: plan.Buffer{Site: pa.device.site, Kind: pa.device.kind, Unresolved: pa.device.unresolved},
+		Copies: []plan.Copy{},
 	}
 	if len(pa.blocks) > 0 {
 		pair.Device.Block, pair.Device.Offset = true, slices.Min(slices.Collect(maps.Keys(pa.blocks)))
@@ -102,9 +94,9 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 		if iterations > 0 {
 			perIter = float64(c.count) / float64(iterations)
 		}
-		pair.Copies = append(pair.Copies, Copy{Site: c.site, Offset: c.offset, Direction: CopyDirection(c.dir), Stream: StreamName(c.stream),
+		pair.Copies = append(pair.Copies, plan.Copy{Site: c.site, Offset: c.offset, Direction: plan.CopyDirection(c.dir), Stream: StreamName(c.stream),
 			Count: c.count, PerIteration: perIter, MS: ms, Estimated: estimated, Waited: float64(c.waited) / float64(c.count),
-			CallMS: call, Repair: repairOf(c.site.Call, c.dir, pa.host.kind)})
+			CallMS: call, Repair: plan.RepairOf(c.site.Call, c.dir, pa.host.kind)})
 		pair.BytesPerIteration += uint64(perIter * float64(c.bytesEachCopy))
 		in, out = in || c.dir == "h2d", out || c.dir == "d2h"
 		if c.waited > 0 && c.dir == "d2h" {
@@ -115,8 +107,8 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 	if len(pa.order) == 0 { // only partial copies: the direction they went
 		in, out = pa.partialDirs[0], pa.partialDirs[1]
 	}
-	pair.Direction = map[[2]bool]PairDirection{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
-	pair.sumCopies(msPerIter)
+	pair.Direction = map[[2]bool]plan.PairDirection{{true, false}: "input", {false, true}: "output", {true, true}: "both"}[[2]bool{in, out}]
+	pair.SumCopies(msPerIter)
 	if pair.Estimated {
 		pair.Evidence = append(pair.Evidence, "copy time partly estimated from bytes and the bandwidth of copies that waited for nothing")
 	}
@@ -130,21 +122,6 @@ func (a *analysis) pairOf(pa *pairAcc, iterations int, msPerIter float64) Pair {
 			"memset on", m))
 	}
 	return pair
-}
-
-// sumCopies totals the pair's copy time an iteration (its staging copies' too) and its share
-// of the loop's msPerIter.
-func (pair *Pair) sumCopies(msPerIter float64) {
-	pair.CopyMSPerIteration, pair.Estimated = pair.stagingMS(), false
-	for _, c := range pair.Copies {
-		pair.CopyMSPerIteration += c.PerIteration * c.MS
-		pair.Estimated = pair.Estimated || c.Estimated
-	}
-	pair.FCopy = 0
-	if msPerIter > 0 {
-		pair.FCopy = min(pair.CopyMSPerIteration/msPerIter, maxFCopy)
-	}
-	pair.PredictedSpeedup = 1 / (1 - pair.FCopy)
 }
 
 // transferMS is how long one copy at this site moves data: its own duration where it waited

@@ -1,10 +1,9 @@
 package planner
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -33,7 +32,7 @@ func (p *pairAcc) copiedIn() bool {
 }
 
 type copyKey struct {
-	site   Site
+	site   plan.Site
 	dir    string
 	stream uint64
 	offset uint64 // of a chunk, into both buffers; 0 for a whole-buffer copy
@@ -63,7 +62,7 @@ type copyAcc struct {
 }
 
 type rejectKey struct {
-	site   Site
+	site   plan.Site
 	dir    string
 	reason string
 }
@@ -72,7 +71,7 @@ func (a *analysis) reject(e *trace.Event, dir, reason string) {
 	k := rejectKey{a.sites.of(e, e.Bytes, false), dir, reason}
 	r := a.rejected[k]
 	if r == nil {
-		r = &Rejection{Site: k.site, Direction: CopyDirection(dir), Reason: reason}
+		r = &plan.Rejection{Site: k.site, Direction: plan.CopyDirection(dir), Reason: reason}
 		a.rejected[k] = r
 	}
 	r.Count++
@@ -134,10 +133,10 @@ func (a *analysis) copy(e *trace.Event) {
 		hostAddr, devAddr, host, dev = e.Addr, e.Src, dst, src
 	}
 	if a.header.Attached || a.header.NoHostAllocs {
-		host = a.implied(host, e.PID, hostAddr, e.Bytes, KindPageable)
+		host = a.implied(host, e.PID, hostAddr, e.Bytes, plan.KindPageable)
 	}
 	if a.header.Attached {
-		dev = a.implied(dev, e.PID, devAddr, e.Bytes, KindDevice)
+		dev = a.implied(dev, e.PID, devAddr, e.Bytes, plan.KindDevice)
 	}
 	switch {
 	case host == nil:
@@ -209,12 +208,12 @@ func newCopyAcc(k copyKey, e *trace.Event) *copyAcc {
 // implied there is a new buffer in its place: memory freed and handed out again (a
 // framework's parameters, then its inputs). A copy into part of an allocation thus looks
 // whole here; validate finds no allocation of its size at its pointer and refuses it.
-func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind MemKind) *buffer {
+func (a *analysis) implied(b *buffer, pid uint32, addr, bytes uint64, kind plan.MemKind) *buffer {
 	if b != nil && (!b.unresolved || b.start == addr && b.size == bytes) {
 		return b
 	}
 	return a.bufs.add(&buffer{pid: pid, start: addr, size: bytes, kind: kind, unresolved: true,
-		site: Site{Call: "unknown", Bytes: bytes}})
+		site: plan.Site{Call: "unknown", Bytes: bytes}})
 }
 
 func (a *analysis) pair(host, dev *buffer) *pairAcc {
@@ -281,7 +280,7 @@ func (a *analysis) settleChunks() {
 			}
 			k := rejectKey{c.site, c.dir, "a partial copy: not the whole of the host buffer"}
 			if a.rejected[k] == nil {
-				a.rejected[k] = &Rejection{Site: k.site, Direction: CopyDirection(c.dir), Reason: k.reason}
+				a.rejected[k] = &plan.Rejection{Site: k.site, Direction: plan.CopyDirection(c.dir), Reason: k.reason}
 			}
 			a.rejected[k].Count += c.count
 			p.partialDirs[dirIndex(c.dir)] = true
@@ -305,28 +304,10 @@ func (p *pairAcc) chunkGaps() string {
 		if len(pieces) == 0 {
 			continue
 		}
-		if n, end, ok := tiling(pieces, p.host.size); !ok {
+		if n, end, ok := plan.Tiling(pieces, p.host.size); !ok {
 			return fmt.Sprintf("%s chunks (%d pieces) cover %d of %d bytes from the start, without a gap or an overlap",
 				dir, n, end, p.host.size)
 		}
 	}
 	return ""
-}
-
-// tiling is whether pieces (offset, bytes; repeats count once) cover [0, size) exactly, how
-// many distinct pieces there are, and how far from 0 they cover it without a gap or an
-// overlap.
-func tiling(pieces [][2]uint64, size uint64) (n int, end uint64, ok bool) {
-	pieces = slices.Clone(pieces)
-	slices.SortFunc(pieces, func(a, b [2]uint64) int {
-		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
-	})
-	pieces = slices.Compact(pieces)
-	for _, pc := range pieces {
-		if pc[0] != end {
-			return len(pieces), end, false
-		}
-		end += pc[1]
-	}
-	return len(pieces), end, end == size
 }

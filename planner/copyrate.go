@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,8 +39,8 @@ var hostCopyRate = sync.OnceValue(func() float64 {
 // unmapped again, as malloc maps and a program first writes a large allocation; once as they
 // come (4 KiB pages unless the kernel's setting is "always"), once asking for transparent
 // huge pages as numpy does for its large arrays.
-var hostFirstTouch = sync.OnceValue(func() FirstTouch {
-	return FirstTouch{BytesPerMS: firstTouchRate(false), HugeBytesPerMS: firstTouchRate(true)}
+var hostFirstTouch = sync.OnceValue(func() plan.FirstTouch {
+	return plan.FirstTouch{BytesPerMS: firstTouchRate(false), HugeBytesPerMS: firstTouchRate(true)}
 })
 
 func firstTouchRate(huge bool) float64 {

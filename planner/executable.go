@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -14,7 +15,7 @@ import (
 // (Context.Executable): the same GNU build-id, or, when the plan's executable had none, a
 // file without one of the same size. The path may differ (a copied or moved binary is the
 // same program); the contents may not, since every site in the plan is an offset into them.
-func CheckExecutable(want Module, path string) error {
+func CheckExecutable(want plan.Module, path string) error {
 	if want.BuildID == "" && want.Size <= 0 {
 		return errors.New("the plan does not identify its executable (no build-id or size): make a new plan with echoctl plan")
 	}
@@ -37,7 +38,7 @@ func CheckExecutable(want Module, path string) error {
 // the plan's executable, or the launcher the plan was traced through (Context.Launcher: the
 // shell or launcher of a trace --follow, which starts the executable; the shim then checks
 // the executable itself in the process that runs it).
-func (c Context) CheckCommand(path string) error {
+func CheckCommand(c plan.Context, path string) error {
 	err := CheckExecutable(c.Executable, path)
 	if err == nil || c.Launcher == nil {
 		return err
@@ -50,21 +51,21 @@ func (c Context) CheckCommand(path string) error {
 }
 
 // describeFile is the Module an ELF file would be in a plan.
-func describeFile(path string) (Module, error) {
+func describeFile(path string) (plan.Module, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return Module{}, err
+		return plan.Module{}, err
 	}
 	f, err := elf.Open(path)
 	if err != nil {
-		return Module{}, fmt.Errorf("not an ELF executable: %w", err)
+		return plan.Module{}, fmt.Errorf("not an ELF executable: %w", err)
 	}
 	defer f.Close()
 	id, err := trace.BuildID(f)
 	if err != nil {
-		return Module{}, fmt.Errorf("reading its build-id: %w", err)
+		return plan.Module{}, fmt.Errorf("reading its build-id: %w", err)
 	}
-	return Module{Path: path, BuildID: id, Size: st.Size()}, nil
+	return plan.Module{Path: path, BuildID: id, Size: st.Size()}, nil
 }
 
 // abbreviate shortens two build-ids for a message, keeping enough to tell them apart.

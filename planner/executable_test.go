@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // note is one ELF note: namesz, descsz, type, then name and desc, each padded to align.
@@ -75,23 +77,23 @@ func TestCheckExecutable(t *testing.T) {
 
 	tests := []struct {
 		name string
-		exe  Module
+		exe  plan.Module
 		path string
 		want string // "" for a match, or the error (a prefix of it, ending in …)
 	}{
-		{"same build-id", Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122", Size: 1}, withID, ""},
-		{"same size, no build-id", Module{Path: "/opt/app/prog", Size: st.Size()}, withoutID, ""},
-		{"other build-id", Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122"}, withOther,
+		{"same build-id", plan.Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122", Size: 1}, withID, ""},
+		{"same size, no build-id", plan.Module{Path: "/opt/app/prog", Size: st.Size()}, withoutID, ""},
+		{"other build-id", plan.Module{Path: "/opt/app/prog", BuildID: "ab12cd3456789abcdef01122"}, withOther,
 			"plan is for /opt/app/prog (build-id ab12cd345678…), not " + withOther + " (build-id 9912cd345678…)"},
-		{"build-id gone", Module{Path: "/a", BuildID: "ab12"}, withoutID,
+		{"build-id gone", plan.Module{Path: "/a", BuildID: "ab12"}, withoutID,
 			"plan is for /a (build-id ab12), not " + withoutID + " (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes)"},
-		{"build-id appeared", Module{Path: "/a", Size: st.Size()}, withID,
+		{"build-id appeared", plan.Module{Path: "/a", Size: st.Size()}, withID,
 			"plan is for /a (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes), not " + withID + " (build-id ab12cd345678…)"},
-		{"other size", Module{Path: "/a", Size: 5}, withoutID,
+		{"other size", plan.Module{Path: "/a", Size: 5}, withoutID,
 			"plan is for /a (no build-id, 5 bytes), not " + withoutID + " (no build-id, " + strconv.FormatInt(st.Size(), 10) + " bytes)"},
-		{"plan names no executable", Module{}, withID, "the plan does not identify its executable"},
-		{"missing file", Module{Path: "/a", BuildID: "ab"}, "/nonexistent/prog", "checking /nonexistent/prog against the plan: stat"},
-		{"not ELF", Module{Path: "/a", BuildID: "ab"}, script, "checking " + script + " against the plan: not an ELF executable"},
+		{"plan names no executable", plan.Module{}, withID, "the plan does not identify its executable"},
+		{"missing file", plan.Module{Path: "/a", BuildID: "ab"}, "/nonexistent/prog", "checking /nonexistent/prog against the plan: stat"},
+		{"not ELF", plan.Module{Path: "/a", BuildID: "ab"}, script, "checking " + script + " against the plan: not an ELF executable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // Forecast is every figure Echo predicts for a plan, read from the plan in one place: the
@@ -31,17 +33,17 @@ type Forecast struct {
 	// Estimates are each strategy's predicted iteration; Headline the one the plan stands by:
 	// the strategy calibration chose, else the best (nil where no strategy the device runs
 	// serves the pairs left, or in a plan from before version 5, which has no estimates).
-	Estimates []Estimate `json:"estimates"`
-	Headline  *Estimate  `json:"headline,omitempty"`
+	Estimates []plan.Estimate `json:"estimates"`
+	Headline  *plan.Estimate  `json:"headline,omitempty"`
 	// Unpredicted names the strategies a pair allows that get no estimate, and why (system
 	// on a device that does not reach pageable memory).
 	Unpredicted []string `json:"unpredicted,omitempty"`
 }
 
-// Forecast is the plan's prediction (Forecast).
-func (p *Plan) Forecast() Forecast {
-	f := Forecast{Estimates: []Estimate{}}
-	counted := slices.ContainsFunc(p.Pairs, func(pair Pair) bool { return pair.Status.Counted() })
+// ForecastFor is the plan's prediction (Forecast).
+func ForecastFor(p *plan.Plan) Forecast {
+	f := Forecast{Estimates: []plan.Estimate{}}
+	counted := slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool { return pair.Status.Counted() })
 	switch {
 	case len(p.Pairs) == 0:
 		f.None = "no host/device pair found"
@@ -50,7 +52,7 @@ func (p *Plan) Forecast() Forecast {
 	case !counted:
 		f.None = "every pair was refused: nothing is left to serve"
 	}
-	if counted && p.allows(StrategySystem) && !p.Context.Pageable {
+	if counted && allows(p, plan.StrategySystem) && !p.Context.Pageable {
 		why := "system: the device does not reach pageable memory"
 		if p.Context.GPU == "" {
 			why = "system: no device known yet (calibration finds out whether it reaches pageable memory)"
@@ -73,12 +75,12 @@ func (p *Plan) Forecast() Forecast {
 }
 
 // allows says whether a pair not refused may be served with s.
-func (p *Plan) allows(s Strategy) bool {
-	return slices.ContainsFunc(p.Pairs, func(pair Pair) bool { return pair.Status.Counted() && pair.Allows(s) })
+func allows(p *plan.Plan, s plan.Strategy) bool {
+	return slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool { return pair.Status.Counted() && pair.Allows(s) })
 }
 
 // Speedup is the estimate of strategy s, 0 where there is none.
-func (f Forecast) Speedup(s Strategy) float64 {
+func (f Forecast) Speedup(s plan.Strategy) float64 {
 	if e := EstimateFor(f.Estimates, s); e != nil {
 		return e.Speedup
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // predictionSlack is how far a prediction may be from what calibration measured (issue 26:
@@ -90,7 +92,7 @@ func TestPredictionsOnTheH200(t *testing.T) {
 		es := Predict(p, MachineFor(p.Context))
 		for _, v := range rec.Variants {
 			row := name + "/" + v.Strategy
-			e := EstimateFor(es, Strategy(v.Strategy))
+			e := EstimateFor(es, plan.Strategy(v.Strategy))
 			if e == nil {
 				t.Errorf("%s: calibration measured it, the model predicts nothing", row)
 				continue
@@ -110,7 +112,7 @@ func TestPredictionsOnTheH200(t *testing.T) {
 	}
 }
 
-func readGzipPlan(t *testing.T, path string) *Plan {
+func readGzipPlan(t *testing.T, path string) *plan.Plan {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,7 +123,7 @@ func readGzipPlan(t *testing.T, path string) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Read(z)
+	p, err := plan.Read(z)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -1,11 +1,13 @@
 package planner
 
+import "github.com/echo-uma/echo/plan"
+
 // loopFit is the loop found in a trace: what loop returns.
 type loopFit struct {
 	iterations int
 	ms         float64  // per iteration
 	marker     *copyAcc // the linking-copy site that marks each iteration
-	span       *LoopSpan
+	span       *plan.LoopSpan
 	confidence float64
 }
 
@@ -88,7 +90,7 @@ func (a *analysis) fit(th *threadSeq, tok []uint32, pos []int32, run repeat) (lo
 		iterations: marker.count / m,
 		ms:         float64(th.ns(last)-from) / float64(spans) / 1e6,
 		marker:     marker,
-		span: &LoopSpan{FirstEvent: uint64(th.idx(first)), LastEvent: uint64(th.idx(last)),
+		span: &plan.LoopSpan{FirstEvent: uint64(th.idx(first)), LastEvent: uint64(th.idx(last)),
 			FirstNS: th.ns(first), LastNS: th.ns(last), Repeats: r, Calls: run.period},
 	}
 	// How sure: the share of the thread's calls over the span that the unit explains (one-off

@@ -3,6 +3,7 @@ package planner
 import (
 	"testing"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -105,7 +106,7 @@ func (f *framework) loadResNet(bottleneck bool, blocks [4]int) {
 }
 
 // loopPair is the pair whose copies move n bytes, and its status as wantPair says it.
-func loopPair(t *testing.T, p *Plan, n uint64) (Status, string) {
+func loopPair(t *testing.T, p *plan.Plan, n uint64) (plan.Status, string) {
 	t.Helper()
 	for _, pair := range p.Pairs {
 		if pair.Bytes == n {
@@ -118,7 +119,7 @@ func loopPair(t *testing.T, p *Plan, n uint64) (Status, string) {
 
 // checkLoop checks the plan validates and its loop: iterations, the marker's size, and a span
 // from the first to the last iteration's start, as the test saw them.
-func checkLoop(t *testing.T, p *Plan, iterations int, marker uint64, firstNS, lastNS [2]uint64) {
+func checkLoop(t *testing.T, p *plan.Plan, iterations int, marker uint64, firstNS, lastNS [2]uint64) {
 	t.Helper()
 	if err := p.Check(); err != nil {
 		t.Fatalf("the plan does not validate: %v", err)
@@ -159,7 +160,7 @@ func TestLoopAfterModelLoad(t *testing.T) {
 	}
 	p := f.plan(DefaultOptions())
 	checkLoop(t, p, iters, input, [2]uint64{first, first + 1}, [2]uint64{last, last + 1})
-	if status, why := loopPair(t, p, input); status == StatusRefused {
+	if status, why := loopPair(t, p, input); status == plan.StatusRefused {
 		t.Errorf("the input pair is refused: %s", why)
 	}
 }
@@ -186,7 +187,7 @@ func TestLoopTraining(t *testing.T) {
 	}
 	p := f.plan(DefaultOptions())
 	checkLoop(t, p, steps, images, [2]uint64{first, first + 1}, [2]uint64{last, last + 1})
-	if status, why := loopPair(t, p, images); status == StatusRefused {
+	if status, why := loopPair(t, p, images); status == plan.StatusRefused {
 		t.Errorf("the batch's pair is refused: %s", why)
 	}
 }
@@ -233,7 +234,7 @@ func TestLoopOddWarmup(t *testing.T) {
 	if m := p.Loop.Marker.Bytes; m != input && m != output {
 		t.Errorf("marked by a %d-byte copy, not the loop's input or output", m)
 	}
-	if status, why := loopPair(t, p, input); status == StatusRefused {
+	if status, why := loopPair(t, p, input); status == plan.StatusRefused {
 		t.Errorf("the input pair is refused: %s", why)
 	}
 }
@@ -268,7 +269,7 @@ func TestLoopOneSmallCopyAmongUploads(t *testing.T) {
 	}
 	p := f.plan(DefaultOptions())
 	checkLoop(t, p, iters, small, [2]uint64{first, first + 1}, [2]uint64{last, last + 1})
-	if status, why := loopPair(t, p, small); status == StatusRefused {
+	if status, why := loopPair(t, p, small); status == plan.StatusRefused {
 		t.Errorf("the loop's pair is refused: %s", why)
 	}
 }

@@ -3,6 +3,8 @@ package planner
 import (
 	"slices"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // Machine is what serving a pair costs on the machine besides the copies it removes: the
@@ -72,7 +74,7 @@ var unifiedGPUs = []string{"Orin", "Xavier", "Thor", "Jetson", "Tegra", "GH200",
 // MachineFor is the cost model of the device a plan was calibrated on (context.gpu and
 // context.pageable_access): one that shares host memory, or a discrete one, which is also
 // what a plan not yet calibrated (no GPU) assumes, without pageable access.
-func MachineFor(c Context) Machine {
+func MachineFor(c plan.Context) Machine {
 	m := Discrete
 	if unified(c.GPU) {
 		m = UnifiedMemory
@@ -88,7 +90,7 @@ func unified(gpu string) bool {
 }
 
 // machineName says what MachineFor assumes the device of c is (Machine.Name).
-func machineName(c Context) string {
+func machineName(c plan.Context) string {
 	switch {
 	case unified(c.GPU):
 		return "unified memory (" + c.GPU + ")"
@@ -100,7 +102,7 @@ func machineName(c Context) string {
 
 // withFirstTouch is m with the first-touch rates of the plan's host (Context.FirstTouch), or
 // of this one, measured only where a pair needs them.
-func withFirstTouch(m Machine, p *Plan) Machine {
+func withFirstTouch(m Machine, p *plan.Plan) Machine {
 	if m.FirstTouchBytesPerMS == 0 && needsFirstTouch(p) {
 		ft := p.Context.FirstTouch
 		if ft == nil {
@@ -112,22 +114,14 @@ func withFirstTouch(m Machine, p *Plan) Machine {
 }
 
 // needsFirstTouch: a counted pair's host side is allocated afresh every iteration.
-func needsFirstTouch(p *Plan) bool {
-	return slices.ContainsFunc(p.Pairs, func(pair Pair) bool { return pair.Status.Counted() && freshEveryIteration(pair) })
+func needsFirstTouch(p *plan.Plan) bool {
+	return slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool { return pair.Status.Counted() && freshEveryIteration(pair) })
 }
 
 // freshEveryIteration: validation saw the pair's host side allocated anew for its copies
 // (Buffer.Allocations), at a size malloc maps afresh each time.
-func freshEveryIteration(pair Pair) bool {
+func freshEveryIteration(pair plan.Pair) bool {
 	return pair.Host.Allocations > 1 && pair.Bytes >= freshMapBytes
-}
-
-// Estimate is the predicted iteration of one strategy serving every pair it may serve.
-type Estimate struct {
-	Strategy Strategy `json:"strategy"`
-	MS       float64  `json:"ms_per_iteration"` // predicted wall time of one iteration
-	Speedup  float64  `json:"speedup"`          // loop.ms_per_iteration / MS
-	Pairs    int      `json:"pairs"`            // pairs it serves
 }
 
 // Predict estimates each strategy's iteration from the trace's copy times, their sync
@@ -136,23 +130,23 @@ type Estimate struct {
 // strategy the device cannot run gets no prediction. The Amdahl bound (p.PredictedSpeedup)
 // stays what it is: the most removing the copies could give. It is the one maker of
 // estimates (Recount keeps them in the plan); every output reads them through Forecast.
-func Predict(p *Plan, m Machine) []Estimate {
+func Predict(p *plan.Plan, m Machine) []plan.Estimate {
 	T := p.Loop.MS
 	if T <= 0 || p.Loop.Iterations <= 0 {
 		return nil
 	}
 	clean := cleanCopies(p)
 	m = withFirstTouch(m, p)
-	var out []Estimate
-	for _, s := range []Strategy{StrategyMapped, StrategySystem, StrategyPinned} {
-		if s == StrategySystem && !m.Pageable {
+	var out []plan.Estimate
+	for _, s := range []plan.Strategy{plan.StrategyMapped, plan.StrategySystem, plan.StrategyPinned} {
+		if s == plan.StrategySystem && !m.Pageable {
 			continue
 		}
 		var saved, untimed, added, waited float64
 		n := 0
-		pools := map[Site][]Pair{} // pinned's pools: one per host site, whatever its ordinal
+		pools := map[plan.Site][]plan.Pair{} // pinned's pools: one per host site, whatever its ordinal
 		streams := map[string]float64{}
-		link := map[CopyDirection]float64{}
+		link := map[plan.CopyDirection]float64{}
 		for _, pair := range p.Pairs {
 			if !pair.Status.Counted() || !pair.Allows(s) {
 				continue
@@ -180,9 +174,9 @@ func Predict(p *Plan, m Machine) []Estimate {
 		// buffers of a host site, so a site that allocates every call pins one and reuses it,
 		// and saves the first touch of the fresh buffers it would have allocated.
 		switch s {
-		case StrategyMapped:
+		case plan.StrategyMapped:
 			added += m.SetupMSPerBuffer * float64(n) / float64(p.Loop.Iterations)
-		case StrategyPinned:
+		case plan.StrategyPinned:
 			added += m.SetupMSPerBuffer * float64(len(pools)) / float64(p.Loop.Iterations)
 			touch := 0.0
 			for _, pairs := range pools {
@@ -192,18 +186,18 @@ func Predict(p *Plan, m Machine) []Estimate {
 			// trace timed: no more than the rest of the iteration.
 			saved += min(touch, max(T-p.Loop.CopyMS, 0))
 		}
-		ms := max(T-saved+added, floor+added, T*(1-maxFCopy))
-		out = append(out, Estimate{Strategy: s, MS: ms, Speedup: T / ms, Pairs: n})
+		ms := max(T-saved+added, floor+added, T*(1-plan.MaxFCopy))
+		out = append(out, plan.Estimate{Strategy: s, MS: ms, Speedup: T / ms, Pairs: n})
 	}
 	return out
 }
 
 // Best is the estimate with the highest speed-up, or nil.
-func Best(es []Estimate) *Estimate {
+func Best(es []plan.Estimate) *plan.Estimate {
 	if len(es) == 0 {
 		return nil
 	}
-	best := slices.MaxFunc(es, func(a, b Estimate) int {
+	best := slices.MaxFunc(es, func(a, b plan.Estimate) int {
 		switch {
 		case a.Speedup < b.Speedup:
 			return -1
@@ -216,7 +210,7 @@ func Best(es []Estimate) *Estimate {
 }
 
 // EstimateFor is the estimate of strategy, or nil.
-func EstimateFor(es []Estimate, strategy Strategy) *Estimate {
+func EstimateFor(es []plan.Estimate, strategy plan.Strategy) *plan.Estimate {
 	for i := range es {
 		if es[i].Strategy == strategy {
 			return &es[i]
@@ -235,12 +229,12 @@ func EstimateFor(es []Estimate, strategy Strategy) *Estimate {
 type cost struct {
 	saved, untimed, waited float64
 	streams                map[string]float64
-	link                   map[CopyDirection]float64
+	link                   map[plan.CopyDirection]float64
 }
 
 // pairCost is what serving pair with strategy saves and adds per iteration, in ms.
-func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
-	c := cost{streams: map[string]float64{}, link: map[CopyDirection]float64{}}
+func pairCost(pair plan.Pair, strategy plan.Strategy, m Machine, clean []plan.Copy) cost {
+	c := cost{streams: map[string]float64{}, link: map[plan.CopyDirection]float64{}}
 	for _, cp := range pair.Copies {
 		transfer := removableMS(cp, m, clean)
 		dma := 0.0
@@ -248,7 +242,7 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			dma = float64(cp.Site.Bytes) / m.LinkBytesPerMS
 		}
 		switch strategy {
-		case StrategyPinned:
+		case plan.StrategyPinned:
 			// The copy stays, at DMA speed; on unified memory page-locked and pageable copies
 			// are both DRAM copies, and only the staging pass through the bounce buffer goes
 			// (a pair pinned may serve has a pageable host side).
@@ -262,7 +256,7 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 			// The copy goes, but the wait it also was (DESIGN.md S2) stays, and on a discrete
 			// GPU the kernels move the bytes over the link instead.
 			ms := transfer * cp.PerIteration
-			if cp.Repair == RepairNone && cp.Timed {
+			if cp.Repair == plan.RepairNone && cp.Timed {
 				c.streams[cp.Stream] += ms
 			} else {
 				c.saved += ms
@@ -291,7 +285,7 @@ func pairCost(pair Pair, strategy Strategy, m Machine, clean []Copy) cost {
 // The kernel time is what the copies' calls waited beyond their transfer timed alone: no
 // more than the kernels took, so the estimate errs toward the smaller gain. A copy whose
 // direction the trace could not tell counts both ways.
-func linkMS(link map[CopyDirection]float64, waited float64) float64 {
+func linkMS(link map[plan.CopyDirection]float64, waited float64) float64 {
 	var unknown float64
 	for dir, ms := range link {
 		if dir != "h2d" && dir != "d2h" {
@@ -323,15 +317,15 @@ func criticalPath(streams map[string]float64) float64 {
 // beside the copies it overlapped (the emulator's multistream: 5.4 ms an iteration, 4.9 ms
 // of copies on its busiest stream, 1.05 ms merged, not 0.5). Pinned removes no copy: no
 // floor. 0 without a resolve run's iteration.
-func resolveFloor(p *Plan, s Strategy, untimed float64) float64 {
-	if p.Loop.RestMS <= 0 || s == StrategyPinned {
+func resolveFloor(p *plan.Plan, s plan.Strategy, untimed float64) float64 {
+	if p.Loop.RestMS <= 0 || s == plan.StrategyPinned {
 		return 0
 	}
 	return max(p.Loop.RestMS-untimed, 0)
 }
 
 // poolOf is the pinned pool that serves pair's host side: its site, whatever the ordinal.
-func poolOf(pair Pair) Site {
+func poolOf(pair plan.Pair) plan.Site {
 	site := pair.Host.Site
 	site.Ordinal = 0
 	return site
@@ -346,7 +340,7 @@ func poolOf(pair Pair) Site {
 // filled by numpy and copied through CuPy's own staging buffer, comes from the site of the
 // output array its d2h copy fills. Without that count, the buffers known to be written by
 // the program are those its h2d copies read.
-func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
+func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	if m.FirstTouchBytesPerMS <= 0 || iterations <= 0 || !slices.ContainsFunc(pairs, freshEveryIteration) {
 		return 0
 	}
@@ -375,7 +369,7 @@ func firstTouchMS(pairs []Pair, m Machine, iterations int) float64 {
 // (Waited) and whose time the planner could not estimate from a clean copy's bandwidth holds
 // that wait, which a merge keeps; its transfer is then taken at m's copy rate, or, where m
 // has none, bounded by the plan's clean copies (cleanEnvelope).
-func removableMS(cp Copy, m Machine, clean []Copy) float64 {
+func removableMS(cp plan.Copy, m Machine, clean []plan.Copy) float64 {
 	if cp.Timed || cp.Estimated || cp.Waited <= 0 {
 		return cp.MS
 	}
@@ -393,8 +387,8 @@ func removableMS(cp Copy, m Machine, clean []Copy) float64 {
 
 // cleanCopies are the copies of p's counted pairs that waited for nothing and recur with the
 // loop: their MS is a transfer alone (a one-off copy may have run cold).
-func cleanCopies(p *Plan) []Copy {
-	var out []Copy
+func cleanCopies(p *plan.Plan) []plan.Copy {
+	var out []plan.Copy
 	for _, pair := range p.Pairs {
 		if !pair.Status.Counted() {
 			continue
@@ -411,7 +405,7 @@ func cleanCopies(p *Plan) []Copy {
 // cleanEnvelope is the most a transfer of bytes takes, judged from clean copies: no longer
 // than a larger copy took, nor than its bytes at a smaller one's rate (its fixed cost paid
 // once), as the planner's bandwidth envelope judges; ok is false without clean copies.
-func cleanEnvelope(clean []Copy, bytes uint64) (ms float64, ok bool) {
+func cleanEnvelope(clean []plan.Copy, bytes uint64) (ms float64, ok bool) {
 	for _, cp := range clean {
 		t := cp.MS
 		if cp.Site.Bytes < bytes {

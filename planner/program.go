@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -49,7 +50,7 @@ func (a *analysis) modulesOf(pid int) []trace.Module {
 // in a trace from before the mark, the header's executable for the traced command, and for
 // another process the module it maps lowest, which is the executable on Linux's layout (a
 // PIE at 0x55…, a fixed one at 0x400000; the loader and the libraries far above).
-func (a *analysis) exeOf(pid int) (Module, bool) {
+func (a *analysis) exeOf(pid int) (plan.Module, bool) {
 	mods := a.modulesOf(pid)
 	for _, m := range mods {
 		if m.Exe {
@@ -69,7 +70,7 @@ func (a *analysis) exeOf(pid int) (Module, bool) {
 				return moduleRef(m), true
 			}
 		}
-		return Module{}, false
+		return plan.Module{}, false
 	}
 	if len(mods) == 0 {
 		return a.exeOf(a.header.PID) // a process the trace knows no modules of: a fork's child
@@ -78,11 +79,13 @@ func (a *analysis) exeOf(pid int) (Module, bool) {
 	return moduleRef(lowest), true
 }
 
-func moduleRef(m trace.Module) Module { return Module{Path: m.Path, BuildID: m.BuildID, Size: m.Size} }
+func moduleRef(m trace.Module) plan.Module {
+	return plan.Module{Path: m.Path, BuildID: m.BuildID, Size: m.Size}
+}
 
 // sameFile tells whether two modules name one file: the same build-id, or without one, the
 // same path and size.
-func sameFile(x, y Module) bool {
+func sameFile(x, y plan.Module) bool {
 	if x.BuildID != "" || y.BuildID != "" {
 		return strings.EqualFold(x.BuildID, y.BuildID)
 	}
@@ -91,8 +94,8 @@ func sameFile(x, y Module) bool {
 
 // context names the executable and CUDA libraries of the program the plan is for (the
 // process pid), and the traced command that started it where that is another program.
-func (a *analysis) context(pid int) Context {
-	var ctx Context
+func (a *analysis) context(pid int) plan.Context {
+	var ctx plan.Context
 	ctx.Executable, _ = a.exeOf(pid)
 	for _, m := range a.modulesOf(pid) {
 		base := filepath.Base(m.Path)
@@ -114,7 +117,7 @@ func (a *analysis) context(pid int) Context {
 // otherProgram says why a pair found in process pid is not the plan's: that process runs
 // another executable than the plan's program (a second CUDA program of a followed trace),
 // where the shim never applies the plan; "" when it is the plan's program.
-func (a *analysis) otherProgram(pid int, program Module) string {
+func (a *analysis) otherProgram(pid int, program plan.Module) string {
 	exe, ok := a.exeOf(pid)
 	if !ok || program.Path == "" || sameFile(exe, program) {
 		return ""

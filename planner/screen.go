@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/plan"
 )
 
 // refusal is why a pair cannot be merged, judged from the trace alone; "" when nothing in
@@ -25,7 +26,7 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 			"a merge replaces whole allocations", units.Bytes(d.size))
 	case h.copied2D || d.copied2D:
 		return "also copied with cudaMemcpy2D, which cannot be merged yet"
-	case d.kind == KindManaged:
+	case d.kind == plan.KindManaged:
 		return "the device side is already managed memory"
 	case d.deviceWrite != "":
 		return fmt.Sprintf("the device buffer is also written by %s, which the host buffer would then see", d.deviceWrite)
@@ -58,10 +59,10 @@ func (a *analysis) refusal(p *pairAcc, iterations int, sharing map[int][]*pairAc
 // and ordinal name no buffer. The call chain above the allocation may, which only a run
 // reads: the side is unresolved until the resolve run names it by its chain, and the merge
 // is refused there if that chain allocates from several threads too (validate/resolve.go).
-func (a *analysis) nameByChain(pair *Pair, p *pairAcc) {
+func (a *analysis) nameByChain(pair *plan.Pair, p *pairAcc) {
 	sides := []struct {
 		b    *buffer
-		side *Buffer
+		side *plan.Buffer
 		name string
 	}{{p.host, &pair.Host, "host"}, {p.device, &pair.Device, "device"}}
 	for _, s := range sides {

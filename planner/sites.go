@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/echo-uma/echo/trace"
+import (
+	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/trace"
+)
 
 type ordinalKey struct {
 	pid    uint32
@@ -23,15 +26,15 @@ func newSites(h trace.Header) *sites {
 }
 
 // shared reports whether several threads allocated at the (numbered) site s of process pid.
-func (s *sites) shared(pid uint32, site Site, call trace.EventType) bool {
+func (s *sites) shared(pid uint32, site plan.Site, call trace.EventType) bool {
 	tid, ok := s.threads[ordinalKey{pid, site.Module, site.Offset, call, site.Bytes}]
 	return ok && tid == 0
 }
 
 // of is the site of an event. Allocation sites are numbered (ordinal); a copy site is the
 // same site every time round the loop, so its ordinal stays 0.
-func (s *sites) of(e *trace.Event, bytes uint64, numbered bool) Site {
-	site := Site{Call: e.Type.String(), Bytes: bytes}
+func (s *sites) of(e *trace.Event, bytes uint64, numbered bool) plan.Site {
+	site := plan.Site{Call: e.Type.String(), Bytes: bytes}
 	if ts, ok := s.modules.Resolve(int(e.PID), e.Caller); ok {
 		site.Module, site.BuildID, site.Offset = ts.Module, ts.BuildID, ts.Offset
 		if ts.BuildID == "" {

@@ -1,6 +1,10 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/echo-uma/echo/plan"
+)
 
 // A framework's own staging (issue 44). CuPy, asked to copy a pageable NumPy array to the
 // device, first copies it on the CPU (memmove) into a page-locked buffer of its own, and
@@ -15,27 +19,6 @@ import "fmt"
 // framework's, which the resolve run finds in-process (shim/staging.c) with the host-to-host
 // copy that fills the framework's buffer (h2d) or empties it (d2h), and that copy's time.
 
-// Staging is the framework's page-locked buffer a staged pair's copies go through, and what a
-// resolve run found of the host-to-host copy between it and the program's buffer.
-type Staging struct {
-	// Via is the framework's buffer's allocation, as the trace saw it.
-	Via Site `json:"via"`
-	// Copy is the site of the host-to-host copy (memmove at _multiarray_umath+0x…); nil until
-	// a resolve run found one. Copies is how many it saw, beside the Linked linking copies
-	// it saw of the pair; MS is one's mean time; PerIteration how many an iteration makes.
-	Copy         *Site   `json:"copy,omitempty"`
-	Copies       int     `json:"copies,omitempty"`
-	Linked       int     `json:"linked,omitempty"`
-	MS           float64 `json:"ms,omitempty"`
-	PerIteration float64 `json:"per_iteration,omitempty"`
-}
-
-// Found reports whether a resolve run found the copy that stages the pair.
-func (s *Staging) Found() bool { return s != nil && s.Copy != nil }
-
-// Pending reports whether the pair is staged and its program's buffer is yet to be found.
-func (p *Pair) Pending() bool { return p.Staging != nil && !p.Staging.Found() }
-
 // stageRefusal is why a pair that neither a merge nor pinned can serve as traced cannot be a
 // framework's staging either; "" when it may be: its host side is page-locked memory CUDA
 // allocated, its device side device memory, linked by whole copies at sites that recur with
@@ -46,9 +29,9 @@ func (a *analysis) stageRefusal(p *pairAcc, iterations int) string {
 		return r
 	}
 	switch {
-	case h.kind != KindPinned:
+	case h.kind != plan.KindPinned:
 		return fmt.Sprintf("the host side is %s memory, not page-locked memory a framework stages through", h.kind)
-	case d.kind != KindDevice:
+	case d.kind != plan.KindDevice:
 		return fmt.Sprintf("the device side is %s memory", d.kind)
 	case len(p.order) == 0:
 		return "partial copy: " + p.partial
@@ -60,41 +43,14 @@ func (a *analysis) stageRefusal(p *pairAcc, iterations int) string {
 
 // stage plans the pair staged: its host side the buffer behind the framework's page-locked one
 // (pair.Host, unresolved until the resolve run finds it), for pinned alone (why no merge).
-func stage(pair *Pair, merge string) {
-	pair.Staging = &Staging{Via: pair.Host.Site}
-	pair.Host = Buffer{Site: Site{Call: "unknown", Bytes: pair.Bytes}, Kind: KindPageable, Unresolved: true}
-	pair.Status = StatusCandidate
+func stage(pair *plan.Pair, merge string) {
+	pair.Staging = &plan.Staging{Via: pair.Host.Site}
+	pair.Host = plan.Buffer{Site: plan.Site{Call: "unknown", Bytes: pair.Bytes}, Kind: plan.KindPageable, Unresolved: true}
+	pair.Status = plan.StatusCandidate
 	pair.OnlyPinned(merge)
 	pair.Evidence = append(pair.Evidence, fmt.Sprintf("staged: its copies go through page-locked memory allocated by %s "+
 		"at %s, which a framework may fill from the program's own buffer (CuPy copies a pageable array into its "+
 		"page-locked buffer before each copy to the device); validate looks for that host-to-host copy, and the pair "+
 		"is then the program's buffer and the device's: pinning the buffer's allocation site lets the framework copy "+
 		"from it directly", pair.Staging.Via.Call, pair.Staging.Via.Name()))
-}
-
-// StagedBy records the host-to-host copy a resolve run found staging the pair: at site copy,
-// copies of them beside the linked linking copies it saw, ms each; the pair's copy time now
-// holds it, msPerIteration being the loop's iteration.
-func (p *Pair) StagedBy(copy Site, copies, linked int, ms, msPerIteration float64) {
-	s := p.Staging
-	s.Copy, s.Copies, s.Linked, s.MS = &copy, copies, linked, ms
-	perIteration := 0.0
-	for _, c := range p.Copies {
-		if c.Offset == 0 && c.Site.Bytes == p.Bytes {
-			perIteration += c.PerIteration
-		}
-	}
-	s.PerIteration = 0
-	if linked > 0 {
-		s.PerIteration = perIteration * float64(min(copies, linked)) / float64(linked)
-	}
-	p.sumCopies(msPerIteration)
-}
-
-// stagingMS is what the pair's staging copies take an iteration: none until found.
-func (p *Pair) stagingMS() float64 {
-	if !p.Staging.Found() {
-		return 0
-	}
-	return p.Staging.MS * p.Staging.PerIteration
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -32,7 +33,7 @@ func TestPlanStagedPair(t *testing.T) {
 	if err := p.Check(); err != nil {
 		t.Fatalf("the plan does not validate: %v", err)
 	}
-	var in *Pair
+	var in *plan.Pair
 	for i := range p.Pairs {
 		if p.Pairs[i].Direction == "input" {
 			in = &p.Pairs[i]
@@ -41,8 +42,8 @@ func TestPlanStagedPair(t *testing.T) {
 	if in == nil {
 		t.Fatalf("no input pair: %+v", p.Pairs)
 	}
-	if in.Status != StatusCandidate || !in.Pending() || !in.Host.Unresolved || in.Host.Kind != KindPageable ||
-		!slices.Equal(in.Strategies, []Strategy{StrategyPinned}) || in.Staging.Via.Call != "cuMemHostAlloc" ||
+	if in.Status != plan.StatusCandidate || !in.Pending() || !in.Host.Unresolved || in.Host.Kind != plan.KindPageable ||
+		!slices.Equal(in.Strategies, []plan.Strategy{plan.StrategyPinned}) || in.Staging.Via.Call != "cuMemHostAlloc" ||
 		in.Staging.Via.Offset != 0x20 || in.MergeRefused == "" {
 		t.Fatalf("input pair %+v (staging %+v); want a staged candidate for pinned alone: the buffer behind the "+
 			"framework's cuMemHostAlloc at +0x20, unresolved", *in, in.Staging)
@@ -50,27 +51,27 @@ func TestPlanStagedPair(t *testing.T) {
 	if !strings.Contains(strings.Join(in.Evidence, "\n"), "staged: ") {
 		t.Errorf("evidence %q does not say the pair is staged", in.Evidence)
 	}
-	compact, err := Compact(p, []Pair{*in}, StrategyMapped, ModeResolve)
+	compact, err := plan.Compact(p, []plan.Pair{*in}, plan.StrategyMapped, plan.ModeResolve)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(compact, "pair "+in.ID+" 2097152 input\nstaged\ncopy ") {
 		t.Errorf("resolve lines do not mark the pair staged:\n%s", compact)
 	}
-	if _, err := Compact(p, []Pair{*in}, StrategyPinned, ModeDeploy); err == nil {
+	if _, err := plan.Compact(p, []plan.Pair{*in}, plan.StrategyPinned, plan.ModeDeploy); err == nil {
 		t.Error("a staged pair whose buffer is not found yet was deployed")
 	}
 
 	// Found: the pair is the program's buffer and the device's, and its copy time holds the
 	// staging copy's.
 	before := in.CopyMSPerIteration
-	in.Host = Buffer{Site: Site{Module: exePath, BuildID: "ab12cd", Offset: 0x300, Call: "malloc", Bytes: 2 * mib}, Kind: KindPageable}
-	in.StagedBy(Site{Module: exePath, BuildID: "ab12cd", Offset: 0x310, Call: "memmove", Bytes: 2 * mib}, iters, iters, 0.5, p.Loop.MS)
+	in.Host = plan.Buffer{Site: plan.Site{Module: exePath, BuildID: "ab12cd", Offset: 0x300, Call: "malloc", Bytes: 2 * mib}, Kind: plan.KindPageable}
+	in.StagedBy(plan.Site{Module: exePath, BuildID: "ab12cd", Offset: 0x310, Call: "memmove", Bytes: 2 * mib}, iters, iters, 0.5, p.Loop.MS)
 	if got := in.CopyMSPerIteration - before; got < 0.49 || got > 0.51 || in.Staging.PerIteration != 1 || in.Pending() {
 		t.Errorf("staging found: copy time %.3f → %.3f ms, per iteration %v; want 0.5 ms more, one a loop",
 			before, in.CopyMSPerIteration, in.Staging.PerIteration)
 	}
-	p.Recount()
+	Recount(p)
 	if err := p.Check(); err != nil {
 		t.Errorf("the plan with its staging found does not validate: %v", err)
 	}

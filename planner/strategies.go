@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 	"slices"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // The strategies a pair allows follow from two judgements: a merge needs everything
@@ -19,7 +21,7 @@ func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
 	switch {
 	case len(p.order) == 0:
 		return "partial copy: " + p.partial
-	case h.kind != KindPageable:
+	case h.kind != plan.KindPageable:
 		return fmt.Sprintf("the host side is already %s memory", h.kind)
 	case h.copied2D:
 		return "also copied with cudaMemcpy2D: pitched copies are not planned for pinned yet"
@@ -30,22 +32,22 @@ func (a *analysis) pinRefusal(p *pairAcc, iterations int) string {
 }
 
 // judge sets the pair's strategies and status from the two judgements.
-func judge(pair *Pair, merge, pin string) {
+func judge(pair *plan.Pair, merge, pin string) {
 	switch {
 	case merge == "":
-		pair.Status = StatusCandidate
-		pair.Strategies = slices.Clone(MergeStrategies)
+		pair.Status = plan.StatusCandidate
+		pair.Strategies = slices.Clone(plan.MergeStrategies)
 		if pin == "" {
-			pair.Strategies = append(pair.Strategies, StrategyPinned)
+			pair.Strategies = append(pair.Strategies, plan.StrategyPinned)
 		}
 		pair.Evidence = append(pair.Evidence, needsValidation)
 	case pin == "":
-		pair.Status = StatusCandidate
+		pair.Status = plan.StatusCandidate
 		pair.OnlyPinned(merge)
 		pair.Evidence = append(pair.Evidence, "pinned only: it keeps every copy, and needs the host side's allocation site, "+
 			"which validate finds where the trace has none")
 	default:
-		pair.Refuse(StagePlan, merge)
+		pair.Refuse(plan.StagePlan, merge)
 		if pin != merge {
 			pair.Evidence = append(pair.Evidence, "not pinned either: "+pin)
 		}

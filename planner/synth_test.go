@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -86,7 +87,7 @@ func (s *synth) simple(t trace.EventType, site, addr, n uint64) {
 }
 
 // plan closes the trace and plans it.
-func (s *synth) plan(opts Options) *Plan {
+func (s *synth) plan(opts Options) *plan.Plan {
 	s.t.Helper()
 	if err := s.w.Close(trace.Footer{Complete: true, Lost: []uint64{s.lost}}); err != nil {
 		s.t.Fatal(err)

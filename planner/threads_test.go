@@ -3,6 +3,7 @@ package planner
 import (
 	"testing"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -32,9 +33,9 @@ func TestFreeRacingAnAllocation(t *testing.T) {
 	dOut := s.alloc(trace.EventCUDAMalloc, 0x40, mib)
 	streamLoop(s, 8, hIn, addr, dOut, hOut)
 	p := s.plan(DefaultOptions())
-	dirs := map[PairDirection]bool{}
+	dirs := map[plan.PairDirection]bool{}
 	for _, pair := range p.Pairs {
-		dirs[pair.Direction] = pair.Status == StatusCandidate
+		dirs[pair.Direction] = pair.Status == plan.StatusCandidate
 	}
 	if !dirs["input"] || !dirs["output"] {
 		t.Errorf("pairs %+v, rejected %+v; want the loop's input and output, candidates", p.Pairs, p.Rejected)

@@ -1,16 +1,20 @@
 package planner
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/echo-uma/echo/plan"
+)
 
 // A resolve run saw no GPU work outstanding at a site's copies: the part of its call the
 // trace took for a wait was transfer. An estimated copy gets its call's time back; one whose
 // time was its call's already keeps it and loses only the wait's share.
 func TestWaitedForNothing(t *testing.T) {
-	pair := Pair{Copies: []Copy{
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.65, CallMS: 0.85, Estimated: true, Waited: 1},
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 0.5, CallMS: 0.5, Waited: 1},
+	pair := plan.Pair{Copies: []plan.Copy{
+		{Site: plan.Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.65, CallMS: 0.85, Estimated: true, Waited: 1},
+		{Site: plan.Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 0.5, CallMS: 0.5, Waited: 1},
 	}}
-	pair.sumCopies(3)
+	pair.SumCopies(3)
 	pair.WaitedForNothing(0, 3)
 	if c := pair.Copies[0]; c.MS != 0.85 || c.Estimated || c.Waited != 0 {
 		t.Errorf("estimated copy after: %+v; want its call's 0.85 ms, not estimated, no wait", c)
@@ -34,13 +38,13 @@ func TestWaitedForNothing(t *testing.T) {
 // its calls took in the trace keeps the trace's time: its stream's drain did not cover all
 // it waits for.
 func TestTimedAlone(t *testing.T) {
-	pair := Pair{Copies: []Copy{
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 3.4, CallMS: 3.4, Waited: 1},
-		{Site: Site{Call: "cudaMemcpyAsync", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.02, CallMS: 0.02},
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 2.7, CallMS: 2.75},
-		{Site: Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.61, CallMS: 3, Estimated: true, Waited: 1},
+	pair := plan.Pair{Copies: []plan.Copy{
+		{Site: plan.Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "d2h", PerIteration: 1, MS: 3.4, CallMS: 3.4, Waited: 1},
+		{Site: plan.Site{Call: "cudaMemcpyAsync", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.02, CallMS: 0.02},
+		{Site: plan.Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 2.7, CallMS: 2.75},
+		{Site: plan.Site{Call: "cudaMemcpy", Bytes: 4 << 20}, Direction: "h2d", PerIteration: 1, MS: 0.61, CallMS: 3, Estimated: true, Waited: 1},
 	}}
-	pair.sumCopies(10)
+	pair.SumCopies(10)
 	pair.TimedAlone(0, 2.1, 10)
 	pair.TimedAlone(1, 2.2, 10)
 	pair.TimedAlone(2, 3.5, 10)

@@ -3,17 +3,9 @@ package planner
 import (
 	"fmt"
 	"strings"
-
-	"github.com/echo-uma/echo/trace"
 )
 
 func msDuration(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
-
-// Name is how a site reads to a person: module+offset (the raw address where no module
-// maps it), as the trace names its sites.
-func (s Site) Name() string {
-	return trace.Site{Module: s.Module, Offset: s.Offset}.String()
-}
 
 func idsOf(ps []*pairAcc) string {
 	ids := make([]string, len(ps))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -18,25 +18,25 @@ func TestPlanWorkloads(t *testing.T) {
 	testenv.RequireRoot(t)
 	type verdict struct {
 		direction string
-		status    planner.Status
+		status    plan.Status
 		reason    string // substring; "" for a candidate
 	}
-	candidate := func(dir string) verdict { return verdict{dir, planner.StatusCandidate, ""} }
+	candidate := func(dir string) verdict { return verdict{dir, plan.StatusCandidate, ""} }
 	cases := []struct {
 		workload string
 		args     []string
 		pairs    []verdict
-		check    func(t *testing.T, p *planner.Plan)
+		check    func(t *testing.T, p *plan.Plan)
 	}{
-		{"stream", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+		{"stream", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *plan.Plan) {
 			if p.FCopy < 0.2 {
 				t.Errorf("stream f_copy %.3f: copy-dominated, want well above 0.2", p.FCopy)
 			}
 		}},
 		{"pipeline", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("input"), candidate("output"), candidate("output")}, nil},
 		{"compute", []string{"--work", "4"}, []verdict{ // --work 4: kernel-bound beyond what a loaded machine blurs
-			{"input", planner.StatusRefused, "too rare"}, candidate("input"), candidate("output"),
-		}, func(t *testing.T, p *planner.Plan) {
+			{"input", plan.StatusRefused, "too rare"}, candidate("input"), candidate("output"),
+		}, func(t *testing.T, p *plan.Plan) {
 			if p.FCopy > 0.1 {
 				t.Errorf("compute f_copy %.3f: kernel-bound, want a small gain", p.FCopy)
 			}
@@ -45,14 +45,14 @@ func TestPlanWorkloads(t *testing.T) {
 		// watches in stream time.
 		{"multistream", []string{"--size", "1M"}, []verdict{
 			candidate("input"), candidate("input"), candidate("output"), candidate("output"),
-		}, func(t *testing.T, p *planner.Plan) {
+		}, func(t *testing.T, p *plan.Plan) {
 			if !strings.Contains(strings.Join(p.Pairs[0].Evidence, " "), "in stream time") {
 				t.Errorf("the pairs' evidence %v does not say validation watches in stream time", p.Pairs[0].Evidence)
 			}
 		}},
 		// An output zeroed on the device before the kernel adds into it: a merge candidate, whose
 		// evidence says validation watches from the memset on.
-		{"memset", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+		{"memset", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *plan.Plan) {
 			if !strings.Contains(strings.Join(p.Pairs[1].Evidence, " "), "set with cudaMemset") {
 				t.Errorf("the output pair's evidence %v does not name the memset", p.Pairs[1].Evidence)
 			}
@@ -64,7 +64,7 @@ func TestPlanWorkloads(t *testing.T) {
 			candidate("input"), candidate("output"), candidate("input"), candidate("output"),
 		}, nil},
 		// One buffer each way in four chunks over four streams: the chunks link the pairs.
-		{"chunked", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+		{"chunked", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *plan.Plan) {
 			if n := len(p.Pairs[0].Copies); n != 4 || p.Pairs[0].Copies[3].Offset != 3<<18 {
 				t.Errorf("the input's copies %+v: want its four chunks, the last at offset %d", p.Pairs[0].Copies, 3<<18)
 			}
@@ -74,7 +74,7 @@ func TestPlanWorkloads(t *testing.T) {
 		{"background", []string{"--size", "1M"}, []verdict{candidate("input"), candidate("output")}, nil},
 		// The unsafe cases: refused from the trace, or left to validation.
 		{"unsafe_live_value", nil, []verdict{candidate("input"), candidate("output")}, nil},
-		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *planner.Plan) {
+		{"unsafe_sync_wait", nil, []verdict{candidate("input"), candidate("output")}, func(t *testing.T, p *plan.Plan) {
 			if !strings.Contains(strings.Join(p.Pairs[1].Evidence, " "), "wait for the GPU") {
 				t.Errorf("the output pair's evidence %v does not name the completion wait", p.Pairs[1].Evidence)
 			}
@@ -105,7 +105,7 @@ func TestPlanWorkloads(t *testing.T) {
 				if string(got.Direction) != w.direction || status != w.status || !strings.Contains(reason, w.reason) {
 					t.Errorf("%s: %s %s %q; want %s %s %q", got.ID, got.Direction, status, reason, w.direction, w.status, w.reason)
 				}
-				if status == planner.StatusCandidate && !strings.Contains(strings.Join(got.Evidence, " "), "needs validation") {
+				if status == plan.StatusCandidate && !strings.Contains(strings.Join(got.Evidence, " "), "needs validation") {
 					t.Errorf("%s is a candidate without the needs-validation evidence: %v", got.ID, got.Evidence)
 				}
 			}
@@ -121,7 +121,7 @@ func TestPlanWorkloads(t *testing.T) {
 
 // S4: the staging buffer freed every iteration while the device buffer lives on.
 // pinnedOnly stands for a candidate that pinned alone may serve.
-const pinnedOnly planner.Status = "candidate for pinned only"
+const pinnedOnly plan.Status = "candidate for pinned only"
 
 func TestPlanLifetime(t *testing.T) {
 	testenv.RequireRoot(t)
@@ -144,7 +144,7 @@ func TestPlanLifetime(t *testing.T) {
 
 // planWorkload plans a workload traced with the host allocators: the rules the planner
 // applies when it sees every allocation (validate finds them otherwise: validate's tests).
-func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
+func planWorkload(t *testing.T, workload string, args ...string) *plan.Plan {
 	t.Helper()
 	p, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/"+workload, args...)
 	if err := p.Check(); err != nil {
@@ -155,7 +155,7 @@ func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 	if err := p.Write(&buf); err != nil {
 		t.Fatalf("writing the plan: %v", err)
 	}
-	back, err := planner.Read(&buf)
+	back, err := plan.Read(&buf)
 	if err != nil {
 		t.Fatalf("reading the plan back: %v", err)
 	}
@@ -171,7 +171,7 @@ func planWorkload(t *testing.T, workload string, args ...string) *planner.Plan {
 func TestPlanFailedCopies(t *testing.T) {
 	testenv.RequireRoot(t)
 	p, planPath := testenv.PlanProgram(t, "tests/failing_copies", "20")
-	if len(p.Pairs) != 1 || p.Pairs[0].Status != planner.StatusRefused ||
+	if len(p.Pairs) != 1 || p.Pairs[0].Status != plan.StatusRefused ||
 		!strings.HasPrefix(p.Pairs[0].Reason, "copies failed: 20 copies returned an error on these buffers (cudaMemcpy at failing_copies+0x") {
 		t.Errorf("pairs %+v; want the one pair refused because its copies failed", p.Pairs)
 	}
@@ -199,12 +199,12 @@ func TestPlanFailedCopies(t *testing.T) {
 func TestPlanRepairs(t *testing.T) {
 	cases := []struct {
 		workload string
-		want     map[string]planner.Repair // direction -> repair
+		want     map[string]plan.Repair // direction -> repair
 	}{
-		{"stream", map[string]planner.Repair{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
-		{"async_stream", map[string]planner.Repair{"h2d": planner.RepairNone, "d2h": planner.RepairEventWait}},
-		{"multistream", map[string]planner.Repair{"h2d": planner.RepairNone, "d2h": planner.RepairNone}}, // pinned host buffers
-		{"background", map[string]planner.Repair{"h2d": planner.RepairEventWait, "d2h": planner.RepairEventWait}},
+		{"stream", map[string]plan.Repair{"h2d": plan.RepairEventWait, "d2h": plan.RepairEventWait}},
+		{"async_stream", map[string]plan.Repair{"h2d": plan.RepairNone, "d2h": plan.RepairEventWait}},
+		{"multistream", map[string]plan.Repair{"h2d": plan.RepairNone, "d2h": plan.RepairNone}}, // pinned host buffers
+		{"background", map[string]plan.Repair{"h2d": plan.RepairEventWait, "d2h": plan.RepairEventWait}},
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {

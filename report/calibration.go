@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -16,7 +17,7 @@ type Calibration struct {
 }
 
 // calibration finds what the page can show of a plan's calibration.
-func calibration(p *planner.Plan, rec *calibrate.Record) Calibration {
+func calibration(p *plan.Plan, rec *calibrate.Record) Calibration {
 	if rec != nil {
 		return Calibration{Record: rec}
 	}
@@ -27,7 +28,7 @@ func calibration(p *planner.Plan, rec *calibrate.Record) Calibration {
 		"calibrate and optimize write): the verdict as the plan records it"}
 	seen := map[string]bool{}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusCalibrated && pair.Status != planner.StatusEnabled {
+		if pair.Status != plan.StatusCalibrated && pair.Status != plan.StatusEnabled {
 			continue
 		}
 		if n := len(pair.Evidence); n > 0 && !seen[pair.Evidence[n-1]] {
@@ -53,7 +54,7 @@ func (c Calibration) variants() []calibrate.Variant {
 // paired; in a record from before they were, the program's median iteration over the
 // strategy's), and how far the first is from the second.
 type predictionRow struct {
-	Strategy            planner.Strategy
+	Strategy            plan.Strategy
 	Predicted, Measured float64
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -69,7 +69,7 @@ func writeStreamTrace(t *testing.T, path string, prog program) {
 
 // streamPlan writes the synthetic trace and its plan into a fresh directory and returns the
 // plan's path.
-func streamPlan(t *testing.T, prog program) (planPath string, p *planner.Plan) {
+func streamPlan(t *testing.T, prog program) (planPath string, p *plan.Plan) {
 	t.Helper()
 	dir := t.TempDir()
 	tracePath := filepath.Join(dir, "app.bin")

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/echo-uma/echo/internal/infile"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -68,14 +68,14 @@ func each(path string, fn func(e *trace.Event, site trace.Site), head func(trace
 
 // isMarker reports whether a call at site is one at the loop's marker: its module, offset,
 // API and size (the ordinal is 0 for every copy site).
-func isMarker(m *planner.Site, e *trace.Event, site trace.Site) bool {
+func isMarker(m *plan.Site, e *trace.Event, site trace.Site) bool {
 	return m != nil && e.Type.String() == m.Call && e.Bytes == m.Bytes &&
 		site.Module == m.Module && site.Offset == m.Offset
 }
 
 // scan is the first pass: statistics, and the start of every iteration. With marker_every
 // n, the shim's rule holds here too: every n-th call at the marker starts an iteration.
-func scan(path string, p *planner.Plan) (*scanned, bool, error) {
+func scan(path string, p *plan.Plan) (*scanned, bool, error) {
 	s := &scanned{}
 	var sum *trace.Summarizer
 	calls := 0

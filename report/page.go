@@ -9,7 +9,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // The page is one html/template, so every name from the plan or the trace (a command line,
@@ -24,7 +24,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"percent":        percent,
 	"speedup":        func(x float64) string { return fmt.Sprintf("%.2f×", x) },
 	"signed_percent": func(x float64) string { return fmt.Sprintf("%+.0f %%", 100*x) },
-	"strategies": func(ss []planner.Strategy) string {
+	"strategies": func(ss []plan.Strategy) string {
 		names := make([]string, len(ss))
 		for i, s := range ss {
 			names[i] = string(s)
@@ -32,7 +32,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 		return strings.Join(names, ", ")
 	},
 	"last":  func(s []string) string { return s[len(s)-1] },
-	"site":  func(s planner.Site) string { return siteName(nil, s) }, // Render names them
+	"site":  func(s plan.Site) string { return siteName(nil, s) }, // Render names them
 	"nsms":  func(ns uint64) float64 { return float64(ns) / 1e6 },
 	"ms_s":  func(ms float64) float64 { return ms / 1000 },
 	"width": func(share float64) string { return fmt.Sprintf("%.1f", 220*min(max(share, 0), 1)) },
@@ -52,7 +52,7 @@ type view struct {
 
 // pairView is one pair's row.
 type pairView struct {
-	planner.Pair
+	plan.Pair
 	Treatment string // what the report's "after" does with its copies
 	CopySites []string
 }
@@ -78,7 +78,7 @@ func (pg *Page) Render(w io.Writer) error {
 		}
 		v.Pairs = append(v.Pairs, pv)
 	}
-	t := template.Must(page.Clone()).Funcs(template.FuncMap{"site": func(s planner.Site) string { return siteName(pg.names, s) }})
+	t := template.Must(page.Clone()).Funcs(template.FuncMap{"site": func(s plan.Site) string { return siteName(pg.names, s) }})
 	if err := t.Execute(w, v); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 )
@@ -25,7 +26,7 @@ type Options struct {
 type Page struct {
 	PlanPath  string
 	TracePath string // "" when there is no trace
-	Plan      *planner.Plan
+	Plan      *plan.Plan
 	// Forecast is the plan's prediction: every predicted figure the page shows is its.
 	Forecast    planner.Forecast
 	Generated   time.Time
@@ -39,7 +40,7 @@ type Page struct {
 
 // Build reads the plan, its calibration record and its trace, and works out the page.
 func Build(o Options) (*Page, error) {
-	p, err := planner.ReadFile(o.PlanPath)
+	p, err := plan.ReadFile(o.PlanPath)
 	if err != nil {
 		return nil, err // ReadFile names the plan
 	}
@@ -47,7 +48,7 @@ func Build(o Options) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := &Page{PlanPath: o.PlanPath, Plan: p, Forecast: p.Forecast(), Generated: time.Now().UTC(),
+	pg := &Page{PlanPath: o.PlanPath, Plan: p, Forecast: planner.ForecastFor(p), Generated: time.Now().UTC(),
 		Calibration: calibration(p, rec), names: symbols.NewResolver()}
 	pg.TracePath = o.TracePath
 	if pg.TracePath == "" {
@@ -78,7 +79,7 @@ func Build(o Options) (*Page, error) {
 
 // drawIteration picks the iteration to draw and works out its timeline, or says why there
 // is none.
-func drawIteration(tracePath string, p *planner.Plan, sc *scanned) (*Timeline, error) {
+func drawIteration(tracePath string, p *plan.Plan, sc *scanned) (*Timeline, error) {
 	if p.Loop.Marker == nil {
 		return &Timeline{Missing: "the plan found no loop in the trace, so there is no iteration to draw"}, nil
 	}
@@ -94,14 +95,14 @@ func drawIteration(tracePath string, p *planner.Plan, sc *scanned) (*Timeline, e
 	tl := timeline(p, calls, start, end-start)
 	tl.Index, tl.Of, tl.NoLaunches = index+1, len(sc.starts), sc.stats.NoLaunches
 	tl.What = "the plan's prediction"
-	if h := p.Forecast().Headline; h != nil && h.Strategy == planner.StrategyPinned {
+	if h := planner.ForecastFor(p).Headline; h != nil && h.Strategy == plan.StrategyPinned {
 		tl.What += ": pinned, the copies kept, their host side pinned"
 	} else if h != nil {
 		tl.What += ": " + string(h.Strategy) + ", the copies of the pairs it merges removed"
 	}
 	if calibrated(p) {
 		tl.What = "as deployed: the copies of the enabled pairs removed"
-		if p.Context.Strategy == planner.StrategyPinned {
+		if p.Context.Strategy == plan.StrategyPinned {
 			tl.What = "as deployed: the enabled pairs' copies kept, their host side pinned"
 		}
 		if !calibratedEnabled(p) {
@@ -112,9 +113,9 @@ func drawIteration(tracePath string, p *planner.Plan, sc *scanned) (*Timeline, e
 }
 
 // calibratedEnabled reports whether calibration enabled any pair.
-func calibratedEnabled(p *planner.Plan) bool {
+func calibratedEnabled(p *plan.Plan) bool {
 	for _, pair := range p.Pairs {
-		if pair.Status == planner.StatusEnabled {
+		if pair.Status == plan.StatusEnabled {
 			return p.Context.Strategy != ""
 		}
 	}
@@ -124,7 +125,7 @@ func calibratedEnabled(p *planner.Plan) bool {
 // FindTrace finds the trace a plan was made from: the path the plan records (as given then,
 // so also beside the plan when relative), then where optimize (PLAN.trace) and plan
 // (TRACE.plan) put it. A file there that is another trace is passed over. "" when none is.
-func FindTrace(planPath string, p *planner.Plan) string {
+func FindTrace(planPath string, p *plan.Plan) string {
 	var candidates []string
 	if t := p.Trace.Path; t != "" {
 		candidates = append(candidates, t)
@@ -132,7 +133,7 @@ func FindTrace(planPath string, p *planner.Plan) string {
 			candidates = append(candidates, filepath.Join(filepath.Dir(planPath), t))
 		}
 	}
-	candidates = append(candidates, planner.SideFile(planPath, planner.SideTrace))
+	candidates = append(candidates, plan.SideFile(planPath, plan.SideTrace))
 	if base, ok := strings.CutSuffix(planPath, ".plan"); ok {
 		candidates = append(candidates, base)
 	}
@@ -146,7 +147,7 @@ func FindTrace(planPath string, p *planner.Plan) string {
 
 // sameTrace checks that the trace at path is the one the plan was made from: the same
 // traced process, started at the same time.
-func sameTrace(path string, p *planner.Plan) error {
+func sameTrace(path string, p *plan.Plan) error {
 	r, c, err := openTrace(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", path, err)

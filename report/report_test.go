@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -109,7 +110,7 @@ func TestReportTimeline(t *testing.T) {
 			t.Errorf("%s: %d kernel launches, want %d", c.what, got, c.k)
 		}
 	}
-	h := p.Forecast().Headline
+	h := planner.ForecastFor(p).Headline
 	if tl.Elided != 2 || h == nil || tl.Predicted == nil || *tl.Predicted != *h ||
 		tl.AfterNS != uint64(float64(tl.BeforeNS)/h.Speedup) {
 		t.Errorf("elided %d copies, %d ns → %d ns, predicted %+v: want 2 copies and the forecast's %+v", tl.Elided,
@@ -133,19 +134,19 @@ func TestReportCalibration(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		record func(planPath string, p *planner.Plan)
+		record func(planPath string, p *plan.Plan)
 		want   []string
 		absent []string
 	}{
-		{"none", func(string, *planner.Plan) {}, []string{"not calibrated"}, []string{"round 1"}},
-		{"for this plan", func(planPath string, p *planner.Plan) {
+		{"none", func(string, *plan.Plan) {}, []string{"not calibrated"}, []string{"round 1"}},
+		{"for this plan", func(planPath string, p *plan.Plan) {
 			if err := calibrate.WriteRecord(planPath, p, &rec); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{"as written", "mapped ✓ chosen", "managed", "mapped round 3: 1.30 ms", "as written round 2: 3.30 ms",
 			"managed: line 3: checksum=1 vs checksum=2", "pinned: set-up not repaid: 40.0 ms of set-up",
 			"Chosen: <b>mapped</b>"}, []string{"not calibrated"}},
-		{"for an earlier plan", func(planPath string, p *planner.Plan) {
+		{"for an earlier plan", func(planPath string, p *plan.Plan) {
 			older := *p
 			older.Created = p.Created.Add(-1)
 			if err := calibrate.WriteRecord(planPath, &older, &rec); err != nil {
@@ -176,12 +177,12 @@ func TestReportCalibration(t *testing.T) {
 func TestReportPredictions(t *testing.T) {
 	planPath, p := streamPlan(t, plainProgram)
 	doc, _ := render(t, Options{PlanPath: planPath})
-	e := p.Forecast().Headline
+	e := planner.ForecastFor(p).Headline
 	if e == nil {
 		t.Fatal("the synthetic plan has no estimate")
 	}
 	card := fmt.Sprintf("<b>%.2f×</b><span>predicted speed-up (%s; Amdahl bound of the copies %.2f×; assuming %s)</span>",
-		e.Speedup, e.Strategy, p.PredictedSpeedup, p.Forecast().Assumes)
+		e.Speedup, e.Strategy, p.PredictedSpeedup, planner.ForecastFor(p).Assumes)
 	if !strings.Contains(doc, card) {
 		t.Errorf("the page lacks the card %q", card)
 	}
@@ -292,10 +293,10 @@ func TestReportSavings(t *testing.T) {
 	if strings.Contains(doc, "Costs and savings") {
 		t.Errorf("an uncalibrated plan's page shows savings")
 	}
-	p.Savings = planner.NewSavings(p, planner.StrategyMapped, 3.1, 1.25, planner.RunCost{}, planner.Finding{TraceMS: 700, CalibrateMS: 2300})
+	p.Savings = plan.NewSavings(p, plan.StrategyMapped, 3.1, 1.25, plan.RunCost{}, plan.Finding{TraceMS: 700, CalibrateMS: 2300})
 	p.Savings.BytesSkipped, p.Savings.CapacitySaved = 8<<20, 4<<20
-	p.Savings.Energy = planner.Energy{Source: "nvml", BeforeMJ: 412.5, AfterMJ: 130.25}
-	if err := planner.WriteFile(planPath, p); err != nil {
+	p.Savings.Energy = plan.Energy{Source: "nvml", BeforeMJ: 412.5, AfterMJ: 130.25}
+	if err := plan.WriteFile(planPath, p); err != nil {
 		t.Fatal(err)
 	}
 	doc, _ = render(t, Options{PlanPath: planPath})

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -41,7 +41,7 @@ type directionKey struct {
 // siteRows joins the trace's copy statistics (when there is a trace) with what the plan
 // says about each site: its share of an iteration, its pairs, or why its copies were
 // rejected. Rows come most time first: the trace's order, or the plan's share without one.
-func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteRow {
+func siteRows(p *plan.Plan, st *trace.Stats, names *symbols.Resolver) []SiteRow {
 	var rows []SiteRow
 	at := map[directionKey]int{}
 	row := func(k directionKey, site string) *SiteRow {
@@ -95,7 +95,7 @@ func siteRows(p *planner.Plan, st *trace.Stats, names *symbols.Resolver) []SiteR
 
 // siteName is a plan's site as a user reads it, like the trace's: "stream+0x1c8a", and
 // with names (nil: none) the function and line its module names there.
-func siteName(names *symbols.Resolver, s planner.Site) string {
+func siteName(names *symbols.Resolver, s plan.Site) string {
 	site := s.Name()
 	if names == nil {
 		return site

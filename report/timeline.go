@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -45,11 +46,11 @@ type Timeline struct {
 	Elided, Kept  int    // copies the plan removes, and of them those that keep a wait
 	Pinned        int    // copies the plan keeps with a pinned host side
 	What          string // what "after" shows: the deployed plan, or the prediction
-	// Predicted is the forecast's headline for "after" (Plan.Forecast): AfterNS is then
+	// Predicted is the forecast's headline for "after" (planner.ForecastFor): AfterNS is then
 	// BeforeNS over its speed-up, the plan's one estimate scaled to this iteration, not the
 	// picture's own length (which knows nothing of the link time a merged kernel's reads take
 	// or of a pool's first touches). nil where nothing is served: AfterNS is the picture's.
-	Predicted        *planner.Estimate
+	Predicted        *plan.Estimate
 	Missing          string // why there is no timeline, when there is none
 	SharedSiteCopies int    // copies left as they are because their site also serves pairs the plan keeps
 	// NoLaunches: the trace did not probe kernel launches (traced without --launches), so
@@ -72,26 +73,26 @@ type sitePairs struct {
 	treat   []string // per pair, treatElide, treatPin or ""
 	waited  bool     // a copy here also waited for earlier GPU work: its transfer time is msEach
 	msEach  float64  // the transfer time of one copy, as the plan estimates it
-	repairs []planner.Repair
+	repairs []plan.Repair
 }
 
 // treatment says what the plan does to a pair's copies: once calibrated, what deploy does
 // (the enabled pairs, by the chosen strategy); before, what the plan's prediction assumes:
-// the pairs its headline strategy (Plan.Forecast) serves, merged or pinned as it serves them,
+// the pairs its headline strategy (planner.ForecastFor) serves, merged or pinned as it serves them,
 // so that the picture is of the strategy whose estimate the page states.
-func treatment(p *planner.Plan, pair planner.Pair) string {
+func treatment(p *plan.Plan, pair plan.Pair) string {
 	s := p.Context.Strategy
 	if calibrated(p) {
-		if pair.Status != planner.StatusEnabled {
+		if pair.Status != plan.StatusEnabled {
 			return ""
 		}
-	} else if h := p.Forecast().Headline; h != nil {
+	} else if h := planner.ForecastFor(p).Headline; h != nil {
 		s = h.Strategy
 	}
 	switch {
-	case s == "" || pair.Status == planner.StatusRefused || !pair.Allows(s):
+	case s == "" || pair.Status == plan.StatusRefused || !pair.Allows(s):
 		return ""
-	case s == planner.StrategyPinned:
+	case s == plan.StrategyPinned:
 		return treatPin
 	}
 	return treatElide
@@ -99,17 +100,17 @@ func treatment(p *planner.Plan, pair planner.Pair) string {
 
 // calibrated reports whether calibration has decided the plan: it records the device it ran
 // on, and moves every pair it measured on from validated.
-func calibrated(p *planner.Plan) bool {
+func calibrated(p *plan.Plan) bool {
 	if p.Context.GPU != "" || p.Context.Strategy != "" {
 		return true
 	}
-	return slices.ContainsFunc(p.Pairs, func(pair planner.Pair) bool {
-		return pair.Status == planner.StatusCalibrated || pair.Status == planner.StatusEnabled
+	return slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool {
+		return pair.Status == plan.StatusCalibrated || pair.Status == plan.StatusEnabled
 	})
 }
 
 // copySites indexes the plan's copy sites.
-func copySites(p *planner.Plan) map[siteKey]*sitePairs {
+func copySites(p *plan.Plan) map[siteKey]*sitePairs {
 	out := map[siteKey]*sitePairs{}
 	for _, pair := range p.Pairs {
 		for _, c := range pair.Copies {
@@ -192,7 +193,7 @@ func label(c call) string {
 // (DESIGN.md S2); every later call moves earlier by the time removed. This is a picture of
 // what goes, not a second estimate: the iteration's length after is the plan's one estimate
 // (Timeline.Predicted), and calibration measures.
-func timeline(p *planner.Plan, calls []call, start, length uint64) *Timeline {
+func timeline(p *plan.Plan, calls []call, start, length uint64) *Timeline {
 	sites := copySites(p)
 	tl := &Timeline{BeforeNS: length}
 	var removed [][2]uint64
@@ -249,7 +250,7 @@ func timeline(p *planner.Plan, calls []call, start, length uint64) *Timeline {
 		tl.After = append(tl.After, after)
 	}
 	tl.AfterNS = shift(length)
-	if f := p.Forecast(); f.Headline != nil && tl.Elided+tl.Pinned > 0 {
+	if f := planner.ForecastFor(p); f.Headline != nil && tl.Elided+tl.Pinned > 0 {
 		tl.Predicted = f.Headline
 		tl.AfterNS = uint64(float64(length) / f.Headline.Speedup)
 	}

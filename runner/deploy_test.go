@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -19,10 +19,10 @@ import (
 const delay = "CUDA_EMU_KERNEL_DELAY_US=2000"
 
 // candidates are the pairs a merge may serve.
-func candidates(p *planner.Plan) []planner.Pair {
-	var out []planner.Pair
+func candidates(p *plan.Plan) []plan.Pair {
+	var out []plan.Pair
 	for _, pair := range p.Pairs {
-		if pair.Status == planner.StatusCandidate && pair.Merges() {
+		if pair.Status == plan.StatusCandidate && pair.Merges() {
 			out = append(out, pair)
 		}
 	}
@@ -74,12 +74,12 @@ func TestDeployKeepsOutput(t *testing.T) {
 			argv := append([]string{testenv.Built(t, "workloads/"+c.workload)}, args...)
 			env := append([]string{delay}, c.env...)
 			want := testenv.RunWorkload(t, c.workload, env, args...).Checksum()
-			strategies := []planner.Strategy{planner.StrategyMapped}
+			strategies := []plan.Strategy{plan.StrategyMapped}
 			if len(c.env) > 0 {
-				strategies = []planner.Strategy{planner.StrategySystem}
+				strategies = []plan.Strategy{plan.StrategySystem}
 			}
 			for _, s := range strategies {
-				compact, err := planner.Compact(p, pairs, s, planner.ModeCalibrate)
+				compact, err := plan.Compact(p, pairs, s, plan.ModeCalibrate)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,7 +92,7 @@ func TestDeployKeepsOutput(t *testing.T) {
 				for _, pair := range pairs {
 					for _, c := range pair.Copies {
 						elided += c.Count
-						if c.Repair == planner.RepairEventWait {
+						if c.Repair == plan.RepairEventWait {
 							waits += c.Count
 						}
 					}
@@ -122,7 +122,7 @@ func TestDeployRefusesQuietly(t *testing.T) {
 	}
 	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
-	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestDeployQuietForOtherPrograms(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "3", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +205,8 @@ func TestDeployDlopenedRuntime(t *testing.T) {
 	}
 	prog := testenv.Built(t, "tests/dlopen_runtime")
 	want := testenv.Run(t, prog, nil, iters).Checksum()
-	for _, mode := range []planner.Mode{planner.ModeValidate, planner.ModeDeploy} {
-		compact, err := planner.Compact(p, pairs, "mapped", mode)
+	for _, mode := range []plan.Mode{plan.ModeValidate, plan.ModeDeploy} {
+		compact, err := plan.Compact(p, pairs, "mapped", mode)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,11 +215,11 @@ func TestDeployDlopenedRuntime(t *testing.T) {
 			t.Fatalf("%s: exit %d, checksum %s, want %s", mode, res.ExitCode, got, want)
 		}
 		switch mode {
-		case planner.ModeValidate:
+		case plan.ModeValidate:
 			if len(res.Report.Pairs) != 1 || res.Report.Pairs[0].Refused || res.Report.Pairs[0].Copies != 8 {
 				t.Errorf("validate: %+v; want the pair's 8 linking copies watched and no refusal", res.Report.Pairs)
 			}
-		case planner.ModeDeploy:
+		case plan.ModeDeploy:
 			if res.Report.Served != 1 || res.Report.CopiesElided != 8 {
 				t.Errorf("deploy: report %+v; want the pair merged and its 8 copies elided", res.Report)
 			}
@@ -235,7 +235,7 @@ func TestDeployMergesWholePairsOnly(t *testing.T) {
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
 	pairs := candidates(p)
-	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeDeploy)
+	compact, err := plan.Compact(p, pairs, "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestDeployWithoutBuildID(t *testing.T) {
 	if len(pairs) != 2 {
 		t.Fatalf("%d candidates, want 2", len(pairs))
 	}
-	compact, err := planner.Compact(p, pairs, "mapped", planner.ModeDeploy)
+	compact, err := plan.Compact(p, pairs, "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestRunThroughSymlink(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	good, err := planner.Compact(p, candidates(p), "mapped", planner.ModeDeploy)
+	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 			res.Report.Skipped, res.Report.SkippedFirst)
 	}
 
-	pinned, err := planner.Compact(p, candidates(p), "pinned", planner.ModeDeploy)
+	pinned, err := plan.Compact(p, candidates(p), "pinned", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,10 +469,10 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 	}
 
 	swapped := *p
-	swapped.Pairs = append([]planner.Pair(nil), p.Pairs...)
+	swapped.Pairs = append([]plan.Pair(nil), p.Pairs...)
 	swapped.Pairs[0].Device.Site, swapped.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
 	swappedPath := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := planner.WriteFile(swappedPath, &swapped); err != nil {
+	if err := plan.WriteFile(swappedPath, &swapped); err != nil {
 		t.Fatal(err)
 	}
 	// Swapped device sites: each pair's planned host buffer is never copied to or from its
@@ -499,7 +499,7 @@ func TestDeployLeavesProgramLockedBuffers(t *testing.T) {
 	if len(pairs) != 2 {
 		t.Fatalf("%d candidates, want helper_alloc's 2", len(pairs))
 	}
-	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeDeploy)
+	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestDeployForkedChildWritesItsOwnCopy(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "256K", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "helper_alloc", args...)
-	compact, err := planner.Compact(p, candidates(p), planner.StrategyMapped, planner.ModeDeploy)
+	compact, err := plan.Compact(p, candidates(p), plan.StrategyMapped, plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +553,7 @@ func TestDeployTimesSetup(t *testing.T) {
 		strategy string
 		atLeast  time.Duration
 	}{{"mapped", 200 * time.Millisecond}, {"pinned", 200 * time.Millisecond}} {
-		compact, err := planner.Compact(p, pairs, planner.Strategy(c.strategy), planner.ModeDeploy)
+		compact, err := plan.Compact(p, pairs, plan.Strategy(c.strategy), plan.ModeDeploy)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,7 +565,7 @@ func TestDeployTimesSetup(t *testing.T) {
 			t.Errorf("%s: set-up %v; want at least the emulator's %v of page-locking, and not much more", c.strategy, got, c.atLeast)
 		}
 	}
-	none, err := planner.Compact(p, nil, "mapped", planner.ModeDeploy)
+	none, err := plan.Compact(p, nil, "mapped", plan.ModeDeploy)
 	if err != nil {
 		t.Fatal(err)
 	}

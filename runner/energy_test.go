@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // The shim reads the GPU's energy through NVML where libnvidia-ml.so.1 loads: the stand-in
@@ -85,7 +85,7 @@ func measureStream(t *testing.T, iters string) (compact string, argv []string, f
 	t.Helper()
 	args := []string{"--size", "1M", "--iters", iters, "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	compact, err := planner.Compact(p, nil, "mapped", planner.ModeMeasure)
+	compact, err := plan.Compact(p, nil, "mapped", plan.ModeMeasure)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -30,9 +30,9 @@ func TestDeployNeverMergesAnotherBuffer(t *testing.T) {
 		t.Fatalf("validating: %v", err)
 	}
 	validate.Apply(p, res.Report)
-	var pairs, plain []planner.Pair
+	var pairs, plain []plan.Pair
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || !pair.Allows(planner.StrategyMapped) {
+		if pair.Status != plan.StatusValidated || !pair.Allows(plan.StrategyMapped) {
 			t.Fatalf("pair %s: %s %v (%s); want validated for a merge", pair.ID, pair.Status, pair.Strategies, pair.MergeRefused)
 		}
 		if pair.Host.Identity == nil || pair.Device.Identity == nil {
@@ -63,10 +63,10 @@ func TestDeployNeverMergesAnotherBuffer(t *testing.T) {
 			want := testenv.RunWorkload(t, "helper_alloc", nil, run[1:]...).Checksum()
 			for _, v := range []struct {
 				name   string
-				pairs  []planner.Pair
+				pairs  []plan.Pair
 				merged int
 			}{{"identity", pairs, 2}, {"ordinal alone", plain, c.plainMerged}} {
-				compact, err := planner.Compact(p, v.pairs, planner.StrategyMapped, planner.ModeDeploy)
+				compact, err := plan.Compact(p, v.pairs, plan.StrategyMapped, plan.ModeDeploy)
 				if err != nil {
 					t.Fatal(err)
 				}

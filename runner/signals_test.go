@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -136,12 +137,12 @@ func (s *started) waitForProgram(t *testing.T) {
 func runPlans(t *testing.T) map[string][]string {
 	t.Helper()
 	p, planPath := testenv.Plan(t, "stream", "--size", "1M", "--iters", "5", "--warmup", "1")
-	edit := func(name string, change func(*planner.Plan)) string {
+	edit := func(name string, change func(*plan.Plan)) string {
 		q := *p
-		q.Pairs = append([]planner.Pair(nil), p.Pairs...)
+		q.Pairs = append([]plan.Pair(nil), p.Pairs...)
 		change(&q)
 		path := filepath.Join(t.TempDir(), name+".plan")
-		if err := planner.WriteFile(path, &q); err != nil {
+		if err := plan.WriteFile(path, &q); err != nil {
 			t.Fatal(err)
 		}
 		return path
@@ -152,13 +153,13 @@ func runPlans(t *testing.T) map[string][]string {
 	}
 	return map[string][]string{
 		"merged": cmd(planPath, "--force"),
-		"nothing enabled": cmd(edit("refused", func(q *planner.Plan) {
+		"nothing enabled": cmd(edit("refused", func(q *plan.Plan) {
 			for i := range q.Pairs {
-				q.Pairs[i].Refuse(planner.StagePlan, "refused by the test")
+				q.Pairs[i].Refuse(plan.StagePlan, "refused by the test")
 			}
-			q.Recount()
+			planner.Recount(q)
 		})),
-		"context mismatch": cmd(edit("other-gpu", func(q *planner.Plan) { q.Context.GPU = "Another GPU" }), "--force"),
+		"context mismatch": cmd(edit("other-gpu", func(q *plan.Plan) { q.Context.GPU = "Another GPU" }), "--force"),
 	}
 }
 

@@ -1,5 +1,5 @@
 /*
- * The compact plan echoctl derives from a plan file (planner.Compact) for `echoctl run`,
+ * The compact plan echoctl derives from a plan file (plan.Compact) for `echoctl run`,
  * validate's and calibrate's runs, and the NAME.plan.shim deployments `echoctl plans add`
  * writes into a plan directory: line-oriented text, so the shim needs no JSON parser. Every
  * line is checked; anything unexpected makes the whole plan unusable, and the program runs

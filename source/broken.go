@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // Which parts of a translation unit with errors the proofs may still read. clang recovers
@@ -200,7 +202,7 @@ func declineBroken(tu *TU, proofs []Proof) []Proof {
 			continue
 		}
 		for c := range proofs[i].Verdicts {
-			proofs[i].Verdicts[c] = Verdict{Cond: fmt.Sprintf("S%d", c+1), Status: Undecidable, At: b.at, Reason: b.why,
+			proofs[i].Verdicts[c] = Verdict{Cond: fmt.Sprintf("S%d", c+1), Status: plan.ConditionUndecidable, At: b.at, Reason: b.why,
 				Construct: ConstructParseError}
 		}
 	}

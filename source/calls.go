@@ -1,6 +1,10 @@
 package source
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/echo-uma/echo/plan"
+)
 
 // summary is what a function in the translation unit does with each pointer parameter, seen
 // from its callers: the events its body has on that parameter (flow-insensitively: a call is
@@ -24,7 +28,7 @@ type summary struct {
 // parameter's too, or one of the function's own: -1).
 type helperCopy struct {
 	dst, src int // parameter indexes, -1 for none
-	dir      Direction
+	dir      plan.CopyDirection
 	sync     bool
 	at       Loc
 }
@@ -88,13 +92,13 @@ func (e *effects) call(c *Node) {
 	case "cudaMemcpy", "cudaMemcpyAsync":
 		if len(args) >= 4 {
 			ev := event{kind: evCopy, at: at, dst: e.basePtr(args[0]), src: e.basePtr(args[1]),
-				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dir: OtherCopy, dstExpr: args[0], srcExpr: args[1]}
+				sync: name == "cudaMemcpy", copySize: e.size(args[2]), dstExpr: args[0], srcExpr: args[1]}
 			if k := Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 				switch k.Ref.Name {
 				case "cudaMemcpyHostToDevice":
-					ev.dir = HostToDevice
+					ev.dir = plan.CopyH2D
 				case "cudaMemcpyDeviceToHost":
-					ev.dir = DeviceToHost
+					ev.dir = plan.CopyD2H
 				}
 			}
 			// A copy through a pointer into a buffer (p + i) is not a full-buffer copy.
@@ -416,7 +420,7 @@ func (e *effects) summarizeFn(fn *Node) *summary {
 				s.launchAt = ev.origin
 			}
 		}
-		if ev.kind == evCopy && (ev.dir == HostToDevice || ev.dir == DeviceToHost) && (param(ev.dst) >= 0 || param(ev.src) >= 0) {
+		if ev.kind == evCopy && (ev.dir == plan.CopyH2D || ev.dir == plan.CopyD2H) && (param(ev.dst) >= 0 || param(ev.src) >= 0) {
 			// A copy between a buffer the caller gives and any other: the caller sees the
 			// copy (made inside this function), not a read and a write.
 			s.copies = append(s.copies, helperCopy{dst: param(ev.dst), src: param(ev.src), dir: ev.dir, sync: ev.sync, at: ev.at})
@@ -433,7 +437,7 @@ func (e *effects) summarizeFn(fn *Node) *summary {
 			if ev.kind == evCopy {
 				// A copy inside a helper is also a read or write of the parameter (what a
 				// kernel's reader and a caller that is given the copy itself skip).
-				x = event{kind: evRead, at: ev.at, fromCopy: ev.dir == HostToDevice || ev.dir == DeviceToHost}
+				x = event{kind: evRead, at: ev.at, fromCopy: ev.dir == plan.CopyH2D || ev.dir == plan.CopyD2H}
 				if v == ev.dst {
 					x.kind = evWrite
 				}

@@ -1,6 +1,10 @@
 package source
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/echo-uma/echo/plan"
+)
 
 // A Pair is a candidate: a host buffer and a device buffer, each held in a local pointer
 // variable of one function, linked by at least one copy between the two variables.
@@ -15,7 +19,7 @@ type Pair struct {
 // CopySite is one linking copy of a pair.
 type CopySite struct {
 	At   Loc
-	Dir  Direction
+	Dir  plan.CopyDirection
 	Sync bool // cudaMemcpy: the host waits for it
 	Full bool // its size is provably the allocation's
 	// KeepWait: S2 found a launch in flight here, so the rewrite turns the copy into a
@@ -51,9 +55,9 @@ func candidates(fn *Node, evs []event, names map[DeclID]string) []Pair {
 		}
 		var h, d DeclID
 		switch {
-		case ev.dir == HostToDevice && host[ev.src] && dev[ev.dst]:
+		case ev.dir == plan.CopyH2D && host[ev.src] && dev[ev.dst]:
 			h, d = ev.src, ev.dst
-		case ev.dir == DeviceToHost && host[ev.dst] && dev[ev.src]:
+		case ev.dir == plan.CopyD2H && host[ev.dst] && dev[ev.src]:
 			h, d = ev.dst, ev.src
 		default:
 			continue
@@ -107,11 +111,11 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 	var out []Proof
 	seen := map[string]bool{}
 	for _, ev := range evs {
-		if ev.kind != evCopy || (ev.dir != HostToDevice && ev.dir != DeviceToHost) {
+		if ev.kind != evCopy || (ev.dir != plan.CopyH2D && ev.dir != plan.CopyD2H) {
 			continue
 		}
 		hID, dID, hx, dx := ev.src, ev.dst, ev.srcExpr, ev.dstExpr
-		if ev.dir == DeviceToHost {
+		if ev.dir == plan.CopyD2H {
 			hID, dID, hx, dx = ev.dst, ev.src, ev.dstExpr, ev.srcExpr
 		}
 		if covered[[2]DeclID{hID, dID}] {
@@ -141,7 +145,7 @@ func (e *effects) declinedCopies(fn *Node, evs []event, pairs []Pair) []Proof {
 		pr := Proof{Pair: Pair{Function: fn.Name + templateArgs(fn), Host: hn, Device: dn, HostID: hID, DeviceID: dID,
 			Copies: []CopySite{{At: ev.at, Dir: ev.dir, Sync: ev.sync}}}}
 		for i := range pr.Verdicts {
-			pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, At: ev.at, Reason: why, Construct: c}
+			pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: plan.ConditionUndecidable, At: ev.at, Reason: why, Construct: c}
 		}
 		out = append(out, pr)
 	}
@@ -333,9 +337,9 @@ func templateCopies(fn *Node) []Proof {
 		if k.Ref == nil || (k.Ref.Name != "cudaMemcpyHostToDevice" && k.Ref.Name != "cudaMemcpyDeviceToHost") {
 			return true
 		}
-		hx, dx, dir := args[1], args[0], HostToDevice
+		hx, dx, dir := args[1], args[0], plan.CopyH2D
 		if k.Ref.Name == "cudaMemcpyDeviceToHost" {
-			hx, dx, dir = args[0], args[1], DeviceToHost
+			hx, dx, dir = args[0], args[1], plan.CopyD2H
 		}
 		hn, dn := exprName(hx, 0), exprName(dx, 0)
 		if seen[hn+"/"+dn] {
@@ -345,7 +349,7 @@ func templateCopies(fn *Node) []Proof {
 		why := fmt.Sprintf("the function template %s is not instantiated in this translation unit: its pairs are proved where it is", fn.Name)
 		pr := Proof{Pair: Pair{Function: fn.Name, Host: hn, Device: dn, Copies: []CopySite{{At: n.Range.Begin, Dir: dir, Sync: name == "cudaMemcpy"}}}}
 		for i := range pr.Verdicts {
-			pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, At: n.Range.Begin, Reason: why, Construct: ConstructTemplate}
+			pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: plan.ConditionUndecidable, At: n.Range.Begin, Reason: why, Construct: ConstructTemplate}
 		}
 		out = append(out, pr)
 		return true

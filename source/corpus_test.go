@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // corpusPair is one `pair` line of a corpus program's .expect file (testdata/source/corpus,
@@ -16,7 +18,7 @@ type corpusPair struct {
 	function, host, device string // function "" for any
 	safe                   bool
 	cond                   int // 1..4; 0 for none named
-	status                 Status
+	status                 plan.Condition
 	line, why, construct   string
 }
 
@@ -71,7 +73,7 @@ func readExpect(t *testing.T, path string) ([]corpusPair, bool) {
 		rest := toks[3:]
 		if len(rest) >= 2 && regexp.MustCompile(`^S[1-4]$`).MatchString(rest[0]) {
 			p.cond = int(rest[0][1] - '0')
-			p.status = Status(strings.ReplaceAll(rest[1], "-", " "))
+			p.status = plan.Condition(strings.ReplaceAll(rest[1], "-", " "))
 			rest = rest[2:]
 		}
 		for ; len(rest) >= 2; rest = rest[2:] {
@@ -183,7 +185,7 @@ func checkCorpusPair(t *testing.T, src string, w corpusPair, p Proof) {
 		t.Errorf("%s: safe = %v, want %v (%s)", name, p.Safe(), w.safe, p.Declined())
 	}
 	for i, v := range p.Verdicts {
-		if i+1 != w.cond && v.Status != Holds && w.safe {
+		if i+1 != w.cond && v.Status != plan.ConditionHolds && w.safe {
 			t.Errorf("%s: %s %s at line %d (%s), want holds", name, v.Cond, v.Status, v.At.Line, v.Reason)
 		}
 	}

@@ -2,6 +2,8 @@ package source
 
 import (
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // evKind is what one step of a statement does to the buffers the proofs follow.
@@ -28,15 +30,6 @@ const (
 	allocDevice                  // cudaMalloc, cudaMallocAsync
 )
 
-// Direction is a copy's direction.
-type Direction string
-
-const (
-	HostToDevice Direction = "H2D"
-	DeviceToHost Direction = "D2H"
-	OtherCopy    Direction = "other"
-)
-
 // event is one effect, in evaluation order.
 type event struct {
 	kind evKind
@@ -46,10 +39,10 @@ type event struct {
 	alloc allocKind // evDef
 	size  string    // evDef: the allocation's size, canonical (sizeKey); "" when unknown
 
-	dst, src DeclID    // evCopy
-	dir      Direction // evCopy
-	sync     bool      // evCopy: a synchronous copy
-	copySize string    // evCopy: the size argument, canonical
+	dst, src DeclID             // evCopy
+	dir      plan.CopyDirection // evCopy: h2d, d2h, or "" for any other kind
+	sync     bool               // evCopy: a synchronous copy
+	copySize string             // evCopy: the size argument, canonical
 
 	undef     bool // evDef: a declaration without a value (no buffer yet)
 	gpuWrites bool // evLaunch: the kernel may write through v (not a pointer to const)

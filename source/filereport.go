@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // The survey's per-file detail and its prevalence counts, the paper's §2.4 table as the
@@ -48,7 +50,7 @@ func (f *FileScan) Parsed() bool { return !f.NoCUDA && f.Unparsable == "" && f.S
 func (f *FileScan) Refused() map[string]int {
 	out := map[string]int{}
 	for _, p := range f.Proofs {
-		if v, ok := Declined(p); ok && v.Status == Refused {
+		if v, ok := Declined(p); ok && v.Status == plan.ConditionRefused {
 			out[v.Cond]++
 		}
 	}
@@ -62,7 +64,7 @@ func (f *FileScan) Undecidable() map[string]int {
 	out := map[string]int{}
 	for _, p := range f.Proofs {
 		v, ok := Declined(p)
-		if !ok || v.Status != Undecidable {
+		if !ok || v.Status != plan.ConditionUndecidable {
 			continue
 		}
 		if c := p.Construct(); c != "" {

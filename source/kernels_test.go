@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // A non-const kernel parameter the body only reads through leaves the host side valid after
@@ -41,7 +43,7 @@ func TestKernelBodies(t *testing.T) {
 			if p.Safe() != proven {
 				t.Errorf("%s %s: proven = %v, want %v (%+v)", file, p.Function, p.Safe(), proven, p.Verdicts)
 			}
-			if s1 := p.Verdicts[0]; !proven && (s1.Status != Refused || !strings.Contains(s1.Reason, "before the D2H copy brings back what the GPU wrote")) {
+			if s1 := p.Verdicts[0]; !proven && (s1.Status != plan.ConditionRefused || !strings.Contains(s1.Reason, "before the D2H copy brings back what the GPU wrote")) {
 				t.Errorf("%s %s: S1 %s (%s), want refused for the host read before the D2H copy", file, p.Function, s1.Status, s1.Reason)
 			}
 		}

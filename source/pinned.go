@@ -3,6 +3,8 @@ package source
 import (
 	"fmt"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // The pinned strategy: the device buffer and every copy stay; the host side is allocated
@@ -468,9 +470,9 @@ static inline void echo_pinned_free(void *p)
 	}
 	for _, s := range []struct {
 		h    helpers
-		s    Strategy
+		s    plan.Strategy
 		call string
-	}{{helperMapped, Mapped, "cudaHostAlloc(&p, bytes, cudaHostAllocMapped)"}, {helperManaged, Managed, "cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)"}} {
+	}{{helperMapped, plan.StrategyMapped, "cudaHostAlloc(&p, bytes, cudaHostAllocMapped)"}, {helperManaged, plan.StrategyManaged, "cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)"}} {
 		if hs&s.h != 0 {
 			fmt.Fprintf(&b, "/* echo: the one buffer of merged host/device pairs (%s) */\n"+
 				"static inline void *%s(size_t bytes)\n{\n\tvoid *p = 0;\n\treturn %s == cudaSuccess ? p : 0;\n}\n\n", s.s, mergedAllocName(s.s), s.call)
@@ -482,7 +484,7 @@ static inline void echo_pinned_free(void *p)
 // mergedAllocName is the helper a merge calls where the host allocation is an expression:
 // cudaHostAlloc and cudaMallocManaged return an error code, not the pointer. It returns null
 // on failure as malloc does, so the program's own check still sees the failure.
-func mergedAllocName(s Strategy) string { return "echo_" + string(s) + "_alloc" }
+func mergedAllocName(s plan.Strategy) string { return "echo_" + string(s) + "_alloc" }
 
 // plainElement is the element type of a new[] whose elements need no constructor or
 // destructor (numbers, pointers), as written; false for any other.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // A program written against nvcc's headers parses with the prelude and the emulator's
@@ -38,7 +40,7 @@ func TestPreludeParsesRealPrograms(t *testing.T) {
 	if p, ok := byFn["main h_in/d_in"]; !ok || !p.Safe() {
 		t.Errorf("main h_in/d_in: found %v, verdicts %+v; want proven", ok, p.Verdicts)
 	}
-	if p, ok := byFn["to_symbol h/d"]; !ok || p.Safe() || p.Verdicts[2].Status != Undecidable || !strings.Contains(p.Verdicts[2].Reason, "cudaMemcpyToSymbol") {
+	if p, ok := byFn["to_symbol h/d"]; !ok || p.Safe() || p.Verdicts[2].Status != plan.ConditionUndecidable || !strings.Contains(p.Verdicts[2].Reason, "cudaMemcpyToSymbol") {
 		t.Errorf("to_symbol h/d: found %v, verdicts %+v; want S3 undecidable at cudaMemcpyToSymbol", ok, p.Verdicts)
 	}
 	if _, ok := byFn["stream_ordered h/d"]; !ok {
@@ -148,7 +150,7 @@ func TestParseMissingThirdPartyHeader(t *testing.T) {
 	if p := byFn["main"]; !p.Safe() {
 		t.Errorf("main's pair: %+v, want proven", p.Verdicts)
 	}
-	if v, ok := Declined(byFn["infer"]); !ok || v.Status != Undecidable || v.At.Line != 24 || !strings.Contains(v.Reason, "'standin'") {
+	if v, ok := Declined(byFn["infer"]); !ok || v.Status != plan.ConditionUndecidable || v.At.Line != 24 || !strings.Contains(v.Reason, "'standin'") {
 		t.Errorf("infer's pair declined by %+v, want undecidable at line 24 with clang's error", v)
 	}
 
@@ -174,7 +176,7 @@ int main(void)
 	if len(proofs) != 1 {
 		t.Fatalf("%d pairs, want main's", len(proofs))
 	}
-	if v, ok := Declined(proofs[0]); !ok || v.Status != Undecidable || !strings.Contains(v.Reason, "main calls fill") {
+	if v, ok := Declined(proofs[0]); !ok || v.Status != plan.ConditionUndecidable || !strings.Contains(v.Reason, "main calls fill") {
 		t.Errorf("main's pair declined by %+v, want undecidable because it calls fill, which has an error", v)
 	}
 }

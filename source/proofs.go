@@ -4,22 +4,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-)
 
-// Status is one condition's verdict.
-type Status string
-
-const (
-	Holds       Status = "holds"
-	KeepWait    Status = "keep wait" // S2: holds if the rewrite keeps a synchronize at Line
-	Refused     Status = "refused"
-	Undecidable Status = "undecidable"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Verdict is one condition's outcome with the source line that decides it.
 type Verdict struct {
 	Cond   string // "S1" … "S4"
-	Status Status
+	Status plan.Condition
 	At     Loc
 	Reason string
 	// Construct is, for an undecidable verdict, what the analysis does not follow; "" for
@@ -70,7 +62,7 @@ const (
 // pairs "undecidable by construct" by (issue 40); TestCorpusVerdicts checks it.
 func (p Proof) Construct() Construct {
 	for _, v := range p.Verdicts {
-		if v.Status == Refused || v.Status == Undecidable {
+		if v.Status == plan.ConditionRefused || v.Status == plan.ConditionUndecidable {
 			return v.Construct
 		}
 	}
@@ -90,7 +82,7 @@ type Proof struct {
 // Safe reports whether every condition holds (S2 possibly with a kept wait).
 func (p *Proof) Safe() bool {
 	for _, v := range p.Verdicts {
-		if v.Status == Refused || v.Status == Undecidable {
+		if v.Status == plan.ConditionRefused || v.Status == plan.ConditionUndecidable {
 			return false
 		}
 	}
@@ -155,7 +147,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 		if gerr != nil {
 			u, _ := gerr.(*Unstructured)
 			for i := range pr.Verdicts {
-				pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Undecidable, Reason: gerr.Error(), Construct: ConstructControlFlow}
+				pr.Verdicts[i] = Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: plan.ConditionUndecidable, Reason: gerr.Error(), Construct: ConstructControlFlow}
 				if u != nil {
 					pr.Verdicts[i].At = u.At
 				}
@@ -179,7 +171,7 @@ func proveFunction(e *effects, fn *Node) []Proof {
 
 // finding is one piece of evidence for a condition.
 type finding struct {
-	status    Status
+	status    plan.Condition
 	at        Loc
 	why       string
 	construct Construct // for an undecidable finding
@@ -396,12 +388,12 @@ func (a *pairAnalysis) kill(f flow, v DeclID) flow {
 	return out
 }
 
-func (a *pairAnalysis) find(cond int, st Status, at Loc, why string) {
+func (a *pairAnalysis) find(cond int, st plan.Condition, at Loc, why string) {
 	a.findC(cond, st, at, why, "")
 }
 
 // findC is find for an undecidable finding caused by a construct the analysis does not follow.
-func (a *pairAnalysis) findC(cond int, st Status, at Loc, why string, c Construct) {
+func (a *pairAnalysis) findC(cond int, st plan.Condition, at Loc, why string, c Construct) {
 	k := fmt.Sprintf("%s:%d:%s", at.File, at.Offset, why)
 	a.findings[cond-1][k] = finding{st, at, why, c}
 }

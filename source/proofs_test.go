@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 func proveFile(t *testing.T, name string) []Proof {
@@ -60,24 +62,24 @@ func TestProveCorpus(t *testing.T) {
 	cases := []struct {
 		file, host string
 		cond       int // 1..4; 0: every condition holds
-		status     Status
+		status     plan.Condition
 		line       string // text on the deciding line
 		safe       bool
 	}{
-		{"stream.cu", "h_in", 0, Holds, "", true},
-		{"stream.cu", "h_out", 2, KeepWait, "cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost)", true},
-		{"unsafe_live_value.cu", "h_in", 1, Refused, "fill_batch(h_in, n, it + 1)", false},
-		{"unsafe_ptr_identity.cu", "h_in", 3, Refused, "if (tags[i].ptr == p)", false},
+		{"stream.cu", "h_in", 0, plan.ConditionHolds, "", true},
+		{"stream.cu", "h_out", 2, plan.ConditionKeepWait, "cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost)", true},
+		{"unsafe_live_value.cu", "h_in", 1, plan.ConditionRefused, "fill_batch(h_in, n, it + 1)", false},
+		{"unsafe_ptr_identity.cu", "h_in", 3, plan.ConditionRefused, "if (tags[i].ptr == p)", false},
 		// The host side's free before the kernel could move after the GPU work (host_free
 		// only frees), but every iteration allocates a new host buffer for the one device
 		// buffer: one merged buffer cannot be both.
-		{"unsafe_lifetime.cu", "h_in", 4, Refused, "float *h_in = (float *)host_alloc(o.host, o.size);", false},
-		{"unsafe_sync_wait.cu", "h_out", 2, KeepWait, "CHECK(cudaMemcpy(h_out, d_out", true},
+		{"unsafe_lifetime.cu", "h_in", 4, plan.ConditionRefused, "float *h_in = (float *)host_alloc(o.host, o.size);", false},
+		{"unsafe_sync_wait.cu", "h_out", 2, plan.ConditionKeepWait, "CHECK(cudaMemcpy(h_out, d_out", true},
 		// cudaMemset writes the device side whole and reads none of it: the host write before
 		// it does not reach the kernel, and the D2H copy after the kernel brings the values
 		// back; only the wait is kept.
-		{"memset.cu", "h_out", 2, KeepWait, "CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));", true},
-		{"unsafe_memset_read.cu", "h_out", 1, Refused, "sum = fnv1a(sum, &h_out[i], sizeof(float));", false},
+		{"memset.cu", "h_out", 2, plan.ConditionKeepWait, "CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));", true},
+		{"unsafe_memset_read.cu", "h_out", 1, plan.ConditionRefused, "sum = fnv1a(sum, &h_out[i], sizeof(float));", false},
 	}
 	for _, c := range cases {
 		t.Run(c.file+"/"+c.host, func(t *testing.T) {
@@ -89,7 +91,7 @@ func TestProveCorpus(t *testing.T) {
 				if i+1 == c.cond {
 					continue
 				}
-				if v.Status != Holds && c.safe {
+				if v.Status != plan.ConditionHolds && c.safe {
 					t.Errorf("%s: %s at line %d (%s), want holds", v.Cond, v.Status, v.At.Line, v.Reason)
 				}
 			}
@@ -150,8 +152,8 @@ int main(void) {
 			}
 			undecided := false
 			for _, v := range ps[0].Verdicts {
-				undecided = undecided || v.Status == Undecidable
-				if v.Status == Refused {
+				undecided = undecided || v.Status == plan.ConditionUndecidable
+				if v.Status == plan.ConditionRefused {
 					t.Errorf("%s refused (%s): nothing here is known to be unsafe", v.Cond, v.Reason)
 				}
 			}
@@ -199,14 +201,14 @@ int main(void) {
 			f := filepath.Join(dir, strings.NewReplacer(" ", "", ",", "_", "+", "p").Replace(c.fill)+".cu")
 			v := proveOnePair(t, f, src(c.fill))[0].Verdicts
 			s1, s3 := v[0], v[2]
-			if s3.Status != Holds {
+			if s3.Status != plan.ConditionHolds {
 				t.Errorf("S3 %s at line %d (%s): cudaMemset is understood, not a call into an unknown body",
 					s3.Status, s3.At.Line, s3.Reason)
 			}
-			if c.safe && s1.Status != Holds {
+			if c.safe && s1.Status != plan.ConditionHolds {
 				t.Errorf("whole fill: S1 %s at line %d (%s); want it to hold", s1.Status, s1.At.Line, s1.Reason)
 			}
-			if !c.safe && (s1.Status != Refused || s1.At.Line != 11) {
+			if !c.safe && (s1.Status != plan.ConditionRefused || s1.At.Line != 11) {
 				t.Errorf("part fill: S1 %s at line %d (%s); want refused at the host write, line 11",
 					s1.Status, s1.At.Line, s1.Reason)
 			}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/units"
 )

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // Target is what a rewrite is for: the device the program will run on, the strategy asked for
 // (Auto, or "": chosen per pair by Choose) and the costs a traced pair is priced with.
 type Target struct {
-	Device   Device   // "" is Discrete: pinned, the safe default, where nothing is known
-	Strategy Strategy // "" is Auto
-	Costs    Costs    // zero is DiscreteCosts
+	Device   Device        // "" is Discrete: pinned, the safe default, where nothing is known
+	Strategy plan.Strategy // "" is Auto
+	Costs    Costs         // zero is DiscreteCosts
 }
 
 // Change is what the rewrite did with one pair: rewritten (Changed) with Strategy, or left
@@ -19,8 +21,8 @@ type Target struct {
 type Change struct {
 	Proof
 	Changed  bool
-	Strategy Strategy // the strategy it got; "" when left as written
-	Reason   string   // what was done, or why the pair was left as written
+	Strategy plan.Strategy // the strategy it got; "" when left as written
+	Reason   string        // what was done, or why the pair was left as written
 	// Choice is why the pair got its strategy, or why none served it (Choose), with the
 	// traced numbers that decided where there was a trace.
 	Choice string
@@ -49,7 +51,7 @@ func Rewrite(tu *TU, src []byte, proofs []Proof, measured []*Measured, t Target)
 		t.Device = Discrete
 	}
 	if t.Strategy == "" {
-		t.Strategy = Auto
+		t.Strategy = plan.StrategyAuto
 	}
 	if t.Costs == (Costs{}) {
 		t.Costs = DiscreteCosts
@@ -113,7 +115,7 @@ func (rw *rewriter) serve(c *Change, t Target) ([]edit, helpers, *Node) {
 	case ferr != nil:
 		f.Merge = ferr.Error()
 	default:
-		if _, _, err := rw.mergePlan(p, Mapped, g, stmtEv); err != nil {
+		if _, _, err := rw.mergePlan(p, plan.StrategyMapped, g, stmtEv); err != nil {
 			f.Merge = "proved safe, not rewritten: " + err.Error()
 		}
 	}
@@ -140,7 +142,7 @@ func (rw *rewriter) serve(c *Change, t Target) ([]edit, helpers, *Node) {
 	case "":
 		c.Reason = "left as written: " + ch.Why
 		return nil, 0, nil
-	case Pinned:
+	case plan.StrategyPinned:
 		es, need, err = rw.pinnedPlan(p, g, stmtEv, fmt.Sprintf(" /* echo: %s/%s pinned: page-locked host side, the copies kept */", p.Host, p.Device))
 		c.Reason = "pinned: the host side page-locked, the copies kept"
 	default:
@@ -159,7 +161,7 @@ func (rw *rewriter) serve(c *Change, t Target) ([]edit, helpers, *Node) {
 // why; "" for a pair proved safe.
 func (p Proof) Declined() string {
 	for _, v := range p.Verdicts {
-		if v.Status == Refused || v.Status == Undecidable {
+		if v.Status == plan.ConditionRefused || v.Status == plan.ConditionUndecidable {
 			return fmt.Sprintf("%s %s at line %d: %s", v.Cond, v.Status, v.At.Line, v.Reason)
 		}
 	}
@@ -215,7 +217,7 @@ func (rw *rewriter) function(name string) *Node {
 }
 
 // mergePlan plans the edits of a pair merged into one buffer allocated as s says.
-func (rw *rewriter) mergePlan(p Proof, s Strategy, g *CFG, stmtEv map[*Node][]event) ([]edit, helpers, error) {
+func (rw *rewriter) mergePlan(p Proof, s plan.Strategy, g *CFG, stmtEv map[*Node][]event) ([]edit, helpers, error) {
 	comment := func(what string) string {
 		return fmt.Sprintf(" /* echo: %s/%s merged (%s): S1-S4 hold%s */", p.Host, p.Device, s, what)
 	}
@@ -264,7 +266,7 @@ func (rw *rewriter) mergePlan(p Proof, s Strategy, g *CFG, stmtEv map[*Node][]ev
 		return nil, 0, err
 	}
 	free := "cudaFreeHost"
-	if s == Managed {
+	if s == plan.StrategyManaged {
 		free = "cudaFree"
 	}
 	for k, what := range frees {
@@ -289,7 +291,7 @@ func (rw *rewriter) mergePlan(p Proof, s Strategy, g *CFG, stmtEv map[*Node][]ev
 			switch {
 			case what == freeLone:
 				text = fmt.Sprintf("(cudaDeviceSynchronize(), %s)", call) + comment("; freed once, where the original freed one side and leaked the other")
-			case p.Verdicts[3].Status == KeepWait:
+			case p.Verdicts[3].Status == plan.ConditionKeepWait:
 				text = fmt.Sprintf("(cudaDeviceSynchronize(), %s)", call) + comment("; freed once, after a synchronize")
 			default:
 				text = call + comment("; freed once, after both frees and the GPU work")
@@ -308,7 +310,7 @@ func (rw *rewriter) mergePlan(p Proof, s Strategy, g *CFG, stmtEv map[*Node][]ev
 }
 
 // hostAlloc plans the host side's allocation: the one buffer.
-func (rw *rewriter) hostAlloc(p Proof, s Strategy, site Site, comment string) (*Node, edit, helpers, error) {
+func (rw *rewriter) hostAlloc(p Proof, s plan.Strategy, site Site, comment string) (*Node, edit, helpers, error) {
 	for _, n := range rw.byKey[siteKey(site.At)] {
 		switch {
 		case isCall(n.Kind) && (n.Callee() == "cudaMallocHost" || n.Callee() == "cudaHostAlloc"):
@@ -321,7 +323,7 @@ func (rw *rewriter) hostAlloc(p Proof, s Strategy, site Site, comment string) (*
 				return nil, edit{}, 0, err
 			}
 			call := fmt.Sprintf("cudaHostAlloc((void **)&%s, %s, cudaHostAllocMapped)", p.Host, size)
-			if s == Managed {
+			if s == plan.StrategyManaged {
 				call = fmt.Sprintf("cudaMallocManaged((void **)&%s, %s, cudaMemAttachGlobal)", p.Host, size)
 			}
 			e, err := rw.replace(n, call+comment)
@@ -340,8 +342,8 @@ func (rw *rewriter) hostAlloc(p Proof, s Strategy, site Site, comment string) (*
 	return nil, edit{}, 0, fmt.Errorf("the host allocation at line %d is not found where the AST puts it", site.At.Line)
 }
 
-func helperFor(s Strategy) helpers {
-	if s == Managed {
+func helperFor(s plan.Strategy) helpers {
+	if s == plan.StrategyManaged {
 		return helperManaged
 	}
 	return helperMapped
@@ -349,7 +351,7 @@ func helperFor(s Strategy) helpers {
 
 // allocExpr replaces an allocation expression (under its casts) with a call of the merged
 // allocation helper.
-func (rw *rewriter) allocExpr(rhs *Node, s Strategy, comment string) (edit, error) {
+func (rw *rewriter) allocExpr(rhs *Node, s plan.Strategy, comment string) (edit, error) {
 	r := Unwrap(rhs)
 	var text string
 	switch {
@@ -376,7 +378,7 @@ func (rw *rewriter) allocExpr(rhs *Node, s Strategy, comment string) (edit, erro
 }
 
 // devAlloc plans the device side's allocation: the device variable names the one buffer.
-func (rw *rewriter) devAlloc(p Proof, s Strategy, site Site, comment string) (*Node, edit, error) {
+func (rw *rewriter) devAlloc(p Proof, s plan.Strategy, site Site, comment string) (*Node, edit, error) {
 	for _, n := range rw.byKey[siteKey(site.At)] {
 		if !isCall(n.Kind) || (n.Callee() != "cudaMalloc" && n.Callee() != "cudaMallocAsync") {
 			continue
@@ -385,7 +387,7 @@ func (rw *rewriter) devAlloc(p Proof, s Strategy, site Site, comment string) (*N
 			continue
 		}
 		text := fmt.Sprintf("cudaHostGetDevicePointer((void **)&%s, %s, 0)", p.Device, p.Host)
-		if s == Managed {
+		if s == plan.StrategyManaged {
 			typ := rw.declType(p.DeviceID)
 			text = fmt.Sprintf("%s = (%s)%s", p.Device, typ, p.Host)
 			if !rw.statement(n) {

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // rewriteFile proves and rewrites a workload, returning its source before and after.
-func rewriteFile(t *testing.T, name string, s Strategy) ([]byte, []byte, []Change) {
+func rewriteFile(t *testing.T, name string, s plan.Strategy) ([]byte, []byte, []Change) {
 	t.Helper()
 	needClang(t)
 	f, _ := filepath.Abs(filepath.Join("../testdata/workloads", name))
@@ -28,7 +30,7 @@ func rewriteFile(t *testing.T, name string, s Strategy) ([]byte, []byte, []Chang
 // Both of stream's pairs are merged, and every line the rewrite changes carries the comment
 // naming its pair; the lines it does not touch are byte for byte the same.
 func TestRewriteStreamEdits(t *testing.T) {
-	src, after, cs := rewriteFile(t, "stream.cu", Managed)
+	src, after, cs := rewriteFile(t, "stream.cu", plan.StrategyManaged)
 	for _, c := range cs {
 		if !c.Changed {
 			t.Errorf("%s/%s left as written: %s", c.Host, c.Device, c.Reason)

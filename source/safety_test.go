@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // The source path against a user's files and a hostile tree (issue 46): rewrites that never
@@ -34,7 +36,7 @@ func copyFixture(t *testing.T, rel, dir, name string) string {
 }
 
 func rewriteOpts(t *testing.T) RewriteOptions {
-	return RewriteOptions{Options: Options{RuntimeHeaders: emulatorHeaders(t)}, Target: Target{Device: Discrete, Strategy: Mapped}}
+	return RewriteOptions{Options: Options{RuntimeHeaders: emulatorHeaders(t)}, Target: Target{Device: Discrete, Strategy: plan.StrategyMapped}}
 }
 
 // An edit made after a file was analysed is kept: that file is left and named, the others are

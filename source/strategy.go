@@ -5,37 +5,31 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/plan"
 )
 
-// Strategy is how the rewrite serves a pair (DESIGN.md, "strategy"): merged into one buffer
-// both pointers name, its copies removed (mapped, managed), or kept as two buffers with their
-// copies, the host side page-locked so the copies run at DMA speed (pinned).
-type Strategy string
-
-const (
-	// Pinned keeps the device buffer and every copy, and allocates the host side with
-	// cudaMallocHost (freed with cudaFreeHost) in place of malloc or new[]: a copy from or to
-	// page-locked memory skips the runtime's staging pass. Only the host side's lifetime needs
-	// proof (pinned.go), so it also serves pairs a merge must refuse.
-	Pinned Strategy = "pinned"
-	// Mapped is page-locked host memory the GPU maps (cudaHostAlloc with
-	// cudaHostAllocMapped, the device side from cudaHostGetDevicePointer): on a discrete GPU
-	// every kernel access crosses the link, so it pays only where the kernels touch each byte
-	// once per copy; on an integrated GPU it is the one DRAM both sides read.
-	Mapped Strategy = "mapped"
-	// Managed is cudaMallocManaged: Grace Hopper, where a kernel that re-reads the buffer
-	// gets it migrated into its own memory.
-	Managed Strategy = "managed"
-	// Auto chooses per pair (Choose): by the device, the kernels' access to the pair, and
-	// with a trace its measured copies.
-	Auto Strategy = "auto"
-)
+// How the rewrite serves a pair (DESIGN.md, "strategy"), in plan's words (plan.Strategy):
+// merged into one buffer both pointers name, its copies removed (mapped, managed), or kept as
+// two buffers with their copies, the host side page-locked so the copies run at DMA speed
+// (pinned).
+//   - plan.StrategyPinned keeps the device buffer and every copy, and allocates the host side
+//     with cudaMallocHost (freed with cudaFreeHost) in place of malloc or new[]: a copy from or
+//     to page-locked memory skips the runtime's staging pass. Only the host side's lifetime
+//     needs proof (pinned.go), so it also serves pairs a merge must refuse.
+//   - plan.StrategyMapped is page-locked host memory the GPU maps (cudaHostAlloc with
+//     cudaHostAllocMapped, the device side from cudaHostGetDevicePointer): on a discrete GPU
+//     every kernel access crosses the link, so it pays only where the kernels touch each byte
+//     once per copy; on an integrated GPU it is the one DRAM both sides read.
+//   - plan.StrategyManaged is cudaMallocManaged: Grace Hopper, where a kernel that re-reads
+//     the buffer gets it migrated into its own memory.
+//   - plan.StrategyAuto chooses per pair (Choose): by the device, the kernels' access to the
+//     pair, and with a trace its measured copies.
 
 // ParseStrategy reads a --strategy value.
-func ParseStrategy(s string) (Strategy, error) {
-	switch Strategy(s) {
-	case Auto, Pinned, Mapped, Managed:
-		return Strategy(s), nil
+func ParseStrategy(s string) (plan.Strategy, error) {
+	switch plan.Strategy(s) {
+	case plan.StrategyAuto, plan.StrategyPinned, plan.StrategyMapped, plan.StrategyManaged:
+		return plan.Strategy(s), nil
 	}
 	return "", fmt.Errorf("unknown strategy %q: use auto (chosen per pair), pinned (discrete GPUs), mapped or managed", s)
 }
@@ -113,7 +107,7 @@ type Facts struct {
 
 // Choice is a pair's strategy and why; Strategy "" leaves the pair as written.
 type Choice struct {
-	Strategy Strategy
+	Strategy plan.Strategy
 	Why      string
 }
 
@@ -131,33 +125,33 @@ type Choice struct {
 // With a trace (f.Measured), a discrete GPU's choice is priced with the measured copies and
 // kernel time (price): a pair whose copies would save less than page-locking costs is left as
 // written, and the numbers are in Why.
-func Choose(d Device, asked Strategy, f Facts, c Costs) Choice {
+func Choose(d Device, asked plan.Strategy, f Facts, c Costs) Choice {
 	switch asked {
-	case Mapped, Managed:
+	case plan.StrategyMapped, plan.StrategyManaged:
 		if f.Merge != "" {
 			return Choice{"", "not merged (--strategy " + string(asked) + "): " + f.Merge}
 		}
 		return Choice{asked, "--strategy " + string(asked)}
-	case Pinned:
+	case plan.StrategyPinned:
 		if f.Pin != "" {
 			return Choice{"", "not pinned (--strategy pinned): " + f.Pin}
 		}
-		return Choice{Pinned, "--strategy pinned"}
+		return Choice{plan.StrategyPinned, "--strategy pinned"}
 	}
 	var ch Choice
 	switch {
 	case f.Merge == "" && d == Integrated:
-		ch = Choice{Mapped, "integrated GPU: one DRAM, the copies removed"}
+		ch = Choice{plan.StrategyMapped, "integrated GPU: one DRAM, the copies removed"}
 	case f.Merge == "" && d == GraceHopper && f.Access.OnePass:
-		ch = Choice{Mapped, "Grace Hopper, " + f.Access.Why + ": read in place over the coherent link"}
+		ch = Choice{plan.StrategyMapped, "Grace Hopper, " + f.Access.Why + ": read in place over the coherent link"}
 	case f.Merge == "" && d == GraceHopper:
-		ch = Choice{Managed, "Grace Hopper, " + f.Access.Why + ": managed memory migrates to the GPU's"}
+		ch = Choice{plan.StrategyManaged, "Grace Hopper, " + f.Access.Why + ": managed memory migrates to the GPU's"}
 	case f.Merge == "" && f.Access.OnePass:
-		ch = Choice{Mapped, "discrete GPU, " + f.Access.Why + ": the link carries each byte once, as the copy did"}
+		ch = Choice{plan.StrategyMapped, "discrete GPU, " + f.Access.Why + ": the link carries each byte once, as the copy did"}
 	case f.Pin == "" && f.Merge == "":
-		ch = Choice{Pinned, "discrete GPU, " + f.Access.Why + ": mapped memory would cross the link on every read, so the copies stay, from page-locked memory"}
+		ch = Choice{plan.StrategyPinned, "discrete GPU, " + f.Access.Why + ": mapped memory would cross the link on every read, so the copies stay, from page-locked memory"}
 	case f.Pin == "":
-		ch = Choice{Pinned, "not merged (" + f.Merge + "); the copies stay, from page-locked memory"}
+		ch = Choice{plan.StrategyPinned, "not merged (" + f.Merge + "); the copies stay, from page-locked memory"}
 	case f.Merge == "":
 		return Choice{"", "not pinned (" + f.Pin + "), and " + f.Access.Why + ": a mapped buffer would cross the link on every read"}
 	default:
@@ -186,17 +180,17 @@ func price(ch Choice, f Facts, c Costs) Choice {
 	numbers := fmt.Sprintf("traced: %d copies of %s, %.3f ms pageable, kernels %.3f ms; at the link's %.0f GB/s",
 		m.Count, units.Bytes(uint64(size)), C, K, c.LinkBytesPerMS/1e6)
 	best, est := ch.Strategy, pinned
-	if ch.Strategy == Mapped {
+	if ch.Strategy == plan.StrategyMapped {
 		est = mapped
 	}
 	var alt []string
-	if ch.Strategy == Mapped && f.Pin == "" {
+	if ch.Strategy == plan.StrategyMapped && f.Pin == "" {
 		alt = append(alt, fmt.Sprintf("pinned %.3f ms", pinned))
 		if pinned < mapped {
-			best, est = Pinned, pinned
+			best, est = plan.StrategyPinned, pinned
 		}
 	}
-	if ch.Strategy == Pinned && f.Merge == "" && f.Access.OnePass {
+	if ch.Strategy == plan.StrategyPinned && f.Merge == "" && f.Access.OnePass {
 		alt = append(alt, fmt.Sprintf("mapped %.3f ms", mapped))
 	}
 	written := C + K

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // TestChoose is the choice rule with given facts and numbers: per device, per --strategy, and
@@ -26,33 +28,33 @@ func TestChoose(t *testing.T) {
 	cases := []struct {
 		name   string
 		d      Device
-		asked  Strategy
+		asked  plan.Strategy
 		f      Facts
-		want   Strategy
+		want   plan.Strategy
 		saying string
 	}{
-		{"discrete, one pass", Discrete, Auto, safe, Mapped, "link carries each byte once"},
-		{"discrete, re-read", Discrete, Auto, safeReread, Pinned, "cross the link on every read"},
-		{"discrete, merge refused", Discrete, Auto, unsafe, Pinned, "not merged (not proved safe: S1 refused"},
-		{"discrete, nothing serves", Discrete, Auto, neither, "", "not pinned (the host pointer"},
-		{"discrete, re-read, not pinnable", Discrete, Auto, noPin, "", "a mapped buffer would cross the link"},
-		{"integrated, re-read", Integrated, Auto, safeReread, Mapped, "one DRAM"},
-		{"integrated, merge refused", Integrated, Auto, unsafe, Pinned, "not merged"},
-		{"grace hopper, one pass", GraceHopper, Auto, safe, Mapped, "coherent link"},
-		{"grace hopper, re-read", GraceHopper, Auto, safeReread, Managed, "migrates"},
-		{"asked mapped, re-read", Discrete, Mapped, safeReread, Mapped, "--strategy mapped"},
-		{"asked managed, refused", Discrete, Managed, unsafe, "", "not merged (--strategy managed)"},
-		{"asked pinned, one pass", Discrete, Pinned, safe, Pinned, "--strategy pinned"},
-		{"asked pinned, not pinnable", Integrated, Pinned, noPin, "", "not pinned (--strategy pinned): the asynchronous copy"},
+		{"discrete, one pass", Discrete, plan.StrategyAuto, safe, plan.StrategyMapped, "link carries each byte once"},
+		{"discrete, re-read", Discrete, plan.StrategyAuto, safeReread, plan.StrategyPinned, "cross the link on every read"},
+		{"discrete, merge refused", Discrete, plan.StrategyAuto, unsafe, plan.StrategyPinned, "not merged (not proved safe: S1 refused"},
+		{"discrete, nothing serves", Discrete, plan.StrategyAuto, neither, "", "not pinned (the host pointer"},
+		{"discrete, re-read, not pinnable", Discrete, plan.StrategyAuto, noPin, "", "a mapped buffer would cross the link"},
+		{"integrated, re-read", Integrated, plan.StrategyAuto, safeReread, plan.StrategyMapped, "one DRAM"},
+		{"integrated, merge refused", Integrated, plan.StrategyAuto, unsafe, plan.StrategyPinned, "not merged"},
+		{"grace hopper, one pass", GraceHopper, plan.StrategyAuto, safe, plan.StrategyMapped, "coherent link"},
+		{"grace hopper, re-read", GraceHopper, plan.StrategyAuto, safeReread, plan.StrategyManaged, "migrates"},
+		{"asked mapped, re-read", Discrete, plan.StrategyMapped, safeReread, plan.StrategyMapped, "--strategy mapped"},
+		{"asked managed, refused", Discrete, plan.StrategyManaged, unsafe, "", "not merged (--strategy managed)"},
+		{"asked pinned, one pass", Discrete, plan.StrategyPinned, safe, plan.StrategyPinned, "--strategy pinned"},
+		{"asked pinned, not pinnable", Integrated, plan.StrategyPinned, noPin, "", "not pinned (--strategy pinned): the asynchronous copy"},
 		// Traced: as written 20 ms of copies + 5 ms of kernels; pinned 13.4 + 5, mapped
 		// max(5, 13.4): mapped for one pass, pinned for a re-read.
-		{"traced one pass", Discrete, Auto, traced(safe, 20, 5), Mapped, "mapped 13.422 ms against 25.000 ms as written, pinned 18.422 ms"},
-		{"traced re-read", Discrete, Auto, traced(safeReread, 20, 5), Pinned, "pinned 18.422 ms against 25.000 ms as written"},
+		{"traced one pass", Discrete, plan.StrategyAuto, traced(safe, 20, 5), plan.StrategyMapped, "mapped 13.422 ms against 25.000 ms as written, pinned 18.422 ms"},
+		{"traced re-read", Discrete, plan.StrategyAuto, traced(safeReread, 20, 5), plan.StrategyPinned, "pinned 18.422 ms against 25.000 ms as written"},
 		// Copies already near the link's rate: pinned would save 1.6 ms, less than 3.5 ms of
 		// page-locking.
-		{"traced, not worth it", Discrete, Auto, traced(safeReread, 15, 5), "", "saving less than page-locking the buffer once (3.520 ms)"},
+		{"traced, not worth it", Discrete, plan.StrategyAuto, traced(safeReread, 15, 5), "", "saving less than page-locking the buffer once (3.520 ms)"},
 		// Integrated GPUs are not priced: the copies are all a merge costs there.
-		{"traced integrated", Integrated, Auto, traced(safeReread, 15, 5), Mapped, "one DRAM"},
+		{"traced integrated", Integrated, plan.StrategyAuto, traced(safeReread, 15, 5), plan.StrategyMapped, "one DRAM"},
 	}
 	for _, c := range cases {
 		got := Choose(c.d, c.asked, c.f, DiscreteCosts)
@@ -77,7 +79,7 @@ func TestStrategyCases(t *testing.T) {
 	}
 	proofs := Prove(tu)
 	type want struct {
-		strategy Strategy
+		strategy plan.Strategy
 		saying   string // in the reason, the choice or the access
 	}
 	for _, target := range []struct {
@@ -85,36 +87,36 @@ func TestStrategyCases(t *testing.T) {
 		want map[string]want // by function (its first pair, the host side h)
 	}{
 		{Target{Device: Discrete}, map[string]want{
-			"one_pass":         {Mapped, "one pass: scale(in[i]), once per copy"},
-			"strided":          {Mapped, "one pass: scale_strided(in[i])"},
-			"relaunched":       {Pinned, "the launch at line 100 uses it again with no copy since the last"},
+			"one_pass":         {plan.StrategyMapped, "one pass: scale(in[i]), once per copy"},
+			"strided":          {plan.StrategyMapped, "one pass: scale_strided(in[i])"},
+			"relaunched":       {plan.StrategyPinned, "the launch at line 100 uses it again with no copy since the last"},
 			"neighbours":       {"", "stencil indexes in by something other than the thread's global index"},
 			"kernel_loop":      {"", "row_sums indexes in by something other than the thread's global index"},
 			"two_dims":         {"", "tile indexes in more than one dimension"},
-			"early_return":     {Mapped, "S1-S4 hold"},
-			"used_after":       {Pinned, "a path frees only the device side"},
-			"either_order":     {Pinned, "comes before the other side's on some paths and after it on others"},
+			"early_return":     {plan.StrategyMapped, "S1-S4 hold"},
+			"used_after":       {plan.StrategyPinned, "a path frees only the device side"},
+			"either_order":     {plan.StrategyPinned, "comes before the other side's on some paths and after it on others"},
 			"handed_on":        {"", "not pinned (the host pointer is passed to consume"},
 			"resized":          {"", "not pinned (the host pointer is passed to realloc"},
 			"kept_global":      {"", "not pinned (the host pointer is stored"},
 			"async_copy":       {"", "not pinned (the asynchronous copy at line 255"},
 			"reset_while_used": {"", "the device may be reset at line 273 while the buffer is used"},
-			"read_from_file":   {Pinned, "the launch at line 290 uses it again with no copy since the last"}, // fread is the host write it is (a merge is proved too), and pinning follows it
+			"read_from_file":   {plan.StrategyPinned, "the launch at line 290 uses it again with no copy since the last"}, // fread is the host write it is (a merge is proved too), and pinning follows it
 			"noisy_free":       {"", "calls release, which also calls printf"},
 		}},
 		{Target{Device: Integrated}, map[string]want{
-			"relaunched": {Mapped, "one DRAM"},
-			"used_after": {Pinned, "a path frees only the device side"},
+			"relaunched": {plan.StrategyMapped, "one DRAM"},
+			"used_after": {plan.StrategyPinned, "a path frees only the device side"},
 		}},
 		{Target{Device: GraceHopper}, map[string]want{
-			"one_pass":   {Mapped, "coherent link"},
-			"relaunched": {Managed, "migrates"},
+			"one_pass":   {plan.StrategyMapped, "coherent link"},
+			"relaunched": {plan.StrategyManaged, "migrates"},
 		}},
-		{Target{Device: Discrete, Strategy: Pinned}, map[string]want{
-			"one_pass": {Pinned, "--strategy pinned"},
+		{Target{Device: Discrete, Strategy: plan.StrategyPinned}, map[string]want{
+			"one_pass": {plan.StrategyPinned, "--strategy pinned"},
 		}},
-		{Target{Device: Discrete, Strategy: Mapped}, map[string]want{
-			"relaunched": {Mapped, "--strategy mapped"},
+		{Target{Device: Discrete, Strategy: plan.StrategyMapped}, map[string]want{
+			"relaunched": {plan.StrategyMapped, "--strategy mapped"},
 			"used_after": {"", "not merged (--strategy mapped)"},
 		}},
 	} {
@@ -143,10 +145,10 @@ func TestStrategyCases(t *testing.T) {
 // side page-locked (a new[] of floats by its bytes) and frees it with the matching free, and
 // adds the helpers once, before the first function that calls them.
 func TestRewritePinnedEdits(t *testing.T) {
-	src, after, cs := rewriteFile(t, "pipeline.cu", Pinned)
+	src, after, cs := rewriteFile(t, "pipeline.cu", plan.StrategyPinned)
 	var pinned []string
 	for _, c := range cs {
-		if c.Strategy == Pinned {
+		if c.Strategy == plan.StrategyPinned {
 			pinned = append(pinned, c.Host)
 		}
 	}

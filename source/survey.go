@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // The survey (`echoctl scan DIR`): the paper's prevalence study (§2.4: the pattern in 19 of
@@ -90,7 +92,7 @@ func (f *FileScan) Proven() int {
 // S1…S4 order, as the rewrite reports it — or ok=false for a proven pair.
 func Declined(p Proof) (v Verdict, ok bool) {
 	for _, v := range p.Verdicts {
-		if v.Status == Refused || v.Status == Undecidable {
+		if v.Status == plan.ConditionRefused || v.Status == plan.ConditionUndecidable {
 			return v, true
 		}
 	}

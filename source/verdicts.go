@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/plan"
 )
 
 // event applies one event to the state of one group of paths, recording what it shows about
@@ -35,25 +37,25 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		}
 	case evRead, evWrite:
 		if ev.v == d {
-			a.findC(1, Undecidable, ev.at, "the host dereferences the device pointer", ConstructCrossAccess)
+			a.findC(1, plan.ConditionUndecidable, ev.at, "the host dereferences the device pointer", ConstructCrossAccess)
 			break
 		}
 		if ev.v != h {
 			break
 		}
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
+			a.find(1, plan.ConditionRefused, ev.at, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		if ev.kind == evWrite {
 			if s.inFlightPair.Line != 0 {
-				a.find(1, Refused, ev.at, fmt.Sprintf("the host writes the host side while the kernel at line %d may still use the device side", s.inFlightPair.Line))
+				a.find(1, plan.ConditionRefused, ev.at, fmt.Sprintf("the host writes the host side while the kernel at line %d may still use the device side", s.inFlightPair.Line))
 			}
 			s.hostDirty = ev.at
 		}
 	case evLaunch:
 		s.inFlightAny = ev.at
 		if ev.v == h {
-			a.findC(1, Undecidable, ev.at, "the host pointer is passed to a kernel", ConstructCrossAccess)
+			a.findC(1, plan.ConditionUndecidable, ev.at, "the host pointer is passed to a kernel", ConstructCrossAccess)
 		}
 		if ev.v != d {
 			break
@@ -64,7 +66,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			// gone, merged, as the D2H copy after it makes it gone as written.
 			s.hostDirty = Loc{}
 		case s.hostDirty.Line != 0:
-			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.at.Line))
+			a.find(1, plan.ConditionRefused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.at.Line))
 		}
 		if s.freedH.Line != 0 {
 			a.freedBeforeKernel(s.freedH, ev.at)
@@ -90,7 +92,7 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 			if ev.v == d {
 				side = "device"
 			}
-			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.via), ConstructHelper)
+			a.findC(4, plan.ConditionUndecidable, ev.at, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.via), ConstructHelper)
 		}
 		if ev.v == h {
 			s.freedH = ev.at
@@ -103,14 +105,14 @@ func (a *pairAnalysis) event(s pstate, ev event) pstate {
 		if s.freedH.Line != 0 && s.freedD.Line != 0 {
 			a.frees[fmt.Sprintf("%d", ev.at.Offset)] = ev.at
 			if s.inFlightPair.Line != 0 {
-				a.find(4, KeepWait, ev.at, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite frees it after a synchronize", s.inFlightPair.Line))
+				a.find(4, plan.ConditionKeepWait, ev.at, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite frees it after a synchronize", s.inFlightPair.Line))
 			}
 		}
 	case evEscape:
 		if ev.v == h || ev.v == d {
-			st := Undecidable
+			st := plan.ConditionUndecidable
 			if ev.refused {
-				st = Refused
+				st = plan.ConditionRefused
 			}
 			side := "host"
 			if ev.v == d {
@@ -172,10 +174,10 @@ func (a *pairAnalysis) pair(states uint8, ev event) uint8 {
 		case alloc && st == other:
 			out |= pairBoth
 		case alloc && (st == pairBoth || st == half):
-			a.find(4, Refused, ev.at, fmt.Sprintf("the %s side gets a new allocation here while the %s side keeps the buffer it was paired with: one merged buffer cannot be both", side, otherSide))
+			a.find(4, plan.ConditionRefused, ev.at, fmt.Sprintf("the %s side gets a new allocation here while the %s side keeps the buffer it was paired with: one merged buffer cannot be both", side, otherSide))
 			out |= pairBoth
 		case alloc: // mine or otherHalf: allocated again before the other side is
-			a.findC(4, Undecidable, ev.at, fmt.Sprintf("the %s side is allocated again before the %s side is: the analysis pairs one allocation of each", side, otherSide), ConstructAllocation)
+			a.findC(4, plan.ConditionUndecidable, ev.at, fmt.Sprintf("the %s side is allocated again before the %s side is: the analysis pairs one allocation of each", side, otherSide), ConstructAllocation)
 			out |= mine
 		case gone && (st == mine || st == otherHalf):
 			out |= pairNone
@@ -191,11 +193,11 @@ func (a *pairAnalysis) pair(states uint8, ev event) uint8 {
 // copyEvent handles a copy: the pair's linking copies, or a copy of one side to elsewhere.
 func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	h, d := a.h, a.d
-	linking := (ev.dir == HostToDevice && ev.src == h && ev.dst == d) || (ev.dir == DeviceToHost && ev.src == d && ev.dst == h)
+	linking := (ev.dir == plan.CopyH2D && ev.src == h && ev.dst == d) || (ev.dir == plan.CopyD2H && ev.src == d && ev.dst == h)
 	if !linking {
 		switch {
 		case ev.src == d || ev.dst == d:
-			a.findC(1, Undecidable, ev.at, "the device side is copied to or from another buffer", ConstructOtherCopy)
+			a.findC(1, plan.ConditionUndecidable, ev.at, "the device side is copied to or from another buffer", ConstructOtherCopy)
 		case ev.src == h:
 			s = a.event(s, event{kind: evRead, v: h, at: ev.at})
 		case ev.dst == h:
@@ -207,7 +209,7 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 		return s
 	}
 	if ev.via != "" {
-		a.findC(1, Undecidable, ev.at, fmt.Sprintf("the linking copy is made inside %s, at line %d: a copy inside a helper serves all its callers, and is not followed yet", ev.via, ev.origin.Line), ConstructHelper)
+		a.findC(1, plan.ConditionUndecidable, ev.at, fmt.Sprintf("the linking copy is made inside %s, at line %d: a copy inside a helper serves all its callers, and is not followed yet", ev.via, ev.origin.Line), ConstructHelper)
 	}
 	full := a.full(s, ev)
 	key := fmt.Sprintf("%d", ev.at.Offset)
@@ -215,28 +217,28 @@ func (a *pairAnalysis) copyEvent(s pstate, ev event) pstate {
 	c.At, c.Dir, c.Sync, c.Full = ev.at, ev.dir, ev.sync, full && (!seen || c.Full)
 	a.copies[key] = c
 	if !full && ev.via == "" {
-		a.findC(1, Undecidable, ev.at, "the copy's size is not provably the whole of both allocations, or a side may hold another buffer here", ConstructSize)
+		a.findC(1, plan.ConditionUndecidable, ev.at, "the copy's size is not provably the whole of both allocations, or a side may hold another buffer here", ConstructSize)
 	}
-	if ev.dir == HostToDevice {
+	if ev.dir == plan.CopyH2D {
 		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
+			a.find(1, plan.ConditionRefused, ev.at, fmt.Sprintf("the H2D copy overwrites what the GPU wrote to the device side at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
 		}
 		s.hostDirty = Loc{}
 	} else {
 		if s.hostDirty.Line != 0 {
-			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write is overwritten by the D2H copy at line %d", ev.at.Line))
+			a.find(1, plan.ConditionRefused, s.hostDirty, fmt.Sprintf("a host write is overwritten by the D2H copy at line %d", ev.at.Line))
 		}
 		s.gpuDirty = Loc{}
 	}
 	if !ev.async() {
 		if s.inFlightAny.Line != 0 {
-			a.find(2, KeepWait, ev.at, fmt.Sprintf("the synchronous copy waits for the kernel at line %d before the host goes on: the rewrite keeps a synchronize here", s.inFlightAny.Line))
+			a.find(2, plan.ConditionKeepWait, ev.at, fmt.Sprintf("the synchronous copy waits for the kernel at line %d before the host goes on: the rewrite keeps a synchronize here", s.inFlightAny.Line))
 			c.KeepWait = true
 			a.copies[key] = c
 		}
 		s.inFlightAny, s.inFlightPair = Loc{}, Loc{}
 	} else {
-		a.findC(2, Undecidable, ev.at, "an asynchronous copy's stream ordering is not followed yet", ConstructAsync)
+		a.findC(2, plan.ConditionUndecidable, ev.at, "an asynchronous copy's stream ordering is not followed yet", ConstructAsync)
 	}
 	return s
 }
@@ -281,9 +283,9 @@ func (a *pairAnalysis) full(s pstate, ev event) bool {
 // one place (so the same source always gets the same words).
 func (a *pairAnalysis) verdicts() [4]Verdict {
 	var out [4]Verdict
-	rank := map[Status]int{Refused: 3, Undecidable: 2, KeepWait: 1}
+	rank := map[plan.Condition]int{plan.ConditionRefused: 3, plan.ConditionUndecidable: 2, plan.ConditionKeepWait: 1}
 	for i := range out {
-		v := Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: Holds}
+		v := Verdict{Cond: fmt.Sprintf("S%d", i+1), Status: plan.ConditionHolds}
 		var fs []finding
 		for _, f := range a.findings[i] {
 			fs = append(fs, f)
@@ -299,16 +301,16 @@ func (a *pairAnalysis) verdicts() [4]Verdict {
 		})
 		if len(fs) > 0 {
 			v.Status, v.At, v.Reason = fs[0].status, fs[0].at, fs[0].why
-			if v.Status == Undecidable {
+			if v.Status == plan.ConditionUndecidable {
 				v.Construct = fs[0].construct
 			}
 		}
 		out[i] = v
 	}
-	if out[0].Status == Holds && len(a.copies) == 0 {
-		out[0] = Verdict{Cond: "S1", Status: Undecidable, Reason: "no linking copy is reachable"}
+	if out[0].Status == plan.ConditionHolds && len(a.copies) == 0 {
+		out[0] = Verdict{Cond: "S1", Status: plan.ConditionUndecidable, Reason: "no linking copy is reachable"}
 	}
-	if out[3].Status == Holds || out[3].Status == KeepWait {
+	if out[3].Status == plan.ConditionHolds || out[3].Status == plan.ConditionKeepWait {
 		var last Loc
 		for _, l := range a.frees {
 			if l.Offset > last.Offset {
@@ -330,7 +332,7 @@ func (a *pairAnalysis) verdicts() [4]Verdict {
 				out[3].Reason += "the shared buffer is not freed, as the device side is not"
 			}
 		}
-		if out[3].Status == KeepWait {
+		if out[3].Status == plan.ConditionKeepWait {
 			out[3].Reason += "; " + wait
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A validate run watches the program as written: its output is the baseline's; the
@@ -58,7 +58,7 @@ func TestValidate(t *testing.T) {
 			p, planPath := testenv.Plan(t, c.workload, args...)
 			candidates := 0
 			for _, pair := range p.Pairs {
-				if pair.Status == planner.StatusCandidate {
+				if pair.Status == plan.StatusCandidate {
 					candidates++
 				}
 			}
@@ -68,7 +68,7 @@ func TestValidate(t *testing.T) {
 			if res.ExitCode != 0 || res.Checksum() != want {
 				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 			}
-			got, err := planner.ReadFile(planPath)
+			got, err := plan.ReadFile(planPath)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,13 +80,13 @@ func TestValidate(t *testing.T) {
 				case refuse && (!strings.Contains(why, reason) || !strings.Contains(why, "(at "+c.workload+"+0x") ||
 					!strings.Contains(why, " ms into the run, after ")):
 					t.Errorf("%s: %s %q; want no merge, for %q, naming the instruction and when", pair.ID, pair.Status, why, reason)
-				case !refuse && why != "" && (pair.Status != planner.StatusRefused || strings.HasPrefix(why, "validation: ")):
+				case !refuse && why != "" && (pair.Status != plan.StatusRefused || strings.HasPrefix(why, "validation: ")):
 					t.Errorf("%s: merges refused for %q; want them validated", pair.ID, why)
 				}
 				// A pair a merge would change is validated for pinned, which keeps the copies,
 				// or refused where its host side is page-locked already.
-				if pair.Status == planner.StatusValidated ||
-					pair.Status == planner.StatusRefused && pair.Host.Kind != "pageable" && strings.HasPrefix(pair.Reason, "validation: ") {
+				if pair.Status == plan.StatusValidated ||
+					pair.Status == plan.StatusRefused && pair.Host.Kind != "pageable" && strings.HasPrefix(pair.Reason, "validation: ") {
 					validated++
 				}
 			}
@@ -108,9 +108,9 @@ func containsAny(s string, subs []string) bool {
 
 // mergeRefusal is why no merge may serve the pair: its refusal, or why pinned alone may; ""
 // when a merge may.
-func mergeRefusal(p planner.Pair) string {
+func mergeRefusal(p plan.Pair) string {
 	switch {
-	case p.Status == planner.StatusRefused:
+	case p.Status == plan.StatusRefused:
 		return p.Reason
 	case !p.Merges():
 		return p.MergeRefused
@@ -180,7 +180,7 @@ func TestOptimizeThenRun(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
 			}
-			p, err := planner.ReadFile(planPath)
+			p, err := plan.ReadFile(planPath)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestOptimizeThenRun(t *testing.T) {
 					}
 					found = true
 					if why := mergeRefusal(pair); !containsAny(why, strings.Split(reason, "|")) ||
-						(pair.Status == planner.StatusEnabled && p.Context.Strategy != planner.StrategyPinned) {
+						(pair.Status == plan.StatusEnabled && p.Context.Strategy != plan.StrategyPinned) {
 						t.Errorf("%s: %s with %q, merges refused for %q; want them refused for %q", id, pair.Status, p.Context.Strategy, why, reason)
 					}
 				}

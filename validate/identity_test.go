@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -20,12 +20,12 @@ func TestApplyRecordsIdentity(t *testing.T) {
 	if err := json.Unmarshal([]byte(shim), &report); err != nil {
 		t.Fatal(err)
 	}
-	p := &planner.Plan{Pairs: []planner.Pair{{ID: "p1", Bytes: 4096, Status: planner.StatusCandidate,
-		Host: planner.Buffer{Site: planner.Site{Bytes: 4096}}, Strategies: []planner.Strategy{planner.StrategyMapped}}}}
+	p := &plan.Plan{Pairs: []plan.Pair{{ID: "p1", Bytes: 4096, Status: plan.StatusCandidate,
+		Host: plan.Buffer{Site: plan.Site{Bytes: 4096}}, Strategies: []plan.Strategy{plan.StrategyMapped}}}}
 	Apply(p, report)
 	got := p.Pairs[0]
-	want := &planner.Identity{Chain: []planner.Frame{{Module: "ab12", Offset: 64}, {Module: "ab12", Offset: 80}}, Ordinal: 1, Calls: 2}
-	if got.Status != planner.StatusValidated || got.Host.Identity == nil || got.Device.Identity != nil {
+	want := &plan.Identity{Chain: []plan.Frame{{Module: "ab12", Offset: 64}, {Module: "ab12", Offset: 80}}, Ordinal: 1, Calls: 2}
+	if got.Status != plan.StatusValidated || got.Host.Identity == nil || got.Device.Identity != nil {
 		t.Fatalf("pair %+v; want validated, the host side named, the device side not", got)
 	}
 	if g, _ := json.Marshal(got.Host.Identity); string(g) != mustJSON(t, want) {

@@ -3,7 +3,7 @@ package validate
 import (
 	"testing"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // TestKindOf: a resolved side's kind follows the planner's one rule (planner.KindOf), the
@@ -11,7 +11,7 @@ import (
 func TestKindOf(t *testing.T) {
 	for _, c := range []struct {
 		call, side string
-		want       planner.MemKind
+		want       plan.MemKind
 	}{
 		{"malloc", "host", "pageable"},
 		{"operator new[]", "host", "pageable"},

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
@@ -20,19 +21,19 @@ const maxResolved = 64
 // toResolve are the candidates a resolve run has something to learn of: a side the trace
 // did not see allocated, or an asynchronous copy whose transfer the trace could not time
 // (untimedAsync), which only a run that times it alone can price.
-func toResolve(p *planner.Plan) []planner.Pair {
-	var out []planner.Pair
+func toResolve(p *plan.Plan) []plan.Pair {
+	var out []plan.Pair
 	for _, pair := range Candidates(p) {
 		if pair.Host.Unresolved || pair.Device.Unresolved || slices.ContainsFunc(pair.Copies, untimedAsync) {
 			out = append(out, pair)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b planner.Pair) int { return cmp.Compare(b.CopyMSPerIteration, a.CopyMSPerIteration) })
+	slices.SortStableFunc(out, func(a, b plan.Pair) int { return cmp.Compare(b.CopyMSPerIteration, a.CopyMSPerIteration) })
 	return out[:min(len(out), maxResolved)]
 }
 
 // Resolves reports whether validating p starts with a resolve run (toResolve).
-func Resolves(p *planner.Plan) bool { return len(toResolve(p)) > 0 }
+func Resolves(p *plan.Plan) bool { return len(toResolve(p)) > 0 }
 
 // untimedAsync: an asynchronous copy no run has timed alone, whose call's time in the trace
 // is not its transfer. One that returned before its copy ran (RepairNone) held only the
@@ -41,16 +42,16 @@ func Resolves(p *planner.Plan) bool { return len(toResolve(p)) > 0 }
 // logits copy took 1.8 ms on the H200, the end of the forward pass it waited for. (A
 // synchronous copy's wait the planner tells apart itself, from launches or the rates of
 // copies that waited for nothing: copyclock.go.)
-func untimedAsync(c planner.Copy) bool {
-	async := c.Repair == planner.RepairNone || c.Repair == planner.RepairEventWait && c.AsyncCall()
+func untimedAsync(c plan.Copy) bool {
+	async := c.Repair == plan.RepairNone || c.Repair == plan.RepairEventWait && c.AsyncCall()
 	return async && !c.Timed
 }
 
 // resolve runs the program once with the shim noting where the buffers of pairs (toResolve)
 // were allocated and timing their linking copies alone (shim/resolve.c), and folds that into
 // the plan.
-func resolve(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []string, stdio runner.IO) (runner.Result, error) {
-	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
+func resolve(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []string, stdio runner.IO) (runner.Result, error) {
+	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeResolve)
 	if err != nil {
 		return runner.Result{}, err
 	}
@@ -70,7 +71,7 @@ func resolve(ctx context.Context, p *planner.Plan, pairs []planner.Pair, argv []
 
 // sameRun reports whether argv runs the program as it was traced from its start: then the
 // copies the trace saw are the copies the resolve run makes.
-func sameRun(p *planner.Plan, argv []string) bool {
+func sameRun(p *plan.Plan, argv []string) bool {
 	cmd := p.Trace.Command
 	return !p.Trace.Attached && len(cmd) == len(argv) && filepath.Base(cmd[0]) == filepath.Base(argv[0]) &&
 		slices.Equal(cmd[1:], argv[1:])
@@ -81,7 +82,7 @@ func sameRun(p *planner.Plan, argv []string) bool {
 // block of a larger allocation, is for pinned alone; a host buffer that is no allocation of
 // its own is for none. When the run was the traced one (same, the same arguments from the
 // start), a pair whose copies the shim saw fewer of than the trace did is refused.
-func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
+func ApplyResolved(p *plan.Plan, report runner.Report, same bool) {
 	seen := map[string]runner.PairReport{}
 	for _, r := range report.Pairs {
 		if len(r.Resolved) == 2 {
@@ -93,7 +94,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		r, ok := seen[pair.ID]
-		if !ok || pair.Status != planner.StatusCandidate {
+		if !ok || pair.Status != plan.StatusCandidate {
 			continue
 		}
 		if r.Copies == 0 {
@@ -102,7 +103,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		}
 		if want := traced.of(pair); same && 10*r.Copies < 9*want {
 			// Copies the shim does not see, it can neither elide nor wait for.
-			pair.Refuse(planner.StageResolve, fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
+			pair.Refuse(plan.StageResolve, fmt.Sprintf("resolve: the shim saw %d of the %d copies the trace saw at this pair's sites: "+
 				"the others go through an entry point it does not hook", r.Copies, want))
 			continue
 		}
@@ -112,12 +113,12 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 		if pair.Host.Unresolved {
 			resolveSide(pair, &pair.Host, "host", r.Resolved[0])
 		}
-		if pair.Device.Unresolved && pair.Status == planner.StatusCandidate {
+		if pair.Device.Unresolved && pair.Status == plan.StatusCandidate {
 			resolveSide(pair, &pair.Device, "device", r.Resolved[1])
 		}
 		declined += learnWaits(pair, r.CopyWaits, report.Launches, p.Loop.MS)
 		timed = timed || slices.ContainsFunc(r.CopyWaits, func(w runner.CopyWaits) bool { return w.Timed > 0 })
-		if pair.Status == planner.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
+		if pair.Status == plan.StatusCandidate && !pair.Merges() && !pair.Host.Unresolved {
 			pair.Validate(fmt.Sprintf("pinned: its host buffers are allocated at %s; pinned keeps every copy and "+
 				"changes nothing the program reads, so no watch run is needed", pair.Host.Site.Name()))
 		}
@@ -125,7 +126,7 @@ func ApplyResolved(p *planner.Plan, report runner.Report, same bool) {
 	if rest := medianMS(report.UntimedNS); timed && rest > 0 {
 		p.Loop.RestMS = rest + declined
 	}
-	p.Recount()
+	planner.Recount(p)
 }
 
 // medianMS is the median of the iterations the run timed, in ms; 0 for fewer than three
@@ -146,13 +147,13 @@ func medianMS(ns []uint64) float64 {
 // calls held their transfer and nothing else, in the traced run, whose iteration the
 // prediction divides (stream's 64 MiB upload on the H200: 10.28 ms a call in the trace, 9.47
 // alone in the resolve run, a run apart).
-// The report's waits follow the run's copy lines (planner.ResolveSites): each goes to every
+// The report's waits follow the run's copy lines (plan.ResolveSites): each goes to every
 // copy of the pair at its site (a chunked pair's chunks, which share one). It returns the
 // time an iteration of the run spent in copies it timed whose timing the plan did not take
 // (TimedAlone keeps a synchronous copy's trace time): the run's rest left them out, and the
 // plan prices them as copies the rest still holds (Loop.RestMS).
-func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) (declined float64) {
-	sites := planner.ResolveSites(*pair)
+func learnWaits(pair *plan.Pair, waits []runner.CopyWaits, launches int, msPerIteration float64) (declined float64) {
+	sites := plan.ResolveSites(*pair)
 	for k, w := range waits[:min(len(waits), len(sites))] {
 		site := pair.Copies[sites[k]].Site
 		for i := range pair.Copies {
@@ -179,9 +180,9 @@ func learnWaits(pair *planner.Pair, waits []runner.CopyWaits, launches int, msPe
 }
 
 // copyCounts are the copies the trace saw at each copy site, over every pair.
-type copyCounts map[planner.Site]int
+type copyCounts map[plan.Site]int
 
-func siteCounts(p *planner.Plan) copyCounts {
+func siteCounts(p *plan.Plan) copyCounts {
 	counts := copyCounts{}
 	for _, pair := range p.Pairs {
 		for _, c := range pair.Copies {
@@ -193,8 +194,8 @@ func siteCounts(p *planner.Plan) copyCounts {
 
 // of is how many copies the trace saw at the pair's sites (the shim, which sees no
 // direction, counts a pair's copies at every one of its sites).
-func (cs copyCounts) of(pair *planner.Pair) int {
-	n, seen := 0, map[planner.Site]bool{}
+func (cs copyCounts) of(pair *plan.Pair) int {
+	n, seen := 0, map[plan.Site]bool{}
 	for _, c := range pair.Copies {
 		if !seen[c.Site] {
 			seen[c.Site] = true
@@ -208,7 +209,7 @@ func (cs copyCounts) of(pair *planner.Pair) int {
 // host-to-host copy between the framework's page-locked buffer and the program's, whose
 // buffer the run resolved as the host side (resolveSide takes it from there). Without one,
 // the page-locked buffer is the program's own, already pinned, and the pair is refused.
-func resolveStaging(pair *planner.Pair, r runner.PairReport, msPerIteration float64) bool {
+func resolveStaging(pair *plan.Pair, r runner.PairReport, msPerIteration float64) bool {
 	via := pair.Staging.Via
 	st := r.Staging
 	if st == nil || st.Copies == 0 {
@@ -230,13 +231,13 @@ func resolveStaging(pair *planner.Pair, r runner.PairReport, msPerIteration floa
 }
 
 // resolveSide fills in one side from what the run saw of it.
-func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.ResolvedSide) {
+func resolveSide(pair *plan.Pair, b *plan.Buffer, side string, r runner.ResolvedSide) {
 	if !r.Found {
 		why := fmt.Sprintf("the %s side is no allocation of its own: its copies point inside a larger buffer, "+
 			"or at static or stack memory", side)
 		if side == "device" {
 			b.Block = true
-			drop(pair, planner.MergeStrategies, why)
+			drop(pair, plan.MergeStrategies, why)
 			return
 		}
 		refuse(pair, why)
@@ -252,49 +253,49 @@ func resolveSide(pair *planner.Pair, b *planner.Buffer, side string, r runner.Re
 	case r.Allocations > 1:
 		pair.Evidence = append(pair.Evidence, fmt.Sprintf("the %s side is a fresh allocation at %s each time (%d linked in one run)",
 			side, where, r.Allocations))
-		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s side is allocated afresh at %s (%d allocations linked in one run): "+
+		drop(pair, plan.MergeStrategies, fmt.Sprintf("the %s side is allocated afresh at %s (%d allocations linked in one run): "+
 			"one merged buffer cannot stand for them", side, where, r.Allocations))
 	case r.OtherSites:
-		drop(pair, planner.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
+		drop(pair, plan.MergeStrategies, fmt.Sprintf("the %s buffers its copies link come from more than one allocation site", side))
 	case r.Threads && (r.ChainThreads || len(r.Chain) == 0 || r.ChainOrdinal >= r.ChainCalls):
-		drop(pair, planner.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads, and so does its call chain: "+
+		drop(pair, plan.MergeStrategies, fmt.Sprintf("%s at %s allocates from several threads, and so does its call chain: "+
 			"which call is which depends on how the threads interleave, so neither can name one buffer", b.Site.Call, where))
 	case r.Threads:
 		// One thread calls this chain: it names the buffer whatever the other threads do
 		// at the site, and the validate run and the deployed one match the slot by it.
-		b.Identity = &planner.Identity{Ordinal: r.ChainOrdinal, Calls: r.ChainCalls}
+		b.Identity = &plan.Identity{Ordinal: r.ChainOrdinal, Calls: r.ChainCalls}
 		for _, f := range r.Chain {
-			b.Identity.Chain = append(b.Identity.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
+			b.Identity.Chain = append(b.Identity.Chain, plan.Frame{Module: f.Module, Offset: f.Offset})
 		}
 		pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s allocates from several threads, but one thread alone "+
 			"calls it from the %s buffer's call chain, which names it", b.Site.Call, where, side))
 	}
-	if side == "host" && b.Kind != planner.KindPageable {
-		drop(pair, []planner.Strategy{planner.StrategyPinned}, "the host side is already "+string(b.Kind)+" memory")
+	if side == "host" && b.Kind != plan.KindPageable {
+		drop(pair, []plan.Strategy{plan.StrategyPinned}, "the host side is already "+string(b.Kind)+" memory")
 	}
 }
 
 // drop takes strategies from the pair, refusing it when none is left.
-func drop(pair *planner.Pair, strategies []planner.Strategy, why string) {
-	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s planner.Strategy) bool { return slices.Contains(strategies, s) })
+func drop(pair *plan.Pair, strategies []plan.Strategy, why string) {
+	keep := slices.DeleteFunc(slices.Clone(pair.Strategies), func(s plan.Strategy) bool { return slices.Contains(strategies, s) })
 	if len(keep) == 0 {
 		refuse(pair, why)
 		return
 	}
-	if !slices.ContainsFunc(keep, func(s planner.Strategy) bool { return slices.Contains(planner.MergeStrategies, s) }) {
+	if !slices.ContainsFunc(keep, func(s plan.Strategy) bool { return slices.Contains(plan.MergeStrategies, s) }) {
 		pair.OnlyPinned(why)
 	}
 	pair.Strategies = keep
 }
 
-func refuse(pair *planner.Pair, why string) {
-	pair.Refuse(planner.StageResolve, "resolve: "+why)
+func refuse(pair *plan.Pair, why string) {
+	pair.Refuse(plan.StageResolve, "resolve: "+why)
 }
 
 // site is the planner's site for what the shim reported: its module is a build-id, or
 // size:N:NAME for a file without one.
-func site(r runner.ResolvedSide) planner.Site {
-	s := planner.Site{Module: r.Path, Offset: r.Offset, Call: r.Call, Bytes: r.Bytes, Ordinal: r.Ordinal}
+func site(r runner.ResolvedSide) plan.Site {
+	s := plan.Site{Module: r.Path, Offset: r.Offset, Call: r.Call, Bytes: r.Bytes, Ordinal: r.Ordinal}
 	if rest, ok := strings.CutPrefix(r.Module, "size:"); ok {
 		size, _, _ := strings.Cut(rest, ":")
 		s.ModuleSize, _ = strconv.ParseInt(size, 10, 64)
@@ -309,10 +310,10 @@ func site(r runner.ResolvedSide) planner.Site {
 
 // kindOf is the memory a resolved side's allocating call hands out (planner.KindOf); a
 // device side's call the planner does not know as managed memory is device memory.
-func kindOf(call, side string) planner.MemKind {
+func kindOf(call, side string) plan.MemKind {
 	k := planner.KindOf(call)
-	if side == "device" && k != planner.KindManaged {
-		return planner.KindDevice
+	if side == "device" && k != plan.KindManaged {
+		return plan.KindDevice
 	}
 	return k
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -22,7 +22,7 @@ func TestValidateResolvesHostSites(t *testing.T) {
 	full, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/stream", args...)
 	p, planPath := testenv.PlanTraced(t, nil, "workloads/stream", args...)
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusCandidate || !pair.Host.Unresolved || pair.Device.Unresolved {
+		if pair.Status != plan.StatusCandidate || !pair.Host.Unresolved || pair.Device.Unresolved {
 			t.Fatalf("%s before validate: %s, host unresolved %v, device unresolved %v; want a candidate known by its copies on the host side",
 				pair.ID, pair.Status, pair.Host.Unresolved, pair.Device.Unresolved)
 		}
@@ -37,7 +37,7 @@ func TestValidateResolvesHostSites(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	got, err := planner.ReadFile(planPath)
+	got, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestValidateResolvesHostSites(t *testing.T) {
 	}
 	for i, pair := range got.Pairs {
 		want := full.Pairs[i].Host
-		if pair.Status != planner.StatusValidated || pair.Host.Unresolved || pair.Host.Site != want.Site ||
+		if pair.Status != plan.StatusValidated || pair.Host.Unresolved || pair.Host.Site != want.Site ||
 			pair.Host.Kind != want.Kind || pair.Host.Allocations != 1 || !pair.Merges() {
 			t.Errorf("%s after validate: %s, host %+v; want validated for a merge, host %+v allocated once",
 				pair.ID, pair.Status, pair.Host, want)
@@ -72,7 +72,7 @@ func TestValidateResolvesAttachedTrace(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	got, err := planner.ReadFile(planPath)
+	got, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +80,13 @@ func TestValidateResolvesAttachedTrace(t *testing.T) {
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
 	}
-	byDirection := map[planner.PairDirection]planner.Pair{} // the attach may have begun at either copy
+	byDirection := map[plan.PairDirection]plan.Pair{} // the attach may have begun at either copy
 	for _, pair := range full.Pairs {
 		byDirection[pair.Direction] = pair
 	}
 	for _, pair := range got.Pairs {
 		want := byDirection[pair.Direction]
-		if pair.Status != planner.StatusValidated || pair.Host.Site != want.Host.Site || pair.Device.Site != want.Device.Site {
+		if pair.Status != plan.StatusValidated || pair.Host.Site != want.Host.Site || pair.Device.Site != want.Device.Site {
 			t.Errorf("%s after validate: %s %q, host %+v, device %+v; want validated, the full trace's sites %+v, %+v",
 				pair.ID, pair.Status, pair.Reason, pair.Host.Site, pair.Device.Site, want.Host.Site, want.Device.Site)
 		}
@@ -118,13 +118,13 @@ func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := map[planner.PairDirection]int{}
+	dirs := map[plan.PairDirection]int{}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || pair.Merges() || !pair.Allows(planner.StrategyPinned) || pair.Host.Allocations < 2 {
+		if pair.Status != plan.StatusValidated || pair.Merges() || !pair.Allows(plan.StrategyPinned) || pair.Host.Allocations < 2 {
 			t.Errorf("%s: %s, strategies %v, host %+v; want validated for pinned alone, its fresh allocations counted",
 				pair.ID, pair.Status, pair.Strategies, pair.Host)
 		}
@@ -179,16 +179,16 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
 			}
-			p, err := planner.ReadFile(planPath)
+			p, err := plan.ReadFile(planPath)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := p.Context.Strategy; s != planner.StrategyPinned && s != "" {
+			if s := p.Context.Strategy; s != plan.StrategyPinned && s != "" {
 				t.Fatalf("strategy %q, want pinned or none: no merge can serve device blocks\n%s", s, res.Stdout+res.Stderr)
 			}
 			t.Logf("calibration chose %q", p.Context.Strategy)
 			for _, pair := range p.Pairs {
-				if pair.Status == planner.StatusEnabled && pair.Merges() {
+				if pair.Status == plan.StatusEnabled && pair.Merges() {
 					t.Errorf("%s enabled with merges %v: device blocks cannot merge", pair.ID, pair.Strategies)
 				}
 			}
@@ -223,7 +223,7 @@ func TestPerThreadDefaultStreamFollowed(t *testing.T) {
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	p, planPath := validatedPlan(t, rel, args...)
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || !pair.Merges() {
+		if pair.Status != plan.StatusValidated || !pair.Merges() {
 			t.Errorf("%s: %s %q, merges refused for %q; want validated for merging", pair.ID, pair.Status, pair.Reason, pair.MergeRefused)
 		}
 	}
@@ -258,7 +258,7 @@ func validatesLaunch(t *testing.T, rel, path, mode string) {
 	for _, pair := range p.Pairs {
 		refused := strings.Contains(pair.MergeRefused, "between a kernel launch or memset and the copy")
 		want := mode == "early" && pair.Direction == "output"
-		if pair.Status != planner.StatusValidated || refused != want {
+		if pair.Status != plan.StatusValidated || refused != want {
 			t.Errorf("%s %s: %s, merges refused for %q; want validated, merges refused: %v",
 				pair.ID, pair.Direction, pair.Status, pair.MergeRefused, want)
 		}
@@ -272,7 +272,7 @@ func TestValidateCountsLegacyWaits(t *testing.T) {
 	testenv.RequireRoot(t)
 	p, _ := validatedPlan(t, "tests/blocking_stream", "6", "1048576")
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || !pair.Merges() {
+		if pair.Status != plan.StatusValidated || !pair.Merges() {
 			t.Errorf("%s %s: %s, merges refused for %q; want validated for merging", pair.ID, pair.Direction, pair.Status, pair.MergeRefused)
 		}
 	}
@@ -296,7 +296,7 @@ func TestResolveSeesWhichCopiesWaited(t *testing.T) {
 	if res.Report.Launches < iters {
 		t.Errorf("the shim saw %d launches; want at least %d", res.Report.Launches, iters)
 	}
-	direction := map[string]planner.PairDirection{}
+	direction := map[string]plan.PairDirection{}
 	for _, pair := range p.Pairs {
 		direction[pair.ID] = pair.Direction
 	}
@@ -381,19 +381,19 @@ func TestResolveTimesCopiesAlone(t *testing.T) {
 
 // validatedPlan traces rel with args (a default trace), plans the trace, validates the plan
 // on the same command, and returns the plan read back and its path.
-func validatedPlan(t *testing.T, rel string, args ...string) (*planner.Plan, string) {
+func validatedPlan(t *testing.T, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	return validatedTrace(t, nil, rel, args...)
 }
 
 // validatedTrace is validatedPlan of a trace recorded with traceFlags.
-func validatedTrace(t *testing.T, traceFlags []string, rel string, args ...string) (*planner.Plan, string) {
+func validatedTrace(t *testing.T, traceFlags []string, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	_, planPath := testenv.PlanTraced(t, traceFlags, rel, args...)
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 
 			// The rest is each iteration without the copies timed in it: all of them, 2 ms or
 			// more each.
-			res := resolveRun(t, p, p.PairsIn(planner.StatusValidated), tc.workload, args)
+			res := resolveRun(t, p, p.PairsIn(plan.StatusValidated), tc.workload, args)
 			it, rest := res.Report.IterationNS, res.Report.UntimedNS
 			if len(it) < 4 || len(rest) != len(it) {
 				t.Fatalf("iterations %v, without the timed copies %v; want one of each an iteration", it, rest)
@@ -449,9 +449,9 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 
 // resolveRun runs the built workload with args once in resolve mode for pairs of p, failing
 // the test unless it ran to a clean exit.
-func resolveRun(t *testing.T, p *planner.Plan, pairs []planner.Pair, workload string, args []string) runner.Result {
+func resolveRun(t *testing.T, p *plan.Plan, pairs []plan.Pair, workload string, args []string) runner.Result {
 	t.Helper()
-	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeResolve)
+	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeResolve)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,6 +491,6 @@ func TestResolveTimesPageableAsyncCopies(t *testing.T) {
 		}
 	}
 	if outputs == 0 {
-		t.Fatalf("no output copy of a validated pair: %v", p.PairsIn(planner.StatusRefused))
+		t.Fatalf("no output copy of a validated pair: %v", p.PairsIn(plan.StatusRefused))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A framework that stages (testdata/workloads/staging: CuPy's cp.asarray) copies the program's
@@ -26,7 +26,7 @@ func TestStagedPairServed(t *testing.T) {
 		t.Run(strings.Join(append([]string{"staging"}, variant...), " "), func(t *testing.T) {
 			args := append([]string{"--size", "1M", "--iters", "6", "--warmup", "1"}, variant...)
 			p, planPath := validatedPlan(t, rel, args...)
-			staged := map[planner.PairDirection]int{}
+			staged := map[plan.PairDirection]int{}
 			for _, pair := range p.Pairs {
 				if pair.Staging == nil {
 					continue
@@ -36,8 +36,8 @@ func TestStagedPairServed(t *testing.T) {
 				if pair.Direction == "output" {
 					copyCall = "memcpy"
 				}
-				if pair.Status != planner.StatusValidated || pair.Merges() || !pair.Allows(planner.StrategyPinned) ||
-					pair.Host.Unresolved || pair.Host.Site.Call != "malloc" || pair.Host.Kind != planner.KindPageable ||
+				if pair.Status != plan.StatusValidated || pair.Merges() || !pair.Allows(plan.StrategyPinned) ||
+					pair.Host.Unresolved || pair.Host.Site.Call != "malloc" || pair.Host.Kind != plan.KindPageable ||
 					pair.Host.Allocations < 2 {
 					t.Errorf("%s: %s %q, strategies %v, host %+v; want validated for pinned alone, the host side "+
 						"the program's fresh malloc'd array", pair.ID, pair.Status, pair.Reason, pair.Strategies, pair.Host)
@@ -48,7 +48,7 @@ func TestStagedPairServed(t *testing.T) {
 						"found for every copy", pair.ID, *st, st.Copy, copyCall)
 				}
 			}
-			wantStaged := map[planner.PairDirection]int{"input": 1}
+			wantStaged := map[plan.PairDirection]int{"input": 1}
 			if len(variant) > 0 {
 				wantStaged["output"] = 1
 			}
@@ -89,7 +89,7 @@ func TestStagedPairNotFoundIsRefused(t *testing.T) {
 		if pair.Staging == nil {
 			continue
 		}
-		if pair.Status != planner.StatusRefused || pair.RefusedAt != planner.StageResolve ||
+		if pair.Status != plan.StatusRefused || pair.RefusedAt != plan.StageResolve ||
 			!strings.Contains(pair.Reason, "so it is already pinned memory") {
 			t.Errorf("%s: %s at %s %q; want refused by the resolve run: nothing staged it", pair.ID, pair.Status,
 				pair.RefusedAt, pair.Reason)

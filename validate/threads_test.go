@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A loop beside loader threads that allocate through the loop's own helpers (a DataLoader's
@@ -24,7 +24,7 @@ func TestLoaderThreadsNamedByChain(t *testing.T) {
 		t.Fatalf("%d pairs, want the loop's input and output: %+v", len(p.Pairs), p.Pairs)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusValidated || !pair.Merges() || pair.Host.Identity == nil || pair.Device.Identity == nil ||
+		if pair.Status != plan.StatusValidated || !pair.Merges() || pair.Host.Identity == nil || pair.Device.Identity == nil ||
 			!strings.Contains(strings.Join(pair.Evidence, "\n"), "one thread alone calls it from the") {
 			t.Errorf("%s: %s %q, merges refused for %q, identities %+v %+v; want validated for a merge, both sides "+
 				"named by their call chains", pair.ID, pair.Status, pair.Reason, pair.MergeRefused, pair.Host.Identity,

@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
 
 // Candidates are the pairs a validate run watches.
-func Candidates(p *planner.Plan) []planner.Pair {
-	return p.PairsIn(planner.StatusCandidate)
+func Candidates(p *plan.Plan) []plan.Pair {
+	return p.PairsIn(plan.StatusCandidate)
 }
 
 // Run validates the plan's candidates. Where the trace did not see a side allocated (host
@@ -28,7 +29,7 @@ func Candidates(p *planner.Plan) []planner.Pair {
 // pairs only pinned may serve are then done. A second run watches the
 // pairs a merge may serve; its result is what Run returns, for Apply (without one, the
 // first run's, with no pairs in its report).
-func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
+func Run(ctx context.Context, p *plan.Plan, argv []string, stdio runner.IO) (runner.Result, error) {
 	if len(Candidates(p)) == 0 {
 		return runner.Result{}, errors.New("the plan has no candidate pair to validate")
 	}
@@ -40,7 +41,7 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 		}
 		res.Report.Pairs = nil
 	}
-	var pairs []planner.Pair
+	var pairs []plan.Pair
 	for _, pair := range Candidates(p) {
 		if pair.Merges() && !pair.Host.Unresolved && !pair.Device.Unresolved {
 			pairs = append(pairs, pair)
@@ -49,7 +50,7 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 	if len(pairs) == 0 {
 		return res, nil
 	}
-	compact, err := planner.Compact(p, pairs, planner.StrategyMapped, planner.ModeValidate)
+	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeValidate)
 	if err != nil {
 		return runner.Result{}, err
 	}
@@ -70,7 +71,7 @@ func Run(ctx context.Context, p *planner.Plan, argv []string, stdio runner.IO) (
 // Apply folds a validate run into the plan: a pair with an access in a window is refused, a
 // pair whose copies were all watched without one is validated, and one the run never
 // reached stays a candidate.
-func Apply(p *planner.Plan, report runner.Report) {
+func Apply(p *plan.Plan, report runner.Report) {
 	seen := map[string]runner.PairReport{}
 	for _, r := range report.Pairs {
 		seen[r.ID] = r
@@ -79,23 +80,23 @@ func Apply(p *planner.Plan, report runner.Report) {
 	for i := range p.Pairs {
 		pair := &p.Pairs[i]
 		r, ok := seen[pair.ID]
-		if pair.Status != planner.StatusCandidate || !ok {
+		if pair.Status != plan.StatusCandidate || !ok {
 			continue
 		}
 		watched := r.Seen && r.Copies > 0
 		threads := interleaved(r)
 		switch {
-		case r.Refused && pair.Allows(planner.StrategyPinned):
+		case r.Refused && pair.Allows(plan.StrategyPinned):
 			// What a merge would change, pinned does not: it keeps the copies.
 			pair.ValidateForPinnedOnly("validation: "+r.Reason+at(p, r), fmt.Sprintf("validated %s for pinned only: "+
 				"a merge would change what the program reads (%s); pinned keeps every copy", stamp, r.Reason))
 		case r.Refused:
-			pair.Refuse(planner.StageValidate, "validation: "+r.Reason+at(p, r))
-		case watched && threads != "" && pair.Allows(planner.StrategyPinned):
+			pair.Refuse(plan.StageValidate, "validation: "+r.Reason+at(p, r))
+		case watched && threads != "" && pair.Allows(plan.StrategyPinned):
 			pair.ValidateForPinnedOnly("validation: "+threads, fmt.Sprintf("validated %s for pinned only: %s; pinned "+
 				"serves the host allocation site whichever call it is", stamp, threads))
 		case watched && threads != "":
-			pair.Refuse(planner.StageValidate, "validation: "+threads)
+			pair.Refuse(plan.StageValidate, "validation: "+threads)
 		case watched:
 			pair.Validate(fmt.Sprintf("validated %s: %d linking copies watched, no host access "+
 				"in a window where merging would change what is read or written%s", stamp, r.Copies, identify(pair, r)))
@@ -103,7 +104,7 @@ func Apply(p *planner.Plan, report runner.Report) {
 			pair.Evidence = append(pair.Evidence, fmt.Sprintf("not validated %s: the run never allocated and linked this pair", stamp))
 		}
 	}
-	p.Recount()
+	planner.Recount(p)
 }
 
 // interleaved says why a merge cannot name the pair's buffers where the run saw a side's call
@@ -119,18 +120,18 @@ func interleaved(r runner.PairReport) string {
 	return ""
 }
 
-// identify records who took each side's slot in the run (planner.Identity), by their call
+// identify records who took each side's slot in the run (plan.Identity), by their call
 // chains, and says so for the evidence.
-func identify(pair *planner.Pair, r runner.PairReport) string {
-	sides := []*planner.Buffer{&pair.Host, &pair.Device}
+func identify(pair *plan.Pair, r runner.PairReport) string {
+	sides := []*plan.Buffer{&pair.Host, &pair.Device}
 	named := 0
 	for i, id := range r.Identity {
 		if i >= len(sides) || !id.Known || len(id.Chain) == 0 || id.Count < 1 || id.Ordinal >= id.Count {
 			continue
 		}
-		got := &planner.Identity{Ordinal: id.Ordinal, Calls: id.Count}
+		got := &plan.Identity{Ordinal: id.Ordinal, Calls: id.Count}
 		for _, f := range id.Chain {
-			got.Chain = append(got.Chain, planner.Frame{Module: f.Module, Offset: f.Offset})
+			got.Chain = append(got.Chain, plan.Frame{Module: f.Module, Offset: f.Offset})
 		}
 		sides[i].Identity = got
 		named++
@@ -147,7 +148,7 @@ func identify(pair *planner.Pair, r runner.PairReport) string {
 // at names the instruction that made the access, as module+offset, and when: how far into
 // the run, after how many of the pair's linking copies (a conflict in the first iteration
 // reads differently from one in the last).
-func at(p *planner.Plan, r runner.PairReport) string {
+func at(p *plan.Plan, r runner.PairReport) string {
 	if r.AtModule == "" {
 		return ""
 	}

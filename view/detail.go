@@ -42,8 +42,8 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 		lines = append(lines, "pairs")
 		rows := make([][]string, len(d.PairList))
 		for i, p := range d.PairList {
-			rows[i] = []string{p.Direction, units.Bytes(p.Bytes), speedup(p.Speedup),
-				p.Status, p.Reason}
+			rows[i] = []string{string(p.Direction), units.Bytes(p.Bytes), speedup(p.Speedup),
+				string(p.Status), p.Reason}
 		}
 		lines = append(lines, grid([]column{
 			{"DIR", 6, false}, {"BYTES", 10, true}, {"BOUND", 8, true},

@@ -10,7 +10,7 @@ import (
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/pipeline"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 type calibrateOptions struct {
@@ -76,14 +76,14 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err != nil {
 		return err
 	}
-	measurable := []planner.Status{planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled}
+	measurable := []plan.Status{plan.StatusValidated, plan.StatusCalibrated, plan.StatusEnabled}
 	if o.unvalidated {
-		measurable = append(measurable, planner.StatusCandidate)
+		measurable = append(measurable, plan.StatusCandidate)
 	}
 	pairs := p.PairsToMeasure(measurable...)
-	var again []planner.Pair
+	var again []plan.Pair
 	for _, pair := range pairs {
-		if pair.Status == planner.StatusRefused {
+		if pair.Status == plan.StatusRefused {
 			again = append(again, pair)
 		}
 	}
@@ -101,7 +101,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	res, err := pipeline.Calibrate(cmd.Context(), p, pairs, argv, calibrate.Options{
 		Rounds: o.rounds, Budget: budgetOption(o.budget), Ignore: o.ignore.re, Strategies: tried,
 		Progress: func(format string, args ...any) { fmt.Fprintf(stderr, "calibrate: "+format+"\n", args...) },
-	}, planner.Finding{})
+	}, plan.Finding{})
 	if err != nil {
 		return err
 	}
@@ -127,10 +127,10 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 }
 
 // strategies are the --strategy names, each one Echo serves.
-func strategies(names []string) ([]planner.Strategy, error) {
-	var out []planner.Strategy
+func strategies(names []string) ([]plan.Strategy, error) {
+	var out []plan.Strategy
 	for _, n := range names {
-		s, err := planner.ParseStrategy(n)
+		s, err := plan.ParseStrategy(n)
 		if err != nil {
 			return nil, fmt.Errorf("--strategy: %w", err)
 		}

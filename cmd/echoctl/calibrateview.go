@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -13,8 +14,8 @@ import (
 // by side, each with that prediction's estimate, the speed-up its rounds measured paired with
 // the baseline's, its verdict and how sure it is, the reason where it was refused; then how
 // many rounds ran and why no more, and what the plan now says.
-func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
-	f := p.Forecast()
+func renderCalibration(w io.Writer, r *calibrate.Result, p *plan.Plan, planPath string) error {
+	f := planner.ForecastFor(p)
 	fmt.Fprintln(w, forecastLine(f))
 	t := columns{headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
 		right: []int{1, 2, 3, 4, 5}}
@@ -63,7 +64,7 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		fmt.Fprintf(w, "\nenabled with the %s strategy%s\n", r.Chosen, on)
 	default:
 		for _, pair := range p.Pairs {
-			if pair.Status == planner.StatusRefused && pair.Reason != "" {
+			if pair.Status == plan.StatusRefused && pair.Reason != "" {
 				fmt.Fprintf(w, "\n%s refused: %s\n", pair.ID, pair.Reason)
 				break
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/calibrate"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // The calibration table: one row per variant, numbers right-aligned under their headers, the
@@ -32,10 +32,10 @@ func TestRenderCalibration(t *testing.T) {
 		Rounds: 9, Stopped: "every strategy decided",
 	}
 	res.Device.EnergySource = "nvml"
-	p := &planner.Plan{Context: planner.Context{Strategy: "managed", GPU: "NVIDIA H200"}, Loop: planner.Loop{Iterations: 10, MS: 12},
+	p := &plan.Plan{Context: plan.Context{Strategy: "managed", GPU: "NVIDIA H200"}, Loop: plan.Loop{Iterations: 10, MS: 12},
 		FCopy: 0.5, PredictedSpeedup: 2,
-		Pairs:     []planner.Pair{{ID: "p1", Status: planner.StatusEnabled}},
-		Estimates: []planner.Estimate{{Strategy: "mapped", Speedup: 1.5}, {Strategy: "pinned", Speedup: 1.2}}}
+		Pairs:     []plan.Pair{{ID: "p1", Status: plan.StatusEnabled}},
+		Estimates: []plan.Estimate{{Strategy: "mapped", Speedup: 1.5}, {Strategy: "pinned", Speedup: 1.2}}}
 	var buf bytes.Buffer
 	if err := renderCalibration(&buf, res, p, "app.plan"); err != nil {
 		t.Fatal(err)

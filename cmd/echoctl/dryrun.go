@@ -9,12 +9,12 @@ import (
 
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // printDryRun says what run would do, and where this command differs from the traced one:
 // a plan names allocation sites and sizes, so other arguments may well match nothing.
-func printDryRun(cmd *cobra.Command, p *planner.Plan, d pipeline.Deployment, argv []string, asJSON bool) error {
+func printDryRun(cmd *cobra.Command, p *plan.Plan, d pipeline.Deployment, argv []string, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	if asJSON {
 		return printJSON(out, newDryRunDoc(p, d, argv))
@@ -23,7 +23,7 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d pipeline.Deployment, arg
 		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.Untouched)
 		return nil
 	}
-	if d.Strategy == planner.StrategyPinned {
+	if d.Strategy == plan.StrategyPinned {
 		printPinned(out, p, d.Pairs)
 	} else {
 		fmt.Fprintf(out, "would merge %d pairs of %s with the %s strategy:\n", len(d.Pairs), p.Context.Executable.Path, d.Strategy)
@@ -45,9 +45,9 @@ func printDryRun(cmd *cobra.Command, p *planner.Plan, d pipeline.Deployment, arg
 // printPinned says what the pinned strategy would do: serve every host allocation of the
 // planned size at each planned site (whatever its ordinal) from page-locked memory, for the
 // pairs whose host buffers come from there.
-func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
-	var order []planner.Site
-	ids := map[planner.Site][]string{}
+func printPinned(out io.Writer, p *plan.Plan, pairs []plan.Pair) {
+	var order []plan.Site
+	ids := map[plan.Site][]string{}
 	for _, pair := range pairs {
 		k := pair.Host.Site.AnyOrdinal()
 		if ids[k] == nil {
@@ -68,22 +68,22 @@ func printPinned(out io.Writer, p *planner.Plan, pairs []planner.Pair) {
 
 // dryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
 type dryRunDoc struct {
-	Schema     string           `json:"schema"`
-	Executable string           `json:"executable"`
-	Action     string           `json:"action"` // "merge", "pin" or "run as written"
-	Strategy   planner.Strategy `json:"strategy,omitempty"`
-	Untouched  string           `json:"untouched,omitempty"` // why the program would run as written
-	Pairs      []dryRunPair     `json:"pairs"`
-	ArgsDiffer string           `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
+	Schema     string        `json:"schema"`
+	Executable string        `json:"executable"`
+	Action     string        `json:"action"` // "merge", "pin" or "run as written"
+	Strategy   plan.Strategy `json:"strategy,omitempty"`
+	Untouched  string        `json:"untouched,omitempty"` // why the program would run as written
+	Pairs      []dryRunPair  `json:"pairs"`
+	ArgsDiffer string        `json:"args_differ,omitempty"` // how the arguments differ from the traced run's
 }
 
 type dryRunPair struct {
-	ID        string                `json:"id"`
-	Direction planner.PairDirection `json:"direction"`
-	Bytes     uint64                `json:"bytes"` // the buffer's size
-	Host      dryRunSite            `json:"host"`
-	Device    dryRunSite            `json:"device"`
-	Copies    []dryRunCopy          `json:"copies"` // elided by a merge; kept, from page-locked memory, by pin
+	ID        string             `json:"id"`
+	Direction plan.PairDirection `json:"direction"`
+	Bytes     uint64             `json:"bytes"` // the buffer's size
+	Host      dryRunSite         `json:"host"`
+	Device    dryRunSite         `json:"device"`
+	Copies    []dryRunCopy       `json:"copies"` // elided by a merge; kept, from page-locked memory, by pin
 }
 
 type dryRunSite struct {
@@ -93,30 +93,30 @@ type dryRunSite struct {
 }
 
 type dryRunCopy struct {
-	Call      string                `json:"call"`
-	Direction planner.CopyDirection `json:"direction"`
-	Site      string                `json:"site"`
-	Keeps     planner.Repair        `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
+	Call      string             `json:"call"`
+	Direction plan.CopyDirection `json:"direction"`
+	Site      string             `json:"site"`
+	Keeps     plan.Repair        `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
 }
 
-func newDryRunDoc(p *planner.Plan, d pipeline.Deployment, argv []string) dryRunDoc {
+func newDryRunDoc(p *plan.Plan, d pipeline.Deployment, argv []string) dryRunDoc {
 	doc := dryRunDoc{Schema: schemaRun, Executable: p.Context.Executable.Path, Strategy: d.Strategy,
 		Untouched: d.Untouched, Pairs: []dryRunPair{}, ArgsDiffer: argsDiffer(p.Trace.Command, argv)}
 	switch {
 	case d.Untouched != "":
 		doc.Action = "run as written"
 		return doc
-	case d.Strategy == planner.StrategyPinned:
+	case d.Strategy == plan.StrategyPinned:
 		doc.Action = "pin"
 	default:
 		doc.Action = "merge"
 	}
-	site := func(s planner.Site) dryRunSite { return dryRunSite{Call: s.Call, Site: s.Name(), Ordinal: s.Ordinal} }
+	site := func(s plan.Site) dryRunSite { return dryRunSite{Call: s.Call, Site: s.Name(), Ordinal: s.Ordinal} }
 	for _, pair := range d.Pairs {
 		dp := dryRunPair{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
 			Host: site(pair.Host.Site), Device: site(pair.Device.Site)}
 		for _, c := range pair.Copies {
-			var keeps planner.Repair
+			var keeps plan.Repair
 			if doc.Action == "merge" {
 				keeps = c.Repair
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/echo-uma/echo/export"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +72,7 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 	}
 	var xopts export.Options
 	if opts.plan != "" {
-		if xopts.Plan, err = planner.ReadFile(opts.plan); err != nil {
+		if xopts.Plan, err = plan.ReadFile(opts.plan); err != nil {
 			return err // ReadFile names the plan
 		}
 		xopts.PlanPath = opts.plan
@@ -161,7 +161,7 @@ type exportDoc struct {
 }
 
 // highlighted says how many copies the plan marked, when there is a plan.
-func highlighted(p *planner.Plan, sum export.Summary) string {
+func highlighted(p *plan.Plan, sum export.Summary) string {
 	if p == nil {
 		return ""
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -184,27 +184,27 @@ func TestExportCommand(t *testing.T) {
 // of TestExportCommand's trace.
 func writeExportPlan(t *testing.T, exe trace.Module) string {
 	t.Helper()
-	site := func(offset uint64, call string) planner.Site {
-		return planner.Site{Module: exe.Path, BuildID: exe.BuildID, Offset: offset, Call: call, Bytes: 4 << 20}
+	site := func(offset uint64, call string) plan.Site {
+		return plan.Site{Module: exe.Path, BuildID: exe.BuildID, Offset: offset, Call: call, Bytes: 4 << 20}
 	}
-	p := &planner.Plan{
-		Version: planner.Version, Created: time.Now(), Tool: "echoctl test",
-		Trace:   planner.Source{Path: "trace.bin", Command: []string{"./stream"}, PID: 4242, Host: "gpu01"},
-		Context: planner.Context{Executable: planner.Module{Path: exe.Path, BuildID: exe.BuildID}},
-		Loop:    planner.Loop{Iterations: 1, MS: 1, CopyMS: 0.3},
-		Pairs: []planner.Pair{{
+	p := &plan.Plan{
+		Version: plan.Version, Created: time.Now(), Tool: "echoctl test",
+		Trace:   plan.Source{Path: "trace.bin", Command: []string{"./stream"}, PID: 4242, Host: "gpu01"},
+		Context: plan.Context{Executable: plan.Module{Path: exe.Path, BuildID: exe.BuildID}},
+		Loop:    plan.Loop{Iterations: 1, MS: 1, CopyMS: 0.3},
+		Pairs: []plan.Pair{{
 			ID: "p1", Direction: "input", Bytes: 4 << 20,
-			Host:   planner.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
-			Device: planner.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
-			Copies: []planner.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
+			Host:   plan.Buffer{Site: site(0x1200, "malloc"), Kind: "pageable"},
+			Device: plan.Buffer{Site: site(0x1100, "cudaMalloc"), Kind: "device"},
+			Copies: []plan.Copy{{Site: site(0x1746, "cudaMemcpy"), Direction: "h2d", Stream: "legacy",
 				Count: 1, PerIteration: 1, MS: 0.3}},
 			BytesPerIteration: 4 << 20, CopyMSPerIteration: 0.3, FCopy: 0.3, PredictedSpeedup: 1 / 0.7,
-			Status: planner.StatusCandidate, Strategies: planner.MergeStrategies, Evidence: []string{"needs validation"},
+			Status: plan.StatusCandidate, Strategies: plan.MergeStrategies, Evidence: []string{"needs validation"},
 		}},
 		FCopy: 0.3, PredictedSpeedup: 1 / 0.7,
 	}
 	path := filepath.Join(t.TempDir(), "app.plan")
-	if err := planner.WriteFile(path, p); err != nil {
+	if err := plan.WriteFile(path, p); err != nil {
 		t.Fatal(err)
 	}
 	return path

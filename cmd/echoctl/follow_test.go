@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // A trace that follows a shell to the CUDA program it starts makes a plan for that program,
@@ -28,7 +28,7 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 		!strings.Contains(filepath.Base(p.Context.Launcher.Path), "sh") {
 		t.Fatalf("context %+v, launcher %+v: want the plan for stream, launched by the shell", p.Context, p.Context.Launcher)
 	}
-	if n := len(p.PairsIn(planner.StatusCandidate)); n != 2 {
+	if n := len(p.PairsIn(plan.StatusCandidate)); n != 2 {
 		t.Errorf("%d candidate pairs, want stream's 2", n)
 	}
 	res = testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--"}, shell...)...)
@@ -48,10 +48,10 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("calibrate through the shell: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	if p, err = planner.ReadFile(planPath); err != nil {
+	if p, err = plan.ReadFile(planPath); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(p.PairsIn(planner.StatusEnabled)); n != 2 {
+	if n := len(p.PairsIn(plan.StatusEnabled)); n != 2 {
 		t.Fatalf("%d pairs enabled, want 2: %s", n, res.Stdout)
 	}
 	res = testenv.Echoctl(t, nil, append([]string{"-v", "run", planPath, "--"}, shell...)...)
@@ -80,7 +80,7 @@ func TestFollowPlanRefusesAnotherProgramsPairs(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/report"
 )
@@ -45,11 +46,11 @@ func TestOnePredictionEverywhere(t *testing.T) {
 	if opt.ExitCode != 0 {
 		t.Fatalf("optimize: exit %d: %s", opt.ExitCode, opt.Stderr)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := p.Forecast()
+	f := planner.ForecastFor(p)
 	if f.Headline == nil || p.Savings == nil || p.Savings.BreakEvenIterations <= 0 {
 		t.Fatalf("forecast %+v, savings %+v: want an enabled plan with a prediction and a break-even\n%s", f, p.Savings, opt.Stdout)
 	}
@@ -69,11 +70,11 @@ func TestOnePredictionEverywhere(t *testing.T) {
 	checkOneForecast(t, f, outputs)
 
 	// --json: the plan document holds the same estimates, bound and break-even.
-	var doc planner.Plan
+	var doc plan.Plan
 	if err := json.Unmarshal([]byte(js.Stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Forecast(); got.Headline == nil || *got.Headline != *f.Headline || got.Bound != f.Bound || got.FCopy != f.FCopy {
+	if got := planner.ForecastFor(&doc); got.Headline == nil || *got.Headline != *f.Headline || got.Bound != f.Bound || got.FCopy != f.FCopy {
 		t.Errorf("plan --json forecasts %+v; the plan file %+v", got, f)
 	}
 	breakEvens := map[string]bool{fmt.Sprintf("%.0f", doc.Savings.BreakEvenIterations): true}
@@ -98,7 +99,7 @@ func checkOneForecast(t *testing.T, f planner.Forecast, outputs map[string]strin
 		found := false
 		figures := append(predictedFigure.FindAllStringSubmatch(out, -1), reportCard.FindAllStringSubmatch(out, -1)...)
 		for _, m := range figures {
-			want := fmt.Sprintf("%.2f", f.Speedup(planner.Strategy(m[2])))
+			want := fmt.Sprintf("%.2f", f.Speedup(plan.Strategy(m[2])))
 			if m[1] != want {
 				t.Errorf("%s: %q, where the forecast of %s is %s×", name, m[0], m[2], want)
 			}
@@ -113,7 +114,7 @@ func checkOneForecast(t *testing.T, f planner.Forecast, outputs map[string]strin
 			}
 		}
 		for _, m := range reportRow.FindAllStringSubmatch(out, -1) {
-			if want := fmt.Sprintf("%.2f", f.Speedup(planner.Strategy(m[1]))); m[2] != want {
+			if want := fmt.Sprintf("%.2f", f.Speedup(plan.Strategy(m[1]))); m[2] != want {
 				t.Errorf("%s: the row %q, where the forecast of %s is %s×", name, m[0], m[1], want)
 			}
 		}
@@ -125,7 +126,7 @@ func checkOneForecast(t *testing.T, f planner.Forecast, outputs map[string]strin
 			continue
 		}
 		want := "–"
-		if s := f.Speedup(planner.Strategy(fields[0])); s > 0 {
+		if s := f.Speedup(plan.Strategy(fields[0])); s > 0 {
 			want = formatSpeedup(s)
 		}
 		if fields[3] != want {
@@ -140,12 +141,12 @@ func checkOneForecast(t *testing.T, f planner.Forecast, outputs map[string]strin
 func TestRefusedPlanPredictsNothing(t *testing.T) {
 	p := streamPlan()
 	for i := range p.Pairs {
-		if p.Pairs[i].Status != planner.StatusRefused {
+		if p.Pairs[i].Status != plan.StatusRefused {
 			p.Pairs[i].RefuseCalibrated("output differs: merged with the mapped strategy the program printed x")
 		}
 	}
-	p.Recount()
-	f := p.Forecast()
+	planner.Recount(p)
+	f := planner.ForecastFor(p)
 	if f.None == "" {
 		t.Fatalf("forecast %+v: want none", f)
 	}
@@ -159,7 +160,7 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	planPath := filepath.Join(t.TempDir(), "app.plan")
-	if err := planner.WriteFile(planPath, p); err != nil {
+	if err := plan.WriteFile(planPath, p); err != nil {
 		t.Fatal(err)
 	}
 	pg, err := report.Build(report.Options{PlanPath: planPath})

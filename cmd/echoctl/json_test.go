@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // Every command that prints results prints, with --json, one JSON document on standard output
@@ -25,7 +25,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	stream := testenv.Built(t, "workloads/stream")
 	args := []string{"--size", "256K", "--iters", "4", "--warmup", "1"}
 	dir := t.TempDir()
-	tr, plan, unproven := filepath.Join(dir, "t.bin"), filepath.Join(dir, "t.plan"), filepath.Join(dir, "u.plan")
+	tr, planPath, unproven := filepath.Join(dir, "t.bin"), filepath.Join(dir, "t.plan"), filepath.Join(dir, "u.plan")
 	plans := t.TempDir()
 	program := append([]string{"--", stream}, args...)
 	lib := "LD_LIBRARY_PATH=" + testenv.Built(t, "lib")
@@ -40,20 +40,20 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	}{
 		{"echo.trace/1", append([]string{"trace", "-o", tr}, program...), nil},
 		{"echo.stats/1", []string{"stats", tr}, nil},
-		{planner.Schema(), []string{"plan", "-o", plan, tr}, nil},
-		{"echo.validate/1", append([]string{"validate", plan}, program...), func(t *testing.T) { copyPlan(t, plan, unproven) }},
-		{"echo.calibrate/1", append([]string{"calibrate", "--rounds", "1", plan}, program...), func(t *testing.T) { copyPlan(t, plan, filepath.Join(plans, "t.plan")) }},
+		{plan.Schema(), []string{"plan", "-o", planPath, tr}, nil},
+		{"echo.validate/1", append([]string{"validate", planPath}, program...), func(t *testing.T) { copyPlan(t, planPath, unproven) }},
+		{"echo.calibrate/1", append([]string{"calibrate", "--rounds", "1", planPath}, program...), func(t *testing.T) { copyPlan(t, planPath, filepath.Join(plans, "t.plan")) }},
 		{"echo.plans/1", []string{"plans", "ls", plans}, nil},
-		{"echo.run/1", append([]string{"run", "--dry-run", plan}, program...), nil},
+		{"echo.run/1", append([]string{"run", "--dry-run", planPath}, program...), nil},
 		{"echo.env/1", append([]string{"run", "--print-env", "--force", unproven}, program...), nil},
 		{"echo.optimize/1", append([]string{"optimize", "--rounds", "1", "-o", filepath.Join(dir, "o.plan")}, program...), nil},
 		{"echo.export/1", []string{"export", "-o", filepath.Join(dir, "t.json"), tr}, nil},
-		{"echo.report/1", []string{"report", "-o", filepath.Join(dir, "t.html"), plan}, nil},
+		{"echo.report/1", []string{"report", "-o", filepath.Join(dir, "t.html"), planPath}, nil},
 		{"echo.attach/1", []string{"attach", "--once", "--interval", "300ms", "-p", strconv.Itoa(long)}, nil},
 		{"echo.check/1", []string{"check"}, nil},
 		{"echo.version/1", []string{"version"}, nil},
 		{"echo.rewrite/2", []string{"rewrite", "--runtime-headers", headers, streamSrc}, nil},
-		{"echo.plansource/1", []string{"plan", "--source", streamSrc, plan}, nil},
+		{"echo.plansource/1", []string{"plan", "--source", streamSrc, planPath}, nil},
 		{"echo.scan/1", []string{"scan", "--runtime-headers", headers, filepath.Join(testenv.Root(t), "testdata", "source", "scan")}, nil},
 	}
 	var printed []string

@@ -14,7 +14,7 @@ import (
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/scratch"
 	"github.com/echo-uma/echo/pipeline"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/tracer"
 )
@@ -84,7 +84,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	tracePath := planner.SideFile(planPath, planner.SideTrace)
+	tracePath := plan.SideFile(planPath, plan.SideTrace)
 	if planPath == outfile.Stdout {
 		// No file to keep the trace beside: it is only a step here.
 		dir, remove, err := scratch.Dir("echoctl-optimize-")
@@ -121,7 +121,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 
 // finishOptimize writes the plan, then puts its trace beside it, and prints the before/after
 // table.
-func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace *outfile.File, cal *calibrate.Result,
+func finishOptimize(cmd *cobra.Command, p *plan.Plan, planPath string, trace *outfile.File, cal *calibrate.Result,
 	why string, asJSON bool) error {
 	if err := writePlan(cmd, planPath, p); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ linked by whole-buffer copies that recur every iteration of the program's loop. 
 pair it estimates the share of an iteration spent in its copies (f_copy) and the speed-up
 removing them would bound (1/(1-f_copy)), and says why every other pair and copy site was
 refused. The plan is written to TRACE.plan (or -o) for 'echoctl validate'; the plan file
-format is described in planner/PLAN.md.
+format is described in plan/PLAN.md.
 
 A candidate pair is not yet known to be safe to merge: what the trace cannot see (host
 accesses between the copies, kernels writing an input in place) is checked by validate.
@@ -123,7 +124,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		}
 		return renderSourceProofs(stderr, proofs)
 	}
-	if err := planner.WriteFile(planPath, p); err != nil {
+	if err := plan.WriteFile(planPath, p); err != nil {
 		return err
 	}
 	if opts.global.json && proofs != nil {
@@ -161,7 +162,7 @@ func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions
 	if opts.output != "" {
 		return fmt.Errorf("%s is a plan: plan writes a plan from a trace, so -o has nothing to write", path)
 	}
-	p, err := planner.ReadFile(path)
+	p, err := plan.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}

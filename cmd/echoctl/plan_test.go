@@ -16,41 +16,41 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
 )
 
 // streamPlan is the plan of a copy→kernel→copy loop: an input and an output candidate, a
 // refused pair and a rejected copy site.
-func streamPlan() *planner.Plan {
+func streamPlan() *plan.Plan {
 	const exe, mib4 = "/opt/app/stream", 4 << 20
-	site := func(off uint64, call string, bytes uint64) planner.Site {
-		return planner.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: bytes}
+	site := func(off uint64, call string, bytes uint64) plan.Site {
+		return plan.Site{Module: exe, BuildID: "ab12", Offset: off, Call: call, Bytes: bytes}
 	}
-	pair := func(id string, dir planner.PairDirection, copyDir planner.CopyDirection, bytes uint64, off uint64, copyMS, f float64) planner.Pair {
-		return planner.Pair{
+	pair := func(id string, dir plan.PairDirection, copyDir plan.CopyDirection, bytes uint64, off uint64, copyMS, f float64) plan.Pair {
+		return plan.Pair{
 			ID: id, Direction: dir, Bytes: bytes,
-			Host:   planner.Buffer{Site: site(off, "malloc", bytes), Kind: "pageable"},
-			Device: planner.Buffer{Site: site(off+0x10, "cudaMalloc", bytes), Kind: "device"},
-			Copies: []planner.Copy{{Site: site(off+0x20, "cudaMemcpy", bytes), Direction: copyDir, Stream: "legacy",
+			Host:   plan.Buffer{Site: site(off, "malloc", bytes), Kind: "pageable"},
+			Device: plan.Buffer{Site: site(off+0x10, "cudaMalloc", bytes), Kind: "device"},
+			Copies: []plan.Copy{{Site: site(off+0x20, "cudaMemcpy", bytes), Direction: copyDir, Stream: "legacy",
 				Count: 10, PerIteration: 1, MS: copyMS}},
 			BytesPerIteration: bytes, CopyMSPerIteration: copyMS, FCopy: f, PredictedSpeedup: 1 / (1 - f),
-			Status: planner.StatusCandidate, Strategies: planner.MergeStrategies, Evidence: []string{"needs validation: host reads and writes between " +
+			Status: plan.StatusCandidate, Strategies: plan.MergeStrategies, Evidence: []string{"needs validation: host reads and writes between " +
 				"the copies, and kernels writing an input in place, are invisible to a trace"},
 		}
 	}
 	small := pair("p3", "input", "h2d", 4096, 0x1300, 0.01, 0.001)
-	small.Status, small.Evidence, small.Strategies = planner.StatusRefused, nil, nil
+	small.Status, small.Evidence, small.Strategies = plan.StatusRefused, nil, nil
 	small.Reason = "too small to pay: 4 KiB per copy (threshold 64 KiB, --min-bytes)"
 	out := pair("p2", "output", "d2h", mib4, 0x1200, 1, 0.1)
 	out.Estimated, out.Copies[0].Estimated = true, true
-	return &planner.Plan{
-		Version: planner.Version, Created: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Tool: "echoctl test",
-		Trace:   planner.Source{Path: "trace.bin", Command: []string{"./stream", "--n", "1048576"}, PID: 4242},
-		Context: planner.Context{Executable: planner.Module{Path: exe, BuildID: "ab12"}},
-		Loop:    planner.Loop{Iterations: 10, MS: 10, CopyMS: 3},
-		Pairs:   []planner.Pair{pair("p1", "input", "h2d", mib4, 0x1100, 2, 0.2), out, small},
-		Rejected: []planner.Rejection{{Site: site(0x3400, "cudaMemcpy", 1024), Direction: "h2d", Count: 10,
+	return &plan.Plan{
+		Version: plan.Version, Created: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Tool: "echoctl test",
+		Trace:   plan.Source{Path: "trace.bin", Command: []string{"./stream", "--n", "1048576"}, PID: 4242},
+		Context: plan.Context{Executable: plan.Module{Path: exe, BuildID: "ab12"}},
+		Loop:    plan.Loop{Iterations: 10, MS: 10, CopyMS: 3},
+		Pairs:   []plan.Pair{pair("p1", "input", "h2d", mib4, 0x1100, 2, 0.2), out, small},
+		Rejected: []plan.Rejection{{Site: site(0x3400, "cudaMemcpy", 1024), Direction: "h2d", Count: 10,
 			Reason: "a partial copy: not the whole of both buffers"}},
 		FCopy: 0.3, PredictedSpeedup: 1 / (1 - 0.3),
 	}
@@ -58,7 +58,7 @@ func streamPlan() *planner.Plan {
 
 func TestRenderPlan(t *testing.T) {
 	noLoop := streamPlan()
-	noLoop.Loop = planner.Loop{}
+	noLoop.Loop = plan.Loop{}
 	noLoop.Pairs = noLoop.Pairs[2:]
 	noLoop.Pairs[0].Reason = "too rare: cudaMemcpy at stream+0x1320 ran once, in fewer than the loop's 0 iterations"
 	noLoop.FCopy, noLoop.PredictedSpeedup = 0, 1
@@ -66,13 +66,13 @@ func TestRenderPlan(t *testing.T) {
 
 	attached := streamPlan()
 	attached.Trace.Attached = true
-	attached.Pairs[0].Host = planner.Buffer{Site: planner.Site{Bytes: 4 << 20}, Unresolved: true}
+	attached.Pairs[0].Host = plan.Buffer{Site: plan.Site{Bytes: 4 << 20}, Unresolved: true}
 	attached.Pairs[2].Reason = "copies are asynchronous in a program that orders streams with events or runs several streams"
 	attached.Notes = []string{"attached trace: allocations made before the attach are missing, so pairs are " +
 		"identified by pointers, sizes and copy sites (sites unresolved); `echoctl validate` resolves them"}
 
 	empty := streamPlan()
-	empty.Loop, empty.Pairs, empty.Rejected, empty.FCopy, empty.PredictedSpeedup = planner.Loop{}, nil, nil, 0, 1
+	empty.Loop, empty.Pairs, empty.Rejected, empty.FCopy, empty.PredictedSpeedup = plan.Loop{}, nil, nil, 0, 1
 	empty.Notes = []string{"no copy links a host buffer and a device buffer as a whole: nothing to merge"}
 
 	crowded := streamPlan()
@@ -86,11 +86,11 @@ func TestRenderPlan(t *testing.T) {
 
 	// Pinned's estimate above the bound: it also saves the first touch of fresh host buffers.
 	pinned := streamPlan()
-	pinned.Estimates = []planner.Estimate{{Strategy: planner.StrategyMapped, Speedup: 1.3}, {Strategy: planner.StrategyPinned, Speedup: 2.93}}
+	pinned.Estimates = []plan.Estimate{{Strategy: plan.StrategyMapped, Speedup: 1.3}, {Strategy: plan.StrategyPinned, Speedup: 2.93}}
 
 	tests := []struct {
 		name    string
-		plan    *planner.Plan
+		plan    *plan.Plan
 		want    []string // whole lines, or parts of lines, in order
 		notWant []string
 	}{
@@ -328,11 +328,11 @@ func TestPlanCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	p, err := planner.ReadFile(path + ".plan")
+	p, err := plan.ReadFile(path + ".plan")
 	if err != nil {
 		t.Fatalf("reading the plan it wrote: %v", err)
 	}
-	var in, outPairs []planner.Pair
+	var in, outPairs []plan.Pair
 	for _, pair := range p.Pairs {
 		switch pair.Direction {
 		case "input":
@@ -345,7 +345,7 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatalf("pairs %+v, want one input and one output pair", p.Pairs)
 	}
 	for _, pair := range p.Pairs {
-		if pair.Status != planner.StatusCandidate || pair.Bytes != 4<<20 {
+		if pair.Status != plan.StatusCandidate || pair.Bytes != 4<<20 {
 			t.Errorf("pair %s: %s (%s), %d bytes; want a 4 MiB candidate", pair.ID, pair.Status, pair.Reason, pair.Bytes)
 		}
 	}
@@ -408,15 +408,15 @@ func TestPlanShowsPlanFile(t *testing.T) {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
 	planPath := path + ".plan"
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const why = "validation: the host writes the input buffer while its device copy may still be read by later " +
 		"GPU work (S1) (at stream+0x1234, 3.2 ms into the run, after 2 of its linking copies)"
 	p.Pairs[0].OnlyPinned(why)
-	p.Pairs[0].Status = planner.StatusValidated
-	if err := planner.WriteFile(planPath, p); err != nil {
+	p.Pairs[0].Status = plan.StatusValidated
+	if err := plan.WriteFile(planPath, p); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(planPath)
@@ -476,12 +476,12 @@ func TestPlanThresholds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("plan %v: %v\n%s", tt.args, err, out)
 		}
-		p, err := planner.ReadFile(planPath)
+		p, err := plan.ReadFile(planPath)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, pair := range p.Pairs {
-			if pair.Status != planner.StatusRefused || !strings.Contains(pair.Reason, tt.want) {
+			if pair.Status != plan.StatusRefused || !strings.Contains(pair.Reason, tt.want) {
 				t.Errorf("plan %v: pair %s %s (%s), want refused: %s", tt.args, pair.ID, pair.Status, pair.Reason, tt.want)
 			}
 		}
@@ -498,7 +498,7 @@ func TestPlanNextStepKeepsNonUTF8Names(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,15 @@ import (
 
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/pipeline"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
 
 // loadPlanFor reads the plan at planPath and checks that it can be applied to the program
 // argv starts: the plan was made for that executable and the shim can be preloaded into it.
-func loadPlanFor(planPath string, argv []string) (*planner.Plan, error) {
-	p, err := planner.ReadFile(planPath)
+func loadPlanFor(planPath string, argv []string) (*plan.Plan, error) {
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		return nil, err
 	}
@@ -28,12 +29,12 @@ func loadPlanFor(planPath string, argv []string) (*planner.Plan, error) {
 
 // checkExecutable: the program argv starts is the plan's executable (or the command the
 // plan's trace followed to it), and the shim can be preloaded into it.
-func checkExecutable(want planner.Context, argv []string) error {
+func checkExecutable(want plan.Context, argv []string) error {
 	exe, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", argv[0], err)
 	}
-	if err := want.CheckCommand(exe); err != nil {
+	if err := planner.CheckCommand(want, exe); err != nil {
 		return err
 	}
 	return runner.Preloadable(exe)
@@ -45,19 +46,19 @@ func checkExecutable(want planner.Context, argv []string) error {
 // (Untouched says why: the program runs as written); a plan that was never calibrated is an
 // error, as without the cache.
 func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipeline.Kept, error) {
-	raw, err := planner.ReadFileBytes(planPath) // read once: the key and the plan are of one file
+	raw, err := plan.ReadFileBytes(planPath) // read once: the key and the plan are of one file
 	if err != nil {
 		return pipeline.Kept{Untouched: err.Error()}, nil
 	}
 	key := pipeline.DeploymentKey(raw)
 	if k, ok := pipeline.LoadKept(key); ok {
-		if err := checkExecutable(planner.Context{Executable: k.Executable, Launcher: k.Launcher}, argv); err != nil {
+		if err := checkExecutable(plan.Context{Executable: k.Executable, Launcher: k.Launcher}, argv); err != nil {
 			return pipeline.Kept{Untouched: err.Error()}, nil
 		}
 		slog.Info("deploying what an earlier run of this plan derived", "plan", planPath, "key", key[:16])
 		return k, nil
 	}
-	p, err := planner.ParseFile(planPath, raw)
+	p, err := plan.ParseFile(planPath, raw)
 	if err == nil {
 		err = checkExecutable(p.Context, argv)
 	}
@@ -70,7 +71,7 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 	}
 	k := pipeline.Kept{Executable: p.Context.Executable, Launcher: p.Context.Launcher, Strategy: d.Strategy, Pairs: len(d.Pairs), Untouched: d.Untouched}
 	if d.Untouched == "" {
-		if k.Compact, err = planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy); err != nil {
+		if k.Compact, err = plan.Deployment(p, d.Pairs, d.Strategy); err != nil {
 			return pipeline.Kept{}, fmt.Errorf("deploying %s: %w", planPath, err)
 		}
 	}
@@ -81,9 +82,9 @@ func keptDeployment(cmd *cobra.Command, planPath string, argv []string) (pipelin
 }
 
 // writePlan writes the plan where -o says: a file, or "-", the command's standard output.
-func writePlan(cmd *cobra.Command, path string, p *planner.Plan) error {
+func writePlan(cmd *cobra.Command, path string, p *plan.Plan) error {
 	if path == outfile.Stdout {
 		return p.Write(cmd.OutOrStdout())
 	}
-	return planner.WriteFile(path, p)
+	return plan.WriteFile(path, p)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/pipeline"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/plandir"
-	"github.com/echo-uma/echo/planner"
 )
 
 func newPlansCmd(g *globalOptions) *cobra.Command {
@@ -54,7 +54,7 @@ the one there.`,
 }
 
 func addPlan(stderr io.Writer, dir, planPath string) error {
-	p, err := planner.ReadFile(planPath)
+	p, err := plan.ReadFile(planPath)
 	if err != nil {
 		return err
 	}

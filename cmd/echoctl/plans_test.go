@@ -12,33 +12,33 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/plandir"
-	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/runner"
 )
 
 // calibrated writes p to path as calibration would have left it on gpu: every mergeable
 // candidate enabled with the mapped strategy and the digest of those pairs (calibration's
 // rule is calibrate's to test; a plan directory only carries its result).
-func calibrated(t *testing.T, p planner.Plan, gpu, path string) int {
+func calibrated(t *testing.T, p plan.Plan, gpu, path string) int {
 	t.Helper()
-	p.Pairs = append([]planner.Pair(nil), p.Pairs...)
-	var enabled []planner.Pair
+	p.Pairs = append([]plan.Pair(nil), p.Pairs...)
+	var enabled []plan.Pair
 	for i := range p.Pairs {
-		if p.Pairs[i].Status == planner.StatusCandidate && p.Pairs[i].Merges() {
-			p.Pairs[i].Status = planner.StatusEnabled
+		if p.Pairs[i].Status == plan.StatusCandidate && p.Pairs[i].Merges() {
+			p.Pairs[i].Status = plan.StatusEnabled
 			enabled = append(enabled, p.Pairs[i])
 		}
 	}
 	if len(enabled) == 0 {
 		t.Fatalf("%s: no candidate pair to enable", path)
 	}
-	digest, err := planner.PairsDigest(enabled, planner.StrategyMapped)
+	digest, err := plan.PairsDigest(enabled, plan.StrategyMapped)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Context.GPU, p.Context.ComputeCapability, p.Context.Strategy, p.Context.PairsDigest = gpu, "8.7", planner.StrategyMapped, digest
-	if err := planner.WriteFile(path, &p); err != nil {
+	p.Context.GPU, p.Context.ComputeCapability, p.Context.Strategy, p.Context.PairsDigest = gpu, "8.7", plan.StrategyMapped, digest
+	if err := plan.WriteFile(path, &p); err != nil {
 		t.Fatal(err)
 	}
 	return len(enabled)
@@ -161,7 +161,7 @@ func TestPlanDirectory(t *testing.T) {
 	}
 	for name, gpu := range map[string]string{"stream": "Echo UMA Emulator", "pipeline": "Echo UMA Emulator", "stream-b": "Other GPU"} {
 		r := got[name]
-		if r.Status != "ok" || r.GPU != gpu || r.Strategy != planner.StrategyMapped || r.Pairs != pairs[name] ||
+		if r.Status != "ok" || r.GPU != gpu || r.Strategy != plan.StrategyMapped || r.Pairs != pairs[name] ||
 			!strings.HasSuffix(r.Executable.Path, strings.TrimSuffix(name, "-b")) || r.Executable.BuildID == "" || r.Created.IsZero() {
 			t.Errorf("plans ls: %s: %+v; want ok, for %s on %s with %d mapped pairs", name, r, strings.TrimSuffix(name, "-b"), gpu, pairs[name])
 		}

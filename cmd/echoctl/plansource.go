@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/symbols"
 )
@@ -48,7 +48,7 @@ type sourceDoc struct {
 // sourceVerdicts says, for each pair of p, whether the source path proves it: the pair's copy
 // sites are named by file and line from the binary's debug information and matched to the
 // linking copies of the pairs the source analysis finds in files (source.PairAt).
-func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sourceProofs, error) {
+func sourceVerdicts(ctx context.Context, p *plan.Plan, files []string) (*sourceProofs, error) {
 	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
 	res := &sourceProofs{files: files}
 	var proofs []source.Proof
@@ -117,7 +117,7 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 	}
 	v.Status = "proved"
 	for _, s := range pr.Verdicts {
-		if s.Status == source.KeepWait {
+		if s.Status == plan.ConditionKeepWait {
 			v.Status = "proved_wait_kept"
 		}
 	}

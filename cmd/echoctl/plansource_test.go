@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // TestPlanSource: for a binary-path plan whose source is at hand, plan --source says whether
@@ -84,7 +84,7 @@ func TestPlanSourceJSON(t *testing.T) {
 	if got["h_in/d_in"] != "proved" || got["h_out/d_out"] != "proved_wait_kept" {
 		t.Errorf("verdicts %v; want h_in/d_in proved, h_out/d_out proved_wait_kept", got)
 	}
-	if _, err := planner.ReadFile(doc.Plan); err != nil {
+	if _, err := plan.ReadFile(doc.Plan); err != nil {
 		t.Errorf("the plan file: %v", err)
 	}
 }

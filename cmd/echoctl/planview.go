@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 )
@@ -41,7 +42,7 @@ func newPlanStyles() planStyles {
 // renderPlan prints a plan for a person: the loop, a table of the pairs with their verdicts
 // and Amdahl bounds, the plan's estimate and its bound, the rejected copy sites, the plan's
 // notes, and what to run next.
-func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
+func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(command string) bool) error {
 	st := newPlanStyles()
 	var b strings.Builder
 	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
@@ -64,7 +65,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		b.WriteString("\n")
 		table, cut := renderTable(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "BOUND", "VERDICT", "REASON"},
 			rows, []int{2, 3, 4}, maxReasonLines, func(row int) lipgloss.Style {
-				if p.Pairs[row].Status == planner.StatusRefused {
+				if p.Pairs[row].Status == plan.StatusRefused {
 					return st.bad
 				}
 				return st.good
@@ -75,7 +76,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 		}
 	}
 
-	f := p.Forecast()
+	f := planner.ForecastFor(p)
 	b.WriteString("\n" + renderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
 	if f.AboveBound() {
 		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
@@ -148,7 +149,7 @@ func forecastLine(f planner.Forecast) string {
 }
 
 // planHeadline is the traced command and its loop.
-func planHeadline(p *planner.Plan) string {
+func planHeadline(p *plan.Plan) string {
 	who := fmt.Sprintf("pid %d", p.Trace.PID)
 	if p.Trace.Attached {
 		who += ", attached"
@@ -163,7 +164,7 @@ func planHeadline(p *planner.Plan) string {
 
 // pairGist is the short word on a pair for its table row: why it was refused, or what its
 // status rests on, each only up to its first colon; pairDetails gives the rest.
-func pairGist(pair planner.Pair) string {
+func pairGist(pair plan.Pair) string {
 	var parts []string
 	if pair.Host.Unresolved || pair.Device.Unresolved {
 		parts = append(parts, "sites unresolved")
@@ -176,8 +177,8 @@ func pairGist(pair planner.Pair) string {
 
 // pairTexts are a refused pair's reason, or another pair's evidence, after why merges were
 // refused where only pinned may serve it.
-func pairTexts(pair planner.Pair) []string {
-	if pair.Status == planner.StatusRefused {
+func pairTexts(pair plan.Pair) []string {
+	if pair.Status == plan.StatusRefused {
 		return []string{pair.Reason}
 	}
 	if pair.MergeRefused != "" {
@@ -194,7 +195,7 @@ func gist(text string) string {
 // pairDetails lists in full each reason and piece of evidence that the table showed only in
 // part, once for all the pairs it stands for (most evidence is the same for every
 // candidate). cut says which rows of the table were cut short.
-func pairDetails(pairs []planner.Pair, cut []bool) string {
+func pairDetails(pairs []plan.Pair, cut []bool) string {
 	var order []string
 	ids := map[string][]string{}
 	for i, pair := range pairs {
@@ -217,8 +218,8 @@ func pairDetails(pairs []planner.Pair, cut []bool) string {
 
 // nextStep says what to run after this plan, given how far its pairs have come, or "" when
 // this echoctl has no such command (available tells).
-func nextStep(p *planner.Plan, planPath string, available func(command string) bool) string {
-	has := map[planner.Status]bool{}
+func nextStep(p *plan.Plan, planPath string, available func(command string) bool) string {
+	has := map[plan.Status]bool{}
 	for _, pair := range p.Pairs {
 		has[pair.Status] = true
 	}
@@ -230,13 +231,13 @@ func nextStep(p *planner.Plan, planPath string, available func(command string) b
 		return fmt.Sprintf("next: echoctl %s %s -- %s", name, shell.Quote(planPath), cmd)
 	}
 	switch {
-	case has[planner.StatusCandidate]:
+	case has[plan.StatusCandidate]:
 		return step("validate")
-	case has[planner.StatusValidated]:
+	case has[plan.StatusValidated]:
 		return step("calibrate")
-	case has[planner.StatusEnabled]:
+	case has[plan.StatusEnabled]:
 		return step("run")
-	case has[planner.StatusCalibrated]:
+	case has[plan.StatusCalibrated]:
 		return "nothing to deploy: calibration found no pair whose merge wins"
 	}
 	return "nothing to validate: no pair can be merged"

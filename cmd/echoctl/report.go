@@ -6,7 +6,7 @@ import (
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/report"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +68,7 @@ type reportJSON struct {
 func runReport(stdout io.Writer, planPath string, opts *reportOptions) error {
 	outPath := opts.output
 	if outPath == "" {
-		outPath = planner.SideFile(planPath, planner.SideReport)
+		outPath = plan.SideFile(planPath, plan.SideReport)
 	}
 	if outPath == outfile.Stdout && opts.global.json {
 		return fmt.Errorf("--json with -o -: the page and the JSON would both go to standard output; write the page to a file")

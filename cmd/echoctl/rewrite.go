@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/check"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/symbols"
@@ -70,7 +71,7 @@ together.`,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&opts.write, "write", "w", false, "edit the files in place instead of printing a diff")
-	f.StringVar(&opts.strategy, "strategy", string(source.Auto), "auto (chosen per pair for the device), pinned, mapped or managed")
+	f.StringVar(&opts.strategy, "strategy", string(plan.StrategyAuto), "auto (chosen per pair for the device), pinned, mapped or managed")
 	f.StringVar(&opts.device, "device", "auto", "the GPU the program is for: discrete, integrated, grace-hopper, or auto (this machine's; discrete when there is none)")
 	opts.clang.add(f, "one in the file's directory or a parent")
 	f.StringVar(&opts.trace, "trace", "", "a trace of the program: rank pairs by their copies' measured time, and leave pairs the run never exercised")

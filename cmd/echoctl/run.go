@@ -10,7 +10,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -91,10 +91,10 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if o.json && !o.dryRun && !o.printEnv {
 		return errors.New("--json prints what --dry-run or --print-env would do: a run's standard output is the program's")
 	}
-	var strategy planner.Strategy
+	var strategy plan.Strategy
 	if o.strategy != "" {
 		var err error
-		if strategy, err = planner.ParseStrategy(o.strategy); err != nil {
+		if strategy, err = plan.ParseStrategy(o.strategy); err != nil {
 			return fmt.Errorf("--strategy: %w", err)
 		}
 	}
@@ -131,7 +131,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	if d.Untouched != "" {
 		return runAsWritten(cmd, argv, d.Untouched)
 	}
-	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
+	compact, err := plan.Deployment(p, pairs, strategy)
 	if err != nil {
 		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
@@ -141,7 +141,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 // runDeployed runs argv with the shim on compact, a deployment of npairs pairs. From here on
 // echoctl is the program: its signals go to the program, and echoctl ends with the program's
 // status, whatever the plan did.
-func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact string, npairs int, strategy planner.Strategy) error {
+func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact string, npairs int, strategy plan.Strategy) error {
 	stderr := cmd.ErrOrStderr()
 	stdio := runner.IO{Stdin: cmd.InOrStdin(), Stdout: stdoutFile(cmd.OutOrStdout()), Stderr: stderr, Forward: true}
 	run, err := runner.Run(cmd.Context(), argv, compact, stdio)
@@ -155,7 +155,7 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 	ids := unlinked(run.Report, strategy)
 	fell := run.Report.Fallbacks + run.Report.Pinned.Fallbacks
 	if o.verbose > 0 || len(ids) > 0 || fell > 0 || !run.Report.Active && !run.Signaled {
-		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
+		if pin := run.Report.Pinned; strategy == plan.StrategyPinned {
 			// Pinned serves host allocation sites, one a deployment line, whatever pairs share it.
 			fmt.Fprintf(stderr, "echoctl: %d of %d host allocation sites served, for %d pairs (pinned): %d page-locked "+
 				"buffers (%s), %d reuses, %d asynchronous copies waited for, %d fallbacks\n", run.Report.Served,
@@ -179,9 +179,9 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 // unlinked are the pairs whose two sides took their planned slots while no linking copy at
 // the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
 // as written, which the report's merged count alone does not tell from "not allocated".
-func unlinked(r runner.Report, strategy planner.Strategy) []string {
+func unlinked(r runner.Report, strategy plan.Strategy) []string {
 	var ids []string
-	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
+	if r.Mode != "deploy" || strategy == plan.StrategyPinned {
 		return nil
 	}
 	for _, p := range r.Pairs {
@@ -192,13 +192,13 @@ func unlinked(r runner.Report, strategy planner.Strategy) []string {
 	return ids
 }
 
-// repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
-var repairWords = map[planner.Repair]string{
-	planner.RepairNone:       "nothing: stream order covers it",
-	planner.RepairEventWait:  "its wait, as an event on its stream",
-	planner.RepairStreamSync: "its wait, as a synchronize of its stream",
-	planner.RepairDeviceSync: "its wait, as a device synchronize",
-	"":                       "what the plan does not say",
+// repairWords say what an elided copy keeps of its ordering (plan.Copy.Repair).
+var repairWords = map[plan.Repair]string{
+	plan.RepairNone:       "nothing: stream order covers it",
+	plan.RepairEventWait:  "its wait, as an event on its stream",
+	plan.RepairStreamSync: "its wait, as a synchronize of its stream",
+	plan.RepairDeviceSync: "its wait, as a device synchronize",
+	"":                    "what the plan does not say",
 }
 
 // planAndCommand checks the arguments of the commands that run a program on a plan:

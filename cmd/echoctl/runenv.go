@@ -8,7 +8,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -17,7 +17,7 @@ import (
 // container) run as `echoctl run` would run it: LD_PRELOAD and ECHO_PLAN. The shim still
 // checks the executable and the device at every start, so a stale environment runs the
 // program untouched.
-func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath string, pairs []planner.Pair, strategy planner.Strategy) error {
+func printRunEnv(cmd *cobra.Command, o *runOptions, p *plan.Plan, planPath string, pairs []plan.Pair, strategy plan.Strategy) error {
 	if len(pairs) == 0 {
 		return fmt.Errorf("the plan enables no pair: there is nothing to preload")
 	}
@@ -29,11 +29,11 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 	if err != nil {
 		return err
 	}
-	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
+	compact, err := plan.Deployment(p, pairs, strategy)
 	if err != nil {
 		return fmt.Errorf("deploying %s: %w", planPath, err)
 	}
-	deployed, err := filepath.Abs(planner.SideFile(planPath, planner.SideDeployment))
+	deployed, err := filepath.Abs(plan.SideFile(planPath, plan.SideDeployment))
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func printRunEnv(cmd *cobra.Command, o *runOptions, p *planner.Plan, planPath st
 			Schema     string            `json:"schema"`
 			Env        map[string]string `json:"env"`
 			Deployment string            `json:"deployment"` // PLAN.shim
-			Strategy   planner.Strategy  `json:"strategy"`
+			Strategy   plan.Strategy     `json:"strategy"`
 			Pairs      int               `json:"pairs"`
 		}{schemaEnv, m, deployed, strategy, len(pairs)})
 	}

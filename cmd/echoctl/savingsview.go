@@ -5,12 +5,12 @@ import (
 	"io"
 
 	"github.com/echo-uma/echo/internal/units"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 )
 
 // renderSavings prints the costs and savings of the enabled plan in a few lines after the
 // calibration table (paper §4.3–4.4).
-func renderSavings(w io.Writer, s *planner.Savings) {
+func renderSavings(w io.Writer, s *plan.Savings) {
 	if s == nil {
 		return
 	}
@@ -20,7 +20,7 @@ func renderSavings(w io.Writer, s *planner.Savings) {
 }
 
 // savingsLines are the lines renderSavings prints.
-func savingsLines(s *planner.Savings) []string {
+func savingsLines(s *plan.Savings) []string {
 	f := s.Finding
 	lines := []string{
 		fmt.Sprintf("skips %s of copies per iteration and frees %s of buffers (%s)",
@@ -32,9 +32,9 @@ func savingsLines(s *planner.Savings) []string {
 	return lines // the energy is calibration's line (energyLine), printed above
 }
 
-// breakEvenLine says the plan's one break-even (planner.BreakEven): finding the plan and the
+// breakEvenLine says the plan's one break-even (plan.BreakEven): finding the plan and the
 // set-up each run pays, repaid by the iterations' saving.
-func breakEvenLine(s *planner.Savings) string {
+func breakEvenLine(s *plan.Savings) string {
 	setup := ""
 	if s.SetupMS > 0 && s.RunIterations > 0 {
 		setup = fmt.Sprintf(" and each run's %.1f ms of set-up", s.SetupMS)
@@ -52,7 +52,7 @@ func breakEvenLine(s *planner.Savings) string {
 
 // energyLine says a marked iteration's energy as written and as deployed, where the machine
 // measured it (shim/energy.c); source is what the machine measures energy with, "" nothing.
-func energyLine(e planner.Energy, source string) string {
+func energyLine(e plan.Energy, source string) string {
 	switch {
 	case !e.Measured() && source != "":
 		return "energy per iteration: not measured (the marked loop ran under 100 ms: " + source +

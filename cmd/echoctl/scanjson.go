@@ -1,6 +1,9 @@
 package main
 
-import "github.com/echo-uma/echo/source"
+import (
+	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/source"
+)
 
 // The echo.scan/1 document (docs/json.md).
 type scanJSON struct {
@@ -139,7 +142,7 @@ func scanDoc(s *source.Survey) scanJSON {
 		for _, p := range f.Proofs {
 			pj := scanPairJSON{Function: p.Function, Host: p.Host, Device: p.Device, Proven: p.Safe(), Verdicts: map[string]verdictJSON{}}
 			for _, v := range p.Verdicts {
-				pj.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,
+				pj.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == plan.ConditionHolds || v.Status == plan.ConditionKeepWait,
 					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
 			if v, ok := source.Declined(p); ok {

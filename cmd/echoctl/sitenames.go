@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -31,7 +31,7 @@ const maxFunctionWidth = 32
 // planSiteLabel is a plan's site as a person reads it, named by its module where it can be,
 // on a second line so that the table keeps to the view's width: the plan itself keeps
 // module+offset, its identity.
-func planSiteLabel(names *symbols.Resolver, s planner.Site) string {
+func planSiteLabel(names *symbols.Resolver, s plan.Site) string {
 	sym, ok := names.Return(symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}, s.Offset)
 	if !ok {
 		return s.Name()

@@ -2,22 +2,23 @@ package main
 
 import (
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
 // pairVerdict is one pair as validate, calibrate and optimize report it with --json: what
 // the step decided about it and why. The plan file holds the rest.
 type pairVerdict struct {
-	ID           string                `json:"id"`
-	Direction    planner.PairDirection `json:"direction"`
-	Bytes        uint64                `json:"bytes"` // the buffer's size
-	Status       string                `json:"status"`
-	Strategies   []planner.Strategy    `json:"strategies,omitempty"`
-	Reason       string                `json:"reason,omitempty"`
-	MergeRefused string                `json:"merge_refused,omitempty"`
+	ID           string             `json:"id"`
+	Direction    plan.PairDirection `json:"direction"`
+	Bytes        uint64             `json:"bytes"` // the buffer's size
+	Status       string             `json:"status"`
+	Strategies   []plan.Strategy    `json:"strategies,omitempty"`
+	Reason       string             `json:"reason,omitempty"`
+	MergeRefused string             `json:"merge_refused,omitempty"`
 }
 
-func verdicts(p *planner.Plan) []pairVerdict {
+func verdicts(p *plan.Plan) []pairVerdict {
 	vs := make([]pairVerdict, 0, len(p.Pairs))
 	for _, pair := range p.Pairs {
 		vs = append(vs, pairVerdict{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
@@ -39,24 +40,24 @@ type validateDoc struct {
 type calibrationDoc struct {
 	Schema string `json:"schema"`
 	Plan   string `json:"plan"` // where the plan was written
-	// Prediction is the plan's forecast, the one every output prints (Plan.Forecast);
+	// Prediction is the plan's forecast, the one every output prints (planner.ForecastFor);
 	// PredictedSpeedup (its Amdahl bound, 0 where it has none) and Estimates ([] where none)
 	// repeat two of its figures where scripts have read them.
-	Prediction       planner.Forecast   `json:"prediction"`
-	PredictedSpeedup float64            `json:"predicted_speedup"`
-	Estimates        []planner.Estimate `json:"estimates"`
-	GPU              string             `json:"gpu,omitempty"`
-	Strategy         planner.Strategy   `json:"strategy,omitempty"` // the one enabled, if any
-	// Savings is what the enabled plan saves and its one break-even (planner.Savings), where
+	Prediction       planner.Forecast `json:"prediction"`
+	PredictedSpeedup float64          `json:"predicted_speedup"`
+	Estimates        []plan.Estimate  `json:"estimates"`
+	GPU              string           `json:"gpu,omitempty"`
+	Strategy         plan.Strategy    `json:"strategy,omitempty"` // the one enabled, if any
+	// Savings is what the enabled plan saves and its one break-even (plan.Savings), where
 	// calibration enabled a strategy.
-	Savings     *planner.Savings  `json:"savings,omitempty"`
+	Savings     *plan.Savings     `json:"savings,omitempty"`
 	Outcome     string            `json:"outcome,omitempty"`
 	Calibration *calibrate.Result `json:"calibration"`
 	Pairs       []pairVerdict     `json:"pairs"`
 }
 
-func newCalibrationDoc(schema, planPath string, p *planner.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
-	f := p.Forecast()
+func newCalibrationDoc(schema, planPath string, p *plan.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
+	f := planner.ForecastFor(p)
 	return calibrationDoc{Schema: schema, Plan: planPath, Prediction: f, PredictedSpeedup: f.Bound,
 		Estimates: f.Estimates, GPU: p.Context.GPU, Strategy: p.Context.Strategy, Savings: p.Savings,
 		Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -246,13 +247,13 @@ func Trace(t testing.TB, args ...string) (Result, string) {
 
 // Plan traces a built workload with the real tracer and plans the trace; the plan file is
 // written beside the trace. It returns the plan and its path.
-func Plan(t testing.TB, workload string, args ...string) (*planner.Plan, string) {
+func Plan(t testing.TB, workload string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	return PlanProgram(t, "workloads/"+workload, args...)
 }
 
 // PlanProgram is Plan for any program under build/.
-func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, string) {
+func PlanProgram(t testing.TB, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	return PlanTraced(t, []string{"--host-allocs"}, rel, args...)
 }
@@ -260,7 +261,7 @@ func PlanProgram(t testing.TB, rel string, args ...string) (*planner.Plan, strin
 // PlanTraced is PlanProgram with flags for echoctl trace. Plan and PlanProgram trace with
 // --host-allocs, so that a plan names every site and deploys without a validate run; the
 // default trace, whose host sides validate resolves, is validate's to test.
-func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (*planner.Plan, string) {
+func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	res, path := Trace(t, append(append(traceFlags, "--", Built(t, rel)), args...)...)
 	if res.ExitCode != 0 {
@@ -271,10 +272,10 @@ func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (
 
 // PlanFile plans the trace at tracePath as `echoctl plan` does and writes the plan to
 // planPath.
-func PlanFile(t testing.TB, tracePath, planPath string) *planner.Plan {
+func PlanFile(t testing.TB, tracePath, planPath string) *plan.Plan {
 	t.Helper()
 	p := PlanRecords(t, tracePath, func(r *trace.Reader) planner.Records { return r })
-	if err := planner.WriteFile(planPath, p); err != nil {
+	if err := plan.WriteFile(planPath, p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -282,7 +283,7 @@ func PlanFile(t testing.TB, tracePath, planPath string) *planner.Plan {
 
 // PlanRecords plans the trace at tracePath as `echoctl plan` does, through what view makes
 // of its reader (the records as they are, or changed: a test's what-if), writing nothing.
-func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *planner.Plan {
+func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *plan.Plan {
 	t.Helper()
 	f, err := os.Open(tracePath)
 	if err != nil {

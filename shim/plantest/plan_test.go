@@ -116,7 +116,7 @@ func parse(t testing.TB, text []byte) (read string, refused string) {
 	return stdout.String(), ""
 }
 
-// realPlans are compact plans as echoctl writes them for the shim (planner.Compact over
+// realPlans are compact plans as echoctl writes them for the shim (plan.Compact over
 // plans that optimize made of the corpus's stream, helper_alloc, chunked and pipeline, with
 // the digest of their own lines, as --force deploys them): every mode, both kinds of
 // strategy, call chains, chunks, copy sites. They are kept in the repository (.gitignore

@@ -1,6 +1,8 @@
-package planner
+package plan
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // WaitedForNothing records that a run with the shim saw every copy at the pair's copy site i
 // made with no GPU work outstanding (shim/busy.c): none of its calls waited, so each moved
@@ -8,7 +10,7 @@ import "fmt"
 // transfer (bandwidth.go): where it took part of the call for a wait, it estimated the
 // transfer from other copies' rate, which for a large pageable copy, slower per byte than a
 // small one, is far too short. The copy's time is then its call's, and the pair's copy time
-// and share of the loop are counted again (Plan.Recount sums them).
+// and share of the loop are counted again (SumCopies sums them).
 func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 	cp := &pair.Copies[i]
 	if cp.Waited == 0 && !cp.Estimated {
@@ -18,7 +20,7 @@ func (pair *Pair) WaitedForNothing(i int, msPerIteration float64) {
 	if cp.Estimated && cp.CallMS > cp.MS {
 		cp.MS, cp.Estimated = cp.CallMS, false
 	}
-	pair.sumCopies(msPerIteration)
+	pair.SumCopies(msPerIteration)
 	pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s waited for no GPU work in the resolve run "+
 		"(none outstanding at any of its copies): its whole call, %.3f ms, moves data", cp.Site.Call, cp.Site.Name(), cp.MS))
 }
@@ -41,7 +43,7 @@ func (pair *Pair) TimedAlone(i int, ms, msPerIteration float64) {
 		return
 	}
 	cp.MS, cp.Estimated, cp.Timed = ms, false, true
-	pair.sumCopies(msPerIteration)
+	pair.SumCopies(msPerIteration)
 	pair.Evidence = append(pair.Evidence, fmt.Sprintf("%s at %s timed alone in the resolve run (its stream drained "+
 		"first): %.3f ms a copy, against %.3f ms from the trace", cp.Site.Call, cp.Site.Name(), ms, before))
 }

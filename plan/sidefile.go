@@ -1,4 +1,4 @@
-package planner
+package plan
 
 // The files echoctl keeps beside a plan, named PLAN.<kind> (app.plan.trace, app.plan.shim,
 // ...) so that one .gitignore line, *.plan.*, keeps them out of a repository that keeps the

@@ -1,6 +1,9 @@
-package planner
+package plan
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestSavings(t *testing.T) {
 	p := &Plan{Pairs: []Pair{
@@ -46,3 +49,5 @@ func TestBreakEvenWeighsTheSetup(t *testing.T) {
 		t.Errorf("a run whose set-up eats its saving: break-even %v; want never (0)", it)
 	}
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

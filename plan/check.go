@@ -1,6 +1,7 @@
-package planner
+package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -25,9 +26,9 @@ var (
 	unknownKindPattern = regexp.MustCompile(`^kind\([0-9]+\)$`)
 
 	statuses        = []Status{StatusCandidate, StatusRefused, StatusValidated, StatusCalibrated, StatusEnabled}
-	pairDirections  = []PairDirection{"input", "output", "both"}
-	copyDirections  = []CopyDirection{"h2d", "d2h"}
-	siteDirections  = []CopyDirection{"h2d", "d2h", "d2d", "h2h", "default"}
+	pairDirections  = []PairDirection{PairInput, PairOutput, PairBoth}
+	copyDirections  = []CopyDirection{CopyH2D, CopyD2H}
+	siteDirections  = []CopyDirection{CopyH2D, CopyD2H, CopyD2D, CopyH2H, CopyDefault}
 	hostKinds       = []MemKind{KindPageable, KindPinned, KindRegistered, KindManaged}
 	deviceKinds     = []MemKind{KindDevice, KindManaged}
 	strategies      = []Strategy{StrategyManaged, StrategyMapped, StrategySystem, StrategyPinned}
@@ -81,8 +82,8 @@ func (p *Plan) Check() error {
 		enabled = enabled || pair.Status == StatusEnabled
 	}
 	checkGain(&ps, "", p.FCopy, p.PredictedSpeedup)
-	// Estimates can add up to the whole loop; Analyze caps the total at maxFCopy.
-	if !(math.Abs(p.FCopy-min(fCopy, maxFCopy)) <= sumTolerance) {
+	// Estimates can add up to the whole loop; Analyze caps the total at MaxFCopy.
+	if !(math.Abs(p.FCopy-min(fCopy, MaxFCopy)) <= sumTolerance) {
 		ps.addf("", "f_copy %v is not the sum over the pairs not refused (%v)", p.FCopy, fCopy)
 	}
 	if !(math.Abs(p.Loop.CopyMS-copyMS) <= speedupTolerance*copyMS+sumTolerance) {
@@ -458,10 +459,28 @@ func chunkGap(copies []Copy, bytes uint64) string {
 				pieces = append(pieces, [2]uint64{c.Offset, c.Site.Bytes})
 			}
 		}
-		if _, end, ok := tiling(pieces, bytes); len(pieces) > 0 && !ok {
+		if _, end, ok := Tiling(pieces, bytes); len(pieces) > 0 && !ok {
 			return fmt.Sprintf("the %s copies do not cover the %d-byte pair from offset %d: a linking copy "+
 				"copies the whole buffer, or chunks that together do, without overlapping", dir, bytes, end)
 		}
 	}
 	return ""
+}
+
+// Tiling is whether pieces (offset, bytes; repeats count once) cover [0, size) exactly, how
+// many distinct pieces there are, and how far from 0 they cover it without a gap or an
+// overlap.
+func Tiling(pieces [][2]uint64, size uint64) (n int, end uint64, ok bool) {
+	pieces = slices.Clone(pieces)
+	slices.SortFunc(pieces, func(a, b [2]uint64) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	pieces = slices.Compact(pieces)
+	for _, pc := range pieces {
+		if pc[0] != end {
+			return len(pieces), end, false
+		}
+		end += pc[1]
+	}
+	return len(pieces), end, end == size
 }

@@ -1,4 +1,4 @@
-package planner
+package plan
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func TestLifecycle(t *testing.T) {
 	if last := p.Pairs[0].Evidence[len(p.Pairs[0].Evidence)-1]; last != "mapped won" {
 		t.Errorf("enable's evidence: %q", last)
 	}
-	p.Recount()
+	p.SumPairs()
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)

@@ -1,14 +1,18 @@
-// Package planner turns a trace into Echo's plan: the host/device buffer pairs linked by
-// whole-buffer copies, the program's loop, each pair's share of it, and why every other pair
-// or copy was refused. The plan file (PLAN.md) carries the decision through validate,
-// calibrate and deploy.
-package planner
+// Package plan is Echo's plan: its data model (the host/device buffer pairs linked by
+// whole-buffer copies, the program's loop, each pair's share of it, why every other pair or
+// copy was refused, and where each pair stands), its file format (PLAN.md: Read, Write,
+// Check, Version) and the compact text the shim reads (Compact), in one place. planner makes
+// a plan from a trace and predicts it; validate, calibrate and deploy move its pairs along;
+// the source path (scan, rewrite) speaks its words: Strategy, CopyDirection, Condition.
+package plan
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/echo-uma/echo/trace"
 )
 
 // Version is the plan file format this package writes. It reads versions 1 and 2 too:
@@ -148,9 +152,9 @@ const (
 
 var repairs = []Repair{RepairNone, RepairEventWait, RepairStreamSync, RepairDeviceSync}
 
-// repairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
+// RepairOf is the shim's rule (shim/hooks_cuda.c) for a copy made with call in direction
 // dir whose host side is of kind hostKind.
-func repairOf(call, dir string, hostKind MemKind) Repair {
+func RepairOf(call, dir string, hostKind MemKind) Repair {
 	switch {
 	case call == "cudaMemcpy":
 		return RepairEventWait
@@ -376,3 +380,33 @@ type Plan struct {
 	Savings   *Savings   `json:"savings,omitempty"`
 	Notes     []string   `json:"notes,omitempty"` // what the user should know about the plan as a whole
 }
+
+// MemKind is the kind of memory a buffer is.
+type MemKind string
+
+// Memory kinds of a buffer.
+const (
+	KindPageable   MemKind = "pageable"
+	KindPinned     MemKind = "pinned"
+	KindRegistered MemKind = "registered"
+	KindManaged    MemKind = "managed"
+	KindDevice     MemKind = "device"
+)
+
+// Estimate is the predicted iteration of one strategy serving every pair it may serve
+// (planner.Predict makes it).
+type Estimate struct {
+	Strategy Strategy `json:"strategy"`
+	MS       float64  `json:"ms_per_iteration"` // predicted wall time of one iteration
+	Speedup  float64  `json:"speedup"`          // loop.ms_per_iteration / MS
+	Pairs    int      `json:"pairs"`            // pairs it serves
+}
+
+// Name is how a site reads to a person: module+offset (the raw address where no module
+// maps it), as the trace names its sites.
+func (s Site) Name() string {
+	return trace.Site{Module: s.Module, Offset: s.Offset}.String()
+}
+
+// MaxFCopy keeps a predicted speed-up finite when estimates add up to the whole loop.
+const MaxFCopy = 0.99

@@ -1,4 +1,4 @@
-package planner
+package plan
 
 // Savings is what an enabled plan saves and what finding it cost, as the paper reports them
 // (§4.3–4.4): the copy payload skipped and the buffer capacity saved per iteration, the

@@ -1,4 +1,4 @@
-package planner
+package plan
 
 import (
 	"fmt"
@@ -23,6 +23,14 @@ const (
 	// lacked were allocated, from the pointers their linking copies pass.
 	ModeResolve Mode = "resolve"
 )
+
+// Deployment is the compact plan the shim deploys: p's pairs served with strategy, as echoctl
+// run, run --print-env, a plan directory and the deployment cache hand it to the shim. Every
+// deployment's text comes from here; validate, resolve and calibrate ask Compact for their
+// modes.
+func Deployment(p *Plan, pairs []Pair, strategy Strategy) (string, error) {
+	return Compact(p, pairs, strategy, ModeDeploy)
+}
 
 // Compact derives the form the shim reads (shim/plan.c): the executable, the device context
 // where calibration recorded one, and the sites of each pair to merge.

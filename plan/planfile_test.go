@@ -1,4 +1,4 @@
-package planner
+package plan
 
 import (
 	"bytes"
@@ -309,7 +309,7 @@ func TestValidate(t *testing.T) {
 			p.Loop.MS = 2.5
 			p.Pairs[0].FCopy, p.Pairs[0].PredictedSpeedup = 0.8, 5
 			p.Pairs[1].FCopy, p.Pairs[1].PredictedSpeedup = 0.4, 1/(1-0.4)
-			p.FCopy, p.PredictedSpeedup = maxFCopy, 1/(1-maxFCopy)
+			p.FCopy, p.PredictedSpeedup = MaxFCopy, 1/(1-MaxFCopy)
 		}, ""},
 		{"zero-byte rejection", func(p *Plan) { p.Rejected[0].Site.Bytes = 0 }, ""},
 		{"rejection of unknown kind", func(p *Plan) { p.Rejected[0].Direction = "kind(9)" }, ""},
