@@ -106,26 +106,6 @@ func copyLineList(p Pair) string {
 	return strings.Join(lines, ", ")
 }
 
-// FindCompileDB is the compile_commands.json in the file's directory or the nearest parent
-// that has one; "" when none has.
-func FindCompileDB(file string) string {
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "compile_commands.json")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
-}
-
 // FindRuntimeHeaders is a directory with the emulator's cuda_runtime.h, for parsing CUDA
 // without a CUDA installation: beside the executable's build tree (build/bin/echoctl →
 // testdata/emulator/include) or under the current directory; "" when there is none.

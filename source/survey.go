@@ -22,20 +22,6 @@ import (
 // them, with those files' flags.
 var ScanExts = []string{".cu", ".c", ".cpp", ".cc", ".cxx"}
 
-// SkippedDir reports whether the survey walks past a directory, by its name: version control
-// and other hidden directories, build trees (what a build writes is not the project's
-// source, and CMake's copies its sources' names), and vendored code (a project does not
-// rewrite its dependencies, and counting them would count the same library once per
-// project that vendors it).
-func SkippedDir(name string) bool {
-	switch strings.ToLower(name) {
-	case "build", "_build", "builds", "cmakefiles", "node_modules",
-		"third_party", "third-party", "thirdparty", "3rdparty", "vendor":
-		return true
-	}
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "cmake-build-")
-}
-
 // ScanOptions say how the survey parses.
 type ScanOptions struct {
 	Options
@@ -84,17 +70,6 @@ func (f *FileScan) Proven() int {
 		}
 	}
 	return n
-}
-
-// Declined is the condition that declines a pair — the first one refused or undecidable, in
-// S1…S4 order, as the rewrite reports it — or ok=false for a proven pair.
-func Declined(p Proof) (v Verdict, ok bool) {
-	for _, v := range p.Verdicts {
-		if v.Status == Refused || v.Status == Undecidable {
-			return v, true
-		}
-	}
-	return Verdict{}, false
 }
 
 // Survey is one scan of a tree.
