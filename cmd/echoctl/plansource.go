@@ -1,5 +1,9 @@
 package main
 
+import "github.com/echo-uma/echo/source/parse"
+import "github.com/echo-uma/echo/source/rewrite"
+import "github.com/echo-uma/echo/source/rules"
+
 import (
 	"context"
 	"encoding/json"
@@ -8,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/planner"
-	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/symbols"
 )
 
@@ -31,7 +34,7 @@ type sourceVerdict struct {
 // sourceProofs are plan --source's findings: each plan pair's verdict, and each file's flags.
 type sourceProofs struct {
 	files []string
-	flags []source.BuildFlags // per file
+	flags []parse.BuildFlags // per file
 	pairs []sourceVerdict
 }
 
@@ -49,12 +52,12 @@ type sourceDoc struct {
 // sites are named by file and line from the binary's debug information and matched to the
 // linking copies of the pairs the source analysis finds in files (source.PairAt).
 func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sourceProofs, error) {
-	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
+	o := rewrite.RewriteOptions{Options: (&clangFlags{}).options()}
 	res := &sourceProofs{files: files}
-	var proofs []source.Proof
+	var proofs []rules.Proof
 	var fileOf []int // proofs[i] is of files[fileOf[i]]
 	for i, f := range files {
-		ps, bf, err := source.ProveFile(ctx, f, o)
+		ps, bf, err := rewrite.ProveFile(ctx, f, o)
 		if err != nil {
 			if intr, ok := interruption(ctx, ""); ok {
 				return nil, intr
@@ -78,7 +81,7 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sour
 				continue
 			}
 			where = append(where, fmt.Sprintf("%s:%d", sym.File, sym.Line))
-			if i := source.PairAt(proofs, sym.File, sym.Line); i >= 0 {
+			if i := rules.PairAt(proofs, sym.File, sym.Line); i >= 0 {
 				matched[i] = true
 			}
 		}
@@ -95,7 +98,7 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sour
 }
 
 // verdictOf is one plan pair's verdict: the source pair its copies are, and that proof's.
-func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []string) sourceVerdict {
+func verdictOf(id string, proofs []rules.Proof, matched map[int]bool, where []string) sourceVerdict {
 	v := sourceVerdict{Pair: id, Copies: where}
 	switch len(matched) {
 	case 0:
@@ -106,7 +109,7 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 		v.Status = "ambiguous"
 		return v
 	}
-	var pr source.Proof
+	var pr rules.Proof
 	for i := range matched {
 		pr = proofs[i]
 	}
@@ -117,7 +120,7 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 	}
 	v.Status = "proved"
 	for _, s := range pr.Verdicts {
-		if s.Status == source.KeepWait {
+		if s.Status == rules.KeepWait {
 			v.Status = "proved_wait_kept"
 		}
 	}

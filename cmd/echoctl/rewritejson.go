@@ -1,6 +1,7 @@
 package main
 
-import "github.com/echo-uma/echo/source"
+import "github.com/echo-uma/echo/source/rewrite"
+import "github.com/echo-uma/echo/source/rules"
 
 // The echo.rewrite/2 document (docs/json.md).
 type rewriteJSON struct {
@@ -49,7 +50,7 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string, w *source.Written) rewriteJSON {
+func rewriteDoc(files []*rewrite.FileRewrite, s rules.Strategy, d rules.Device, how string, w *rewrite.Written) rewriteJSON {
 	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
@@ -62,7 +63,7 @@ func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device,
 				p.Copies, p.CopyMS, p.KernelMS, p.Bytes = &n, &ms, &kms, &b
 			}
 			for _, v := range c.Verdicts {
-				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,
+				p.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == rules.Holds || v.Status == rules.KeepWait,
 					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
 			f.Pairs = append(f.Pairs, p)

@@ -1,6 +1,7 @@
 package main
 
-import "github.com/echo-uma/echo/source"
+import "github.com/echo-uma/echo/source/rules"
+import "github.com/echo-uma/echo/source/scan"
 
 // The echo.scan/1 document (docs/json.md).
 type scanJSON struct {
@@ -107,7 +108,7 @@ type scanTotalsJSON struct {
 	ByCondition map[string]int `json:"declined_by_condition"`
 }
 
-func scanDoc(s *source.Survey) scanJSON {
+func scanDoc(s *scan.Survey) scanJSON {
 	t := s.Totals()
 	doc := scanJSON{Schema: schemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...),
 		Unwalked: []unwalkedJSON{}, Notices: s.Notices, Files: []scanFileJSON{},
@@ -139,10 +140,10 @@ func scanDoc(s *source.Survey) scanJSON {
 		for _, p := range f.Proofs {
 			pj := scanPairJSON{Function: p.Function, Host: p.Host, Device: p.Device, Proven: p.Safe(), Verdicts: map[string]verdictJSON{}}
 			for _, v := range p.Verdicts {
-				pj.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == source.Holds || v.Status == source.KeepWait,
+				pj.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == rules.Holds || v.Status == rules.KeepWait,
 					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
-			if v, ok := source.Declined(p); ok {
+			if v, ok := rules.Declined(p); ok {
 				pj.Declined = &scanDeclinedJSON{Condition: v.Cond, Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
 			fj.Pairs = append(fj.Pairs, pj)

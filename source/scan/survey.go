@@ -1,0 +1,330 @@
+package scan
+
+import "github.com/echo-uma/echo/source/parse"
+import "github.com/echo-uma/echo/source/rules"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// The survey (`echoctl scan DIR`): the paper's prevalence study (§2.4: the pattern in 19 of
+// 34 Jetson repositories) as a command. It walks a source tree, parses every translation
+// unit with the flags its build uses, runs the proofs, and counts what it found. It reports;
+// it edits nothing.
+
+// ScanExts are the extensions of the translation units the survey parses. Headers (.h,
+// .cuh, .hpp) are not parsed on their own: they are read through the files that include
+// them, with those files' flags.
+var ScanExts = []string{".cu", ".c", ".cpp", ".cc", ".cxx"}
+
+// ScanOptions say how the survey parses.
+type ScanOptions struct {
+	parse.Options
+	// CompileCommands is a compile_commands.json; "" looks in DIR, DIR/build (where CMake
+	// writes it) and DIR's parents.
+	CompileCommands string
+	// Args are clang flags from the command line, added to every file's.
+	Args []string
+	// Jobs is how many files are parsed at once; 0 is GOMAXPROCS.
+	Jobs int
+	// Progress, when set, is called as each file is done (done counts from 1), from one
+	// goroutine at a time.
+	Progress func(done, total int, file string)
+}
+
+// FileScan is what the survey found in one file.
+type FileScan struct {
+	Path string // relative to the scanned directory
+	// Defaults: no compile command names the file, so it was parsed with no flags but the
+	// command line's ("no compile command: defaults").
+	Defaults bool
+	// Unparsable is clang's first error when clang could not parse the file; then Proofs
+	// is empty and the file counts as unparsable.
+	Unparsable string
+	// Skipped says which limit the file went past (Limits: its size, clang's time, memory
+	// or output); then Proofs is empty.
+	Skipped string
+	// Flags are the build flags the file's proofs assumed.
+	Flags  []string
+	Proofs []rules.Proof
+	// FileReport is the rest of what the survey says about the file (filereport.go).
+	FileReport
+}
+
+// Pattern reports whether the file has the pattern: a host buffer and a device buffer,
+// each allocated in one function, linked by a copy between them (at least one candidate
+// pair). Whether the copy moves the whole buffer is S1's to decide.
+func (f *FileScan) Pattern() bool { return len(f.Proofs) > 0 }
+
+// Proven counts the pairs every condition holds for.
+func (f *FileScan) Proven() int {
+	n := 0
+	for i := range f.Proofs {
+		if f.Proofs[i].Safe() {
+			n++
+		}
+	}
+	return n
+}
+
+// Survey is one scan of a tree.
+type Survey struct {
+	Dir       string // as given
+	CompileDB string // the compile_commands.json used; "" for none
+	Skipped   []string
+	// Unwalked are the parts of the tree the walk could not go into (walk.go).
+	Unwalked []Unwalked
+	// Notices say what was ignored: a compile database not trusted, flags dropped (trust.go).
+	Notices []string
+	Files   []FileScan
+	// Interrupted: the scan was stopped; Files are the ones done, of Total.
+	Interrupted bool
+	Total       int
+}
+
+// Totals are a survey's counts.
+type Totals struct {
+	Files, WithPattern, Unparsable, Defaults, Skipped int
+	Pairs, Proven, Declined                           int
+	// ByCondition counts declined pairs by the condition that declined them ("S1"…"S4").
+	ByCondition map[string]int
+}
+
+// Totals sums the survey.
+func (s *Survey) Totals() Totals {
+	t := Totals{Files: len(s.Files), ByCondition: map[string]int{"S1": 0, "S2": 0, "S3": 0, "S4": 0}}
+	for i := range s.Files {
+		f := &s.Files[i]
+		if f.Unparsable != "" {
+			t.Unparsable++
+		}
+		if f.Skipped != "" {
+			t.Skipped++
+		}
+		if f.Defaults {
+			t.Defaults++
+		}
+		if f.Pattern() {
+			t.WithPattern++
+		}
+		for _, p := range f.Proofs {
+			t.Pairs++
+			if v, ok := rules.Declined(p); ok {
+				t.Declined++
+				t.ByCondition[v.Cond]++
+			} else {
+				t.Proven++
+			}
+		}
+	}
+	return t
+}
+
+// Scan surveys the tree under dir. A file clang cannot parse is counted unparsable with
+// clang's first error, and one past a limit skipped saying which; only a compile database
+// that cannot be read or clang missing altogether end the scan with an error. When ctx ends
+// (an interrupt), Scan returns the survey of the files done so far with the error.
+func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("scanning %s: no such directory: give the root of a source tree", dir)
+		}
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("scanning %s: not a directory: give the root of a source tree (echoctl rewrite takes single files)", dir)
+	}
+	// A root that is a link is the tree it names.
+	root, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	s := &Survey{Dir: dir}
+	files := walkSources(root, s)
+	var db *parse.CompileDB
+	named := o.CompileCommands != ""
+	s.CompileDB = o.CompileCommands
+	if !named {
+		if s.CompileDB = findTreeCompileDB(root); s.CompileDB != "" {
+			if why := parse.UntrustedDB(s.CompileDB, root); why != "" {
+				s.Notices, s.CompileDB = append(s.Notices, parse.IgnoredDB(s.CompileDB, why)), ""
+			}
+		}
+	}
+	if s.CompileDB != "" {
+		if db, err = parse.LoadCompileDB(s.CompileDB); err != nil && named {
+			return nil, fmt.Errorf("scanning %s: %w", dir, err)
+		} else if err != nil {
+			s.Notices, s.CompileDB = append(s.Notices, parse.IgnoredDB(s.CompileDB, err.Error())), ""
+		}
+	}
+	s.Files, s.Total = make([]FileScan, len(files)), len(files)
+	finished := make([]bool, len(files))
+	sess, err := parse.NewSession(o.Options)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	defer sess.Close()
+	plan := planScan(root, files, o.Limits)
+	sess.FindHeader = plan.idx.FindHeader
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu    sync.Mutex
+		done  int
+		fatal error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+	)
+	for i, f := range files {
+		if plan.noCUDA[f] { // not parsed: no CUDA in it
+			s.Files[i], finished[i] = plan.unparsed(f), true
+			done++
+			if o.Progress != nil {
+				o.Progress(done, len(files), s.Files[i].Path)
+			}
+		}
+	}
+	for w := 0; w < min(jobs, max(len(plan.units), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fscs, notices, err := scanFile(ctx, sess, plan, files[i], db, s.CompileDB, named, o)
+				mu.Lock()
+				switch {
+				case err == nil:
+					for _, fsc := range fscs {
+						j := plan.index[fsc.abs]
+						s.Files[j], finished[j] = fsc, true
+						done++
+						if o.Progress != nil {
+							o.Progress(done, len(files), fsc.Path)
+						}
+					}
+					for _, n := range notices {
+						s.Notices = parse.AppendOnce(s.Notices, n)
+					}
+				case ctx.Err() == nil && fatal == nil:
+					fatal = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range plan.units {
+		mu.Lock()
+		stop := fatal != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
+		}
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if fatal != nil {
+		return nil, fatal
+	}
+	if ctx.Err() != nil {
+		var kept []FileScan
+		for i, f := range s.Files {
+			if finished[i] {
+				kept = append(kept, f)
+			}
+		}
+		s.Files, s.Interrupted = kept, true
+		return s, fmt.Errorf("scanning %s: %w", dir, context.Cause(ctx))
+	}
+	return s, nil
+}
+
+// scanFile parses and proves one translation unit, and the source files it includes
+// (scanPlan): the unit's FileScan first; and says what was dropped from its flags. Its error is
+// only for what ends the whole scan.
+func scanFile(ctx context.Context, sess *parse.Session, plan *scanPlan, file string, db *parse.CompileDB, dbPath string, named bool, o ScanOptions) ([]FileScan, []string, error) {
+	root := plan.root
+	out := plan.fileScan(file)
+	entry, found := parse.Command{File: file}, false
+	if db != nil {
+		if c, ok := db.Lookup(file); ok {
+			entry, found, out.Defaults = c, true, false
+		}
+	}
+	cmd, bf := parse.Assume(entry, found, dbPath, named, []string{root}, o.Args)
+	out.Flags = bf.Flags
+	cmd.Guess = out.Defaults
+	cmd.Own = plan.ownDirs(file)
+	tu, err := sess.Parse(ctx, cmd)
+	var pe *parse.ParseError
+	var le *parse.LimitError
+	switch {
+	case errors.As(err, &pe):
+		// clang names the file by the absolute path it was given; the survey's are relative.
+		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
+	case errors.As(err, &le):
+		out.Skipped = le.Why
+	case errors.Is(err, parse.ErrNoClang), ctx.Err() != nil:
+		return []FileScan{out}, bf.Notices, err
+	case err != nil:
+		// The dump could not be read (clang crashed mid-way, say), or the file could not
+		// be opened: this file's fault, not the scan's.
+		out.Unparsable = strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
+	}
+	outs := []FileScan{out}
+	for _, inc := range plan.includes[file] {
+		f := plan.fileScan(inc)
+		f.Defaults, f.Flags, f.Unparsable, f.Skipped = out.Defaults, out.Flags, out.Unparsable, out.Skipped
+		outs = append(outs, f)
+	}
+	if tu == nil {
+		return outs, bf.Notices, nil
+	}
+	for i := range outs {
+		f := &outs[i]
+		view := *tu
+		view.File = f.abs
+		f.Proofs = rules.Prove(&view)
+		f.describe(&view, root)
+	}
+	return outs, bf.Notices, nil
+}
+
+func scanExt(path string) bool {
+	ext := filepath.Ext(path)
+	for _, e := range ScanExts {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// findTreeCompileDB is the compile_commands.json of the tree at root: in root, in root/build
+// (CMake's usual build directory, which the walk itself skips), or in root's nearest parent
+// that has one; "" when there is none.
+func findTreeCompileDB(root string) string {
+	for _, p := range []string{filepath.Join(root, "compile_commands.json"), filepath.Join(root, "build", "compile_commands.json")} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return parse.FindCompileDB(filepath.Join(filepath.Dir(root), "x"))
+}
