@@ -1,13 +1,13 @@
 package main
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rewrite"
-
 import (
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
 )
 
 // clangFlags are how the source path's commands (scan, rewrite) parse: where compile flags

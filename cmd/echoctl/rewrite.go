@@ -1,9 +1,5 @@
 package main
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rewrite"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"context"
 	"fmt"
@@ -14,6 +10,9 @@ import (
 
 	"github.com/echo-uma/echo/check"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )

@@ -1,7 +1,9 @@
 package main
 
-import "github.com/echo-uma/echo/source/rewrite"
-import "github.com/echo-uma/echo/source/rules"
+import (
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
+)
 
 // The echo.rewrite/2 document (docs/json.md).
 type rewriteJSON struct {

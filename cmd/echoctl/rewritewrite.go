@@ -1,14 +1,14 @@
 package main
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rewrite"
-
 import (
 	"context"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
 )
 
 // printAssumed prints what a file's proofs assumed and what was ignored on the way, one line

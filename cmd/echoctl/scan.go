@@ -1,9 +1,5 @@
 package main
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rules"
-import "github.com/echo-uma/echo/source/scan"
-
 import (
 	"fmt"
 	"io"
@@ -11,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
+	"github.com/echo-uma/echo/source/scan"
 )
 
 // scanOptions are the flags of `echoctl scan`.

@@ -1,12 +1,12 @@
 package main
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/scan"
-
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/scan"
 )
 
 // assumedTable lists the defines each file's proofs assumed, grouped: a proof holds for the

@@ -1,7 +1,9 @@
 package main
 
-import "github.com/echo-uma/echo/source/rules"
-import "github.com/echo-uma/echo/source/scan"
+import (
+	"github.com/echo-uma/echo/source/rules"
+	"github.com/echo-uma/echo/source/scan"
+)
 
 // The echo.scan/1 document (docs/json.md).
 type scanJSON struct {

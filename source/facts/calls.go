@@ -1,8 +1,10 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
+import (
+	"strings"
 
-import "strings"
+	"github.com/echo-uma/echo/source/parse"
+)
 
 // summary is what a function in the translation unit does with each pointer parameter, seen
 // from its callers: the events its body has on that parameter (flow-insensitively: a call is

@@ -1,8 +1,10 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
+import (
+	"fmt"
 
-import "fmt"
+	"github.com/echo-uma/echo/source/parse"
+)
 
 // A CFG is one function body's control flow, built from the AST's structured statements. The
 // proofs run over it to a fixpoint, so loops need no unrolling. Each block holds the

@@ -1,9 +1,9 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // evKind is what one step of a statement does to the buffers the proofs follow.

@@ -1,10 +1,10 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // What a launch may do to the buffer behind each of a kernel's pointer arguments, decided from

@@ -1,10 +1,10 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // Size expressions are compared by a canonical key: two sizes are the same when their keys

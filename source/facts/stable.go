@@ -1,8 +1,10 @@
 package facts
 
-import "github.com/echo-uma/echo/source/parse"
+import (
+	"strings"
 
-import "strings"
+	"github.com/echo-uma/echo/source/parse"
+)
 
 // Sizes are often named once and used under two spellings: Rodinia's nw allocates the host
 // matrix with `max_rows * max_cols * sizeof(int)` and the device one with `sizeof(int) *

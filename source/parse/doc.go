@@ -1,8 +1,16 @@
-// Package source is the front end of Echo's source path (DESIGN.md, "The source path"; the
+// Package parse is the front end of Echo's source path (DESIGN.md, "The source path"; the
 // paper's §3.2): it runs clang on a C, C++ or CUDA file and reads clang's JSON AST into a
 // compact tree of Nodes that keeps what a proof about buffers needs — each declaration's id
 // (the identity of every pointer variable), names, types, callee names, operators and the
 // byte ranges of the source (for a rewrite by byte ranges).
+//
+// The source path lives in five rooms, each importing only those before it: parse (this
+// package: clang, the prelude and its cache, compile databases, flags and the trust in them,
+// reading files and clang's dump with limits), facts (what the AST says: the control-flow
+// graph, effects and call summaries, kernels' accesses, sizes), rules (the S1–S4 proofs and
+// their verdicts, the strategy chosen), rewrite (the rewrite, its diff and the writing of the
+// files) and scan (the survey of a tree: the walk and the per-file report). What follows is
+// the whole path; a file named is in the room that owns it.
 //
 // It owns: the clang command line (the language by extension, flags from the command line or
 // from a compile_commands.json, CUDA host-only mode with a shipped prelude and the emulator's

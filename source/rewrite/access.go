@@ -1,13 +1,13 @@
 package rewrite
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // Whether the kernels touch each byte of a pair's device side at most once for each of its

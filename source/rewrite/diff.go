@@ -1,10 +1,10 @@
 package rewrite
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // UnifiedDiff is a `git apply`-able diff from before to after of the file at path (a/ and b/

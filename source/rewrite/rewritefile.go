@@ -1,8 +1,5 @@
 package rewrite
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"bytes"
 	"cmp"
@@ -13,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // RewriteOptions say how `echoctl rewrite` parses and merges.

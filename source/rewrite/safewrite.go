@@ -1,7 +1,5 @@
 package rewrite
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"context"
 	"errors"
@@ -9,6 +7,7 @@ import (
 	"os"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // What `echoctl rewrite -w` promises about the user's files (README, "Patch a file"): every file

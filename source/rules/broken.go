@@ -1,12 +1,12 @@
 package rules
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // Which parts of a translation unit with errors the proofs may still read. clang recovers

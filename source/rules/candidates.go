@@ -1,9 +1,11 @@
 package rules
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
+import (
+	"fmt"
 
-import "fmt"
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
+)
 
 // A Pair is a candidate: a host buffer and a device buffer, each held in a local pointer
 // variable of one function, linked by at least one copy between the two variables.

@@ -1,11 +1,10 @@
 package rules
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"context"
 	"errors"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"strings"

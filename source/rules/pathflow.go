@@ -1,11 +1,11 @@
 package rules
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"strings"
+
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // pathFlow runs a forward dataflow over one function's graph for what the rewrite must know

@@ -1,10 +1,9 @@
 package rules
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"testing"
 
+	"github.com/echo-uma/echo/source/parse"
 	"github.com/echo-uma/echo/trace"
 )
 

@@ -1,12 +1,12 @@
 package rules
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // Status is one condition's verdict.

@@ -1,10 +1,9 @@
 package rules
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"context"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"strings"

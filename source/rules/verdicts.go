@@ -1,12 +1,12 @@
 package rules
 
-import "github.com/echo-uma/echo/source/facts"
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/source/facts"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // event applies one event to the state of one group of paths, recording what it shows about

@@ -1,12 +1,12 @@
 package scan
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // The survey's per-file detail and its prevalence counts, the paper's §2.4 table as the

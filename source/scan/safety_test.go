@@ -1,13 +1,12 @@
 package scan
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rewrite"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"context"
 	"errors"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -1,8 +1,5 @@
 package scan
 
-import "github.com/echo-uma/echo/source/parse"
-import "github.com/echo-uma/echo/source/rules"
-
 import (
 	"context"
 	"errors"
@@ -13,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // The survey (`echoctl scan DIR`): the paper's prevalence study (§2.4: the pattern in 19 of

@@ -1,7 +1,5 @@
 package scan
 
-import "github.com/echo-uma/echo/source/parse"
-
 import (
 	"errors"
 	"io/fs"
@@ -11,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/echo-uma/echo/internal/infile"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // The survey's walk of a tree from anywhere. It follows links whose target lies in the tree
