@@ -61,173 +61,227 @@ type lifeState struct {
 // pinned: only the host side's frees are followed). It returns each free site's edit, by
 // siteKey, with the sites, and the sites some path reaches with the freed side null.
 func (rw *rewriter) lifetimes(p rules.Proof, g *facts.CFG, stmtEv map[*parse.Node][]facts.Event, merged bool) (map[string]freeEdit, map[string]rules.Site, map[string]bool, error) {
-	h, d := p.HostID, p.DeviceID
-	hostSites, devSites := map[string]bool{}, map[string]bool{}
-	for _, a := range p.Allocs {
-		if a.Host {
-			hostSites[rules.SiteKey(a.At)] = true
-		} else {
-			devSites[rules.SiteKey(a.At)] = true
-		}
+	l, err := newLifeRun(rw, p, stmtEv, merged)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	sites := map[string]rules.Site{}
-	index := map[string]int{}
-	for _, evs := range stmtEv {
-		for _, ev := range evs {
-			if ev.Kind == facts.EvFree && (ev.V == h || merged && ev.V == d) {
-				k := rules.SiteKey(ev.At)
-				if _, ok := sites[k]; !ok {
-					sites[k] = rules.Site{At: ev.At, Host: ev.V == h}
-				}
-			}
-		}
-	}
-	var keys []string
-	for k := range sites {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return sites[keys[i]].At.Offset < sites[keys[j]].At.Offset })
-	if len(keys) > 63 {
-		return nil, nil, nil, fmt.Errorf("%d frees of the pair: not followed", len(keys))
-	}
-	for i, k := range keys {
-		index[k] = i
-	}
-
-	var problem *parse.Loc
-	var why string
-	fail := func(at parse.Loc, w string) {
-		if problem == nil || at.Offset < problem.Offset {
-			problem, why = &at, w
-		}
-	}
-	otherFreed := map[string]uint8{} // 1: the other side not yet freed there, 2: freed
-	nullAt := map[string]bool{}      // a path reaches the free with its side null
-	usedAfter := map[string]bool{}
-	var edits map[string]freeEdit // nil in the first pass
-	step := func(s lifeState, ev facts.Event) lifeState {
-		if s.ended || (ev.V != h && ev.V != d) {
-			return s
-		}
-		side, freed, otherF, by := &s.hHolds, &s.hFreed, &s.dFreed, &s.hBy
-		if ev.V == d {
-			side, freed, otherF, by = &s.dHolds, &s.dFreed, &s.hFreed, &s.dBy
-		}
-		if merged || ev.V == h {
-			// Any event on a side ends the lone candidacy of the other side's frees.
-			for i, k := range keys {
-				if s.pending&(1<<i) != 0 && sites[k].Host != (ev.V == h) {
-					usedAfter[k] = true
-					s.pending &^= 1 << i
-				}
-			}
-		}
-		switch ev.Kind {
-		case facts.EvDef:
-			allocs := devSites
-			if ev.V == h {
-				allocs = hostSites
-			}
-			switch {
-			case ev.Alloc != facts.AllocOther && allocs[rules.SiteKey(ev.At)]:
-				*side, *freed = holdsPair, false
-				if ev.V == h {
-					s.shared = 0
-				}
-			case ev.Undef:
-				*side = holdsNothing
-			case rw.nullDef(ev):
-				*side = holdsNull
-			default:
-				*side = holdsOther
-			}
-		case facts.EvFree:
-			k := rules.SiteKey(ev.At)
-			if _, ok := sites[k]; !ok {
-				break
-			}
-			switch *side {
-			case holdsNull:
-				nullAt[k] = true
-				return s
-			case holdsPair:
-			default:
-				fail(ev.At, fmt.Sprintf("the free at line %d may free a buffer that is not the pair's allocation", ev.At.Line))
-				return s
-			}
-			if *freed && *by == uint8(index[k]+1) {
-				return s
-			}
-			if *freed {
-				fail(ev.At, fmt.Sprintf("the free at line %d may free the buffer twice", ev.At.Line))
-			}
-			*freed, *by = true, uint8(index[k]+1)
-			if !merged {
-				break
-			}
-			if *otherF {
-				otherFreed[k] |= 2
-			} else {
-				otherFreed[k] |= 1
-				s.pending |= 1 << index[k]
-			}
-			if edits != nil && edits[k] != freeDrop {
-				s.shared++
-				if s.shared > 1 {
-					fail(ev.At, fmt.Sprintf("the buffer would be freed twice (line %d)", ev.At.Line))
-				}
-			}
-		}
-		return s
-	}
-	stmt := func(s lifeState, st *parse.Node) lifeState {
-		if c := parse.Unwrap(st); c != nil && parse.IsCall(c.Kind) && facts.NoReturn[c.Callee()] {
-			s.ended = true
-		}
-		return s
-	}
-	flow := &rules.PathFlow[lifeState]{G: g, StmtEv: stmtEv, Step: step, Stmt: stmt}
+	flow := &rules.PathFlow[lifeState]{G: g, StmtEv: stmtEv, Step: l.step, Stmt: lifeStmt}
 	if _, err := flow.Run(lifeState{}); err != nil {
 		return nil, nil, nil, err
 	}
-	if problem != nil {
-		return nil, nil, nil, fmt.Errorf("%s", why)
+	if l.problem != nil {
+		return nil, nil, nil, fmt.Errorf("%s", l.why)
 	}
-	edits = map[string]freeEdit{}
-	for _, k := range keys {
-		switch {
-		case !merged:
-			edits[k] = freeShared
-		case otherFreed[k] == 2:
-			edits[k] = freeShared
-		case otherFreed[k] == 1 && !usedAfter[k]:
-			edits[k] = freeLone
-		case otherFreed[k] == 1:
-			edits[k] = freeDrop
-		case otherFreed[k] == 3:
-			return nil, nil, nil, fmt.Errorf("the free at line %d comes before the other side's on some paths and after it on others", sites[k].At.Line)
-		}
+	edits, err := l.freeEdits()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if !merged {
-		return edits, sites, nullAt, nil
+		return edits, l.sites, l.nullAt, nil
 	}
+	l.edits = edits // the check pass counts the one buffer's frees
 	exits, err := flow.Run(lifeState{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if problem != nil {
-		return nil, nil, nil, fmt.Errorf("%s", why)
+	if l.problem != nil {
+		return nil, nil, nil, fmt.Errorf("%s", l.why)
 	}
+	if err := checkExits(exits); err != nil {
+		return nil, nil, nil, err
+	}
+	return edits, l.sites, l.nullAt, nil
+}
+
+// lifeRun is what lifetimes learns of one pair's frees while following its paths.
+type lifeRun struct {
+	rw                  *rewriter
+	h, d                parse.DeclID
+	merged              bool
+	hostSites, devSites map[string]bool // the pair's allocation sites, by siteKey
+	sites               map[string]rules.Site
+	keys                []string       // the free sites, in the file's order
+	index               map[string]int // a free site's place in keys
+	problem             *parse.Loc     // the first problem found, and why
+	why                 string
+	otherFreed          map[string]uint8 // 1: the other side not yet freed there, 2: freed
+	nullAt              map[string]bool  // a path reaches the free with its side null
+	usedAfter           map[string]bool
+	edits               map[string]freeEdit // nil in the first pass
+}
+
+// newLifeRun gathers the pair's allocation sites and the frees to follow (of the host side;
+// of both when merged).
+func newLifeRun(rw *rewriter, p rules.Proof, stmtEv map[*parse.Node][]facts.Event, merged bool) (*lifeRun, error) {
+	l := &lifeRun{rw: rw, h: p.HostID, d: p.DeviceID, merged: merged,
+		hostSites: map[string]bool{}, devSites: map[string]bool{},
+		sites: map[string]rules.Site{}, index: map[string]int{},
+		otherFreed: map[string]uint8{}, nullAt: map[string]bool{}, usedAfter: map[string]bool{}}
+	for _, a := range p.Allocs {
+		if a.Host {
+			l.hostSites[rules.SiteKey(a.At)] = true
+		} else {
+			l.devSites[rules.SiteKey(a.At)] = true
+		}
+	}
+	for _, evs := range stmtEv {
+		for _, ev := range evs {
+			if ev.Kind == facts.EvFree && (ev.V == l.h || merged && ev.V == l.d) {
+				k := rules.SiteKey(ev.At)
+				if _, ok := l.sites[k]; !ok {
+					l.sites[k] = rules.Site{At: ev.At, Host: ev.V == l.h}
+				}
+			}
+		}
+	}
+	for k := range l.sites {
+		l.keys = append(l.keys, k)
+	}
+	sort.Slice(l.keys, func(i, j int) bool { return l.sites[l.keys[i]].At.Offset < l.sites[l.keys[j]].At.Offset })
+	if len(l.keys) > 63 {
+		return nil, fmt.Errorf("%d frees of the pair: not followed", len(l.keys))
+	}
+	for i, k := range l.keys {
+		l.index[k] = i
+	}
+	return l, nil
+}
+
+// fail keeps the first problem in the file.
+func (l *lifeRun) fail(at parse.Loc, w string) {
+	if l.problem == nil || at.Offset < l.problem.Offset {
+		l.problem, l.why = &at, w
+	}
+}
+
+// step applies one event of the pair to a path's state.
+func (l *lifeRun) step(s lifeState, ev facts.Event) lifeState {
+	if s.ended || (ev.V != l.h && ev.V != l.d) {
+		return s
+	}
+	if l.merged || ev.V == l.h {
+		// Any event on a side ends the lone candidacy of the other side's frees.
+		for i, k := range l.keys {
+			if s.pending&(1<<i) != 0 && l.sites[k].Host != (ev.V == l.h) {
+				l.usedAfter[k] = true
+				s.pending &^= 1 << i
+			}
+		}
+	}
+	switch ev.Kind {
+	case facts.EvDef:
+		l.define(&s, ev)
+	case facts.EvFree:
+		l.free(&s, ev)
+	}
+	return s
+}
+
+// define sets what the side ev defines holds.
+func (l *lifeRun) define(s *lifeState, ev facts.Event) {
+	side, freed := &s.hHolds, &s.hFreed
+	allocs := l.hostSites
+	if ev.V == l.d {
+		side, freed, allocs = &s.dHolds, &s.dFreed, l.devSites
+	}
+	switch {
+	case ev.Alloc != facts.AllocOther && allocs[rules.SiteKey(ev.At)]:
+		*side, *freed = holdsPair, false
+		if ev.V == l.h {
+			s.shared = 0
+		}
+	case ev.Undef:
+		*side = holdsNothing
+	case l.rw.nullDef(ev):
+		*side = holdsNull
+	default:
+		*side = holdsOther
+	}
+}
+
+// free follows a free of one side at one of the sites.
+func (l *lifeRun) free(s *lifeState, ev facts.Event) {
+	side, freed, otherF, by := &s.hHolds, &s.hFreed, &s.dFreed, &s.hBy
+	if ev.V == l.d {
+		side, freed, otherF, by = &s.dHolds, &s.dFreed, &s.hFreed, &s.dBy
+	}
+	k := rules.SiteKey(ev.At)
+	if _, ok := l.sites[k]; !ok {
+		return
+	}
+	switch *side {
+	case holdsNull:
+		l.nullAt[k] = true
+		return
+	case holdsPair:
+	default:
+		l.fail(ev.At, fmt.Sprintf("the free at line %d may free a buffer that is not the pair's allocation", ev.At.Line))
+		return
+	}
+	if *freed && *by == uint8(l.index[k]+1) {
+		return
+	}
+	if *freed {
+		l.fail(ev.At, fmt.Sprintf("the free at line %d may free the buffer twice", ev.At.Line))
+	}
+	*freed, *by = true, uint8(l.index[k]+1)
+	if !l.merged {
+		return
+	}
+	if *otherF {
+		l.otherFreed[k] |= 2
+	} else {
+		l.otherFreed[k] |= 1
+		s.pending |= 1 << l.index[k]
+	}
+	if l.edits != nil && l.edits[k] != freeDrop {
+		s.shared++
+		if s.shared > 1 {
+			l.fail(ev.At, fmt.Sprintf("the buffer would be freed twice (line %d)", ev.At.Line))
+		}
+	}
+}
+
+// lifeStmt ends a path at a call that does not return (exit()).
+func lifeStmt(s lifeState, st *parse.Node) lifeState {
+	if c := parse.Unwrap(st); c != nil && parse.IsCall(c.Kind) && facts.NoReturn[c.Callee()] {
+		s.ended = true
+	}
+	return s
+}
+
+// freeEdits is each free site's edit, from what the first pass saw of the other side there.
+func (l *lifeRun) freeEdits() (map[string]freeEdit, error) {
+	edits := map[string]freeEdit{}
+	for _, k := range l.keys {
+		switch {
+		case !l.merged:
+			edits[k] = freeShared
+		case l.otherFreed[k] == 2:
+			edits[k] = freeShared
+		case l.otherFreed[k] == 1 && !l.usedAfter[k]:
+			edits[k] = freeLone
+		case l.otherFreed[k] == 1:
+			edits[k] = freeDrop
+		case l.otherFreed[k] == 3:
+			return nil, fmt.Errorf("the free at line %d comes before the other side's on some paths and after it on others", l.sites[k].At.Line)
+		}
+	}
+	return edits, nil
+}
+
+// checkExits fails where a path ends with one side freed and the one buffer not freed once.
+func checkExits(exits []lifeState) error {
 	for _, s := range exits {
 		if !s.ended && (s.hFreed || s.dFreed) != (s.shared == 1) {
 			side := "host"
 			if s.dFreed {
 				side = "device"
 			}
-			return nil, nil, nil, fmt.Errorf("a path frees only the %s side, which the one buffer cannot follow: it would be freed while still used, or leaked where the original was freed", side)
+			return fmt.Errorf("a path frees only the %s side, which the one buffer cannot follow: it would be freed while still used, or leaked where the original was freed", side)
 		}
 	}
-	return edits, sites, nullAt, nil
+	return nil
 }
 
 // nullDef reports whether a definition of a pointer variable (ev) gives it null:

@@ -44,25 +44,47 @@ func brokenFunctions(tu *parse.TU) (map[string]brokenFn, *brokenFn) {
 	if len(tu.Errors) == 0 && !hasInvalid(tu.Root) {
 		return nil, nil
 	}
-	var fns []fnBody
-	invalidIDs := map[parse.DeclID]bool{}
-	invalidTypes := map[string]bool{}
-	ownFile := map[string]bool{tu.File: true}
+	t := walkBroken(tu)
+	direct, attributed := t.directlyBroken(tu.Errors)
+	for j, d := range tu.Errors {
+		if !attributed[j] && !t.ownFile[d.File] {
+			return nil, &brokenFn{at: parse.Loc{File: d.File, Line: d.Line, Col: d.Col},
+				why: "clang reported an error outside the file's own code, which could be anywhere in it: " + d.String()}
+		}
+	}
+	if len(direct) == 0 {
+		return nil, nil
+	}
+	return t.spreadBroken(direct), nil
+}
+
+// brokenTU is what brokenFunctions gathers from a translation unit: its functions with a
+// body, the declarations clang marked invalid, and the files of its top-level declarations.
+type brokenTU struct {
+	fns          []fnBody
+	invalidIDs   map[parse.DeclID]bool
+	invalidTypes map[string]bool
+	ownFile      map[string]bool
+}
+
+func walkBroken(tu *parse.TU) *brokenTU {
+	t := &brokenTU{invalidIDs: map[parse.DeclID]bool{}, invalidTypes: map[string]bool{},
+		ownFile: map[string]bool{tu.File: true}}
 	var walk func(n *parse.Node, top bool)
 	walk = func(n *parse.Node, top bool) {
 		if top && n.Loc.File != "" {
-			ownFile[n.Loc.File] = true
+			t.ownFile[n.Loc.File] = true
 		}
 		if n.Invalid {
-			invalidIDs[n.ID] = true
+			t.invalidIDs[n.ID] = true
 			if n.Name != "" && (strings.HasSuffix(n.Kind, "RecordDecl") || n.Kind == "TypedefDecl" || n.Kind == "EnumDecl" || n.Kind == "TypeAliasDecl") {
-				invalidTypes[n.Name] = true
+				t.invalidTypes[n.Name] = true
 			}
 		}
 		switch n.Kind {
 		case "FunctionDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl", "CXXConversionDecl":
 			if facts.FuncBody(n) != nil {
-				fns = append(fns, fnBody{node: n, name: n.Name})
+				t.fns = append(t.fns, fnBody{node: n, name: n.Name})
 			}
 		}
 		for _, c := range n.Inner {
@@ -72,23 +94,33 @@ func brokenFunctions(tu *parse.TU) (map[string]brokenFn, *brokenFn) {
 	for _, n := range tu.Root.Inner {
 		walk(n, true)
 	}
-	var typeWord *regexp.Regexp
-	if len(invalidTypes) > 0 {
-		var names []string
-		for t := range invalidTypes {
-			names = append(names, regexp.QuoteMeta(t))
-		}
-		typeWord = regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
-	}
+	return t
+}
 
+// typeWord matches a use of a type clang could not parse; nil when there is none.
+func (t *brokenTU) typeWord() *regexp.Regexp {
+	if len(t.invalidTypes) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range t.invalidTypes {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
+}
+
+// directlyBroken are the functions (by index) holding one of clang's errors or something it
+// could not parse, and which of errs fell inside one.
+func (t *brokenTU) directlyBroken(errs []parse.Diag) (map[int]brokenFn, []bool) {
+	typeWord := t.typeWord()
 	direct := map[int]brokenFn{}
-	attributed := make([]bool, len(tu.Errors))
-	for i, f := range fns {
+	attributed := make([]bool, len(errs))
+	for i, f := range t.fns {
 		r := f.node.Range
 		in := func(file string, line int) bool {
 			return file == r.Begin.File && line >= r.Begin.Line && line <= r.End.Line
 		}
-		for j, d := range tu.Errors {
+		for j, d := range errs {
 			hit := in(d.File, d.Line)
 			for _, n := range d.Notes {
 				hit = hit || in(n.File, n.Line)
@@ -110,7 +142,7 @@ func brokenFunctions(tu *parse.TU) (map[string]brokenFn, *brokenFn) {
 			switch {
 			case n.Kind == "RecoveryExpr":
 				direct[i] = brokenFn{at: n.Range.Begin, why: fmt.Sprintf("clang could not make sense of an expression in %s at line %d", f.name, n.Range.Begin.Line)}
-			case n.Invalid && n != f.node || n.Ref != nil && invalidIDs[n.Ref.ID] || n.Member != 0 && invalidIDs[n.Member]:
+			case n.Invalid && n != f.node || n.Ref != nil && t.invalidIDs[n.Ref.ID] || n.Member != 0 && t.invalidIDs[n.Member]:
 				direct[i] = brokenFn{at: n.Range.Begin, why: fmt.Sprintf("%s uses a declaration clang could not parse, at line %d", f.name, n.Range.Begin.Line)}
 			case n == f.node && n.Invalid:
 				direct[i] = brokenFn{at: n.Loc, why: fmt.Sprintf("clang could not parse the declaration of %s", f.name)}
@@ -120,25 +152,19 @@ func brokenFunctions(tu *parse.TU) (map[string]brokenFn, *brokenFn) {
 			return true
 		})
 	}
-	for j, d := range tu.Errors {
-		if !attributed[j] && !ownFile[d.File] {
-			return nil, &brokenFn{at: parse.Loc{File: d.File, Line: d.Line, Col: d.Col},
-				why: "clang reported an error outside the file's own code, which could be anywhere in it: " + d.String()}
-		}
-	}
-	if len(direct) == 0 {
-		return nil, nil
-	}
+	return direct, attributed
+}
 
-	// What calls or launches a broken function is broken too.
+// callees are, for each function, the functions it calls or launches, by index.
+func (t *brokenTU) callees() [][]int {
 	byName := map[string][]int{}
 	byID := map[parse.DeclID]int{}
-	for i, f := range fns {
+	for i, f := range t.fns {
 		byName[f.name] = append(byName[f.name], i)
 		byID[f.node.ID] = i
 	}
-	callees := make([][]int, len(fns))
-	for i, f := range fns {
+	callees := make([][]int, len(t.fns))
+	for i, f := range t.fns {
 		f.node.Walk(func(n *parse.Node) bool {
 			if n.Ref != nil {
 				switch n.Ref.Kind {
@@ -155,28 +181,35 @@ func brokenFunctions(tu *parse.TU) (map[string]brokenFn, *brokenFn) {
 			return true
 		})
 	}
+	return callees
+}
+
+// spreadBroken is the broken functions by name: those directly broken, and what calls or
+// launches a broken function, which is broken too.
+func (t *brokenTU) spreadBroken(direct map[int]brokenFn) map[string]brokenFn {
+	callees := t.callees()
 	out := map[string]brokenFn{}
-	for i, f := range fns {
+	for i, f := range t.fns {
 		if b, ok := direct[i]; ok {
 			out[f.name] = b
 		}
 	}
 	for changed := true; changed; {
 		changed = false
-		for i, f := range fns {
+		for i, f := range t.fns {
 			if _, ok := out[f.name]; ok {
 				continue
 			}
 			for _, j := range callees[i] {
-				if b, ok := out[fns[j].name]; ok {
-					out[f.name] = brokenFn{at: b.at, why: fmt.Sprintf("%s calls %s, where %s", f.name, fns[j].name, b.why)}
+				if b, ok := out[t.fns[j].name]; ok {
+					out[f.name] = brokenFn{at: b.at, why: fmt.Sprintf("%s calls %s, where %s", f.name, t.fns[j].name, b.why)}
 					changed = true
 					break
 				}
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func hasInvalid(root *parse.Node) bool {

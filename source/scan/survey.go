@@ -133,29 +133,71 @@ func (s *Survey) Totals() Totals {
 // that cannot be read or clang missing altogether end the scan with an error. When ctx ends
 // (an interrupt), Scan returns the survey of the files done so far with the error.
 func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
+	root, err := scanRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Survey{Dir: dir}
+	files := walkSources(root, s)
+	db, named, err := s.compileDB(root, o.CompileCommands)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	s.Files, s.Total = make([]FileScan, len(files)), len(files)
+	sess, err := parse.NewSession(o.Options)
+	if err != nil {
+		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+	}
+	defer sess.Close()
+	plan := planScan(root, files, o.Limits)
+	sess.FindHeader = plan.idx.FindHeader
+	r := &scanRun{s: s, o: o, sess: sess, plan: plan, files: files, db: db, named: named,
+		finished: make([]bool, len(files))}
+	r.skipUnparsed()
+	if err := r.run(ctx); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		var kept []FileScan
+		for i, f := range s.Files {
+			if r.finished[i] {
+				kept = append(kept, f)
+			}
+		}
+		s.Files, s.Interrupted = kept, true
+		return s, fmt.Errorf("scanning %s: %w", dir, context.Cause(ctx))
+	}
+	return s, nil
+}
+
+// scanRoot is the tree dir names, absolute and with links resolved (a root that is a link is
+// the tree it names); an error says what to give instead.
+func scanRoot(dir string) (string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("scanning %s: no such directory: give the root of a source tree", dir)
+			return "", fmt.Errorf("scanning %s: no such directory: give the root of a source tree", dir)
 		}
-		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+		return "", fmt.Errorf("scanning %s: %w", dir, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("scanning %s: not a directory: give the root of a source tree (echoctl rewrite takes single files)", dir)
+		return "", fmt.Errorf("scanning %s: not a directory: give the root of a source tree (echoctl rewrite takes single files)", dir)
 	}
-	// A root that is a link is the tree it names.
 	root, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		root, err = filepath.Abs(root)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("scanning %s: %w", dir, err)
+		return "", fmt.Errorf("scanning %s: %w", dir, err)
 	}
-	s := &Survey{Dir: dir}
-	files := walkSources(root, s)
-	var db *parse.CompileDB
-	named := o.CompileCommands != ""
-	s.CompileDB = o.CompileCommands
+	return root, nil
+}
+
+// compileDB loads the survey's compile database: the one given (named; failing to load it is
+// an error), or the tree's own when trusted (a notice says why one is ignored).
+func (s *Survey) compileDB(root, given string) (db *parse.CompileDB, named bool, err error) {
+	named = given != ""
+	s.CompileDB = given
 	if !named {
 		if s.CompileDB = findTreeCompileDB(root); s.CompileDB != "" {
 			if why := parse.UntrustedDB(s.CompileDB, root); why != "" {
@@ -165,71 +207,65 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	}
 	if s.CompileDB != "" {
 		if db, err = parse.LoadCompileDB(s.CompileDB); err != nil && named {
-			return nil, fmt.Errorf("scanning %s: %w", dir, err)
+			return nil, named, err
 		} else if err != nil {
 			s.Notices, s.CompileDB = append(s.Notices, parse.IgnoredDB(s.CompileDB, err.Error())), ""
 		}
 	}
-	s.Files, s.Total = make([]FileScan, len(files)), len(files)
-	finished := make([]bool, len(files))
-	sess, err := parse.NewSession(o.Options)
-	if err != nil {
-		return nil, fmt.Errorf("scanning %s: %w", dir, err)
-	}
-	defer sess.Close()
-	plan := planScan(root, files, o.Limits)
-	sess.FindHeader = plan.idx.FindHeader
-	jobs := o.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var (
-		mu    sync.Mutex
-		done  int
-		fatal error
-		wg    sync.WaitGroup
-		next  = make(chan int)
-	)
-	for i, f := range files {
-		if plan.noCUDA[f] { // not parsed: no CUDA in it
-			s.Files[i], finished[i] = plan.unparsed(f), true
-			done++
-			if o.Progress != nil {
-				o.Progress(done, len(files), s.Files[i].Path)
+	return db, named, nil
+}
+
+// scanRun is one survey's parse of its files by a pool of workers.
+type scanRun struct {
+	s     *Survey
+	o     ScanOptions
+	sess  *parse.Session
+	plan  *scanPlan
+	files []string
+	db    *parse.CompileDB
+	named bool
+
+	mu       sync.Mutex
+	finished []bool // s.Files[i] is done
+	done     int
+	fatal    error
+}
+
+// skipUnparsed reports the files with no CUDA in them, which are not parsed.
+func (r *scanRun) skipUnparsed() {
+	for i, f := range r.files {
+		if r.plan.noCUDA[f] {
+			r.s.Files[i], r.finished[i] = r.plan.unparsed(f), true
+			r.done++
+			if r.o.Progress != nil {
+				r.o.Progress(r.done, len(r.files), r.s.Files[i].Path)
 			}
 		}
 	}
-	for w := 0; w < min(jobs, max(len(plan.units), 1)); w++ {
+}
+
+// run parses the plan's translation units with o.Jobs workers until they are done, one fails
+// or ctx ends; the error is the first failure's.
+func (r *scanRun) run(ctx context.Context) error {
+	jobs := r.o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(jobs, max(len(r.plan.units), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fscs, notices, err := scanFile(ctx, sess, plan, files[i], db, s.CompileDB, named, o)
-				mu.Lock()
-				switch {
-				case err == nil:
-					for _, fsc := range fscs {
-						j := plan.index[fsc.abs]
-						s.Files[j], finished[j] = fsc, true
-						done++
-						if o.Progress != nil {
-							o.Progress(done, len(files), fsc.Path)
-						}
-					}
-					for _, n := range notices {
-						s.Notices = parse.AppendOnce(s.Notices, n)
-					}
-				case ctx.Err() == nil && fatal == nil:
-					fatal = err
-				}
-				mu.Unlock()
+				r.scanOne(ctx, i)
 			}
 		}()
 	}
-	for _, i := range plan.units {
-		mu.Lock()
-		stop := fatal != nil
-		mu.Unlock()
+	for _, i := range r.plan.units {
+		r.mu.Lock()
+		stop := r.fatal != nil
+		r.mu.Unlock()
 		if stop || ctx.Err() != nil {
 			break
 		}
@@ -240,20 +276,30 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	}
 	close(next)
 	wg.Wait()
-	if fatal != nil {
-		return nil, fatal
-	}
-	if ctx.Err() != nil {
-		var kept []FileScan
-		for i, f := range s.Files {
-			if finished[i] {
-				kept = append(kept, f)
+	return r.fatal
+}
+
+// scanOne parses the translation unit files[i] and records its files' reports.
+func (r *scanRun) scanOne(ctx context.Context, i int) {
+	fscs, notices, err := scanFile(ctx, r.sess, r.plan, r.files[i], r.db, r.s.CompileDB, r.named, r.o)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err == nil:
+		for _, fsc := range fscs {
+			j := r.plan.index[fsc.abs]
+			r.s.Files[j], r.finished[j] = fsc, true
+			r.done++
+			if r.o.Progress != nil {
+				r.o.Progress(r.done, len(r.files), fsc.Path)
 			}
 		}
-		s.Files, s.Interrupted = kept, true
-		return s, fmt.Errorf("scanning %s: %w", dir, context.Cause(ctx))
+		for _, n := range notices {
+			r.s.Notices = parse.AppendOnce(r.s.Notices, n)
+		}
+	case ctx.Err() == nil && r.fatal == nil:
+		r.fatal = err
 	}
-	return s, nil
 }
 
 // scanFile parses and proves one translation unit, and the source files it includes
