@@ -237,10 +237,27 @@ func (rw *rewriter) mergePlan(p rules.Proof, s rules.Strategy, g *facts.CFG, stm
 		return nil, 0, err
 	}
 	es = append(es, de)
+	ce, err := rw.mergedCopies(p, comment)
+	if err != nil {
+		return nil, 0, err
+	}
+	es = append(es, ce...)
+	fe, err := rw.mergedFrees(p, s, g, stmtEv, comment)
+	if err != nil {
+		return nil, 0, err
+	}
+	es = append(es, fe...)
+	return es, need, nil
+}
+
+// mergedCopies are the edits of a merged pair's copies: each removed, or a synchronize where
+// its wait is kept (S2).
+func (rw *rewriter) mergedCopies(p rules.Proof, comment func(string) string) ([]edit, error) {
+	var es []edit
 	for _, c := range p.Copies {
 		n := rw.call(c.At, "cudaMemcpy")
 		if n == nil {
-			return nil, 0, fmt.Errorf("the copy at line %d is not found where the AST puts it", c.At.Line)
+			return nil, fmt.Errorf("the copy at line %d is not found where the AST puts it", c.At.Line)
 		}
 		text := rw.nothing(n) + comment("; the copy removed: its wait is a no-op")
 		if c.KeepWait {
@@ -248,13 +265,20 @@ func (rw *rewriter) mergePlan(p rules.Proof, s rules.Strategy, g *facts.CFG, stm
 		}
 		e, err := rw.replace(n, text)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		es = append(es, e)
 	}
+	return es, nil
+}
+
+// mergedFrees are the edits of a merged pair's frees: the one buffer freed once on every path
+// that freed the originals (lifetimes), the other frees removed.
+func (rw *rewriter) mergedFrees(p rules.Proof, s rules.Strategy, g *facts.CFG, stmtEv map[*parse.Node][]facts.Event, comment func(string) string) ([]edit, error) {
+	var es []edit
 	frees, sites, nullAt, err := rw.lifetimes(p, g, stmtEv, true)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	free := "cudaFreeHost"
 	if s == rules.Managed {
@@ -264,14 +288,14 @@ func (rw *rewriter) mergePlan(p rules.Proof, s rules.Strategy, g *facts.CFG, stm
 		f := sites[k]
 		n := rw.freeNode(f)
 		if n == nil {
-			return nil, 0, fmt.Errorf("the free at line %d is not a call the rewrite can replace", f.At.Line)
+			return nil, fmt.Errorf("the free at line %d is not a call the rewrite can replace", f.At.Line)
 		}
 		v, id := p.Device, p.DeviceID // the side freed here names the buffer here (one address under UVA)
 		if f.Host {
 			v, id = p.Host, p.HostID
 		}
 		if err := rw.replaceableFree(n, id); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		text := rw.nothing(n) + comment("; freed once, with the other side")
 		if what != freeDrop {
@@ -293,11 +317,11 @@ func (rw *rewriter) mergePlan(p rules.Proof, s rules.Strategy, g *facts.CFG, stm
 		}
 		e, err := rw.replace(n, text)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		es = append(es, e)
 	}
-	return es, need, nil
+	return es, nil
 }
 
 // hostAlloc plans the host side's allocation: the one buffer.

@@ -12,7 +12,6 @@ import (
 // event applies one event to the state of one group of paths, recording what it shows about
 // S1–S4 for the pair.
 func (a *pairAnalysis) event(s pstate, ev facts.Event) pstate {
-	h, d := a.h, a.d
 	// On paths where a side holds only buffers that are not the pair's allocations (a
 	// hand-merged branch, say), what happens there is about those buffers, not the pair.
 	if ev.Kind != facts.EvDef && ev.Kind != facts.EvEscape && (s.hDefs == 1<<otherDef || s.dDefs == 1<<otherDef) {
@@ -20,109 +19,141 @@ func (a *pairAnalysis) event(s pstate, ev facts.Event) pstate {
 	}
 	switch ev.Kind {
 	case facts.EvDef:
-		bit := a.defBit(ev.At, ev.Alloc, ev.Size)
-		if ev.Undef {
-			bit = 0
-		}
-		if ev.Alloc != facts.AllocOther && (ev.V == h || ev.V == d) {
-			a.allocs[SiteKey(ev.At)] = Site{At: ev.At, Host: ev.V == h}
-		}
-		if ev.V == h || ev.V == d {
-			s.staleSize &^= bit // the size expression is evaluated afresh here
-			s.pairing = a.pair(s.pairing, ev)
-		}
-		if ev.V == h {
-			s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, parse.Loc{}, parse.Loc{}, parse.Loc{}
-		} else if ev.V == d {
-			s.dDefs, s.hostDirty, s.gpuDirty, s.freedD = bit, parse.Loc{}, parse.Loc{}, parse.Loc{}
-		}
+		s = a.defEvent(s, ev)
 	case facts.EvRead, facts.EvWrite:
-		if ev.V == d {
-			a.findC(1, Undecidable, ev.At, "the host dereferences the device pointer", ConstructCrossAccess)
-			break
-		}
-		if ev.V != h {
-			break
-		}
-		if s.gpuDirty.Line != 0 {
-			a.find(1, Refused, ev.At, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
-		}
-		if ev.Kind == facts.EvWrite {
-			if s.inFlightPair.Line != 0 {
-				a.find(1, Refused, ev.At, fmt.Sprintf("the host writes the host side while the kernel at line %d may still use the device side", s.inFlightPair.Line))
-			}
-			s.hostDirty = ev.At
-		}
+		s = a.accessEvent(s, ev)
 	case facts.EvLaunch:
-		s.inFlightAny = ev.At
-		if ev.V == h {
-			a.findC(1, Undecidable, ev.At, "the host pointer is passed to a kernel", ConstructCrossAccess)
-		}
-		if ev.V != d {
-			break
-		}
-		switch {
-		case ev.Fills && a.full(s, ev):
-			// Written whole on the device and read not at all: a host write before it is
-			// gone, merged, as the D2H copy after it makes it gone as written.
-			s.hostDirty = parse.Loc{}
-		case s.hostDirty.Line != 0:
-			a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.At.Line))
-		}
-		if s.freedH.Line != 0 {
-			a.freedBeforeKernel(s.freedH, ev.At)
-		}
-		if ev.GpuWrites {
-			s.gpuDirty = ev.At
-			if _, ok := a.writeWhy[ev.At.Offset]; !ok {
-				a.writeWhy[ev.At.Offset] = ev.Why
-			}
-		}
-		s.inFlightPair = ev.At
+		s = a.launchEvent(s, ev)
 	case facts.EvCopy:
 		s = a.copyEvent(s, ev)
 	case facts.EvSync:
 		s.inFlightAny, s.inFlightPair = parse.Loc{}, parse.Loc{}
 	case facts.EvFree:
-		if ev.V != h && ev.V != d {
-			break
-		}
-		a.freeSites[SiteKey(ev.At)] = Site{At: ev.At, Host: ev.V == h}
-		if ev.Via != "" && !ev.ViaFreeOnly {
-			side := "host"
-			if ev.V == d {
-				side = "device"
-			}
-			a.findC(4, Undecidable, ev.At, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.Via), ConstructHelper)
-		}
-		if ev.V == h {
-			s.freedH = ev.At
-		} else {
-			s.freedD = ev.At
-		}
-		if ev.V == h || ev.V == d {
-			s.pairing = a.pair(s.pairing, ev)
-		}
-		if s.freedH.Line != 0 && s.freedD.Line != 0 {
-			a.frees[fmt.Sprintf("%d", ev.At.Offset)] = ev.At
-			if s.inFlightPair.Line != 0 {
-				a.find(4, KeepWait, ev.At, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite frees it after a synchronize", s.inFlightPair.Line))
-			}
-		}
+		s = a.freeEvent(s, ev)
 	case facts.EvEscape:
-		if ev.V == h || ev.V == d {
-			st := Undecidable
-			if ev.Refused {
-				st = Refused
-			}
-			side := "host"
-			if ev.V == d {
-				side = "device"
-			}
-			a.findC(3, st, ev.At, "the "+side+" pointer is "+ev.Why, ConstructEscape)
+		a.escapeEvent(ev)
+	}
+	return s
+}
+
+// defEvent: a side (or another variable) is given a value.
+func (a *pairAnalysis) defEvent(s pstate, ev facts.Event) pstate {
+	h, d := a.h, a.d
+	bit := a.defBit(ev.At, ev.Alloc, ev.Size)
+	if ev.Undef {
+		bit = 0
+	}
+	if ev.Alloc != facts.AllocOther && (ev.V == h || ev.V == d) {
+		a.allocs[SiteKey(ev.At)] = Site{At: ev.At, Host: ev.V == h}
+	}
+	if ev.V == h || ev.V == d {
+		s.staleSize &^= bit // the size expression is evaluated afresh here
+		s.pairing = a.pair(s.pairing, ev)
+	}
+	if ev.V == h {
+		s.hDefs, s.hostDirty, s.gpuDirty, s.freedH = bit, parse.Loc{}, parse.Loc{}, parse.Loc{}
+	} else if ev.V == d {
+		s.dDefs, s.hostDirty, s.gpuDirty, s.freedD = bit, parse.Loc{}, parse.Loc{}, parse.Loc{}
+	}
+	return s
+}
+
+// accessEvent: the host reads or writes through a pointer (S1).
+func (a *pairAnalysis) accessEvent(s pstate, ev facts.Event) pstate {
+	if ev.V == a.d {
+		a.findC(1, Undecidable, ev.At, "the host dereferences the device pointer", ConstructCrossAccess)
+		return s
+	}
+	if ev.V != a.h {
+		return s
+	}
+	if s.gpuDirty.Line != 0 {
+		a.find(1, Refused, ev.At, fmt.Sprintf("the host uses the host side before the D2H copy brings back what the GPU wrote at line %d%s", s.gpuDirty.Line, a.gpuWrite(s.gpuDirty)))
+	}
+	if ev.Kind == facts.EvWrite {
+		if s.inFlightPair.Line != 0 {
+			a.find(1, Refused, ev.At, fmt.Sprintf("the host writes the host side while the kernel at line %d may still use the device side", s.inFlightPair.Line))
+		}
+		s.hostDirty = ev.At
+	}
+	return s
+}
+
+// launchEvent: a kernel is launched, with a pointer among its arguments (S1).
+func (a *pairAnalysis) launchEvent(s pstate, ev facts.Event) pstate {
+	s.inFlightAny = ev.At
+	if ev.V == a.h {
+		a.findC(1, Undecidable, ev.At, "the host pointer is passed to a kernel", ConstructCrossAccess)
+	}
+	if ev.V != a.d {
+		return s
+	}
+	switch {
+	case ev.Fills && a.full(s, ev):
+		// Written whole on the device and read not at all: a host write before it is
+		// gone, merged, as the D2H copy after it makes it gone as written.
+		s.hostDirty = parse.Loc{}
+	case s.hostDirty.Line != 0:
+		a.find(1, Refused, s.hostDirty, fmt.Sprintf("a host write reaches the kernel at line %d without a copy in between (a live value)", ev.At.Line))
+	}
+	if s.freedH.Line != 0 {
+		a.freedBeforeKernel(s.freedH, ev.At)
+	}
+	if ev.GpuWrites {
+		s.gpuDirty = ev.At
+		if _, ok := a.writeWhy[ev.At.Offset]; !ok {
+			a.writeWhy[ev.At.Offset] = ev.Why
+		}
+	}
+	s.inFlightPair = ev.At
+	return s
+}
+
+// freeEvent: a side is freed (S4).
+func (a *pairAnalysis) freeEvent(s pstate, ev facts.Event) pstate {
+	h, d := a.h, a.d
+	if ev.V != h && ev.V != d {
+		return s
+	}
+	a.freeSites[SiteKey(ev.At)] = Site{At: ev.At, Host: ev.V == h}
+	if ev.Via != "" && !ev.ViaFreeOnly {
+		side := "host"
+		if ev.V == d {
+			side = "device"
+		}
+		a.findC(4, Undecidable, ev.At, fmt.Sprintf("the %s side is freed inside %s, which does more than free it, or frees it only on some paths: the rewrite can only replace a call that frees and nothing else", side, ev.Via), ConstructHelper)
+	}
+	if ev.V == h {
+		s.freedH = ev.At
+	} else {
+		s.freedD = ev.At
+	}
+	if ev.V == h || ev.V == d {
+		s.pairing = a.pair(s.pairing, ev)
+	}
+	if s.freedH.Line != 0 && s.freedD.Line != 0 {
+		a.frees[fmt.Sprintf("%d", ev.At.Offset)] = ev.At
+		if s.inFlightPair.Line != 0 {
+			a.find(4, KeepWait, ev.At, fmt.Sprintf("the kernel at line %d may still use the buffer at its last free: the rewrite frees it after a synchronize", s.inFlightPair.Line))
 		}
 	}
 	return s
+}
+
+// escapeEvent: a side is stored, returned, compared or otherwise let out of sight (S3).
+func (a *pairAnalysis) escapeEvent(ev facts.Event) {
+	if ev.V != a.h && ev.V != a.d {
+		return
+	}
+	st := Undecidable
+	if ev.Refused {
+		st = Refused
+	}
+	side := "host"
+	if ev.V == a.d {
+		side = "device"
+	}
+	a.findC(3, st, ev.At, "the "+side+" pointer is "+ev.Why, ConstructEscape)
 }
 
 // freedBeforeKernel is a free of the host side reached before a kernel that uses the device
