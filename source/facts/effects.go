@@ -305,45 +305,10 @@ func (e *Effects) visit(n *parse.Node, u use) {
 	}
 	switch n.Kind {
 	case "DeclRefExpr":
-		if n.Ref == nil {
-			return
-		}
-		id := n.Ref.ID
-		if a, ok := e.Aliases[id]; ok {
-			id = a
-		}
-		if !e.Tracked[id] {
-			if slots, ok := e.ArgArrays[id]; ok && u == useValue {
-				for _, s := range slots {
-					if s.Tracked {
-						e.emit(Event{Kind: EvEscape, V: s.V, At: n.Range.Begin, Why: "in an argument array used other than for a launch"})
-					}
-				}
-			}
-			return
-		}
-		switch u {
-		case useRead:
-			e.emit(Event{Kind: EvRead, V: id, At: n.Range.Begin})
-		case useWrite:
-			e.emit(Event{Kind: EvWrite, V: id, At: n.Range.Begin})
-		case useRW:
-			e.emit(Event{Kind: EvRead, V: id, At: n.Range.Begin})
-			e.emit(Event{Kind: EvWrite, V: id, At: n.Range.Begin})
-		case useValue:
-			e.emit(Event{Kind: EvEscape, V: id, At: n.Range.Begin, Why: "stored or used where the analysis cannot follow it"})
-		}
+		e.visitRef(n, u)
 		return
 	case "ImplicitCastExpr", "CStyleCastExpr", "CXXStaticCastExpr", "CXXReinterpretCastExpr", "CXXConstCastExpr", "CXXFunctionalCastExpr":
-		if n.CastKind == "PointerToIntegral" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
-			e.emit(Event{Kind: EvEscape, V: e.ptrVar(n.Inner[0]), At: n.Range.Begin, Refused: true, Why: "converted to an integer"})
-			return
-		}
-		if n.CastKind == "PointerToBoolean" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
-			return // a null test
-		}
-		if len(n.Inner) == 1 {
-			e.visit(n.Inner[0], u)
+		if e.visitCast(n, u) {
 			return
 		}
 	case "ParenExpr":
@@ -369,89 +334,11 @@ func (e *Effects) visit(n *parse.Node, u use) {
 			return
 		}
 	case "UnaryOperator":
-		if len(n.Inner) != 1 {
-			break
-		}
-		switch n.Opcode {
-		case "*":
-			e.visit(n.Inner[0], derefUse(u))
+		if e.visitUnary(n, u) {
 			return
-		case "!":
-			if e.ptrVar(n.Inner[0]) != 0 {
-				return
-			}
-		case "++", "--":
-			if v := e.ptrVar(n.Inner[0]); v != 0 {
-				e.emit(Event{Kind: EvDef, V: v, At: n.Range.Begin, Alloc: AllocOther})
-				return
-			}
-			e.assigned(n.Inner[0], n.Range.Begin)
-			e.visit(n.Inner[0], useRW)
-			return
-		case "&":
-			if r := AddrOf(n); r != nil {
-				if e.Tracked[r.ID] {
-					e.emit(Event{Kind: EvEscape, V: r.ID, At: n.Range.Begin, Why: "taken by its address (&" + r.Name + ")"})
-				} else if u == useValue {
-					e.emit(Event{Kind: EvAssign, V: r.ID, At: n.Range.Begin, AddrKept: true})
-				}
-				return
-			}
-			if r := rootVar(n.Inner[0]); r != nil && !e.Tracked[r.ID] && u == useValue {
-				// &s.f, &a[i]: a pointer into a variable's own storage is kept.
-				e.emit(Event{Kind: EvAssign, V: r.ID, At: n.Range.Begin, AddrKept: true})
-			}
-			if v := e.BasePtr(n); v != 0 {
-				e.visit(n.Inner[0], useIgnore)
-				if u == useValue {
-					e.emit(Event{Kind: EvEscape, V: v, At: n.Range.Begin, Why: "pointed into by a pointer stored or used where the analysis cannot follow it"})
-				}
-				return
-			}
 		}
 	case "BinaryOperator", "CompoundAssignOperator":
-		if len(n.Inner) != 2 {
-			break
-		}
-		l, r := n.Inner[0], n.Inner[1]
-		switch n.Opcode {
-		case "=":
-			if v := e.ptrVar(l); v != 0 {
-				e.define(v, r, n.Range.Begin)
-				return
-			}
-			e.assigned(l, n.Range.Begin)
-			e.visit(l, useWrite)
-			e.visit(r, useValue)
-			return
-		case "==", "!=", "<", ">", "<=", ">=":
-			for _, pair := range [][2]*parse.Node{{l, r}, {r, l}} {
-				if v := e.ptrVar(pair[0]); v != 0 {
-					if IsNull(pair[1]) {
-						continue
-					}
-					e.emit(Event{Kind: EvEscape, V: v, At: n.Range.Begin, Refused: true, Why: "compared (" + n.Opcode + ")"})
-				}
-			}
-			e.visitIgnoring(l)
-			e.visitIgnoring(r)
-			return
-		case "+", "-":
-			if v := e.ptrVar(l); v != 0 && u != useValue {
-				e.visit(l, u)
-				e.visit(r, useValue)
-				return
-			}
-		}
-		if n.Kind == "CompoundAssignOperator" {
-			if v := e.ptrVar(l); v != 0 {
-				e.emit(Event{Kind: EvDef, V: v, At: n.Range.Begin, Alloc: AllocOther})
-				e.visit(r, useValue)
-				return
-			}
-			e.assigned(l, n.Range.Begin)
-			e.visit(l, useRW)
-			e.visit(r, useValue)
+		if e.visitBinary(n, u) {
 			return
 		}
 	case "DeclStmt":
@@ -482,6 +369,149 @@ func (e *Effects) visit(n *parse.Node, u use) {
 	for _, c := range n.Inner {
 		e.visit(c, useValue)
 	}
+}
+
+// visitRef: a variable is used as u says.
+func (e *Effects) visitRef(n *parse.Node, u use) {
+	if n.Ref == nil {
+		return
+	}
+	id := n.Ref.ID
+	if a, ok := e.Aliases[id]; ok {
+		id = a
+	}
+	if !e.Tracked[id] {
+		if slots, ok := e.ArgArrays[id]; ok && u == useValue {
+			for _, s := range slots {
+				if s.Tracked {
+					e.emit(Event{Kind: EvEscape, V: s.V, At: n.Range.Begin, Why: "in an argument array used other than for a launch"})
+				}
+			}
+		}
+		return
+	}
+	switch u {
+	case useRead:
+		e.emit(Event{Kind: EvRead, V: id, At: n.Range.Begin})
+	case useWrite:
+		e.emit(Event{Kind: EvWrite, V: id, At: n.Range.Begin})
+	case useRW:
+		e.emit(Event{Kind: EvRead, V: id, At: n.Range.Begin})
+		e.emit(Event{Kind: EvWrite, V: id, At: n.Range.Begin})
+	case useValue:
+		e.emit(Event{Kind: EvEscape, V: id, At: n.Range.Begin, Why: "stored or used where the analysis cannot follow it"})
+	}
+}
+
+// visitCast: a cast; false when its operand is to be visited as any child is.
+func (e *Effects) visitCast(n *parse.Node, u use) bool {
+	if n.CastKind == "PointerToIntegral" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
+		e.emit(Event{Kind: EvEscape, V: e.ptrVar(n.Inner[0]), At: n.Range.Begin, Refused: true, Why: "converted to an integer"})
+		return true
+	}
+	if n.CastKind == "PointerToBoolean" && len(n.Inner) == 1 && e.ptrVar(n.Inner[0]) != 0 {
+		return true // a null test
+	}
+	if len(n.Inner) == 1 {
+		e.visit(n.Inner[0], u)
+		return true
+	}
+	return false
+}
+
+// visitUnary: *p, !p, ++/--, &v; false when the operand is to be visited as any child is.
+func (e *Effects) visitUnary(n *parse.Node, u use) bool {
+	if len(n.Inner) != 1 {
+		return false
+	}
+	switch n.Opcode {
+	case "*":
+		e.visit(n.Inner[0], derefUse(u))
+		return true
+	case "!":
+		if e.ptrVar(n.Inner[0]) != 0 {
+			return true
+		}
+	case "++", "--":
+		if v := e.ptrVar(n.Inner[0]); v != 0 {
+			e.emit(Event{Kind: EvDef, V: v, At: n.Range.Begin, Alloc: AllocOther})
+			return true
+		}
+		e.assigned(n.Inner[0], n.Range.Begin)
+		e.visit(n.Inner[0], useRW)
+		return true
+	case "&":
+		if r := AddrOf(n); r != nil {
+			if e.Tracked[r.ID] {
+				e.emit(Event{Kind: EvEscape, V: r.ID, At: n.Range.Begin, Why: "taken by its address (&" + r.Name + ")"})
+			} else if u == useValue {
+				e.emit(Event{Kind: EvAssign, V: r.ID, At: n.Range.Begin, AddrKept: true})
+			}
+			return true
+		}
+		if r := rootVar(n.Inner[0]); r != nil && !e.Tracked[r.ID] && u == useValue {
+			// &s.f, &a[i]: a pointer into a variable's own storage is kept.
+			e.emit(Event{Kind: EvAssign, V: r.ID, At: n.Range.Begin, AddrKept: true})
+		}
+		if v := e.BasePtr(n); v != 0 {
+			e.visit(n.Inner[0], useIgnore)
+			if u == useValue {
+				e.emit(Event{Kind: EvEscape, V: v, At: n.Range.Begin, Why: "pointed into by a pointer stored or used where the analysis cannot follow it"})
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// visitBinary: assignments, comparisons, pointer arithmetic; false when both operands are to
+// be visited as any child is.
+func (e *Effects) visitBinary(n *parse.Node, u use) bool {
+	if len(n.Inner) != 2 {
+		return false
+	}
+	l, r := n.Inner[0], n.Inner[1]
+	switch n.Opcode {
+	case "=":
+		if v := e.ptrVar(l); v != 0 {
+			e.define(v, r, n.Range.Begin)
+			return true
+		}
+		e.assigned(l, n.Range.Begin)
+		e.visit(l, useWrite)
+		e.visit(r, useValue)
+		return true
+	case "==", "!=", "<", ">", "<=", ">=":
+		for _, pair := range [][2]*parse.Node{{l, r}, {r, l}} {
+			if v := e.ptrVar(pair[0]); v != 0 {
+				if IsNull(pair[1]) {
+					continue
+				}
+				e.emit(Event{Kind: EvEscape, V: v, At: n.Range.Begin, Refused: true, Why: "compared (" + n.Opcode + ")"})
+			}
+		}
+		e.visitIgnoring(l)
+		e.visitIgnoring(r)
+		return true
+	case "+", "-":
+		if v := e.ptrVar(l); v != 0 && u != useValue {
+			e.visit(l, u)
+			e.visit(r, useValue)
+			return true
+		}
+	}
+	if n.Kind == "CompoundAssignOperator" {
+		if v := e.ptrVar(l); v != 0 {
+			e.emit(Event{Kind: EvDef, V: v, At: n.Range.Begin, Alloc: AllocOther})
+			e.visit(r, useValue)
+			return true
+		}
+		e.assigned(l, n.Range.Begin)
+		e.visit(l, useRW)
+		e.visit(r, useValue)
+		return true
+	}
+	return false
 }
 
 // visitIgnoring visits an operand whose pointer value is only compared (already reported).
