@@ -50,131 +50,11 @@ func (e *Effects) call(c *parse.Node) {
 	args := c.Args()
 	at := c.Range.Begin
 	if c.Kind == "CUDAKernelCallExpr" {
-		if cfg := c.Config(); cfg != nil {
-			e.visit(cfg, useValue)
-		}
-		e.launch(e.kernelAccess(c.CalleeRef()), func(i int) (parse.DeclID, bool) {
-			if i < len(args) {
-				v := e.ptrVar(args[i])
-				return v, v != 0
-			}
-			return 0, false
-		}, len(args), at)
-		for _, a := range args {
-			if e.ptrVar(a) == 0 {
-				e.visit(a, useValue)
-			}
-		}
+		e.kernelCall(c, args, at)
 		return
 	}
-	arg := func(i int) *parse.Node {
-		if i < len(args) {
-			return args[i]
-		}
-		return nil
-	}
-	rest := func(from int) {
-		for i := from; i < len(args); i++ {
-			e.visit(args[i], useValue)
-		}
-	}
-	switch name {
-	case "cudaMalloc", "cudaMallocAsync", "cudaMallocHost", "cudaHostAlloc":
-		if r := AddrOf(arg(0)); r != nil && e.Tracked[r.ID] {
-			kind := AllocDevice
-			if name == "cudaMallocHost" || name == "cudaHostAlloc" {
-				kind = AllocHost
-			}
-			e.emit(Event{Kind: EvDef, V: r.ID, At: at, Alloc: kind, Size: e.size(arg(1))})
-			rest(1)
-			return
-		}
-	case "cudaMemcpy", "cudaMemcpyAsync":
-		if len(args) >= 4 {
-			ev := Event{Kind: EvCopy, At: at, Dst: e.BasePtr(args[0]), Src: e.BasePtr(args[1]),
-				Sync: name == "cudaMemcpy", CopySize: e.size(args[2]), Dir: OtherCopy, DstExpr: args[0], SrcExpr: args[1]}
-			if k := parse.Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
-				switch k.Ref.Name {
-				case "cudaMemcpyHostToDevice":
-					ev.Dir = HostToDevice
-				case "cudaMemcpyDeviceToHost":
-					ev.Dir = DeviceToHost
-				}
-			}
-			// A copy through a pointer into a buffer (p + i) is not a full-buffer copy.
-			if e.ptrVar(args[0]) == 0 || e.ptrVar(args[1]) == 0 {
-				ev.CopySize = ""
-			}
-			e.emit(ev)
-			rest(2)
-			return
-		}
-	case "memcpy", "memmove", "memset":
-		if v := e.BasePtr(arg(0)); v != 0 {
-			e.emit(Event{Kind: EvWrite, V: v, At: at})
-		}
-		if v := e.BasePtr(arg(1)); v != 0 && name != "memset" {
-			e.emit(Event{Kind: EvRead, V: v, At: at})
-		}
-		for i := range args {
-			if e.BasePtr(args[i]) == 0 {
-				e.visit(args[i], useValue)
-			}
-		}
+	if e.runtimeCall(name, args, at) {
 		return
-	case "memcmp", "bcmp", "memchr", "fwrite", "fread":
-		// Host reads of a buffer (a verify step's memcmp, a dump's fwrite), and fread's write.
-		for i, a := range args {
-			v := e.BasePtr(a)
-			switch {
-			case v != 0 && i == 0 && name == "fread":
-				e.emit(Event{Kind: EvWrite, V: v, At: at})
-			case v != 0 && (i == 0 || i == 1 && (name == "memcmp" || name == "bcmp")):
-				e.emit(Event{Kind: EvRead, V: v, At: at})
-			default:
-				e.visit(a, useValue)
-			}
-		}
-		return
-	case "cudaMemset", "cudaMemsetAsync":
-		// GPU work in stream order that writes the buffer and reads none of it: the proofs see
-		// a host read of the host side after it as the live value it is
-		// (unsafe_memset_read.cu), and the D2H copy after it as what brings its values back.
-		if v := e.ptrVar(arg(0)); v != 0 {
-			e.emit(Event{Kind: EvLaunch, V: v, At: at, GpuWrites: true, Fills: true, CopySize: e.size(arg(2))})
-			rest(1)
-			return
-		}
-		if v := e.BasePtr(arg(0)); v != 0 { // into the buffer (d + off): part of it, written
-			e.emit(Event{Kind: EvLaunch, V: v, At: at, GpuWrites: true})
-			rest(1)
-			return
-		}
-	case "free", "cudaFree", "cudaFreeHost", "cudaFreeAsync":
-		if v := e.ptrVar(arg(0)); v != 0 {
-			e.emit(Event{Kind: EvFree, V: v, At: at})
-			rest(1)
-			return
-		}
-	case "__ldg": // a read-only load
-		if v := e.BasePtr(arg(0)); v != 0 {
-			e.emit(Event{Kind: EvRead, V: v, At: at})
-			rest(1)
-			return
-		}
-	case "cudaDeviceSynchronize", "cudaThreadSynchronize":
-		e.emit(Event{Kind: EvSync, At: at})
-		return
-	case "cudaLaunchKernel":
-		if len(args) >= 4 {
-			e.launchThrough(args[3], e.kernelAccess(kernelRef(arg(0))), at)
-			for i, a := range args[1:] {
-				if i+1 != 3 {
-					e.visit(a, useValue)
-				}
-			}
-			return
-		}
 	}
 	if PrintCalls[name] {
 		for _, a := range args {
@@ -190,6 +70,165 @@ func (e *Effects) call(c *parse.Node) {
 		e.applySummary(s, c, args, at)
 		return
 	}
+	e.opaqueCall(c, name, args, at)
+}
+
+// kernelCall: a launch written f<<<…>>>(args).
+func (e *Effects) kernelCall(c *parse.Node, args []*parse.Node, at parse.Loc) {
+	if cfg := c.Config(); cfg != nil {
+		e.visit(cfg, useValue)
+	}
+	e.launch(e.kernelAccess(c.CalleeRef()), func(i int) (parse.DeclID, bool) {
+		if i < len(args) {
+			v := e.ptrVar(args[i])
+			return v, v != 0
+		}
+		return 0, false
+	}, len(args), at)
+	for _, a := range args {
+		if e.ptrVar(a) == 0 {
+			e.visit(a, useValue)
+		}
+	}
+}
+
+// argAt is the call's argument i; nil past the last.
+func argAt(args []*parse.Node, i int) *parse.Node {
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+// visitFrom visits the arguments from the index on as values.
+func (e *Effects) visitFrom(args []*parse.Node, from int) {
+	for i := from; i < len(args); i++ {
+		e.visit(args[i], useValue)
+	}
+}
+
+// runtimeCall: a call of the CUDA runtime or the C library whose effect the analysis knows;
+// false when the call is not one of them, or not in a form it reads.
+func (e *Effects) runtimeCall(name string, args []*parse.Node, at parse.Loc) bool {
+	switch name {
+	case "cudaMalloc", "cudaMallocAsync", "cudaMallocHost", "cudaHostAlloc":
+		if r := AddrOf(argAt(args, 0)); r != nil && e.Tracked[r.ID] {
+			kind := AllocDevice
+			if name == "cudaMallocHost" || name == "cudaHostAlloc" {
+				kind = AllocHost
+			}
+			e.emit(Event{Kind: EvDef, V: r.ID, At: at, Alloc: kind, Size: e.size(argAt(args, 1))})
+			e.visitFrom(args, 1)
+			return true
+		}
+	case "cudaMemcpy", "cudaMemcpyAsync":
+		if e.cudaCopy(name, args, at) {
+			return true
+		}
+	case "memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr", "fwrite", "fread":
+		e.hostBufferCall(name, args, at)
+		return true
+	case "cudaMemset", "cudaMemsetAsync":
+		// GPU work in stream order that writes the buffer and reads none of it: the proofs see
+		// a host read of the host side after it as the live value it is
+		// (unsafe_memset_read.cu), and the D2H copy after it as what brings its values back.
+		if v := e.ptrVar(argAt(args, 0)); v != 0 {
+			e.emit(Event{Kind: EvLaunch, V: v, At: at, GpuWrites: true, Fills: true, CopySize: e.size(argAt(args, 2))})
+			e.visitFrom(args, 1)
+			return true
+		}
+		if v := e.BasePtr(argAt(args, 0)); v != 0 { // into the buffer (d + off): part of it, written
+			e.emit(Event{Kind: EvLaunch, V: v, At: at, GpuWrites: true})
+			e.visitFrom(args, 1)
+			return true
+		}
+	case "free", "cudaFree", "cudaFreeHost", "cudaFreeAsync":
+		if v := e.ptrVar(argAt(args, 0)); v != 0 {
+			e.emit(Event{Kind: EvFree, V: v, At: at})
+			e.visitFrom(args, 1)
+			return true
+		}
+	case "__ldg": // a read-only load
+		if v := e.BasePtr(argAt(args, 0)); v != 0 {
+			e.emit(Event{Kind: EvRead, V: v, At: at})
+			e.visitFrom(args, 1)
+			return true
+		}
+	case "cudaDeviceSynchronize", "cudaThreadSynchronize":
+		e.emit(Event{Kind: EvSync, At: at})
+		return true
+	case "cudaLaunchKernel":
+		if len(args) >= 4 {
+			e.launchThrough(args[3], e.kernelAccess(kernelRef(argAt(args, 0))), at)
+			for i, a := range args[1:] {
+				if i+1 != 3 {
+					e.visit(a, useValue)
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// cudaCopy: cudaMemcpy(Async) with its direction; false when it has too few arguments.
+func (e *Effects) cudaCopy(name string, args []*parse.Node, at parse.Loc) bool {
+	if len(args) >= 4 {
+		ev := Event{Kind: EvCopy, At: at, Dst: e.BasePtr(args[0]), Src: e.BasePtr(args[1]),
+			Sync: name == "cudaMemcpy", CopySize: e.size(args[2]), Dir: OtherCopy, DstExpr: args[0], SrcExpr: args[1]}
+		if k := parse.Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
+			switch k.Ref.Name {
+			case "cudaMemcpyHostToDevice":
+				ev.Dir = HostToDevice
+			case "cudaMemcpyDeviceToHost":
+				ev.Dir = DeviceToHost
+			}
+		}
+		// A copy through a pointer into a buffer (p + i) is not a full-buffer copy.
+		if e.ptrVar(args[0]) == 0 || e.ptrVar(args[1]) == 0 {
+			ev.CopySize = ""
+		}
+		e.emit(ev)
+		e.visitFrom(args, 2)
+		return true
+	}
+	return false
+}
+
+// hostBufferCall: the C library's reads and writes of a buffer (memcpy, memset, a verify
+// step's memcmp, a dump's fwrite, fread's write).
+func (e *Effects) hostBufferCall(name string, args []*parse.Node, at parse.Loc) {
+	switch name {
+	case "memcpy", "memmove", "memset":
+		if v := e.BasePtr(argAt(args, 0)); v != 0 {
+			e.emit(Event{Kind: EvWrite, V: v, At: at})
+		}
+		if v := e.BasePtr(argAt(args, 1)); v != 0 && name != "memset" {
+			e.emit(Event{Kind: EvRead, V: v, At: at})
+		}
+		for i := range args {
+			if e.BasePtr(args[i]) == 0 {
+				e.visit(args[i], useValue)
+			}
+		}
+	default:
+		// Host reads of a buffer (a verify step's memcmp, a dump's fwrite), and fread's write.
+		for i, a := range args {
+			v := e.BasePtr(a)
+			switch {
+			case v != 0 && i == 0 && name == "fread":
+				e.emit(Event{Kind: EvWrite, V: v, At: at})
+			case v != 0 && (i == 0 || i == 1 && (name == "memcmp" || name == "bcmp")):
+				e.emit(Event{Kind: EvRead, V: v, At: at})
+			default:
+				e.visit(a, useValue)
+			}
+		}
+	}
+}
+
+// opaqueCall: a call whose body is not in the translation unit: a pointer passed to it escapes.
+func (e *Effects) opaqueCall(c *parse.Node, name string, args []*parse.Node, at parse.Loc) {
 	e.visit(c.Inner[0], useIgnore)
 	if gpuLibrary(name) {
 		e.emit(Event{Kind: EvLaunch, At: at}) // GPU work the host does not wait for
