@@ -418,6 +418,18 @@ func (e *Effects) summarizeFn(fn *parse.Node) *summary {
 		}
 	}
 	body := FuncBody(fn)
+	evs := s.bodyEvents(sub, body, idx)
+	s.record(evs, idx)
+	s.endsSynced = s.launches && e.endsSynced(body)
+	s.freeOnly = e.freeWrapper(fn)
+	s.ReturnsHost, s.SizeParam = returnsHostAlloc(fn, idx, e)
+	s.busy = false
+	return s
+}
+
+// bodyEvents are the events of a helper's statements, as seen with its pointer parameters
+// tracked; a launch helper's argument array and kernel parameters are noted (LaunchArgs).
+func (s *summary) bodyEvents(sub *Effects, body *parse.Node, idx map[parse.DeclID]int) []Event {
 	var evs []Event
 	body.Walk(func(n *parse.Node) bool {
 		switch n.Kind {
@@ -446,6 +458,12 @@ func (e *Effects) summarizeFn(fn *parse.Node) *summary {
 		}
 		return false
 	})
+	return evs
+}
+
+// record sums a helper's events up per parameter (idx: a parameter's index by id): whether it
+// launches, the copies the caller sees, and each parameter's reads, writes and the rest.
+func (s *summary) record(evs []Event, idx map[parse.DeclID]int) {
 	param := func(v parse.DeclID) int {
 		if i, ok := idx[v]; ok && v != 0 {
 			return i
@@ -484,11 +502,6 @@ func (e *Effects) summarizeFn(fn *parse.Node) *summary {
 			s.effects[i] = append(s.effects[i], x)
 		}
 	}
-	s.endsSynced = s.launches && e.endsSynced(body)
-	s.freeOnly = e.freeWrapper(fn)
-	s.ReturnsHost, s.SizeParam = returnsHostAlloc(fn, idx, e)
-	s.busy = false
-	return s
 }
 
 // endsSynced reports whether a function's body ends by waiting for all GPU work: a
