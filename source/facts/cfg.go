@@ -83,69 +83,18 @@ func (b *cfgBuilder) stmt(s *parse.Node, cur *Block) (*Block, error) {
 	}
 	switch s.Kind {
 	case "CompoundStmt":
-		for _, c := range s.Inner {
-			next, err := b.stmt(c, cur)
-			if err != nil {
-				return nil, err
-			}
-			if next == nil {
-				// What follows is unreachable; a label could make it reachable, but labels
-				// are declined below.
-				cur = b.block()
-				continue
-			}
-			cur = next
-		}
-		return cur, nil
+		return b.compound(s, cur)
 	case "NullStmt":
 		return cur, nil
 	case "IfStmt":
-		if len(s.Inner) < 2 || len(s.Inner) > 3 {
-			return nil, &Unstructured{"an if with an initializer or a condition variable", s.Range.Begin}
-		}
-		cond := s.Inner[0]
-		cur.Stmts = append(cur.Stmts, cond)
-		then, els, join := b.block(), b.block(), b.block()
-		b.edge(cur, then.ID, cond, true)
-		b.edge(cur, els.ID, cond, false)
-		t, err := b.stmt(s.Inner[1], then)
-		if err != nil {
-			return nil, err
-		}
-		e := els
-		if len(s.Inner) == 3 {
-			if e, err = b.stmt(s.Inner[2], els); err != nil {
-				return nil, err
-			}
-		}
-		for _, x := range []*Block{t, e} {
-			if x != nil {
-				b.edge(x, join.ID, nil, false)
-			}
-		}
-		return join, nil
+		return b.ifStmt(s, cur)
 	case "WhileStmt":
 		if len(s.Inner) != 2 {
 			return nil, &Unstructured{"a while with a condition variable", s.Range.Begin}
 		}
 		return b.loop(cur, nil, s.Inner[0], nil, s.Inner[1], false)
 	case "DoStmt":
-		if constFalse(s.Inner[1]) {
-			// do { … } while (0), a macro's statement: the body runs once.
-			after := b.block()
-			b.breaks = append(b.breaks, after.ID)
-			b.continues = append(b.continues, after.ID)
-			end, err := b.stmt(s.Inner[0], cur)
-			b.breaks, b.continues = b.breaks[:len(b.breaks)-1], b.continues[:len(b.continues)-1]
-			if err != nil {
-				return nil, err
-			}
-			if end != nil {
-				b.edge(end, after.ID, nil, false)
-			}
-			return after, nil
-		}
-		return b.loop(cur, nil, s.Inner[1], nil, s.Inner[0], true)
+		return b.doStmt(s, cur)
 	case "ForStmt":
 		if len(s.Inner) != 5 {
 			return nil, &Unstructured{"a for statement of an unknown shape", s.Range.Begin}
@@ -184,6 +133,72 @@ func (b *cfgBuilder) stmt(s *parse.Node, cur *Block) (*Block, error) {
 		return nil, nil
 	}
 	return cur, nil
+}
+
+// compound: a block's statements in order.
+func (b *cfgBuilder) compound(s *parse.Node, cur *Block) (*Block, error) {
+	for _, c := range s.Inner {
+		next, err := b.stmt(c, cur)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			// What follows is unreachable; a label could make it reachable, but labels
+			// are declined below.
+			cur = b.block()
+			continue
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// ifStmt: the condition ends cur; both branches meet in a new block.
+func (b *cfgBuilder) ifStmt(s *parse.Node, cur *Block) (*Block, error) {
+	if len(s.Inner) < 2 || len(s.Inner) > 3 {
+		return nil, &Unstructured{"an if with an initializer or a condition variable", s.Range.Begin}
+	}
+	cond := s.Inner[0]
+	cur.Stmts = append(cur.Stmts, cond)
+	then, els, join := b.block(), b.block(), b.block()
+	b.edge(cur, then.ID, cond, true)
+	b.edge(cur, els.ID, cond, false)
+	t, err := b.stmt(s.Inner[1], then)
+	if err != nil {
+		return nil, err
+	}
+	e := els
+	if len(s.Inner) == 3 {
+		if e, err = b.stmt(s.Inner[2], els); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range []*Block{t, e} {
+		if x != nil {
+			b.edge(x, join.ID, nil, false)
+		}
+	}
+	return join, nil
+}
+
+// doStmt: a do-while loop, or a macro's do { … } while (0), whose body runs once.
+func (b *cfgBuilder) doStmt(s *parse.Node, cur *Block) (*Block, error) {
+	if constFalse(s.Inner[1]) {
+		// do { … } while (0), a macro's statement: the body runs once.
+		after := b.block()
+		b.breaks = append(b.breaks, after.ID)
+		b.continues = append(b.continues, after.ID)
+		end, err := b.stmt(s.Inner[0], cur)
+		b.breaks, b.continues = b.breaks[:len(b.breaks)-1], b.continues[:len(b.continues)-1]
+		if err != nil {
+			return nil, err
+		}
+		if end != nil {
+			b.edge(end, after.ID, nil, false)
+		}
+		return after, nil
+	}
+	return b.loop(cur, nil, s.Inner[1], nil, s.Inner[0], true)
 }
 
 // constFalse reports whether a condition is the constant 0 or false.
