@@ -164,7 +164,6 @@ func (rd *reader) kept(n *Node) bool {
 }
 
 func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
-	s := rd.s
 	keep := *m != modeSkip
 	switch key {
 	case "loc":
@@ -174,25 +173,37 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 	case "range":
 		return rd.rangeOf(&n.Range, depth+1)
 	case "inner":
-		child := modeSkip
-		switch *m {
-		case modeRoot:
-			child = modeTop
-		case modeTop:
-			// clang prints loc and range before inner: the declaration's file is known here.
-			if rd.kept(n) {
-				*m, child = modeKeep, modeKeep
-			} else {
-				*m = modeSkip
-			}
-		case modeKeep:
-			child = modeKeep
-		}
-		return rd.inner(n, depth+1, child)
+		return rd.innerField(n, depth, m)
 	}
 	if !keep {
 		return rd.value(depth + 1)
 	}
+	return rd.keptField(n, key, depth)
+}
+
+// innerField reads a node's children, kept or skipped as the node's mode says; a top-level
+// declaration's mode is settled here, its file being known by now.
+func (rd *reader) innerField(n *Node, depth int, m *mode) error {
+	child := modeSkip
+	switch *m {
+	case modeRoot:
+		child = modeTop
+	case modeTop:
+		// clang prints loc and range before inner: the declaration's file is known here.
+		if rd.kept(n) {
+			*m, child = modeKeep, modeKeep
+		} else {
+			*m = modeSkip
+		}
+	case modeKeep:
+		child = modeKeep
+	}
+	return rd.inner(n, depth+1, child)
+}
+
+// keptField reads a field of a kept node into it; a field the tree does not keep is skipped.
+func (rd *reader) keptField(n *Node, key string, depth int) error {
+	s := rd.s
 	switch key {
 	case "id":
 		b, err := s.str()
@@ -207,27 +218,7 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 		}
 		n.Kind = intern(rd.kinds, b)
 	case "name", "opcode", "castKind", "value":
-		if c, err := s.peek(); err != nil || c != '"' {
-			if err != nil {
-				return err
-			}
-			return rd.value(depth + 1) // an IntegerLiteral's value may be a bare number
-		}
-		b, err := s.str()
-		if err != nil {
-			return err
-		}
-		v := string(b)
-		switch key {
-		case "name":
-			n.Name = v
-		case "opcode":
-			n.Opcode = v
-		case "castKind":
-			n.CastKind = intern(rd.kinds, b)
-		case "value":
-			n.Value = v
-		}
+		return rd.stringField(n, key, depth)
 	case "type":
 		t, d, err := rd.qualType(depth + 1)
 		n.Type, n.Desugared = t, d
@@ -240,18 +231,7 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 		}
 		return err
 	case "referencedDecl":
-		c, err := s.peek()
-		if err != nil {
-			return err
-		}
-		if c != '{' {
-			return rd.value(depth + 1)
-		}
-		d, err := rd.node(depth+1, modeKeep)
-		if err != nil {
-			return err
-		}
-		n.Ref = &Ref{ID: d.ID, Kind: d.Kind, Name: d.Name, Type: d.Type}
+		return rd.refField(n, depth)
 	case "referencedMemberDecl":
 		b, err := s.str()
 		if err != nil {
@@ -259,24 +239,79 @@ func (rd *reader) field(n *Node, key string, depth int, m *mode) error {
 		}
 		n.Member = parseID(b)
 	case "isArrow", "isArray", "isPostfix", "isInvalid":
-		b, err := s.literal()
-		if err != nil {
-			return err
-		}
-		v := string(b) == "true"
-		switch key {
-		case "isArrow":
-			n.IsArrow = v
-		case "isArray":
-			n.IsArray = v
-		case "isPostfix":
-			n.Postfix = v
-		case "isInvalid":
-			n.Invalid = v
-		}
+		return rd.flagField(n, key)
 	default:
 		return rd.value(depth + 1)
 	}
+	return nil
+}
+
+// stringField reads name, opcode, castKind or value.
+func (rd *reader) stringField(n *Node, key string, depth int) error {
+	s := rd.s
+	if c, err := s.peek(); err != nil || c != '"' {
+		if err != nil {
+			return err
+		}
+		return rd.value(depth + 1) // an IntegerLiteral's value may be a bare number
+	}
+	b, err := s.str()
+	if err != nil {
+		return err
+	}
+	v := string(b)
+	switch key {
+	case "name":
+		n.Name = v
+	case "opcode":
+		n.Opcode = v
+	case "castKind":
+		n.CastKind = intern(rd.kinds, b)
+	case "value":
+		n.Value = v
+	}
+
+	return nil
+}
+
+// refField reads the declaration a reference names.
+func (rd *reader) refField(n *Node, depth int) error {
+	s := rd.s
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		return rd.value(depth + 1)
+	}
+	d, err := rd.node(depth+1, modeKeep)
+	if err != nil {
+		return err
+	}
+	n.Ref = &Ref{ID: d.ID, Kind: d.Kind, Name: d.Name, Type: d.Type}
+
+	return nil
+}
+
+// flagField reads one of the boolean fields.
+func (rd *reader) flagField(n *Node, key string) error {
+	s := rd.s
+	b, err := s.literal()
+	if err != nil {
+		return err
+	}
+	v := string(b) == "true"
+	switch key {
+	case "isArrow":
+		n.IsArrow = v
+	case "isArray":
+		n.IsArray = v
+	case "isPostfix":
+		n.Postfix = v
+	case "isInvalid":
+		n.Invalid = v
+	}
+
 	return nil
 }
 
