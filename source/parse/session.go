@@ -118,57 +118,14 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 			return nil, err
 		}
 		diags := parseDiags(run.stderr)
-		var fatal *Diag
-		for i := range diags {
-			if diags[i].Fatal {
-				fatal = &diags[i]
-				break
-			}
-		}
-		if fatal != nil && env.pch != "" && badPCH(*fatal) {
-			// A precompiled prelude clang will not load (a cached one another clang of the
-			// same version wrote differently, say): the prelude itself, and none cached.
-			s.dropPCH(env.pch)
-			env.pch = ""
+		fatal := firstFatal(diags)
+		if again, err := s.retry(&c, &env, stubs, &found, fatal, round); err != nil {
+			return nil, err
+		} else if again {
 			continue
 		}
-		if fatal != nil && round < maxStubRounds {
-			if name := fatal.missingInclude(); name != "" {
-				if dir := s.found(c, name, found); dir != "" {
-					found = append(found, dir)
-					c.Args = append(c.Args, "-I"+dir)
-					continue
-				}
-				if !env.fallback && s.prelude != "" {
-					if _, err := os.Stat(filepath.Join(s.prelude, fallbackDir, filepath.FromSlash(name))); err == nil {
-						env.fallback = true
-						continue
-					}
-				}
-				added, err := stubs.add(s.dir, name)
-				if err != nil {
-					return nil, fmt.Errorf("parsing %s: %w", c.File, err)
-				}
-				if added {
-					continue
-				}
-			}
-		}
-		if fatal != nil || (run.waitErr != nil && len(diags) == 0) || run.root == nil {
-			first := ""
-			if fatal != nil {
-				first = fatal.String()
-			} else if f := firstError(run.stderr); f != "" {
-				first = f
-			} else if run.waitErr != nil {
-				first = fmt.Sprintf("clang failed (%v) without an error line", run.waitErr)
-			} else if run.readEr != nil {
-				return nil, fmt.Errorf("parsing %s: %w", real, run.readEr)
-			}
-			return nil, &ParseError{File: real, Reason: odd.restore(nil, first)}
-		}
-		if run.readEr != nil {
-			return nil, fmt.Errorf("parsing %s: %w", real, run.readEr)
+		if err := parseFailure(run, diags, fatal, real, odd); err != nil {
+			return nil, err
 		}
 		odd.restore(run.root, "")
 		for i := range diags {
@@ -179,6 +136,77 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 		}
 		return &TU{File: real, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: stubs.names, Found: found}, nil
 	}
+}
+
+// firstFatal is the first fatal error among diags; nil for none.
+func firstFatal(diags []Diag) *Diag {
+	for i := range diags {
+		if diags[i].Fatal {
+			return &diags[i]
+		}
+	}
+	return nil
+}
+
+// retry says whether a parse that stopped at fatal is to run again, and changes what the next
+// round runs with: the prelude without its precompiled form, an include directory found in
+// the project (found), the prelude's fallback headers, or a stub for a missing header.
+func (s *Session) retry(c *Command, env *parseEnv, stubs *stubDir, found *[]string, fatal *Diag, round int) (bool, error) {
+	if fatal != nil && env.pch != "" && badPCH(*fatal) {
+		// A precompiled prelude clang will not load (a cached one another clang of the
+		// same version wrote differently, say): the prelude itself, and none cached.
+		s.dropPCH(env.pch)
+		env.pch = ""
+		return true, nil
+	}
+	if fatal != nil && round < maxStubRounds {
+		if name := fatal.missingInclude(); name != "" {
+			if dir := s.found(*c, name, *found); dir != "" {
+				*found = append(*found, dir)
+				c.Args = append(c.Args, "-I"+dir)
+				return true, nil
+			}
+			if !env.fallback && s.prelude != "" {
+				if _, err := os.Stat(filepath.Join(s.prelude, fallbackDir, filepath.FromSlash(name))); err == nil {
+					env.fallback = true
+					return true, nil
+				}
+			}
+			added, err := stubs.add(s.dir, name)
+			if err != nil {
+				return false, fmt.Errorf("parsing %s: %w", c.File, err)
+			}
+			if added {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// parseFailure is the error of a clang run that gave no tree to read: a ParseError with clang's
+// first error line, or the reader's error; nil when the run gave one.
+func parseFailure(run clangResult, diags []Diag, fatal *Diag, real string, odd alias) error {
+	if fatal != nil || (run.waitErr != nil && len(diags) == 0) || run.root == nil {
+		first := ""
+		if fatal != nil {
+			first = fatal.String()
+		} else if f := firstError(run.stderr); f != "" {
+			first = f
+		} else if run.waitErr != nil {
+			first = fmt.Sprintf("clang failed (%v) without an error line", run.waitErr)
+		} else if run.readEr != nil {
+			return fmt.Errorf("parsing %s: %w", real, run.readEr)
+		}
+		return &ParseError{File: real, Reason: odd.restore(nil, first)}
+	}
+	if run.readEr != nil {
+		return fmt.Errorf("parsing %s: %w", real, run.readEr)
+	}
+	if run.readEr != nil {
+		return fmt.Errorf("parsing %s: %w", real, run.readEr)
+	}
+	return nil
 }
 
 // found is the tree's directory for a missing header (findHeader), "" for none or one
