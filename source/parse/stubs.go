@@ -100,42 +100,8 @@ func (s *Session) systemDirs() []string {
 // library (thrust, a windowing system) then parses once, not a dozen times; what the text
 // does not show (an include through a macro) the rounds still find.
 func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[]string) error {
-	var quoteDirs, userDirs []string
-	flags := CompileFlags(c.Args, c.Dir)
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
-		switch {
-		case strings.HasPrefix(f, "-I"):
-			userDirs = append(userDirs, f[2:])
-		case (f == "-iquote" || f == "-isystem" || f == "-idirafter") && i+1 < len(flags):
-			if f == "-iquote" {
-				quoteDirs = append(quoteDirs, flags[i+1])
-			} else {
-				userDirs = append(userDirs, flags[i+1])
-			}
-			i++
-		}
-	}
-	var sysDirs []string
-	if env.prelude != "" {
-		sysDirs = append(sysDirs, env.prelude)
-	}
-	if s.o.RuntimeHeaders != "" {
-		sysDirs = append(sysDirs, s.o.RuntimeHeaders)
-	}
-	if s.o.CUDAPath != "" {
-		sysDirs = append(sysDirs, filepath.Join(s.o.CUDAPath, "include"))
-	}
-	sysDirs = append(sysDirs, s.systemDirs()...)
-	lookup := func(dirs []string, name string) string {
-		for _, d := range dirs {
-			p := filepath.Join(d, filepath.FromSlash(name))
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p
-			}
-		}
-		return ""
-	}
+	quoteDirs, userDirs := includeDirs(CompileFlags(c.Args, c.Dir))
+	sysDirs := s.headerDirs(env)
 	seen := map[string]bool{c.File: true}
 	queue := []string{c.File}
 	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
@@ -155,14 +121,14 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 					own = append([]string{filepath.Dir(file)}, quoteDirs...)
 				}
 				own = append(append(own, userDirs...), *found...)
-				if p := lookup(own, inc.name); p != "" {
+				if p := lookupHeader(own, inc.name); p != "" {
 					if p = filepath.Clean(p); !seen[p] {
 						seen[p] = true
 						next = append(next, p)
 					}
 					continue
 				}
-				if lookup(sysDirs, inc.name) != "" {
+				if lookupHeader(sysDirs, inc.name) != "" {
 					continue
 				}
 				if dir := s.found(*c, inc.name, *found); dir != "" {
@@ -174,7 +140,7 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 					}
 					continue
 				}
-				if env.prelude != "" && lookup([]string{filepath.Join(env.prelude, fallbackDir)}, inc.name) != "" {
+				if env.prelude != "" && lookupHeader([]string{filepath.Join(env.prelude, fallbackDir)}, inc.name) != "" {
 					env.fallback = true
 					continue
 				}
@@ -186,4 +152,52 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 		queue = next
 	}
 	return nil
+}
+
+// includeDirs are the directories flags add to the quoted includes' search (-iquote) and to
+// every include's (-I, -isystem, -idirafter).
+func includeDirs(flags []string) (quoteDirs, userDirs []string) {
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		switch {
+		case strings.HasPrefix(f, "-I"):
+			userDirs = append(userDirs, f[2:])
+		case (f == "-iquote" || f == "-isystem" || f == "-idirafter") && i+1 < len(flags):
+			if f == "-iquote" {
+				quoteDirs = append(quoteDirs, flags[i+1])
+			} else {
+				userDirs = append(userDirs, flags[i+1])
+			}
+			i++
+		}
+	}
+	return quoteDirs, userDirs
+}
+
+// headerDirs are the directories of the system's headers: the prelude's, the runtime's, the CUDA
+// installation's and the compiler's.
+func (s *Session) headerDirs(env *parseEnv) []string {
+	var sysDirs []string
+	if env.prelude != "" {
+		sysDirs = append(sysDirs, env.prelude)
+	}
+	if s.o.RuntimeHeaders != "" {
+		sysDirs = append(sysDirs, s.o.RuntimeHeaders)
+	}
+	if s.o.CUDAPath != "" {
+		sysDirs = append(sysDirs, filepath.Join(s.o.CUDAPath, "include"))
+	}
+	sysDirs = append(sysDirs, s.systemDirs()...)
+	return sysDirs
+}
+
+// lookupHeader is the regular file name names in the first of dirs that has one; "" for none.
+func lookupHeader(dirs []string, name string) string {
+	for _, d := range dirs {
+		p := filepath.Join(d, filepath.FromSlash(name))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
 }
