@@ -49,7 +49,7 @@ type sourceDoc struct {
 
 // sourceVerdicts says, for each pair of p, whether the source path proves it: the pair's copy
 // sites are named by file and line from the binary's debug information and matched to the
-// linking copies of the pairs the source analysis finds in files (source.PairAt).
+// linking copies of the pairs the source analysis finds in files (rules.PairAt).
 func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sourceProofs, error) {
 	o := rewrite.RewriteOptions{Options: (&clangFlags{}).options()}
 	res := &sourceProofs{files: files}
