@@ -2,7 +2,6 @@ package outfile
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/echo-uma/echo/internal/scratch"
@@ -13,27 +12,20 @@ import (
 // whatever path was (a link, a FIFO, a file being read) is replaced, never written through.
 // It is for the files Echo owns (its caches, the plan directory, where a link planted by
 // another user must not redirect the write); a user's files are written with Create or Edit,
-// which write through links. Errors are the system's: the caller says what it was writing.
+// which write through links.
 func Replace(path string, data []byte, perm fs.FileMode) error {
 	// .NAME.PID-RANDOM.tmp, locked while this process writes it: one that a SIGKILL left
 	// behind goes at the next write of NAME.
 	tmp, err := scratch.File(filepath.Dir(path), "."+filepath.Base(path)+".", ".tmp")
 	if err != nil {
-		return err
+		return failed(path, err)
 	}
-	defer os.Remove(tmp.Name()) // gone already once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm) // scratch.File makes 0600
+	// The File of Create and Edit, with path itself as the target: Commit syncs, sets perm and
+	// renames over whatever path is.
+	o := &File{w: tmp, f: tmp, path: path, tmp: tmp.Name(), mode: perm}
+	if _, err := o.Write(data); err != nil {
+		o.Abort()
+		return failed(path, err)
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
+	return o.Commit()
 }
