@@ -2,13 +2,14 @@ package rewrite
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // rewriteFile proves and rewrites a workload, returning its source before and after.

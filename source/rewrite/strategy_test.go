@@ -2,13 +2,14 @@ package rewrite
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // TestChoose is the choice rule with given facts and numbers: per device, per --strategy, and

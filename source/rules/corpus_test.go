@@ -3,13 +3,14 @@ package rules
 import (
 	"context"
 	"fmt"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // corpusPair is one `pair` line of a corpus program's .expect file (testdata/source/corpus,

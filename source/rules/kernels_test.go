@@ -2,11 +2,12 @@ package rules
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // A non-const kernel parameter the body only reads through leaves the host side valid after

@@ -3,12 +3,13 @@ package rules
 import (
 	"context"
 	"errors"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // tokenAt is the text of the file at a location: where a macro argument was written, if the

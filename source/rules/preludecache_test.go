@@ -2,11 +2,12 @@ package rules
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // The prelude and its precompiled form are kept in the user's cache between runs: a second

@@ -2,11 +2,12 @@ package rules
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
 )
 
 // proveSource parses src, written to a file of the given name, and proves its pairs.

@@ -2,13 +2,14 @@ package scan
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // A program written against nvcc's headers parses with the prelude and the emulator's

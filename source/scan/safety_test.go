@@ -3,10 +3,6 @@ package scan
 import (
 	"context"
 	"errors"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rewrite"
-	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +11,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // The source path against a user's files and a hostile tree (issue 46): rewrites that never

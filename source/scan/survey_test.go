@@ -2,14 +2,15 @@ package scan
 
 import (
 	"context"
-	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rules"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/echo-uma/echo/source/internal/sourcetest"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // The survey's result does not depend on how many files are parsed at once: files come back
