@@ -335,7 +335,7 @@ lint-all:
 # (it needs cgo, so gcc, which the C parts need anyway). ECHO_NO_BPF=1 skips the planner's
 # tests that trace workloads. About 1.5 minutes on a 2-core machine, source's clang-driven tests
 # most of it; the first run also builds the race variants of the dependencies (minutes).
-RACE_PACKAGES := ./plan ./planner ./trace ./source ./export ./view ./packaging ./pipeline ./report ./plandir \
+RACE_PACKAGES := ./plan ./planner ./trace ./source/... ./export ./view ./packaging ./pipeline ./report ./plandir \
                  ./internal/units ./internal/infile ./internal/procfs ./internal/shell
 test-race:
 	ECHO_NO_BPF=1 CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PACKAGES)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/infile"
+	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/plan"
 )
 
@@ -78,19 +79,7 @@ func Keep(key string, k Kept) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".kept-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, key+".json")); err != nil {
+	if err := outfile.Replace(filepath.Join(dir, key+".json"), b, 0o600); err != nil {
 		return err
 	}
 	prune(dir, maxKept)

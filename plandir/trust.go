@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 
-	"github.com/echo-uma/echo/internal/scratch"
+	"github.com/echo-uma/echo/internal/outfile"
 )
 
 // maxPlan bounds a plan read from the directory, as plan.Read does.
@@ -70,27 +69,7 @@ func readTrusted(path string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxPlan))
 }
 
-// replace makes path a regular file holding data: written beside it, then renamed over it,
-// so that whatever path was (a link, a FIFO, a file being read) is replaced, never written
-// through.
-func replace(path string, data []byte) error {
-	tmp, err := scratch.File(filepath.Dir(path), "."+filepath.Base(path)+".", ".tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp makes 0600; the fleet's programs run as other users
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
-}
+// replace makes path a regular file holding data, readable by the fleet's programs (which run
+// as other users): whatever path was (a link, a FIFO, a file being read) is replaced, never
+// written through.
+func replace(path string, data []byte) error { return outfile.Replace(path, data, 0o644) }

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 	"github.com/echo-uma/echo/symbols"
 )
 
@@ -31,7 +33,7 @@ type sourceVerdict struct {
 // sourceProofs are plan --source's findings: each plan pair's verdict, and each file's flags.
 type sourceProofs struct {
 	files []string
-	flags []source.BuildFlags // per file
+	flags []parse.BuildFlags // per file
 	pairs []sourceVerdict
 }
 
@@ -47,14 +49,14 @@ type sourceDoc struct {
 
 // sourceVerdicts says, for each pair of p, whether the source path proves it: the pair's copy
 // sites are named by file and line from the binary's debug information and matched to the
-// linking copies of the pairs the source analysis finds in files (source.PairAt).
+// linking copies of the pairs the source analysis finds in files (rules.PairAt).
 func sourceVerdicts(ctx context.Context, p *plan.Plan, files []string) (*sourceProofs, error) {
-	o := source.RewriteOptions{Options: (&clangFlags{}).options()}
+	o := rewrite.RewriteOptions{Options: (&clangFlags{}).options()}
 	res := &sourceProofs{files: files}
-	var proofs []source.Proof
+	var proofs []rules.Proof
 	var fileOf []int // proofs[i] is of files[fileOf[i]]
 	for i, f := range files {
-		ps, bf, err := source.ProveFile(ctx, f, o)
+		ps, bf, err := rewrite.ProveFile(ctx, f, o)
 		if err != nil {
 			if intr, ok := interruption(ctx, ""); ok {
 				return nil, intr
@@ -78,7 +80,7 @@ func sourceVerdicts(ctx context.Context, p *plan.Plan, files []string) (*sourceP
 				continue
 			}
 			where = append(where, fmt.Sprintf("%s:%d", sym.File, sym.Line))
-			if i := source.PairAt(proofs, sym.File, sym.Line); i >= 0 {
+			if i := rules.PairAt(proofs, sym.File, sym.Line); i >= 0 {
 				matched[i] = true
 			}
 		}
@@ -95,7 +97,7 @@ func sourceVerdicts(ctx context.Context, p *plan.Plan, files []string) (*sourceP
 }
 
 // verdictOf is one plan pair's verdict: the source pair its copies are, and that proof's.
-func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []string) sourceVerdict {
+func verdictOf(id string, proofs []rules.Proof, matched map[int]bool, where []string) sourceVerdict {
 	v := sourceVerdict{Pair: id, Copies: where}
 	switch len(matched) {
 	case 0:
@@ -106,7 +108,7 @@ func verdictOf(id string, proofs []source.Proof, matched map[int]bool, where []s
 		v.Status = "ambiguous"
 		return v
 	}
-	var pr source.Proof
+	var pr rules.Proof
 	for i := range matched {
 		pr = proofs[i]
 	}

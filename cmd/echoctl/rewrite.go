@@ -11,7 +11,9 @@ import (
 	"github.com/echo-uma/echo/check"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -79,7 +81,7 @@ together.`,
 }
 
 func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *rewriteOptions) error {
-	strategy, err := source.ParseStrategy(opts.strategy)
+	strategy, err := rules.ParseStrategy(opts.strategy)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	if err != nil {
 		return err
 	}
-	ro := source.RewriteOptions{Target: source.Target{Device: device, Strategy: strategy}, CompileCommands: opts.clang.compileCommands,
+	ro := rewrite.RewriteOptions{Target: rewrite.Target{Device: device, Strategy: strategy}, CompileCommands: opts.clang.compileCommands,
 		Args: extra, Options: opts.clang.options()}
 	if opts.trace != "" {
 		if ro.Profile, err = loadProfile(opts.trace); err != nil {
@@ -96,9 +98,9 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	}
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	var done []*source.FileRewrite
+	var done []*rewrite.FileRewrite
 	for _, f := range files {
-		fr, err := source.RewriteFile(ctx, f, ro)
+		fr, err := rewrite.RewriteFile(ctx, f, ro)
 		if err != nil {
 			if intr, ok := interruption(ctx, ""); ok {
 				return intr
@@ -110,9 +112,9 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 		}
 		done = append(done, fr)
 	}
-	var written *source.Written
+	var written *rewrite.Written
 	if opts.write {
-		written = source.WriteFiles(ctx, done, opts.trace)
+		written = rewrite.WriteFiles(ctx, done, opts.trace)
 	}
 	if opts.global.json {
 		if err := printJSON(out, rewriteDoc(done, strategy, device, how, written)); err != nil {
@@ -123,11 +125,11 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	fmt.Fprintf(stderr, "rewrite: device %s (%s), strategy %s\n", device, how, strategy)
 	for _, fr := range done {
 		if !opts.write {
-			fmt.Fprint(out, source.UnifiedDiff(fr.Path, fr.Before, fr.After))
+			fmt.Fprint(out, rewrite.UnifiedDiff(fr.Path, fr.Before, fr.After))
 		}
 		if fr.Errors > 0 {
 			fmt.Fprintf(stderr, "%s: clang recovered from %d errors (the first: %s); a pair in a function they touch is left as written\n",
-				source.QuotePath(fr.Path), fr.Errors, fr.FirstError)
+				parse.QuotePath(fr.Path), fr.Errors, fr.FirstError)
 		}
 		for _, c := range fr.Changes {
 			measured := ""
@@ -138,7 +140,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			if c.Changed {
 				why = " — " + c.Choice
 			}
-			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", source.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
+			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", parse.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
 		}
 		if len(fr.Changes) > 0 || len(fr.Notices) > 0 {
 			printAssumed(stderr, fr.Path, fr.BuildFlags)
@@ -149,7 +151,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 
 // loadProfile is the copy time by source line of the trace at path (rewrite --trace): its
 // copy sites named by file and line from the traced binary's debug information.
-func loadProfile(path string) (*source.Profile, error) {
+func loadProfile(path string) (*rules.Profile, error) {
 	tf, err := trace.Open(path)
 	if err != nil {
 		return nil, err
@@ -160,15 +162,15 @@ func loadProfile(path string) (*source.Profile, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	nameCopySites(symbols.NewResolver(), st.TopSites)
-	return source.NewProfile(st.TopSites), nil
+	return rules.NewProfile(st.TopSites), nil
 }
 
 // rewriteDevice is the device --device names, or for auto the GPU of this machine, as echoctl
 // check finds it; how says where it came from. Without a GPU to ask (a machine that only
 // builds) it is discrete: pinned, what a discrete GPU gets, is the safe default anywhere.
-func rewriteDevice(ctx context.Context, flag string) (source.Device, string, error) {
+func rewriteDevice(ctx context.Context, flag string) (rules.Device, string, error) {
 	if flag != "auto" {
-		d, err := source.ParseDevice(flag)
+		d, err := rules.ParseDevice(flag)
 		if err != nil {
 			return "", "", fmt.Errorf("--device: %w", err)
 		}
@@ -176,7 +178,7 @@ func rewriteDevice(ctx context.Context, flag string) (source.Device, string, err
 	}
 	gpu, err := check.FindGPU(ctx, os.Getenv("LD_LIBRARY_PATH"))
 	if err != nil {
-		return source.Discrete, "no GPU here to ask: " + err.Error() + "; give --device for another machine", nil
+		return rules.Discrete, "no GPU here to ask: " + err.Error() + "; give --device for another machine", nil
 	}
-	return source.DeviceOf(gpu.Integrated, gpu.HostPageTables), "this machine's " + gpu.Name, nil
+	return rules.DeviceOf(gpu.Integrated, gpu.HostPageTables), "this machine's " + gpu.Name, nil
 }

@@ -2,7 +2,8 @@ package main
 
 import (
 	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/rewrite"
+	"github.com/echo-uma/echo/source/rules"
 )
 
 // The echo.rewrite/2 document (docs/json.md).
@@ -52,7 +53,7 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s plan.Strategy, d source.Device, how string, w *source.Written) rewriteJSON {
+func rewriteDoc(files []*rewrite.FileRewrite, s plan.Strategy, d rules.Device, how string, w *rewrite.Written) rewriteJSON {
 	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),

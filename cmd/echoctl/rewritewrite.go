@@ -7,14 +7,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rewrite"
 )
 
 // printAssumed prints what a file's proofs assumed and what was ignored on the way, one line
 // each: a proof holds for the build whose flags it parsed with, and a reader must see which
 // (a database's -DQUIET once hid the write that made a pair unsafe).
-func printAssumed(w io.Writer, path string, bf source.BuildFlags) {
-	name := source.QuotePath(path)
+func printAssumed(w io.Writer, path string, bf parse.BuildFlags) {
+	name := parse.QuotePath(path)
 	for _, n := range bf.Notices {
 		fmt.Fprintf(w, "%s: %s\n", name, n)
 	}
@@ -23,7 +24,7 @@ func printAssumed(w io.Writer, path string, bf source.BuildFlags) {
 
 // assumedWords says the flags a file was parsed with: its defines and language standard, how
 // many include directories, and where they came from.
-func assumedWords(bf source.BuildFlags) string {
+func assumedWords(bf parse.BuildFlags) string {
 	defines := bf.Defines()
 	dirs := 0
 	for _, f := range bf.Flags {
@@ -40,7 +41,7 @@ func assumedWords(bf source.BuildFlags) string {
 	}
 	from := "no compile command names it"
 	if bf.CompileDB != "" {
-		from = "flags from " + source.QuotePath(bf.CompileDB)
+		from = "flags from " + parse.QuotePath(bf.CompileDB)
 	}
 	return fmt.Sprintf("proved for a build with %s (%s)", what, from)
 }
@@ -48,12 +49,12 @@ func assumedWords(bf source.BuildFlags) string {
 // writtenError prints what -w did and is the command's error: nil when every file with a
 // merge was written, the interruption (exit 130, 143, 129) saying what was written when a
 // signal came, else one error naming the files left as they were.
-func writtenError(ctx context.Context, w io.Writer, res *source.Written) error {
+func writtenError(ctx context.Context, w io.Writer, res *rewrite.Written) error {
 	if res == nil {
 		return nil
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "%s: left as it was: %v\n", source.QuotePath(s.Path), s.Why)
+		fmt.Fprintf(w, "%s: left as it was: %v\n", parse.QuotePath(s.Path), s.Why)
 	}
 	if res.OK() && len(res.Written) > 0 {
 		fmt.Fprintf(w, "wrote %s\n", pathList(res.Written))
@@ -89,13 +90,13 @@ func writtenError(ctx context.Context, w io.Writer, res *source.Written) error {
 func pathList(paths []string) string {
 	q := make([]string, len(paths))
 	for i, p := range paths {
-		q[i] = source.QuotePath(p)
+		q[i] = parse.QuotePath(p)
 	}
 	return strings.Join(q, ", ")
 }
 
 // writtenWord is what -w did with one file, for the JSON: "" without -w.
-func writtenWord(w *source.Written, path string) string {
+func writtenWord(w *rewrite.Written, path string) string {
 	if w == nil {
 		return ""
 	}

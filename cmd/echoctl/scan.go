@@ -6,8 +6,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/echo-uma/echo/source"
 	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/rules"
+	"github.com/echo-uma/echo/source/scan"
 )
 
 // scanOptions are the flags of `echoctl scan`.
@@ -67,13 +70,13 @@ paper's survey does: directories and files with it, by grep and by scan.`,
 }
 
 func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts *scanOptions) error {
-	so := source.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
+	so := scan.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
 		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
 	progress := newScanProgress(stderr)
 	so.Progress = progress.update
 	ctx := cmd.Context()
-	s, err := source.Scan(ctx, dir, so)
+	s, err := scan.Scan(ctx, dir, so)
 	progress.finish()
 	if s == nil {
 		return err
@@ -98,7 +101,7 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 
 // scanTables is the text report: one row per file, one per declined pair, the totals and
 // the prevalence line.
-func scanTables(s *source.Survey) string {
+func scanTables(s *scan.Survey) string {
 	var b strings.Builder
 	// FLAGS says where the file's flags came from: "defaults" is no compile command.
 	files := columns{headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
@@ -110,7 +113,7 @@ func scanTables(s *source.Survey) string {
 		if f.Defaults {
 			flags = "defaults"
 		}
-		path := source.QuotePath(f.Path)
+		path := parse.QuotePath(f.Path)
 		grep := "-"
 		if f.Grep {
 			grep = "match"
@@ -130,12 +133,12 @@ func scanTables(s *source.Survey) string {
 		files.rows = append(files.rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
 			fmt.Sprint(f.Proven()), countsCell(f.Refused()), countsCell(f.Undecidable()), fileNote(f)})
 		for _, p := range f.Proofs {
-			if v, ok := source.Declined(p); ok {
+			if v, ok := rules.Declined(p); ok {
 				declined = append(declined, []string{fmt.Sprintf("%s:%d", path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
 			}
 		}
 		if f.Pattern() {
-			flags := strings.Join(source.BuildFlags{Flags: f.Flags}.Defines(), " ")
+			flags := strings.Join(parse.BuildFlags{Flags: f.Flags}.Defines(), " ")
 			if flags == "" {
 				flags = "none"
 			}
@@ -163,13 +166,13 @@ func scanTables(s *source.Survey) string {
 	if s.Interrupted {
 		fmt.Fprintf(&b, "interrupted: %d of %d files scanned\n", len(s.Files), s.Total)
 	}
-	b.WriteString(prevalenceLine(source.QuotePath(s.Dir), s.Prevalence()))
+	b.WriteString(prevalenceLine(parse.QuotePath(s.Dir), s.Prevalence()))
 	return b.String()
 }
 
 // parseCell says how the file was parsed: on its own, in the unit that includes it, with
 // errors clang recovered from.
-func parseCell(f source.FileScan) string {
+func parseCell(f scan.FileScan) string {
 	c := "ok"
 	if f.IncludedBy != "" {
 		c = "in " + f.IncludedBy
@@ -201,7 +204,7 @@ func countsCell(m map[string]int) string {
 
 // fileNote is why the grep and the analysis disagree, the headers stood in for, and the
 // include directories guessed.
-func fileNote(f source.FileScan) string {
+func fileNote(f scan.FileScan) string {
 	var notes []string
 	if e := f.Explain(); e != "" {
 		notes = append(notes, e)
@@ -220,7 +223,7 @@ func fileNote(f source.FileScan) string {
 
 // prevalenceLine is the paper's §2.4 count for the tree, by the grep and by the analysis, and
 // how much of the tree was parsed.
-func prevalenceLine(dir string, p source.Prevalence) string {
+func prevalenceLine(dir string, p scan.Prevalence) string {
 	return fmt.Sprintf("%s: the pattern in %d of %d directories with CUDA files and %d of %d CUDA files by grep; in %d directories and %d files by scan "+
 		"(%d files the grep matches have no pair, each explained above); %d of %d CUDA files parsed (%s, %d with errors clang recovered from), %d copies, %d pairs, %d proven, %d refused, %d undecidable\n",
 		dir, p.DirsGrep, p.Dirs, p.Grep, p.CUDAFiles, p.DirsSc, p.Scan, p.GrepOnly, p.Parsed, p.CUDAFiles, percent(p.Parsed, p.CUDAFiles), p.WithErrors,

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/parse"
+	"github.com/echo-uma/echo/source/scan"
 )
 
 // assumedTable lists the defines each file's proofs assumed, grouped: a proof holds for the
@@ -27,13 +28,13 @@ func assumedTable(assumed map[string][]string) string {
 }
 
 // unwalkedTable lists what the walk could not go into; empty when it went everywhere.
-func unwalkedTable(u []source.Unwalked) string {
+func unwalkedTable(u []scan.Unwalked) string {
 	if len(u) == 0 {
 		return ""
 	}
 	t := columns{headers: []string{"NOT WALKED", "WHY"}, rule: true}
 	for _, w := range u {
-		t.rows = append(t.rows, []string{elide(source.QuotePath(w.Path)), oneLine(w.Why)})
+		t.rows = append(t.rows, []string{elide(parse.QuotePath(w.Path)), oneLine(w.Why)})
 	}
 	return "\n" + t.render()
 }
@@ -41,7 +42,7 @@ func unwalkedTable(u []source.Unwalked) string {
 // oneLine is a message from clang or the system as one printable line: a hostile file name in
 // it cannot break the table.
 func oneLine(s string) string {
-	q := source.QuotePath(s)
+	q := parse.QuotePath(s)
 	if q != s {
 		return q[1 : len(q)-1] // escaped, without the quotes
 	}

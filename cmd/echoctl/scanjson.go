@@ -2,7 +2,8 @@ package main
 
 import (
 	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/source/rules"
+	"github.com/echo-uma/echo/source/scan"
 )
 
 // The echo.scan/1 document (docs/json.md).
@@ -110,7 +111,7 @@ type scanTotalsJSON struct {
 	ByCondition map[string]int `json:"declined_by_condition"`
 }
 
-func scanDoc(s *source.Survey) scanJSON {
+func scanDoc(s *scan.Survey) scanJSON {
 	t := s.Totals()
 	doc := scanJSON{Schema: schemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...),
 		Unwalked: []unwalkedJSON{}, Notices: s.Notices, Files: []scanFileJSON{},
@@ -145,7 +146,7 @@ func scanDoc(s *source.Survey) scanJSON {
 				pj.Verdicts[v.Cond] = verdictJSON{Holds: v.Status == plan.ConditionHolds || v.Status == plan.ConditionKeepWait,
 					Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
-			if v, ok := source.Declined(p); ok {
+			if v, ok := rules.Declined(p); ok {
 				pj.Declined = &scanDeclinedJSON{Condition: v.Cond, Status: string(v.Status), Line: v.At.Line, Why: v.Reason}
 			}
 			fj.Pairs = append(fj.Pairs, pj)

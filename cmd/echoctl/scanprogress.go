@@ -23,7 +23,7 @@ func newScanProgress(w io.Writer) *scanProgress {
 	return &scanProgress{w: w, tty: isTerminal(w), every: 5 * time.Second, start: time.Now()}
 }
 
-// update is source.ScanOptions.Progress: called once per file, one call at a time.
+// update is scan.ScanOptions.Progress: called once per file, one call at a time.
 func (p *scanProgress) update(done, total int, file string) {
 	now := time.Now()
 	if p.tty {

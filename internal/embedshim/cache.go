@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/echo-uma/echo/internal/outfile"
 )
 
 // CacheDir is Echo's cache, where Extract puts the library and echoctl run keeps the
@@ -52,23 +54,7 @@ func extract(base string, b []byte, sum string) (string, error) {
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, b) {
 		return path, nil
 	}
-	tmp, err := os.CreateTemp(dir, ".libechoshim-*.so")
-	if err != nil {
-		return "", fmt.Errorf("writing the preload library: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("writing the preload library: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("writing the preload library: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outfile.Replace(path, b, 0o644); err != nil {
 		return "", fmt.Errorf("writing the preload library: %w", err)
 	}
 	return path, nil

@@ -1,0 +1,321 @@
+package parse
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner is a JSON tokenizer over a stream, written for clang's dumps: tens of megabytes of
+// mostly skipped text, where encoding/json's Decoder.Token (an allocation per token) spends
+// most of a second. It reads byte by byte from a bufio.Reader, returns strings in a reused
+// buffer, and skips values without building them. Every error carries the byte offset.
+type scanner struct {
+	r   *bufio.Reader
+	off int64
+	buf []byte // the last string read; valid until the next read
+}
+
+// maxDepth bounds nesting so hostile input cannot grow the stack without limit; clang's
+// deepest dumps (long chains of operators) stay far below it.
+const maxDepth = 10000
+
+func newScanner(r io.Reader) *scanner {
+	return &scanner{r: bufio.NewReaderSize(r, 1<<16)}
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("reading clang's AST at byte %d: %s", s.off, fmt.Sprintf(format, args...))
+}
+
+func (s *scanner) readByte() (byte, error) {
+	c, err := s.r.ReadByte()
+	if err != nil {
+		if err == io.EOF {
+			return 0, s.errorf("unexpected end of input")
+		}
+		return 0, fmt.Errorf("reading clang's AST: %w", err)
+	}
+	s.off++
+	return c, nil
+}
+
+// peek returns the next byte that is not white space, without consuming it. clang indents
+// its dump, so white space is most of the bytes: it is skipped a buffer at a time.
+func (s *scanner) peek() (byte, error) {
+	for {
+		b, err := s.r.Peek(max(s.r.Buffered(), 1))
+		if len(b) == 0 {
+			if err == io.EOF {
+				return 0, s.errorf("unexpected end of input")
+			}
+			return 0, fmt.Errorf("reading clang's AST: %w", err)
+		}
+		i := 0
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
+		}
+		s.r.Discard(i)
+		s.off += int64(i)
+		if i < len(b) {
+			return b[i], nil
+		}
+	}
+}
+
+// expect consumes the next non-space byte, which must be c.
+func (s *scanner) expect(c byte) error {
+	got, err := s.peek()
+	if err != nil {
+		return err
+	}
+	s.readByte()
+	if got != c {
+		return s.errorf("expected %q, found %q", c, got)
+	}
+	return nil
+}
+
+// more reports whether an object or array goes on after an element: it consumes a ',' and
+// returns true, or consumes the closing byte and returns false.
+func (s *scanner) more(end byte) (bool, error) {
+	c, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	s.readByte()
+	switch c {
+	case ',':
+		return true, nil
+	case end:
+		return false, nil
+	}
+	return false, s.errorf("expected ',' or %q, found %q", end, c)
+}
+
+// empty consumes the closing byte of an object or array that has no elements, if it is next.
+func (s *scanner) empty(end byte) (bool, error) {
+	c, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	if c == end {
+		s.readByte()
+		return true, nil
+	}
+	return false, nil
+}
+
+// str reads a string into s.buf, decoding escapes. Most of a dump's strings have none: they
+// are copied a buffered slice at a time.
+func (s *scanner) str() ([]byte, error) {
+	if err := s.expect('"'); err != nil {
+		return nil, err
+	}
+	s.buf = s.buf[:0]
+	if err := s.rawString(); err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(s.buf, '\\') < 0 {
+		return s.buf, nil
+	}
+	return s.unescape()
+}
+
+// rawString reads up to the closing quote, leaving the string as written (escapes and all,
+// without the quotes) in s.buf.
+func (s *scanner) rawString() error {
+	for {
+		chunk, err := s.r.ReadSlice('"')
+		s.off += int64(len(chunk))
+		s.buf = append(s.buf, chunk...)
+		switch err {
+		case nil:
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			return s.errorf("unexpected end of input")
+		default:
+			return fmt.Errorf("reading clang's AST: %w", err)
+		}
+		// The quote ends the string unless an odd number of backslashes escapes it.
+		n := 0
+		for i := len(s.buf) - 2; i >= 0 && s.buf[i] == '\\'; i-- {
+			n++
+		}
+		if n%2 == 0 {
+			s.buf = s.buf[:len(s.buf)-1]
+			return nil
+		}
+	}
+}
+
+// unescape decodes the escapes in s.buf.
+func (s *scanner) unescape() ([]byte, error) {
+	raw := append([]byte(nil), s.buf...)
+	s.buf = s.buf[:0]
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			s.buf = append(s.buf, c)
+			continue
+		}
+		if i+1 >= len(raw) {
+			return nil, s.errorf("bad escape at the end of a string")
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			s.buf = append(s.buf, raw[i])
+		case 'b':
+			s.buf = append(s.buf, '\b')
+		case 'f':
+			s.buf = append(s.buf, '\f')
+		case 'n':
+			s.buf = append(s.buf, '\n')
+		case 'r':
+			s.buf = append(s.buf, '\r')
+		case 't':
+			s.buf = append(s.buf, '\t')
+		case 'u':
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				return nil, s.errorf("bad \\u escape")
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				// A surrogate pair is two escapes; a lone half decodes to U+FFFD.
+				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if r2, ok := hex4(raw[i+3:]); ok {
+						r = utf16.DecodeRune(r, r2)
+						i += 6
+					}
+				}
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
+			}
+			s.buf = utf8.AppendRune(s.buf, r)
+		default:
+			return nil, s.errorf("bad escape \\%c", raw[i])
+		}
+	}
+	return s.buf, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// skipString consumes a string without keeping it.
+func (s *scanner) skipString() error {
+	if err := s.expect('"'); err != nil {
+		return err
+	}
+	s.buf = s.buf[:0]
+	return s.rawString()
+}
+
+// literal reads a number, true, false or null as its text.
+func (s *scanner) literal() ([]byte, error) {
+	if _, err := s.peek(); err != nil {
+		return nil, err
+	}
+	s.buf = s.buf[:0]
+	for {
+		c, err := s.r.ReadByte()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading clang's AST: %w", err)
+		}
+		if !(c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			s.r.UnreadByte()
+			break
+		}
+		s.off++
+		s.buf = append(s.buf, c)
+	}
+	if len(s.buf) == 0 {
+		c, _ := s.peek()
+		return nil, s.errorf("unexpected %q", c)
+	}
+	return s.buf, nil
+}
+
+// integer reads a number that must be a whole number.
+func (s *scanner) integer() (int, error) {
+	b, err := s.literal()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return 0, s.errorf("expected an integer, found %q", b)
+	}
+	return n, nil
+}
+
+// skip consumes any value.
+func (s *scanner) skip(depth int) error {
+	if depth > maxDepth {
+		return s.errorf("nested deeper than %d", maxDepth)
+	}
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '"':
+		return s.skipString()
+	case '{', '[':
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		s.readByte()
+		if done, err := s.empty(end); done || err != nil {
+			return err
+		}
+		for {
+			if c == '{' {
+				if err := s.skipString(); err != nil {
+					return err
+				}
+				if err := s.expect(':'); err != nil {
+					return err
+				}
+			}
+			if err := s.skip(depth + 1); err != nil {
+				return err
+			}
+			more, err := s.more(end)
+			if err != nil || !more {
+				return err
+			}
+		}
+	}
+	_, err = s.literal()
+	return err
+}

@@ -1,0 +1,203 @@
+package parse
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// A stubDir holds empty headers standing in for the ones a file includes and no include
+// directory has: a third-party library's (TensorRT, OpenCV, cuDNN, thrust, MPI) or a
+// generated one. clang stops a file at the first include it cannot find; with an empty
+// stand-in it goes on, and what used the missing header's names is an error in the functions
+// that use them (their pairs undecidable, broken.go) while the rest of the file is analysed.
+// The directory is searched last (-idirafter), so it never hides a header that exists; it is
+// the one parse's own, so whether a header exists (__has_include) never depends on which
+// other file was parsed first.
+type stubDir struct {
+	dir   string // "" until the first stub
+	names []string
+}
+
+// add writes an empty header for name (as the include spelled it); false when it cannot
+// stand in for it: an absolute path, or one already stubbed (the stub did not help).
+func (s *stubDir) add(parent, name string) (bool, error) {
+	if name == "" || filepath.IsAbs(name) {
+		return false, nil
+	}
+	for _, n := range s.names {
+		if n == name {
+			return false, nil
+		}
+	}
+	if s.dir == "" {
+		d, err := os.MkdirTemp(parent, "stubs-")
+		if err != nil {
+			return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+		}
+		// "../x.h" resolves against the search directory: search a directory deep enough
+		// inside the stub directory that every ../ stays in it.
+		s.dir = filepath.Join(d, "a", "b", "c", "d", "e", "f", "g", "h")
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+		}
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(name))
+	if !strings.HasPrefix(p, s.root()+string(filepath.Separator)) {
+		return false, nil // more ../ than the stub directory is deep
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+	}
+	if err := os.WriteFile(p, []byte("/* Echo: an empty stand-in for a header no include directory has. */\n"), 0o644); err != nil {
+		return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+	}
+	s.names = append(s.names, name)
+	return true, nil
+}
+
+func (s *stubDir) remove() {
+	if s.dir != "" {
+		os.RemoveAll(s.root())
+	}
+}
+
+// root is the directory add made, above the search directory.
+func (s *stubDir) root() string {
+	d := s.dir
+	for i := 0; i < 8; i++ {
+		d = filepath.Dir(d)
+	}
+	return d
+}
+
+// systemDirs are clang's own include directories for C++ (a superset of C's: the C++
+// library's, clang's resource directory, the system's), asked of clang once per session.
+func (s *Session) systemDirs() []string {
+	s.sysOnce.Do(func() {
+		out, _ := exec.Command(s.driver, "-x", "c++", "-E", "-v", os.DevNull).CombinedOutput()
+		in := false
+		for _, l := range strings.Split(string(out), "\n") {
+			switch {
+			case strings.HasPrefix(l, "#include <...> search starts here"):
+				in = true
+			case strings.HasPrefix(l, "End of search list"):
+				in = false
+			case in && strings.HasPrefix(l, " "):
+				s.sysDirs = append(s.sysDirs, filepath.Clean(strings.TrimSpace(l)))
+			}
+		}
+	})
+	return s.sysDirs
+}
+
+// preresolve does before the first parse what the parse would find out one fatal error at a
+// time: for each header the file or one of its own headers includes that no include directory
+// has, the tree's directory for it (a file without a compile command), the prelude's
+// fallback, or an empty stand-in. A file whose header includes a dozen headers of a missing
+// library (thrust, a windowing system) then parses once, not a dozen times; what the text
+// does not show (an include through a macro) the rounds still find.
+func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[]string) error {
+	quoteDirs, userDirs := includeDirs(CompileFlags(c.Args, c.Dir))
+	sysDirs := s.headerDirs(env)
+	seen := map[string]bool{c.File: true}
+	queue := []string{c.File}
+	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
+		var next []string
+		for _, file := range queue {
+			b, err := ReadSource(file, s.o.Limits)
+			if err != nil {
+				continue // clang will say
+			}
+			for _, m := range includeLine.FindAllSubmatch(b, -1) {
+				inc := include{name: strings.TrimSpace(string(m[2])), quoted: string(m[1]) == `"`}
+				if inc.name == "" || filepath.IsAbs(inc.name) {
+					continue
+				}
+				var own []string
+				if inc.quoted {
+					own = append([]string{filepath.Dir(file)}, quoteDirs...)
+				}
+				own = append(append(own, userDirs...), *found...)
+				if p := lookupHeader(own, inc.name); p != "" {
+					if p = filepath.Clean(p); !seen[p] {
+						seen[p] = true
+						next = append(next, p)
+					}
+					continue
+				}
+				if lookupHeader(sysDirs, inc.name) != "" {
+					continue
+				}
+				if dir := s.found(*c, inc.name, *found); dir != "" {
+					*found = append(*found, dir)
+					c.Args = append(c.Args, "-I"+dir)
+					if p := filepath.Clean(filepath.Join(dir, filepath.FromSlash(inc.name))); !seen[p] {
+						seen[p] = true
+						next = append(next, p)
+					}
+					continue
+				}
+				if env.prelude != "" && lookupHeader([]string{filepath.Join(env.prelude, fallbackDir)}, inc.name) != "" {
+					env.fallback = true
+					continue
+				}
+				if _, err := stubs.add(s.dir, inc.name); err != nil {
+					return err
+				}
+			}
+		}
+		queue = next
+	}
+	return nil
+}
+
+// includeDirs are the directories flags add to the quoted includes' search (-iquote) and to
+// every include's (-I, -isystem, -idirafter).
+func includeDirs(flags []string) (quoteDirs, userDirs []string) {
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		switch {
+		case strings.HasPrefix(f, "-I"):
+			userDirs = append(userDirs, f[2:])
+		case (f == "-iquote" || f == "-isystem" || f == "-idirafter") && i+1 < len(flags):
+			if f == "-iquote" {
+				quoteDirs = append(quoteDirs, flags[i+1])
+			} else {
+				userDirs = append(userDirs, flags[i+1])
+			}
+			i++
+		}
+	}
+	return quoteDirs, userDirs
+}
+
+// headerDirs are the directories of the system's headers: the prelude's, the runtime's, the CUDA
+// installation's and the compiler's.
+func (s *Session) headerDirs(env *parseEnv) []string {
+	var sysDirs []string
+	if env.prelude != "" {
+		sysDirs = append(sysDirs, env.prelude)
+	}
+	if s.o.RuntimeHeaders != "" {
+		sysDirs = append(sysDirs, s.o.RuntimeHeaders)
+	}
+	if s.o.CUDAPath != "" {
+		sysDirs = append(sysDirs, filepath.Join(s.o.CUDAPath, "include"))
+	}
+	sysDirs = append(sysDirs, s.systemDirs()...)
+	return sysDirs
+}
+
+// lookupHeader is the regular file name names in the first of dirs that has one; "" for none.
+func lookupHeader(dirs []string, name string) string {
+	for _, d := range dirs {
+		p := filepath.Join(d, filepath.FromSlash(name))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
