@@ -176,7 +176,7 @@ func (e *Effects) runtimeCall(name string, args []*parse.Node, at parse.Loc) boo
 func (e *Effects) cudaCopy(name string, args []*parse.Node, at parse.Loc) bool {
 	if len(args) >= 4 {
 		ev := Event{Kind: EvCopy, At: at, Dst: e.BasePtr(args[0]), Src: e.BasePtr(args[1]),
-			Sync: name == "cudaMemcpy", CopySize: e.size(args[2]), Dir: "", DstExpr: args[0], SrcExpr: args[1]}
+			Sync: name == "cudaMemcpy", CopySize: e.size(args[2]), DstExpr: args[0], SrcExpr: args[1]}
 		if k := parse.Unwrap(args[3]); k.Kind == "DeclRefExpr" && k.Ref != nil {
 			switch k.Ref.Name {
 			case "cudaMemcpyHostToDevice":
