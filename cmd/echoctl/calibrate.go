@@ -72,7 +72,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err != nil {
 		return err
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}

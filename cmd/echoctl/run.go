@@ -99,7 +99,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		}
 	}
 	if !o.dryRun && !o.printEnv && o.strategy == "" && !o.force {
-		k, err := keptDeployment(cmd, planPath, argv)
+		k, err := pipeline.KeptDeployment(planPath, argv, cmd.ErrOrStderr())
 		switch {
 		case err != nil:
 			return err
@@ -108,7 +108,7 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		}
 		return runDeployed(cmd, o, argv, k.Compact, k.Pairs, k.Strategy)
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil && !o.dryRun && !o.printEnv {
 		return runAsWritten(cmd, argv, err.Error())
 	} else if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -55,7 +56,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}
