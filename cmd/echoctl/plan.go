@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/sourcejoin"
 	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
 )
 
 // planOptions are the flags of `echoctl plan`.
@@ -102,12 +104,12 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 	}
 	// The source path's verdicts come before the plan is written: an interrupt while clang
 	// runs leaves nothing written, and no compile database a proof read is written over.
-	var proofs *sourceProofs
+	var proofs *sourcejoin.Findings
 	if len(opts.sources) > 0 {
 		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
 			return err
 		}
-		for _, bf := range proofs.flags {
+		for _, bf := range proofs.Flags {
 			if err := outfile.NotAnInput(planPath, "the compile database "+bf.CompileDB, bf.CompileDB); err != nil {
 				return err
 			}
@@ -127,7 +129,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		return err
 	}
 	if opts.global.json && proofs != nil {
-		return writeSourceJSON(out, proofs, planPath)
+		return sourcejoin.WriteJSON(out, proofs, planPath)
 	}
 	if opts.global.json {
 		return p.Write(out)
@@ -165,14 +167,14 @@ func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	var proofs *sourceProofs
+	var proofs *sourcejoin.Findings
 	if len(opts.sources) > 0 {
 		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
 			return err
 		}
 	}
 	if opts.global.json && proofs != nil {
-		return writeSourceJSON(out, proofs, path)
+		return sourcejoin.WriteJSON(out, proofs, path)
 	}
 	if opts.global.json {
 		return p.Write(out)
