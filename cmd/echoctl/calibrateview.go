@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/planner"
 )
 
@@ -16,10 +17,10 @@ import (
 func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
 	f := p.Forecast()
 	fmt.Fprintln(w, forecastLine(f))
-	t := columns{headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
-		right: []int{1, 2, 3, 4, 5}}
+	t := texttable.Columns{Headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
+		Right: []int{1, 2, 3, 4, 5}}
 	row := func(name, predicted, measured string, v calibrate.Variant, verdict string) {
-		t.rows = append(t.rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
+		t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
 			predicted, measured, fmt.Sprintf("%.1f", v.RunMedianMS), verdict})
 	}
 	base := "as written"
@@ -45,7 +46,7 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		}
 		row(string(v.Strategy), predicted, measured, v, verdict)
 	}
-	if _, err := io.WriteString(w, t.render()); err != nil {
+	if _, err := io.WriteString(w, t.Render()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, roundsLine(r))

@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/echo-uma/echo/export"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
 )
 
 // exportOptions are the flags of `echoctl export`.

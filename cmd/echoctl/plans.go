@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plandir"
 	"github.com/echo-uma/echo/planner"
@@ -97,7 +98,7 @@ func listPlans(out io.Writer, g *globalOptions, dir string) error {
 			Plans  []plandir.Row `json:"plans"`
 		}{schemaPlans, dir, rows})
 	}
-	t := columns{headers: []string{"NAME", "EXECUTABLE", "BUILD-ID", "GPU", "STRATEGY", "PAIRS", "CREATED", "STATUS"}, right: []int{5}, rule: true}
+	t := texttable.Columns{Headers: []string{"NAME", "EXECUTABLE", "BUILD-ID", "GPU", "STRATEGY", "PAIRS", "CREATED", "STATUS"}, Right: []int{5}, Rule: true}
 	for _, r := range rows {
 		id := r.Executable.BuildID
 		if len(id) > 12 {
@@ -117,8 +118,8 @@ func listPlans(out io.Writer, g *globalOptions, dir string) error {
 		if r.Problem != "" {
 			status += ": " + r.Problem
 		}
-		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, string(r.Strategy), fmt.Sprint(r.Pairs), created, status})
+		t.Rows = append(t.Rows, []string{r.Name, r.Executable.Path, id, gpu, string(r.Strategy), fmt.Sprint(r.Pairs), created, status})
 	}
-	_, err = io.WriteString(out, t.render())
+	_, err = io.WriteString(out, t.Render())
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/sourcejoin"
 )
@@ -27,15 +28,15 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sour
 // each file's proofs assumed.
 func renderSourceProofs(w io.Writer, res *sourcejoin.Findings) error {
 	fmt.Fprintf(w, "\nthe source path (%s):\n", pathList(res.Files))
-	t := columns{headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
+	t := texttable.Columns{Headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
 	for _, v := range res.Pairs {
 		name := "-"
 		if v.SourcePair != "" {
 			name = v.SourcePair + " in " + v.Function
 		}
-		t.rows = append(t.rows, []string{v.Pair, name, v.Words()})
+		t.Rows = append(t.Rows, []string{v.Pair, name, v.Words()})
 	}
-	if _, err := io.WriteString(w, t.render()); err != nil {
+	if _, err := io.WriteString(w, t.Render()); err != nil {
 		return err
 	}
 	for i, f := range res.Files {

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
@@ -44,7 +46,7 @@ func newPlanStyles() planStyles {
 func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(command string) bool) error {
 	st := newPlanStyles()
 	var b strings.Builder
-	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
+	b.WriteString(texttable.RenderLines(st.header, texttable.WrapIndented(planHeadline(p), "  ", viewWidth)))
 
 	estimated, totalEstimated := false, false
 	if len(p.Pairs) == 0 {
@@ -76,18 +78,18 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	}
 
 	f := p.Forecast()
-	b.WriteString("\n" + renderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
+	b.WriteString("\n" + texttable.RenderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
 	if f.AboveBound() {
-		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
 	}
 	if estimated {
-		b.WriteString(wrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
 	}
 	if f.Headline != nil {
-		b.WriteString(wrapIndented("the estimate assumes "+f.Assumes, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("the estimate assumes "+f.Assumes, "  ", viewWidth))
 	}
 	for _, why := range f.Unpredicted {
-		b.WriteString(wrapIndented("not predicted: "+why, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("not predicted: "+why, "  ", viewWidth))
 	}
 
 	if len(p.Rejected) > 0 {
@@ -109,7 +111,7 @@ func renderPlan(w io.Writer, p *planner.Plan, planPath string, available func(co
 	if len(p.Notes) > 0 {
 		fmt.Fprintf(&b, "\nnotes:\n")
 		for _, n := range p.Notes {
-			b.WriteString(wrapIndented("- "+n, "  ", viewWidth))
+			b.WriteString(texttable.WrapIndented("- "+n, "  ", viewWidth))
 		}
 	}
 
@@ -210,7 +212,7 @@ func pairDetails(pairs []planner.Pair, cut []bool) string {
 	}
 	var b strings.Builder
 	for _, text := range order {
-		b.WriteString(wrapIndented(strings.Join(ids[text], ", ")+": "+text, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented(strings.Join(ids[text], ", ")+": "+text, "  ", viewWidth))
 	}
 	return b.String()
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/report"
-	"github.com/spf13/cobra"
 )
 
 // reportOptions are the flags of `echoctl report`.

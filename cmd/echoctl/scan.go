@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/echo-uma/echo/source"
 	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/internal/texttable"
+	"github.com/echo-uma/echo/source"
 )
 
 // scanOptions are the flags of `echoctl scan`.
@@ -101,8 +103,8 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 func scanTables(s *source.Survey) string {
 	var b strings.Builder
 	// FLAGS says where the file's flags came from: "defaults" is no compile command.
-	files := columns{headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
-		right: []int{4, 5, 6}, rule: true}
+	files := texttable.Columns{Headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
+		Right: []int{4, 5, 6}, Rule: true}
 	var declined [][]string
 	assumed := map[string][]string{} // the defines the proofs assumed: files by define set
 	for _, f := range s.Files {
@@ -116,18 +118,18 @@ func scanTables(s *source.Survey) string {
 			grep = "match"
 		}
 		if f.NoCUDA {
-			files.rows = append(files.rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
+			files.Rows = append(files.Rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
 			continue
 		}
 		if f.Unparsable != "" {
-			files.rows = append(files.rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
+			files.Rows = append(files.Rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
 			continue
 		}
 		if f.Skipped != "" {
-			files.rows = append(files.rows, []string{path, flags, "skipped", grep, "-", "-", "-", "-", "-", oneLine(f.Skipped)})
+			files.Rows = append(files.Rows, []string{path, flags, "skipped", grep, "-", "-", "-", "-", "-", oneLine(f.Skipped)})
 			continue
 		}
-		files.rows = append(files.rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
+		files.Rows = append(files.Rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
 			fmt.Sprint(f.Proven()), countsCell(f.Refused()), countsCell(f.Undecidable()), fileNote(f)})
 		for _, p := range f.Proofs {
 			if v, ok := source.Declined(p); ok {
@@ -142,14 +144,14 @@ func scanTables(s *source.Survey) string {
 			assumed[flags] = append(assumed[flags], path)
 		}
 	}
-	if len(files.rows) == 0 {
+	if len(files.Rows) == 0 {
 		fmt.Fprintf(&b, "no .c, .cpp, .cc, .cxx or .cu files under %s\n", s.Dir)
 	} else {
-		b.WriteString(files.render())
+		b.WriteString(files.Render())
 	}
 	if len(declined) > 0 {
 		b.WriteString("\n")
-		b.WriteString(columns{headers: []string{"DECLINED AT", "FUNCTION", "PAIR", "CONDITION", "WHY"}, rows: declined, rule: true}.render())
+		b.WriteString(texttable.Columns{Headers: []string{"DECLINED AT", "FUNCTION", "PAIR", "CONDITION", "WHY"}, Rows: declined, Rule: true}.Render())
 	}
 	b.WriteString(assumedTable(assumed))
 	b.WriteString(unwalkedTable(s.Unwalked))

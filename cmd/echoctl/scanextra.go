@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/source"
 )
 
@@ -14,16 +15,16 @@ func assumedTable(assumed map[string][]string) string {
 	if len(assumed) == 0 {
 		return ""
 	}
-	t := columns{headers: []string{"PROVED WITH DEFINES", "FILES"}, rule: true}
+	t := texttable.Columns{Headers: []string{"PROVED WITH DEFINES", "FILES"}, Rule: true}
 	keys := make([]string, 0, len(assumed))
 	for k := range assumed {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		t.rows = append(t.rows, []string{k, strings.Join(assumed[k], ", ")})
+		t.Rows = append(t.Rows, []string{k, strings.Join(assumed[k], ", ")})
 	}
-	return "\n" + t.render()
+	return "\n" + t.Render()
 }
 
 // unwalkedTable lists what the walk could not go into; empty when it went everywhere.
@@ -31,11 +32,11 @@ func unwalkedTable(u []source.Unwalked) string {
 	if len(u) == 0 {
 		return ""
 	}
-	t := columns{headers: []string{"NOT WALKED", "WHY"}, rule: true}
+	t := texttable.Columns{Headers: []string{"NOT WALKED", "WHY"}, Rule: true}
 	for _, w := range u {
-		t.rows = append(t.rows, []string{elide(source.QuotePath(w.Path)), oneLine(w.Why)})
+		t.Rows = append(t.Rows, []string{elide(source.QuotePath(w.Path)), oneLine(w.Why)})
 	}
-	return "\n" + t.render()
+	return "\n" + t.Render()
 }
 
 // oneLine is a message from clang or the system as one printable line: a hostile file name in

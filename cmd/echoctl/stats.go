@@ -9,12 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
 )
 
 // statsOptions are the flags of `echoctl stats`.
@@ -119,21 +121,21 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 		apis = append(apis, api)
 	}
 	slices.SortFunc(apis, func(a, b string) int { return cmp.Or(cmp.Compare(st.Calls[b], st.Calls[a]), cmp.Compare(a, b)) })
-	calls := columns{headers: []string{"API", "CALLS"}}
+	calls := texttable.Columns{Headers: []string{"API", "CALLS"}}
 	for _, api := range apis {
-		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
+		calls.Rows = append(calls.Rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
 	}
-	fmt.Fprint(out, "\n"+calls.render())
+	fmt.Fprint(out, "\n"+calls.Render())
 	if st.NoLaunches {
 		fmt.Fprintln(out, "kernel launches: not traced (trace with --launches to count them)")
 	}
 
-	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
+	copies := texttable.Columns{Headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
-		copies.rows = append(copies.rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
+		copies.Rows = append(copies.Rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
 			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind)))})
 	}
-	fmt.Fprint(out, "\n"+copies.render())
+	fmt.Fprint(out, "\n"+copies.Render())
 
 	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls", 100*st.CopyShare,
 		formatDuration(time.Duration(st.WallNS)))
@@ -144,12 +146,12 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
 
 	if len(st.TopSites) > 0 {
-		sites := columns{headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
+		sites := texttable.Columns{Headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
 		for _, s := range st.TopSites {
-			sites.rows = append(sites.rows, []string{copySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
+			sites.Rows = append(sites.Rows, []string{copySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
 				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS))})
 		}
-		fmt.Fprint(out, "\n"+sites.render())
+		fmt.Fprint(out, "\n"+sites.Render())
 	}
 }
 
