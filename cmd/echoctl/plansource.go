@@ -8,6 +8,7 @@ import (
 	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/sourcejoin"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // sourceVerdicts is plan --source's join of p's pairs to the source path's proofs in files
@@ -27,7 +28,7 @@ func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sour
 // renderSourceProofs prints the source path's verdicts on p's pairs as a table, and what
 // each file's proofs assumed.
 func renderSourceProofs(w io.Writer, res *sourcejoin.Findings) error {
-	fmt.Fprintf(w, "\nthe source path (%s):\n", pathList(res.Files))
+	fmt.Fprintf(w, "\nthe source path (%s):\n", sourcereport.PathList(res.Files))
 	t := texttable.Columns{Headers: []string{"PAIR", "SOURCE PAIR", "VERDICT"}}
 	for _, v := range res.Pairs {
 		name := "-"
@@ -40,7 +41,7 @@ func renderSourceProofs(w io.Writer, res *sourcejoin.Findings) error {
 		return err
 	}
 	for i, f := range res.Files {
-		printAssumed(w, f, res.Flags[i])
+		sourcereport.PrintAssumed(w, f, res.Flags[i])
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/echo-uma/echo/check"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/source"
+	"github.com/echo-uma/echo/sourcereport"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -103,7 +104,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 				return intr
 			}
 			if fr != nil {
-				printAssumed(stderr, fr.Path, fr.BuildFlags)
+				sourcereport.PrintAssumed(stderr, fr.Path, fr.BuildFlags)
 			}
 			return err
 		}
@@ -114,7 +115,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 		written = source.WriteFiles(ctx, done, opts.trace)
 	}
 	if opts.global.json {
-		if err := printJSON(out, rewriteDoc(done, strategy, device, how, written)); err != nil {
+		if err := printJSON(out, sourcereport.RewriteDocOf(done, strategy, device, how, written)); err != nil {
 			return err
 		}
 		return writtenError(ctx, stderr, written)
@@ -140,7 +141,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", source.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
 		}
 		if len(fr.Changes) > 0 || len(fr.Notices) > 0 {
-			printAssumed(stderr, fr.Path, fr.BuildFlags)
+			sourcereport.PrintAssumed(stderr, fr.Path, fr.BuildFlags)
 		}
 	}
 	return writtenError(ctx, stderr, written)

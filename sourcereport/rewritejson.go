@@ -1,9 +1,9 @@
-package main
+package sourcereport
 
 import "github.com/echo-uma/echo/source"
 
 // The echo.rewrite/2 document (docs/json.md).
-type rewriteJSON struct {
+type RewriteDoc struct {
 	Schema   string            `json:"schema"`
 	Strategy string            `json:"strategy"`
 	Device   string            `json:"device"`
@@ -49,8 +49,8 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*source.FileRewrite, s source.Strategy, d source.Device, how string, w *source.Written) rewriteJSON {
-	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
+func RewriteDocOf(files []*source.FileRewrite, s source.Strategy, d source.Device, how string, w *source.Written) RewriteDoc {
+	doc := RewriteDoc{Schema: SchemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
 			Notices: fr.Notices, Errors: fr.Errors, FirstErr: fr.FirstError, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}
