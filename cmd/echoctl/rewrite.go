@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/echo-uma/echo/check"
-	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/sourcereport"
-	"github.com/echo-uma/echo/symbols"
-	"github.com/echo-uma/echo/trace"
 )
 
 // rewriteOptions are the flags of `echoctl rewrite`.
@@ -83,14 +78,14 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	if err != nil {
 		return err
 	}
-	device, how, err := rewriteDevice(cmd.Context(), opts.device)
+	device, how, err := pipeline.RewriteDevice(cmd.Context(), opts.device)
 	if err != nil {
 		return err
 	}
 	ro := source.RewriteOptions{Target: source.Target{Device: device, Strategy: strategy}, CompileCommands: opts.clang.compileCommands,
 		Args: extra, Options: opts.clang.options()}
 	if opts.trace != "" {
-		if ro.Profile, err = loadProfile(opts.trace); err != nil {
+		if ro.Profile, err = pipeline.LoadProfile(opts.trace); err != nil {
 			return err
 		}
 	}
@@ -145,38 +140,4 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 		}
 	}
 	return writtenError(ctx, stderr, written)
-}
-
-// loadProfile is the copy time by source line of the trace at path (rewrite --trace): its
-// copy sites named by file and line from the traced binary's debug information.
-func loadProfile(path string) (*source.Profile, error) {
-	tf, err := trace.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer tf.Close()
-	st, err := trace.SummarizeEstimating(tf.Reader, planner.NewTransferTimer(tf.Header()))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	nameCopySites(symbols.NewResolver(), st.TopSites)
-	return source.NewProfile(st.TopSites), nil
-}
-
-// rewriteDevice is the device --device names, or for auto the GPU of this machine, as echoctl
-// check finds it; how says where it came from. Without a GPU to ask (a machine that only
-// builds) it is discrete: pinned, what a discrete GPU gets, is the safe default anywhere.
-func rewriteDevice(ctx context.Context, flag string) (source.Device, string, error) {
-	if flag != "auto" {
-		d, err := source.ParseDevice(flag)
-		if err != nil {
-			return "", "", fmt.Errorf("--device: %w", err)
-		}
-		return d, "--device", nil
-	}
-	gpu, err := check.FindGPU(ctx, os.Getenv("LD_LIBRARY_PATH"))
-	if err != nil {
-		return source.Discrete, "no GPU here to ask: " + err.Error() + "; give --device for another machine", nil
-	}
-	return source.DeviceOf(gpu.Integrated, gpu.HostPageTables), "this machine's " + gpu.Name, nil
 }

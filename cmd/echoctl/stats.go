@@ -14,6 +14,7 @@ import (
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
@@ -61,7 +62,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
 	}
-	nameCopySites(symbols.NewResolver(), st.TopSites)
+	pipeline.NameCopySites(symbols.NewResolver(), st.TopSites)
 	if opts.global.json {
 		doc := struct {
 			Schema string `json:"schema"`
