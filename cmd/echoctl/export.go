@@ -12,6 +12,7 @@ import (
 	"github.com/echo-uma/echo/export"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/trace"
 )
@@ -132,8 +133,8 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 			Highlighted: sum.Highlighted})
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n%s\n",
-		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
-		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum),
+		outPath, sum.Events, sum.Threads, texttable.Plural(sum.Threads, "thread", "threads"),
+		sum.Processes, texttable.Plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum),
 		offlineViewer(tracePath, opts.plan))
 	return err
 }
@@ -166,5 +167,5 @@ func highlighted(p *planner.Plan, sum export.Summary) string {
 	if p == nil {
 		return ""
 	}
-	return fmt.Sprintf(", %d %s at the plan's pair sites", sum.Highlighted, plural(int(sum.Highlighted), "copy", "copies"))
+	return fmt.Sprintf(", %d %s at the plan's pair sites", sum.Highlighted, texttable.Plural(int(sum.Highlighted), "copy", "copies"))
 }

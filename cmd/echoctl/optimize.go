@@ -15,6 +15,7 @@ import (
 	"github.com/echo-uma/echo/internal/scratch"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/tracer"
 )
@@ -147,9 +148,9 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace 
 		return nil
 	}
 	fmt.Fprintln(out)
-	if err := renderCalibration(out, cal, p, planPath); err != nil {
+	if err := planview.Calibration(out, cal, p, planPath); err != nil {
 		return err
 	}
-	renderSavings(out, p.Savings)
+	planview.Savings(out, p.Savings)
 	return nil
 }

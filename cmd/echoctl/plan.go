@@ -10,6 +10,7 @@ import (
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/sourcejoin"
 	"github.com/echo-uma/echo/trace"
 )
@@ -120,7 +121,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		if err := p.Write(out); err != nil || opts.global.json {
 			return err
 		}
-		if err := renderPlan(stderr, p, planPath, available); err != nil || proofs == nil {
+		if err := planview.Render(stderr, p, planPath, available); err != nil || proofs == nil {
 			return err
 		}
 		return renderSourceProofs(stderr, proofs)
@@ -134,7 +135,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 	if opts.global.json {
 		return p.Write(out)
 	}
-	if err := renderPlan(out, p, planPath, available); err != nil {
+	if err := planview.Render(out, p, planPath, available); err != nil {
 		return err
 	}
 	if proofs != nil {
@@ -179,7 +180,7 @@ func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions
 	if opts.global.json {
 		return p.Write(out)
 	}
-	if err := renderPlan(out, p, path, available); err != nil || proofs == nil {
+	if err := planview.Render(out, p, path, available); err != nil || proofs == nil {
 		return err
 	}
 	return renderSourceProofs(out, proofs)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -185,7 +186,7 @@ func TestRenderPlan(t *testing.T) {
 				t.Fatalf("the test's plan is invalid: %v", err)
 			}
 			var buf bytes.Buffer
-			if err := renderPlan(&buf, tt.plan, "app.plan", func(string) bool { return true }); err != nil {
+			if err := planview.Render(&buf, tt.plan, "app.plan", func(string) bool { return true }); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
@@ -207,7 +208,7 @@ func TestRenderPlan(t *testing.T) {
 				t.Errorf("escape sequences written to a writer that is no terminal: %q", out)
 			}
 			for _, line := range strings.Split(out, "\n") {
-				if n := lipgloss.Width(line); n > viewWidth && !strings.HasPrefix(line, "next:") {
+				if n := lipgloss.Width(line); n > planview.Width && !strings.HasPrefix(line, "next:") {
 					t.Errorf("line of %d columns: %q", n, line)
 				}
 				if strings.TrimRight(line, " ") != line {
@@ -227,7 +228,7 @@ func BenchmarkRenderPlanLongArgument(b *testing.B) {
 	p := streamPlan()
 	p.Trace.Command = []string{"./stream", "--data", strings.Repeat("0123456789", 20_000)}
 	for b.Loop() {
-		if err := renderPlan(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
+		if err := planview.Render(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
 )
@@ -90,7 +91,7 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	}
 	fmt.Fprintf(out, "%s: %s (pid %d) on %s, started %s, ran %s, %d events\n", path,
 		shell.Join(h.Command), h.PID, h.Host, h.Start.Format("2006-01-02 15:04:05 MST"),
-		formatDuration(ran), st.Events)
+		texttable.FormatDuration(ran), st.Events)
 	if st.Lost > 0 {
 		cpus := 0
 		for _, n := range st.LostPerCPU {
@@ -134,45 +135,29 @@ func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, re
 	copies := texttable.Columns{Headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
 	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
 		copies.Rows = append(copies.Rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
-			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind)))})
+			units.Bytes(st.Bytes.Get(kind)), texttable.FormatDuration(time.Duration(st.CopyNS.Get(kind)))})
 	}
 	fmt.Fprint(out, "\n"+copies.Render())
 
 	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls", 100*st.CopyShare,
-		formatDuration(time.Duration(st.WallNS)))
+		texttable.FormatDuration(time.Duration(st.WallNS)))
 	if st.MovingShare != nil && *st.MovingShare < st.CopyShare-0.0005 {
 		fmt.Fprintf(out, ", %.1f%% moving data (the rest waited for earlier GPU work)", 100**st.MovingShare)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
+	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, texttable.Plural(st.Processes, "process", "processes"))
 
 	if len(st.TopSites) > 0 {
 		sites := texttable.Columns{Headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
 		for _, s := range st.TopSites {
-			sites.Rows = append(sites.Rows, []string{copySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
-				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS))})
+			sites.Rows = append(sites.Rows, []string{planview.CopySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
+				units.Bytes(s.Bytes), texttable.FormatDuration(time.Duration(s.NS))})
 		}
 		fmt.Fprint(out, "\n"+sites.Render())
 	}
 }
 
 // formatDuration keeps about three significant digits: "1.23s", "45.6ms", "789ns".
-func formatDuration(d time.Duration) string {
-	for _, unit := range []time.Duration{time.Hour, time.Minute, time.Second, time.Millisecond, time.Microsecond} {
-		if d >= unit {
-			return d.Round(unit / 100).String()
-		}
-	}
-	return d.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // failedLines say, per CUDA API that returned errors, how many of its calls failed and with
 // what: `cudaMemcpy: 79 of 80 calls failed (cudaErrorInvalidValue)`. A program whose calls
 // fail does not run as written, and a plan of it would optimize the failure.

@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// renderCalibration prints the plan's prediction (its one Forecast), then the variants side
+// Calibration prints the plan's prediction (its one Forecast), then the variants side
 // by side, each with that prediction's estimate, the speed-up its rounds measured paired with
 // the baseline's, its verdict and how sure it is, the reason where it was refused; then how
 // many rounds ran and why no more, and what the plan now says.
-func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
+func Calibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPath string) error {
 	f := p.Forecast()
-	fmt.Fprintln(w, forecastLine(f))
+	fmt.Fprintln(w, ForecastLine(f))
 	t := texttable.Columns{Headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
 		Right: []int{1, 2, 3, 4, 5}}
 	row := func(name, predicted, measured string, v calibrate.Variant, verdict string) {
@@ -35,14 +35,14 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *planner.Plan, planPa
 		}
 		predicted := "–"
 		if s := f.Speedup(v.Strategy); s > 0 {
-			predicted = formatSpeedup(s)
+			predicted = FormatSpeedup(s)
 		}
 		measured := "–"
 		switch {
 		case v.Paired != nil:
-			measured = formatSpeedup(v.Paired.Speedup)
+			measured = FormatSpeedup(v.Paired.Speedup)
 		case v.MedianMS > 0:
-			measured = formatSpeedup(r.Baseline.MedianMS / v.MedianMS)
+			measured = FormatSpeedup(r.Baseline.MedianMS / v.MedianMS)
 		}
 		row(string(v.Strategy), predicted, measured, v, verdict)
 	}

@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"github.com/echo-uma/echo/planner"
@@ -6,8 +6,8 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// copySiteLabel is a copy site of stats as a person reads it: "stream+0x1746 main (stream.cu:60)".
-func copySiteLabel(s trace.SiteStats) string {
+// CopySiteLabel is a copy site of stats as a person reads it: "stream+0x1746 main (stream.cu:60)".
+func CopySiteLabel(s trace.SiteStats) string {
 	return symbols.Label(s.Site, symbols.Symbol{Function: s.Function, File: s.File, Line: s.Line})
 }
 

@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"strings"
@@ -9,11 +9,11 @@ import (
 	"github.com/echo-uma/echo/internal/texttable"
 )
 
-// renderTable lays rows out in columns under a rule, right-aligning the columns in right;
+// Table lays rows out in columns under a rule, right-aligning the columns in right;
 // the last column wraps to what is left of the view's width, cut after maxLines lines when
 // maxLines > 0 (cut says which rows were). verdict, when not nil, colours column 5 (the
 // verdict) of each row.
-func renderTable(st planStyles, headers []string, rows [][]string, right []int, maxLines int,
+func Table(st Styles, headers []string, rows [][]string, right []int, maxLines int,
 	verdict func(row int) lipgloss.Style) (_ string, cut []bool) {
 	last := len(headers) - 1
 	used := 0
@@ -24,7 +24,7 @@ func renderTable(st planStyles, headers []string, rows [][]string, right []int, 
 		}
 		used += w + 2
 	}
-	reasonWidth := max(viewWidth-used, minReasonWidth)
+	reasonWidth := max(Width-used, minReasonWidth)
 	cut = make([]bool, len(rows))
 	for i, row := range rows {
 		lines := texttable.WrapLines(row[last], reasonWidth, 0)
