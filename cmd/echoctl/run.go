@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,7 @@ import (
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -120,7 +120,10 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 	}
 	pairs, strategy := d.Pairs, d.Strategy
 	if o.dryRun {
-		return printDryRun(cmd, p, d, argv, o.json)
+		if o.json {
+			return printJSON(cmd.OutOrStdout(), planview.DryRunDocOf(schemaRun, p, d, argv))
+		}
+		return planview.DryRun(cmd.OutOrStdout(), cmd.ErrOrStderr(), p, d, argv)
 	}
 	if o.printEnv {
 		if d.Untouched != "" {
@@ -192,15 +195,6 @@ func unlinked(r runner.Report, strategy planner.Strategy) []string {
 	return ids
 }
 
-// repairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
-var repairWords = map[planner.Repair]string{
-	planner.RepairNone:       "nothing: stream order covers it",
-	planner.RepairEventWait:  "its wait, as an event on its stream",
-	planner.RepairStreamSync: "its wait, as a synchronize of its stream",
-	planner.RepairDeviceSync: "its wait, as a device synchronize",
-	"":                       "what the plan does not say",
-}
-
 // planAndCommand checks the arguments of the commands that run a program on a plan:
 // PLAN -- CMD [ARGS...].
 func planAndCommand(cmd *cobra.Command, args []string) error {
@@ -208,16 +202,4 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("give the plan, then -- and the command")
 	}
 	return nil
-}
-
-// argsDiffer names how argv's arguments differ from those of the traced command, or "": the
-// plan's sites and sizes are those of the traced run, and other arguments may allocate other
-// sizes, elsewhere, so that the plan matches nothing.
-func argsDiffer(traced, argv []string) string {
-	if len(traced) == 0 || slices.Equal(traced[1:], argv[1:]) {
-		return ""
-	}
-	return fmt.Sprintf("the plan was traced with arguments %q, this command has %q: if they change what "+
-		"the program allocates, nothing will match and the program runs as written", strings.Join(traced[1:], " "),
-		strings.Join(argv[1:], " "))
 }
