@@ -97,7 +97,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	}
 	// The new trace replaces PLAN.trace only with the plan it belongs to (finishOptimize): an
 	// interrupted or failing optimize leaves the old plan and its trace as they were.
-	traceOut, err := createTrace(cmd, tracePath, argv)
+	traceOut, err := pipeline.CreateTrace(tracePath, argv, stdoutFile(cmd.OutOrStdout()))
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		Trace: tracer.Config{MinHostBytes: tracer.DefaultMinHostBytes, HostAllocs: o.hostAllocs, Launches: o.launches,
 			RingBytes: tracer.DefaultRingBytes},
 		Record: func(ctx context.Context, opts tracer.Options) (tracer.Result, error) {
-			return recordInto(ctx, traceOut, opts)
+			return pipeline.RecordInto(ctx, traceOut, selfLauncher(), opts)
 		},
 		TraceFile: traceOut.Name(), TracePath: tracePath, Tool: "echoctl " + version,
 		Progress: func(n int, format string, args ...any) {
