@@ -44,3 +44,20 @@ func savingsOf(p *planner.Plan, cal *calibrate.Result, found planner.Finding) *p
 	}
 	return nil
 }
+
+// PairsToCalibrate are the pairs of p that calibrate measures: those validated, calibrated or
+// enabled before, and with unvalidated the candidates too; again are those among them an
+// earlier calibration refused, measured again.
+func PairsToCalibrate(p *planner.Plan, unvalidated bool) (pairs, again []planner.Pair) {
+	measurable := []planner.Status{planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled}
+	if unvalidated {
+		measurable = append(measurable, planner.StatusCandidate)
+	}
+	pairs = p.PairsToMeasure(measurable...)
+	for _, pair := range pairs {
+		if pair.Status == planner.StatusRefused {
+			again = append(again, pair)
+		}
+	}
+	return pairs, again
+}

@@ -76,3 +76,29 @@ func KeptDeployment(planPath string, argv []string, stderr io.Writer) (Kept, err
 	}
 	return k, nil
 }
+
+// ForRun is what `echoctl run PLAN -- argv` deploys: without a strategy or force, the kept
+// deployment (KeptDeployment); with them, the plan's deployment derived anew. Untouched
+// says why the program runs as written (a plan that is not this program's, or deploys
+// nothing).
+func ForRun(planPath string, argv []string, strategy planner.Strategy, force bool, stderr io.Writer) (Kept, error) {
+	if strategy == "" && !force {
+		return KeptDeployment(planPath, argv, stderr)
+	}
+	p, err := LoadPlanFor(planPath, argv)
+	if err != nil {
+		return Kept{Untouched: err.Error()}, nil
+	}
+	d, err := Deploy(p, strategy, force, stderr)
+	if err != nil {
+		return Kept{}, err
+	}
+	if d.Untouched != "" {
+		return Kept{Untouched: d.Untouched}, nil
+	}
+	compact, err := planner.Compact(p, d.Pairs, d.Strategy, planner.ModeDeploy)
+	if err != nil {
+		return Kept{}, fmt.Errorf("deploying %s: %w", planPath, err)
+	}
+	return Kept{Executable: p.Context.Executable, Launcher: p.Context.Launcher, Strategy: d.Strategy, Pairs: len(d.Pairs), Compact: compact}, nil
+}

@@ -78,17 +78,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err != nil {
 		return err
 	}
-	measurable := []planner.Status{planner.StatusValidated, planner.StatusCalibrated, planner.StatusEnabled}
-	if o.unvalidated {
-		measurable = append(measurable, planner.StatusCandidate)
-	}
-	pairs := p.PairsToMeasure(measurable...)
-	var again []planner.Pair
-	for _, pair := range pairs {
-		if pair.Status == planner.StatusRefused {
-			again = append(again, pair)
-		}
-	}
+	pairs, again := pipeline.PairsToCalibrate(p, o.unvalidated)
 	if len(again) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "calibrate: measuring again %d %s an earlier calibration refused (%s: %s)\n",
 			len(again), texttable.Plural(len(again), "pair", "pairs"), again[0].ID, again[0].Reason)

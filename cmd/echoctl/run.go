@@ -98,8 +98,8 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 			return fmt.Errorf("--strategy: %w", err)
 		}
 	}
-	if !o.dryRun && !o.printEnv && o.strategy == "" && !o.force {
-		k, err := pipeline.KeptDeployment(planPath, argv, cmd.ErrOrStderr())
+	if !o.dryRun && !o.printEnv {
+		k, err := pipeline.ForRun(planPath, argv, strategy, o.force, cmd.ErrOrStderr())
 		switch {
 		case err != nil:
 			return err
@@ -109,36 +109,22 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		return runDeployed(cmd, o, argv, k.Compact, k.Pairs, k.Strategy)
 	}
 	p, err := pipeline.LoadPlanFor(planPath, argv)
-	if err != nil && !o.dryRun && !o.printEnv {
-		return runAsWritten(cmd, argv, err.Error())
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	d, err := pipeline.Deploy(p, strategy, o.force, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	pairs, strategy := d.Pairs, d.Strategy
-	if o.dryRun {
-		if o.json {
-			return printJSON(cmd.OutOrStdout(), planview.DryRunDocOf(schemaRun, p, d, argv))
-		}
+	if o.dryRun && o.json {
+		return printJSON(cmd.OutOrStdout(), planview.DryRunDocOf(schemaRun, p, d, argv))
+	} else if o.dryRun {
 		return planview.DryRun(cmd.OutOrStdout(), cmd.ErrOrStderr(), p, d, argv)
 	}
-	if o.printEnv {
-		if d.Untouched != "" {
-			return errors.New(d.Untouched + ": there is nothing to preload")
-		}
-		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
-	}
 	if d.Untouched != "" {
-		return runAsWritten(cmd, argv, d.Untouched)
+		return errors.New(d.Untouched + ": there is nothing to preload")
 	}
-	compact, err := planner.Compact(p, pairs, strategy, planner.ModeDeploy)
-	if err != nil {
-		return fmt.Errorf("deploying %s: %w", planPath, err)
-	}
-	return runDeployed(cmd, o, argv, compact, len(pairs), strategy)
+	return printRunEnv(cmd, o, p, planPath, d.Pairs, d.Strategy)
 }
 
 // runDeployed runs argv with the shim on compact, a deployment of npairs pairs. From here on
