@@ -113,7 +113,7 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 		return planview.Calibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
 	}
 	if o.json {
-		return printJSON(cmd.OutOrStdout(), newCalibrationDoc(schemaCalibrate, out, p, res, ""))
+		return printJSON(cmd.OutOrStdout(), planview.CalibrationDocOf(schemaCalibrate, out, p, res, ""))
 	}
 	return planview.Calibration(cmd.OutOrStdout(), res, p, out)
 }

@@ -171,7 +171,7 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 	if err := pg.Render(&page); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := json.Marshal(newCalibrationDoc(schemaCalibrate, planPath, p, res, ""))
+	doc, err := json.Marshal(planview.CalibrationDocOf(schemaCalibrate, planPath, p, res, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,7 @@ func finishOptimize(cmd *cobra.Command, p *planner.Plan, planPath string, trace 
 	if planPath == outfile.Stdout {
 		out = cmd.ErrOrStderr() // the plan is on stdout
 	} else if asJSON {
-		return printJSON(out, newCalibrationDoc(schemaOptimize, planPath, p, cal, why))
+		return printJSON(out, planview.CalibrationDocOf(schemaOptimize, planPath, p, cal, why))
 	}
 	if cal == nil {
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/echo-uma/echo/internal/interrupt"
 	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/sourcejoin"
@@ -17,7 +18,7 @@ import (
 func sourceVerdicts(ctx context.Context, p *planner.Plan, files []string) (*sourcejoin.Findings, error) {
 	res, err := sourcejoin.Join(ctx, p, files, (&clangFlags{}).options())
 	if err != nil {
-		if intr, ok := interruption(ctx, ""); ok {
+		if intr, ok := interrupt.Of(ctx, ""); ok {
 			return nil, intr
 		}
 		return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/interrupt"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/sourcereport"
@@ -95,7 +96,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	for _, f := range files {
 		fr, err := source.RewriteFile(ctx, f, ro)
 		if err != nil {
-			if intr, ok := interruption(ctx, ""); ok {
+			if intr, ok := interrupt.Of(ctx, ""); ok {
 				return intr
 			}
 			if fr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/echo-uma/echo/internal/interrupt"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/sourcereport"
 )
@@ -16,7 +17,7 @@ func writtenError(ctx context.Context, w io.Writer, res *source.Written) error {
 		return nil
 	}
 	summary, err := sourcereport.Written(w, res)
-	if intr, ok := interruption(ctx, summary); ok {
+	if intr, ok := interrupt.Of(ctx, summary); ok {
 		return intr
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/echo-uma/echo/internal/interrupt"
 	"github.com/echo-uma/echo/source"
 	"github.com/echo-uma/echo/sourcereport"
 )
@@ -90,7 +91,7 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 	} else {
 		fmt.Fprint(out, sourcereport.ScanText(s))
 	}
-	if intr, ok := interruption(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
+	if intr, ok := interrupt.Of(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
 		return intr
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/pipeline"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -90,7 +91,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	}
 	fmt.Fprintf(stderr, "validate: wrote %s\n", out)
 	if o.json {
-		return printJSON(cmd.OutOrStdout(), validateDoc{Schema: schemaValidate, Plan: out, Pairs: verdicts(p)})
+		return printJSON(cmd.OutOrStdout(), planview.ValidateDoc{Schema: schemaValidate, Plan: out, Pairs: planview.Verdicts(p)})
 	}
 	return nil
 }
