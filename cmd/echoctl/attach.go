@@ -134,5 +134,5 @@ func printRows(w io.Writer, rows []live.Row, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(attachDoc{Schema: schemaAttach, Time: time.Now().UTC(), Processes: rows})
 	}
-	return writeRowsTable(w, rows)
+	return view.WriteRows(w, rows)
 }

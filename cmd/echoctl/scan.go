@@ -71,11 +71,11 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 	so := source.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
 		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
-	progress := newScanProgress(stderr)
-	so.Progress = progress.update
+	progress := sourcereport.NewProgress(stderr, isTerminal(stderr))
+	so.Progress = progress.Update
 	ctx := cmd.Context()
 	s, err := source.Scan(ctx, dir, so)
-	progress.finish()
+	progress.Finish()
 	if s == nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/echo-uma/echo/live"
 )
 
-// writeRowsTable prints a sample as a plain table, for output that is not a terminal: the
+// WriteRows prints a sample as a plain table, for output that is not a terminal: the
 // live view's columns, numbers right-aligned, and for a process that could not be traced
 // an ERROR column saying why in place of numbers that would all be zero and mislead.
-func writeRowsTable(w io.Writer, rows []live.Row) error {
+func WriteRows(w io.Writer, rows []live.Row) error {
 	noun := "processes"
 	if len(rows) == 1 {
 		noun = "process"
