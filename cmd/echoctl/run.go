@@ -141,7 +141,7 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 	}
 	// Pairs whose planned buffers were allocated but never joined by the plan's copy were
 	// left as written: always said, beside the count of pairs merged.
-	ids := unlinked(run.Report, strategy)
+	ids := pipeline.Unlinked(run.Report, strategy)
 	fell := run.Report.Fallbacks + run.Report.Pinned.Fallbacks
 	if o.verbose > 0 || len(ids) > 0 || fell > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == planner.StrategyPinned {
@@ -163,22 +163,6 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 		printProcesses(stderr, run.Processes)
 	}
 	return statusError(run.ExitCode)
-}
-
-// unlinked are the pairs whose two sides took their planned slots while no linking copy at
-// the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
-// as written, which the report's merged count alone does not tell from "not allocated".
-func unlinked(r runner.Report, strategy planner.Strategy) []string {
-	var ids []string
-	if r.Mode != "deploy" || strategy == planner.StrategyPinned {
-		return nil
-	}
-	for _, p := range r.Pairs {
-		if p.Seen && !p.Served {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids
 }
 
 // planAndCommand checks the arguments of the commands that run a program on a plan:
