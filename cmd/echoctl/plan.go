@@ -9,10 +9,10 @@ import (
 
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/sourcejoin"
-	"github.com/echo-uma/echo/trace"
 )
 
 // planOptions are the flags of `echoctl plan`.
@@ -80,28 +80,10 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 	if isPlanFile(tracePath) {
 		return showPlan(ctx, out, tracePath, opts, available)
 	}
-	planPath := opts.output
-	if planPath == "" {
-		planPath = tracePath + ".plan"
-	}
-	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
-		return err
-	}
-	for _, src := range opts.sources {
-		if err := outfile.NotAnInput(planPath, "the source file "+src, src); err != nil {
-			return err
-		}
-	}
-	tf, err := trace.Open(tracePath)
+	planPath, p, err := pipeline.PlanFromTrace(tracePath, opts.output, opts.sources, planner.Options{
+		MinIterations: opts.minIterations, MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
 	if err != nil {
 		return err
-	}
-	defer tf.Close()
-	r := tf.Reader
-	p, err := planner.Analyze(r, tracePath, planner.Options{MinIterations: opts.minIterations,
-		MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
-	if err != nil {
-		return fmt.Errorf("planning: %w", err) // Analyze names the trace
 	}
 	// The source path's verdicts come before the plan is written: an interrupt while clang
 	// runs leaves nothing written, and no compile database a proof read is written over.
