@@ -1,7 +1,9 @@
-// Package planview lays out a plan as a person reads it: the plan view (Render), its
-// table (Table), what calibration measured (Calibration) and what the enabled plan saves
-// (Savings), and copy sites named by their source line. It writes to the writer it is given;
-// cmd/echoctl decides what to print where.
+// Package planview lays out a plan as a person or a script reads it: the plan view (Render)
+// and its table (Table), what calibration measured (Calibration) and what the enabled plan
+// saves (Savings), what run would do (DryRun), the --json documents of validate, calibrate
+// and optimize (ValidateDoc, CalibrationDoc), a plan directory's table (PlanDir), and copy
+// sites named by their source line. It writes to the writer it is given; cmd/echoctl
+// decides what to print where.
 package planview
 
 import (
