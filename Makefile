@@ -4,7 +4,8 @@
 #                  on 2 cores from a fresh clone (as root: the privileged tests run too)
 #   make test-all  what CI runs: test, and the whole lint, -race, the shared tracer's benchmark
 #                  and the arm64 stages (qemu: about 25 minutes more)
-#   make lint      go vet, staticcheck (what changed since the last clean lint) and deadcode
+#   make lint      go vet, staticcheck (what changed since the last clean lint), deadcode, and the
+#                  code's shape: cmd/echoctl <= 2,600 lines, no function over 80 (tests/funclen)
 #   make lint-all  the same on every package (go.mod's tool block pins the tools)
 #   make test-race the tests that need no root, BPF or emulator, under -race
 #   make bench     benchmarks on the emulator (GPU-host numbers: bench/gpu.sh)

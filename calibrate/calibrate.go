@@ -148,10 +148,10 @@ func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []stri
 		res.CopyMS += explainableMS(pair)
 	}
 	strategies := o.Strategies
-	composed := map[plan.Strategy]string{}
-	said := 0                           // the varying lines said so far
-	ref := &reference{ignore: o.Ignore} // the baseline's first output, which every run is told against
-	var more budget                     // the rounds beyond o.Rounds
+	var composed map[plan.Strategy]string // each variant's deployment, by strategy
+	said := 0                             // the varying lines said so far
+	ref := &reference{ignore: o.Ignore}   // the baseline's first output, which every run is told against
+	var more budget                       // the rounds beyond o.Rounds
 	for r := 0; ; r++ {
 		began := time.Now()
 		if err := res.Baseline.run(ctx, argv, base, o, ref); err != nil {
@@ -162,17 +162,8 @@ func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []stri
 			if strategies == nil {
 				strategies = applicable(res.Device)
 			}
-			for _, s := range strategies {
-				served := plan.PairsFor(pairs, s)
-				if len(served) == 0 {
-					continue
-				}
-				c, err := plan.Compact(p, served, s, plan.ModeCalibrate)
-				if err != nil {
-					return nil, err
-				}
-				composed[s] = c
-				res.Variants = append(res.Variants, Variant{Strategy: s})
+			if composed, err = res.compose(p, pairs, strategies); err != nil {
+				return nil, err
 			}
 		}
 		for i := range res.Variants {
@@ -217,6 +208,25 @@ func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []stri
 			return res, nil
 		}
 	}
+}
+
+// compose adds to res a variant for each strategy that serves some of pairs, and returns
+// each one's deployment of p, by strategy.
+func (res *Result) compose(p *plan.Plan, pairs []plan.Pair, strategies []plan.Strategy) (map[plan.Strategy]string, error) {
+	composed := map[plan.Strategy]string{}
+	for _, s := range strategies {
+		served := plan.PairsFor(pairs, s)
+		if len(served) == 0 {
+			continue
+		}
+		c, err := plan.Compact(p, served, s, plan.ModeCalibrate)
+		if err != nil {
+			return nil, err
+		}
+		composed[s] = c
+		res.Variants = append(res.Variants, Variant{Strategy: s})
+	}
+	return composed, nil
 }
 
 // budget tracks the time calibration may still spend on rounds beyond those asked for.

@@ -44,3 +44,20 @@ func savingsOf(p *plan.Plan, cal *calibrate.Result, found plan.Finding) *plan.Sa
 	}
 	return nil
 }
+
+// PairsToCalibrate are the pairs of p that calibrate measures: those validated, calibrated or
+// enabled before, and with unvalidated the candidates too; again are those among them an
+// earlier calibration refused, measured again.
+func PairsToCalibrate(p *plan.Plan, unvalidated bool) (pairs, again []plan.Pair) {
+	measurable := []plan.Status{plan.StatusValidated, plan.StatusCalibrated, plan.StatusEnabled}
+	if unvalidated {
+		measurable = append(measurable, plan.StatusCandidate)
+	}
+	pairs = p.PairsToMeasure(measurable...)
+	for _, pair := range pairs {
+		if pair.Status == plan.StatusRefused {
+			again = append(again, pair)
+		}
+	}
+	return pairs, again
+}

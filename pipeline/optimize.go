@@ -60,25 +60,10 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 	quiet := runner.IO{Stdout: io.Discard, Stderr: tail}
 	var found plan.Finding // the one-time cost of finding the plan, step by step
 
-	exe, err := exec.LookPath(o.Argv[0])
-	if err != nil {
-		return Outcome{}, fmt.Errorf("finding %s: %w", o.Argv[0], err)
-	}
-	step(1, "tracing %s", exe)
 	began := time.Now()
-	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail,
-		Progress: func(format string, args ...any) { step(1, format, args...) }}) // the libraries probed, as found
-	if err := runner.Interrupted(ctx, traced.ExitCode); err != nil {
-		return Outcome{}, err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
-	}
-	if err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
+	traced, err := o.trace(ctx, step, tail)
+	if err != nil {
 		return Outcome{}, err
-	}
-	if traced.ExitCode != 0 {
-		return Outcome{}, failed(o.Argv[0], "while being traced", traced.ExitCode, tail)
-	}
-	if traced.Truncated != "" {
-		return Outcome{}, fmt.Errorf("the trace was cut short (%s): no plan was made from a part of the run; free space and run again", traced.Truncated)
 	}
 	found.TraceMS = msSince(began)
 
@@ -133,6 +118,32 @@ func (o Optimize) Run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return Outcome{Plan: p, Calibration: cal}, nil
+}
+
+// trace is Run's first step: trace the program into o.TraceFile. A program that fails, an
+// interrupt or a trace cut short stops the pipeline: a plan of part of a run, or of a
+// failing one, would optimize the wrong thing.
+func (o Optimize) trace(ctx context.Context, step func(int, string, ...any), tail *runner.Tail) (tracer.Result, error) {
+	exe, err := exec.LookPath(o.Argv[0])
+	if err != nil {
+		return tracer.Result{}, fmt.Errorf("finding %s: %w", o.Argv[0], err)
+	}
+	step(1, "tracing %s", exe)
+	traced, err := o.Record(ctx, tracer.Options{Config: o.Trace, Command: o.Argv, Stdout: io.Discard, Stderr: tail,
+		Progress: func(format string, args ...any) { step(1, format, args...) }}) // the libraries probed, as found
+	if err := runner.Interrupted(ctx, traced.ExitCode); err != nil {
+		return tracer.Result{}, err // Ctrl-C ended the trace early: a plan from it would be a plan of a part
+	}
+	if err != nil && !errors.Is(err, tracer.ErrNoCUDA) {
+		return tracer.Result{}, err
+	}
+	if traced.ExitCode != 0 {
+		return tracer.Result{}, failed(o.Argv[0], "while being traced", traced.ExitCode, tail)
+	}
+	if traced.Truncated != "" {
+		return tracer.Result{}, fmt.Errorf("the trace was cut short (%s): no plan was made from a part of the run; free space and run again", traced.Truncated)
+	}
+	return traced, nil
 }
 
 // failed is the error that stops the pipeline when the program itself fails.

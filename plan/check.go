@@ -189,28 +189,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 	if p.Bytes == 0 {
 		ps.addf(where, "bytes 0")
 	}
-	switch {
-	case p.Status == "":
-		ps.addf(where, "no status")
-	case !p.Status.Known():
-		ps.addf(where, "status %q is not one of %s", p.Status, list(statuses))
-	case p.Status == StatusRefused && strings.TrimSpace(p.Reason) == "":
-		ps.addf(where, "refused without a reason")
-	case p.Status != StatusRefused && p.Reason != "":
-		ps.addf(where, "status %s with a reason (%q): only a refused pair has one", p.Status, p.Reason)
-	case slices.Contains(statusEvidenced, p.Status) && len(p.Evidence) == 0:
-		ps.addf(where, "status %s without evidence", p.Status)
-	}
-	switch {
-	case p.RefusedAt != "" && p.Status != StatusRefused:
-		ps.addf(where, "status %s, refused at %s: only a refused pair has a refusing stage", p.Status, p.RefusedAt)
-	case p.RefusedAt != "" && !slices.Contains(stages, p.RefusedAt):
-		ps.addf(where, "refused_at %q is not one of %s", p.RefusedAt, list(stages))
-	case p.RefusedFrom != "" && p.RefusedAt != StageCalibrate:
-		ps.addf(where, "refused_from %s, but refused at %q: only calibration's refusal keeps the status it took", p.RefusedFrom, p.RefusedAt)
-	case p.RefusedFrom != "" && !p.RefusedFrom.Counted():
-		ps.addf(where, "refused_from %q: a status a pair counts in (candidate, validated, calibrated, enabled)", p.RefusedFrom)
-	}
+	p.checkStatus(ps, where)
 	for i, e := range p.Evidence {
 		if strings.TrimSpace(e) == "" {
 			ps.addf(fmt.Sprintf("%s.evidence[%d]", where, i), "empty")
@@ -236,21 +215,7 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 	if len(p.Copies) == 0 && counted { // a refused pair may have none: all its copies were partial
 		ps.addf(where, "no copies")
 	}
-	directions := map[CopyDirection]bool{}
-	estimated := false
-	for i, c := range p.Copies {
-		at := fmt.Sprintf("%s.copies[%d]", where, i)
-		c.check(ps, at, counted)
-		directions[c.Direction] = true
-		estimated = estimated || c.Estimated
-		if c.Offset+c.Site.Bytes > p.Bytes {
-			ps.addf(at, "copies %d bytes at offset %d of a %d-byte pair", c.Site.Bytes, c.Offset, p.Bytes)
-		}
-		switch {
-		case p.Direction == "input" && c.Direction == "d2h", p.Direction == "output" && c.Direction == "h2d":
-			ps.addf(at, "direction %s in an %s pair", c.Direction, p.Direction)
-		}
-	}
+	directions, estimated := p.checkCopies(ps, where, counted)
 	if counted {
 		if gap := chunkGap(p.Copies, p.Bytes); gap != "" {
 			ps.addf(where, "%s", gap)
@@ -273,6 +238,53 @@ func (p *Pair) check(ps *problems, where string, loop *Loop) {
 		ps.addf(where, "copy_ms_per_iteration %v", p.CopyMSPerIteration)
 	}
 	checkGain(ps, where, p.FCopy, p.PredictedSpeedup)
+}
+
+// checkStatus: a status known, a reason where refused and only there, evidence where the
+// status needs it, and a refusing stage (and the status it refused from) only where refused.
+func (p *Pair) checkStatus(ps *problems, where string) {
+	switch {
+	case p.Status == "":
+		ps.addf(where, "no status")
+	case !p.Status.Known():
+		ps.addf(where, "status %q is not one of %s", p.Status, list(statuses))
+	case p.Status == StatusRefused && strings.TrimSpace(p.Reason) == "":
+		ps.addf(where, "refused without a reason")
+	case p.Status != StatusRefused && p.Reason != "":
+		ps.addf(where, "status %s with a reason (%q): only a refused pair has one", p.Status, p.Reason)
+	case slices.Contains(statusEvidenced, p.Status) && len(p.Evidence) == 0:
+		ps.addf(where, "status %s without evidence", p.Status)
+	}
+	switch {
+	case p.RefusedAt != "" && p.Status != StatusRefused:
+		ps.addf(where, "status %s, refused at %s: only a refused pair has a refusing stage", p.Status, p.RefusedAt)
+	case p.RefusedAt != "" && !slices.Contains(stages, p.RefusedAt):
+		ps.addf(where, "refused_at %q is not one of %s", p.RefusedAt, list(stages))
+	case p.RefusedFrom != "" && p.RefusedAt != StageCalibrate:
+		ps.addf(where, "refused_from %s, but refused at %q: only calibration's refusal keeps the status it took", p.RefusedFrom, p.RefusedAt)
+	case p.RefusedFrom != "" && !p.RefusedFrom.Counted():
+		ps.addf(where, "refused_from %q: a status a pair counts in (candidate, validated, calibrated, enabled)", p.RefusedFrom)
+	}
+}
+
+// checkCopies checks each of the pair's copies, and returns the directions they go and
+// whether any is estimated.
+func (p *Pair) checkCopies(ps *problems, where string, counted bool) (directions map[CopyDirection]bool, estimated bool) {
+	directions = map[CopyDirection]bool{}
+	for i, c := range p.Copies {
+		at := fmt.Sprintf("%s.copies[%d]", where, i)
+		c.check(ps, at, counted)
+		directions[c.Direction] = true
+		estimated = estimated || c.Estimated
+		if c.Offset+c.Site.Bytes > p.Bytes {
+			ps.addf(at, "copies %d bytes at offset %d of a %d-byte pair", c.Site.Bytes, c.Offset, p.Bytes)
+		}
+		switch {
+		case p.Direction == "input" && c.Direction == "d2h", p.Direction == "output" && c.Direction == "h2d":
+			ps.addf(at, "direction %s in an %s pair", c.Direction, p.Direction)
+		}
+	}
+	return directions, estimated
 }
 
 // checkStrategies: known names, each once; a pair that counts allows one at least, a refused

@@ -15,7 +15,7 @@ import (
 // someone else waits it out.
 const interruptSettle = 2 * time.Second
 
-// interrupts are the signals echoctl takes as an interrupt (signalContext in cmd/echoctl),
+// interrupts are the signals echoctl takes as an interrupt (interrupt.Context, internal/interrupt),
 // as the statuses a program killed by one, or exiting after its handler caught one, reports.
 var interrupts = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 

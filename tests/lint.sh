@@ -6,12 +6,25 @@
 # Nothing changed, nothing to do; go.mod or go.sum changed, every package. deadcode sees the
 # whole program, and runs when any Go file changed. LINT_ALL=1 (make lint-all, CI) lints
 # every package whatever changed. A clean lint rewrites the record; a failed one leaves it.
+# Every run also checks the code's shape (tests/funclen, issue 42): cmd/echoctl holds at most
+# 2,600 non-test Go lines, and no Go function outside tests and generated files is longer
+# than 80 lines; it lists each offender as file:line and its length.
 set -euo pipefail
 export LC_ALL=C # one order for sort and comm
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 record=build/lint/clean
 mkdir -p build/lint
+
+# The shape first, whatever changed; its verdict is given at the end, after vet and the rest.
+shape=ok
+$GO build -o build/lint/funclen ./tests/funclen
+build/lint/funclen -max 80 -cli 2600 || shape=failed
+shape_verdict() {
+	[ "$shape" = ok ] && return 0
+	echo "lint: the code's shape (above): cmd/echoctl over 2,600 lines or functions over 80 lines" >&2
+	exit 1
+}
 
 now=
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
@@ -33,6 +46,7 @@ else
 fi
 if [ -z "$changed" ]; then
 	echo "lint: no Go file changed since $since (make lint-all lints everything)"
+	shape_verdict
 	printf '%s\n' "$now" >"$record"
 	exit 0
 fi
@@ -62,5 +76,6 @@ if [ -n "$dead" ]; then
 	echo "lint: functions nothing calls, not even a test (deadcode -test): remove them" >&2
 	exit 1
 fi
+shape_verdict
 [ -z "$now" ] || printf '%s\n' "$now" >"$record"
 echo "lint: clean"

@@ -112,6 +112,36 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 	}
 	release.Close()
 
+	exited, loopErr := awaitProgram(ctx, cmd, pid, loop)
+	if errors.Is(loopErr, errDiskFull) {
+		// Recording stops; the program does not: the trace is finished while it runs on, and
+		// echoctl ends as it does.
+		r.stopRecording(pid)
+		res, err := r.finish(er, loop)
+		select {
+		case <-exited:
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(os.Interrupt)
+			<-exited
+		}
+		res.ExitCode = runner.Status(cmd.ProcessState)
+		return res, err
+	}
+	res, err := r.finish(er, loop)
+	if res.Truncated != "" {
+		// The disk filled as the program ended, before the loop's error was seen: said all
+		// the same.
+		r.sayFull("the program had ended")
+	}
+	res.ExitCode = runner.Status(cmd.ProcessState)
+	return res, err
+}
+
+// awaitProgram waits for the launched program to exit, for ctx to end (the program is
+// interrupted, then killed after interruptGrace) or for the event loop to end (the program is
+// killed, unless the disk filled and it runs on). It returns the channel the program's exit
+// comes on, and the loop's error where the loop ended first, put back on loop for finish.
+func awaitProgram(ctx context.Context, cmd *exec.Cmd, pid int, loop chan error) (chan error, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var loopErr error
@@ -138,28 +168,7 @@ func (r *recorder) launch(ctx context.Context, out io.Writer, l *launcher) (Resu
 	if loopEnded {
 		loop <- loopErr // for finish, which waits for the loop's result
 	}
-	if errors.Is(loopErr, errDiskFull) {
-		// Recording stops; the program does not: the trace is finished while it runs on, and
-		// echoctl ends as it does.
-		r.stopRecording(pid)
-		res, err := r.finish(er, loop)
-		select {
-		case <-exited:
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(os.Interrupt)
-			<-exited
-		}
-		res.ExitCode = runner.Status(cmd.ProcessState)
-		return res, err
-	}
-	res, err := r.finish(er, loop)
-	if res.Truncated != "" {
-		// The disk filled as the program ended, before the loop's error was seen: said all
-		// the same.
-		r.sayFull("the program had ended")
-	}
-	res.ExitCode = runner.Status(cmd.ProcessState)
-	return res, err
+	return exited, loopErr
 }
 
 // abiLoaders are the dynamic loaders the ELF ABIs name (every dynamic executable of the

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/live"
+	"github.com/echo-uma/echo/metrics"
 	"github.com/echo-uma/echo/tracer"
 	"github.com/echo-uma/echo/view"
 )
@@ -81,7 +82,7 @@ func runAttach(cmd *cobra.Command, o *attachOptions) error {
 		if o.once {
 			return errors.New("--metrics serves until interrupted: leave out --once")
 		}
-		return runAttachMetrics(cmd, o, opts)
+		return metrics.Attach(cmd.Context(), o.metrics, o.interval, opts, cmd.ErrOrStderr())
 	}
 	out := cmd.OutOrStdout()
 	if o.once {
@@ -134,5 +135,5 @@ func printRows(w io.Writer, rows []live.Row, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(attachDoc{Schema: schemaAttach, Time: time.Now().UTC(), Processes: rows})
 	}
-	return writeRowsTable(w, rows)
+	return view.WriteRows(w, rows)
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/planview"
 )
 
 type calibrateOptions struct {
@@ -72,24 +74,14 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err != nil {
 		return err
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}
-	measurable := []plan.Status{plan.StatusValidated, plan.StatusCalibrated, plan.StatusEnabled}
-	if o.unvalidated {
-		measurable = append(measurable, plan.StatusCandidate)
-	}
-	pairs := p.PairsToMeasure(measurable...)
-	var again []plan.Pair
-	for _, pair := range pairs {
-		if pair.Status == plan.StatusRefused {
-			again = append(again, pair)
-		}
-	}
+	pairs, again := pipeline.PairsToCalibrate(p, o.unvalidated)
 	if len(again) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "calibrate: measuring again %d %s an earlier calibration refused (%s: %s)\n",
-			len(again), plural(len(again), "pair", "pairs"), again[0].ID, again[0].Reason)
+			len(again), texttable.Plural(len(again), "pair", "pairs"), again[0].ID, again[0].Reason)
 	}
 	if len(pairs) == 0 {
 		return errors.New("no pair to calibrate: validate the plan first (echoctl validate), or calibrate its " +
@@ -118,12 +110,12 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 		}
 	}
 	if out == outfile.Stdout {
-		return renderCalibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
+		return planview.Calibration(cmd.ErrOrStderr(), res, p, out) // the plan is on stdout
 	}
 	if o.json {
-		return printJSON(cmd.OutOrStdout(), newCalibrationDoc(schemaCalibrate, out, p, res, ""))
+		return printJSON(cmd.OutOrStdout(), planview.CalibrationDocOf(schemaCalibrate, out, p, res, ""))
 	}
-	return renderCalibration(cmd.OutOrStdout(), res, p, out)
+	return planview.Calibration(cmd.OutOrStdout(), res, p, out)
 }
 
 // strategies are the --strategy names, each one Echo serves.

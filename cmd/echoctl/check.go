@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/check"
+	"github.com/echo-uma/echo/planview"
 )
 
 func newCheckCmd(g *globalOptions) *cobra.Command {
@@ -49,7 +50,7 @@ func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	st := newPlanStyles()
+	st := planview.NewStyles()
 	rows := make([][]string, len(rep.Items))
 	for i, it := range rep.Items {
 		detail := it.Detail
@@ -61,7 +62,7 @@ func printCheck(w io.Writer, rep check.Report, asJSON bool) error {
 		}
 		rows[i] = []string{it.Name, string(it.Status), detail}
 	}
-	table, _ := renderTable(st, []string{"CHECK", "STATUS", "DETAIL"}, rows, nil, 0, nil)
+	table, _ := planview.Table(st, []string{"CHECK", "STATUS", "DETAIL"}, rows, nil, 0, nil)
 	var b strings.Builder
 	b.WriteString(table)
 	// The items' setcap lines become the report's one: each would replace the last's grant.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -21,7 +22,7 @@ func TestViewsDemangleCxxNames(t *testing.T) {
 	if !strings.Contains(export, "alloc_or_die(unsigned long)") || strings.Contains(export, "_ZL12alloc_or_die") {
 		t.Errorf("the export does not name the allocations' caller alloc_or_die(unsigned long), demangled")
 	}
-	label := copySiteLabel(trace.SiteStats{Site: "helper_alloc+0x1a2b", Function: "_ZL12alloc_or_diem", File: "/src/helper_alloc.cu", Line: 44})
+	label := planview.CopySiteLabel(trace.SiteStats{Site: "helper_alloc+0x1a2b", Function: "_ZL12alloc_or_diem", File: "/src/helper_alloc.cu", Line: 44})
 	if label != "helper_alloc+0x1a2b alloc_or_die(unsigned long) (helper_alloc.cu:44)" {
 		t.Errorf("stats' site label %q: want the function demangled", label)
 	}

@@ -4,15 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/export"
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
 )
 
 // exportOptions are the flags of `echoctl export`.
@@ -91,36 +93,9 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 	if outPath == outfile.Stdout && opts.global.json {
 		return errors.New("-o - and --json both want standard output: give the timeline a file")
 	}
-	if err := outfile.NotAnInput(outPath, "the trace", tracePath); err != nil {
-		return err
-	}
-	if err := outfile.NotAnInput(outPath, "the plan", opts.plan); err != nil {
-		return err
-	}
-	out, err := outfile.Create(outPath, stdout)
+	sum, err := pipeline.ExportTrace(stdout, r, format, xopts, tracePath, opts.plan, outPath)
 	if err != nil {
 		return err
-	}
-	sum, err := export.Export(out, r, format, xopts)
-	re, damaged := errors.AsType[*export.ReadError](err)
-	if err != nil && !damaged {
-		out.Abort()
-	} else if cerr := out.Commit(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if damaged {
-		where := outPath
-		if where == "-" {
-			where = "the output"
-		}
-		return fmt.Errorf("reading %s: %w (%s holds the %d events before it and opens)", tracePath, re.Err, where, sum.Events)
-	}
-	if err != nil {
-		return fmt.Errorf("exporting %s to %s: %w", tracePath, outPath, err)
-	}
-	if xopts.Plan != nil && sum.Highlighted == 0 && len(xopts.Plan.Pairs) > 0 {
-		slog.Warn("no copy in the trace is at a copy site of the plan's pairs: is the plan for another program or build?",
-			"plan", opts.plan, "trace", tracePath)
 	}
 	if outPath == outfile.Stdout {
 		return nil
@@ -131,8 +106,8 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 			Highlighted: sum.Highlighted})
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s: %d events on %d %s in %d %s%s\nopen it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)\n%s\n",
-		outPath, sum.Events, sum.Threads, plural(sum.Threads, "thread", "threads"),
-		sum.Processes, plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum),
+		outPath, sum.Events, sum.Threads, texttable.Plural(sum.Threads, "thread", "threads"),
+		sum.Processes, texttable.Plural(sum.Processes, "process", "processes"), highlighted(xopts.Plan, sum),
 		offlineViewer(tracePath, opts.plan))
 	return err
 }
@@ -165,5 +140,5 @@ func highlighted(p *plan.Plan, sum export.Summary) string {
 	if p == nil {
 		return ""
 	}
-	return fmt.Sprintf(", %d %s at the plan's pair sites", sum.Highlighted, plural(int(sum.Highlighted), "copy", "copies"))
+	return fmt.Sprintf(", %d %s at the plan's pair sites", sum.Highlighted, texttable.Plural(int(sum.Highlighted), "copy", "copies"))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/report"
 )
 
@@ -127,7 +128,7 @@ func checkOneForecast(t *testing.T, f planner.Forecast, outputs map[string]strin
 		}
 		want := "–"
 		if s := f.Speedup(plan.Strategy(fields[0])); s > 0 {
-			want = formatSpeedup(s)
+			want = planview.FormatSpeedup(s)
 		}
 		if fields[3] != want {
 			t.Errorf("optimize's %s row predicts %s, the forecast %s: %q", fields[0], fields[3], want, line)
@@ -151,12 +152,12 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 		t.Fatalf("forecast %+v: want none", f)
 	}
 	var view, table bytes.Buffer
-	if err := renderPlan(&view, p, "app.plan", func(string) bool { return true }); err != nil {
+	if err := planview.Render(&view, p, "app.plan", func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	res := &calibrate.Result{Baseline: calibrate.Variant{MedianMS: 10},
 		Variants: []calibrate.Variant{{Strategy: "mapped", MedianMS: 5, OutputDiff: "printed x", Verdict: "output differs"}}}
-	if err := renderCalibration(&table, res, p, "app.plan"); err != nil {
+	if err := planview.Calibration(&table, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
 	planPath := filepath.Join(t.TempDir(), "app.plan")
@@ -171,12 +172,12 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 	if err := pg.Render(&page); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := json.Marshal(newCalibrationDoc(schemaCalibrate, planPath, p, res, ""))
+	doc, err := json.Marshal(planview.CalibrationDocOf(schemaCalibrate, planPath, p, res, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"plan": view.String(), "calibrate": table.String(),
-		"optimize": forecastLine(f), "report": page.String(), "--json": string(doc)} {
+		"optimize": planview.ForecastLine(f), "report": page.String(), "--json": string(doc)} {
 		if !strings.Contains(out, f.None) {
 			t.Errorf("%s does not say why there is no prediction (%q):\n%s", name, f.None, out)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // A tree from anywhere, scanned as an ordinary user would (as root, the scan runs as nobody,
@@ -120,7 +121,7 @@ func TestScanHostileTree(t *testing.T) {
 	if res.TimedOut || res.ExitCode != 0 || !strings.Contains(res.Stderr, "ignoring "+db+": it is not a regular file (a character device)") {
 		t.Fatalf("a database linked to /dev/zero: exit %d (hung: %v)\n%s", res.ExitCode, res.TimedOut, res.Stderr)
 	}
-	var doc scanJSON
+	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,6 @@ const (
 	schemaReport    = "echo.report/1"
 	schemaPlans     = "echo.plans/1"
 	schemaVersion   = "echo.version/1"
-	schemaRewrite   = "echo.rewrite/2"
-	schemaScan      = "echo.scan/1"
 )
 
 // printJSON writes one document, indented for a person and whole for jq: one value, then a

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/echo-uma/echo/internal/interrupt"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
-	ctx, stop := signalContext()
+	ctx, stop := interrupt.Context()
 	out := &stdout{f: os.Stdout}
 	root := newRootCmd()
 	root.SetOut(out)
@@ -21,13 +23,13 @@ func main() {
 		err = out.failed()
 	}
 	var status exitStatus
-	var intr interrupted
+	var intr interrupt.Interrupted
 	switch {
 	case errors.As(err, &status):
 		os.Exit(int(status))
 	case errors.As(err, &intr):
 		fmt.Fprintln(os.Stderr, "echoctl:", intr)
-		os.Exit(intr.status())
+		os.Exit(intr.Status())
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "echoctl:", err)
 		os.Exit(1)

@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/calibrate"
 	"github.com/echo-uma/echo/internal/outfile"
-	"github.com/echo-uma/echo/internal/scratch"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/runner"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -63,40 +60,18 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err := checkRounds(o.rounds, o.budget); err != nil {
 		return err
 	}
-	exe, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("finding %s: %w", argv[0], err)
-	}
-	if err := runner.Preloadable(exe); err != nil {
-		return err
-	}
-	if err := tracer.CheckPrivileges(); err != nil {
-		return err
-	}
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
-	planPath := o.output
-	if planPath == "" {
-		planPath = filepath.Base(exe) + ".plan"
-	}
-	if err := outfile.NotAnInput(planPath, "the program", exe); err != nil {
+	planPath, tracePath, remove, err := pipeline.OptimizePaths(argv, o.output)
+	if err != nil {
 		return err
 	}
+	defer remove()
 	stderr := cmd.ErrOrStderr()
-	tracePath := plan.SideFile(planPath, plan.SideTrace)
-	if planPath == outfile.Stdout {
-		// No file to keep the trace beside: it is only a step here.
-		dir, remove, err := scratch.Dir("echoctl-optimize-")
-		if err != nil {
-			return err
-		}
-		defer remove()
-		tracePath = filepath.Join(dir, "trace.bin")
-	}
 	// The new trace replaces PLAN.trace only with the plan it belongs to (finishOptimize): an
 	// interrupted or failing optimize leaves the old plan and its trace as they were.
-	traceOut, err := createTrace(cmd, tracePath, argv)
+	traceOut, err := pipeline.CreateTrace(tracePath, argv, stdoutFile(cmd.OutOrStdout()))
 	if err != nil {
 		return err
 	}
@@ -106,7 +81,7 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 		Trace: tracer.Config{MinHostBytes: tracer.DefaultMinHostBytes, HostAllocs: o.hostAllocs, Launches: o.launches,
 			RingBytes: tracer.DefaultRingBytes},
 		Record: func(ctx context.Context, opts tracer.Options) (tracer.Result, error) {
-			return recordInto(ctx, traceOut, opts)
+			return pipeline.RecordInto(ctx, traceOut, selfLauncher(), opts)
 		},
 		TraceFile: traceOut.Name(), TracePath: tracePath, Tool: "echoctl " + version,
 		Progress: func(n int, format string, args ...any) {
@@ -140,16 +115,16 @@ func finishOptimize(cmd *cobra.Command, p *plan.Plan, planPath string, trace *ou
 	if planPath == outfile.Stdout {
 		out = cmd.ErrOrStderr() // the plan is on stdout
 	} else if asJSON {
-		return printJSON(out, newCalibrationDoc(schemaOptimize, planPath, p, cal, why))
+		return printJSON(out, planview.CalibrationDocOf(schemaOptimize, planPath, p, cal, why))
 	}
 	if cal == nil {
 		fmt.Fprintf(out, "%s\nwrote %s\n", why, planPath)
 		return nil
 	}
 	fmt.Fprintln(out)
-	if err := renderCalibration(out, cal, p, planPath); err != nil {
+	if err := planview.Calibration(out, cal, p, planPath); err != nil {
 		return err
 	}
-	renderSavings(out, p.Savings)
+	planview.Savings(out, p.Savings)
 	return nil
 }

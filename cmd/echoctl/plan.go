@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/echo-uma/echo/internal/infile"
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
-	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
+	"github.com/echo-uma/echo/planview"
+	"github.com/echo-uma/echo/sourcejoin"
 )
 
 // planOptions are the flags of `echoctl plan`.
@@ -78,37 +81,19 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 	if isPlanFile(tracePath) {
 		return showPlan(ctx, out, tracePath, opts, available)
 	}
-	planPath := opts.output
-	if planPath == "" {
-		planPath = tracePath + ".plan"
-	}
-	if err := outfile.NotAnInput(planPath, "the trace", tracePath); err != nil {
-		return err
-	}
-	for _, src := range opts.sources {
-		if err := outfile.NotAnInput(planPath, "the source file "+src, src); err != nil {
-			return err
-		}
-	}
-	tf, err := trace.Open(tracePath)
+	planPath, p, err := pipeline.PlanFromTrace(tracePath, opts.output, opts.sources, planner.Options{
+		MinIterations: opts.minIterations, MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
 	if err != nil {
 		return err
-	}
-	defer tf.Close()
-	r := tf.Reader
-	p, err := planner.Analyze(r, tracePath, planner.Options{MinIterations: opts.minIterations,
-		MinBytes: uint64(opts.minBytes)}, "echoctl "+version)
-	if err != nil {
-		return fmt.Errorf("planning: %w", err) // Analyze names the trace
 	}
 	// The source path's verdicts come before the plan is written: an interrupt while clang
 	// runs leaves nothing written, and no compile database a proof read is written over.
-	var proofs *sourceProofs
+	var proofs *sourcejoin.Findings
 	if len(opts.sources) > 0 {
 		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
 			return err
 		}
-		for _, bf := range proofs.flags {
+		for _, bf := range proofs.Flags {
 			if err := outfile.NotAnInput(planPath, "the compile database "+bf.CompileDB, bf.CompileDB); err != nil {
 				return err
 			}
@@ -119,7 +104,7 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		if err := p.Write(out); err != nil || opts.global.json {
 			return err
 		}
-		if err := renderPlan(stderr, p, planPath, available); err != nil || proofs == nil {
+		if err := planview.Render(stderr, p, planPath, available); err != nil || proofs == nil {
 			return err
 		}
 		return renderSourceProofs(stderr, proofs)
@@ -128,12 +113,12 @@ func runPlan(ctx context.Context, out, stderr io.Writer, tracePath string, opts 
 		return err
 	}
 	if opts.global.json && proofs != nil {
-		return writeSourceJSON(out, proofs, planPath)
+		return sourcejoin.WriteJSON(out, proofs, planPath)
 	}
 	if opts.global.json {
 		return p.Write(out)
 	}
-	if err := renderPlan(out, p, planPath, available); err != nil {
+	if err := planview.Render(out, p, planPath, available); err != nil {
 		return err
 	}
 	if proofs != nil {
@@ -166,19 +151,19 @@ func showPlan(ctx context.Context, out io.Writer, path string, opts *planOptions
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	var proofs *sourceProofs
+	var proofs *sourcejoin.Findings
 	if len(opts.sources) > 0 {
 		if proofs, err = sourceVerdicts(ctx, p, opts.sources); err != nil {
 			return err
 		}
 	}
 	if opts.global.json && proofs != nil {
-		return writeSourceJSON(out, proofs, path)
+		return sourcejoin.WriteJSON(out, proofs, path)
 	}
 	if opts.global.json {
 		return p.Write(out)
 	}
-	if err := renderPlan(out, p, path, available); err != nil || proofs == nil {
+	if err := planview.Render(out, p, path, available); err != nil || proofs == nil {
 		return err
 	}
 	return renderSourceProofs(out, proofs)

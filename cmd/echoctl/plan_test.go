@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +14,10 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
+
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -185,7 +186,7 @@ func TestRenderPlan(t *testing.T) {
 				t.Fatalf("the test's plan is invalid: %v", err)
 			}
 			var buf bytes.Buffer
-			if err := renderPlan(&buf, tt.plan, "app.plan", func(string) bool { return true }); err != nil {
+			if err := planview.Render(&buf, tt.plan, "app.plan", func(string) bool { return true }); err != nil {
 				t.Fatal(err)
 			}
 			out := buf.String()
@@ -207,7 +208,7 @@ func TestRenderPlan(t *testing.T) {
 				t.Errorf("escape sequences written to a writer that is no terminal: %q", out)
 			}
 			for _, line := range strings.Split(out, "\n") {
-				if n := lipgloss.Width(line); n > viewWidth && !strings.HasPrefix(line, "next:") {
+				if n := lipgloss.Width(line); n > planview.Width && !strings.HasPrefix(line, "next:") {
 					t.Errorf("line of %d columns: %q", n, line)
 				}
 				if strings.TrimRight(line, " ") != line {
@@ -221,60 +222,13 @@ func TestRenderPlan(t *testing.T) {
 	}
 }
 
-func TestWrapLines(t *testing.T) {
-	tests := []struct {
-		text     string
-		width    int
-		maxLines int
-		want     []string
-	}{
-		{"", 10, 3, nil},
-		{"short", 10, 3, []string{"short"}},
-		{"one two three four", 9, 0, []string{"one two", "three", "four"}},
-		{"one two three four", 9, 2, []string{"one two", "three…"}},
-		{"abcdefghijkl mn", 5, 0, []string{"abcde", "fghij", "kl mn"}},
-		{"aaaa bbbbb ccccc", 5, 2, []string{"aaaa", "bbbb…"}},
-		{"  spaced   out  ", 20, 0, []string{"spaced out"}},
-	}
-	for _, tt := range tests {
-		got := wrapLines(tt.text, tt.width, tt.maxLines)
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("wrapLines(%q, %d, %d) = %q, want %q", tt.text, tt.width, tt.maxLines, got, tt.want)
-		}
-	}
-}
-
-// A word far longer than a line (one huge argument of the traced command) is cut into whole
-// lines that join back to it, with work in proportion to its length: the allocations are
-// counted, since cutting it line by line from a re-decoded rest was quadratic (8.7 s for
-// 200 000 characters; BenchmarkRenderPlanLongArgument measures the time).
-func TestWrapLinesLongWord(t *testing.T) {
-	const n, width = 200_000, 70
-	word := strings.Repeat("abcdefghij", n/10)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	lines := wrapLines("x "+word, width, 0)
-	runtime.ReadMemStats(&after)
-	if len(lines) != 1+(n+width-1)/width || lines[0] != "x" || strings.Join(lines[1:], "") != word {
-		t.Fatalf("%d lines, not the word cut into lines of %d", len(lines), width)
-	}
-	for _, l := range lines[1 : len(lines)-1] {
-		if len(l) != width {
-			t.Fatalf("a line of %d characters, want %d", len(l), width)
-		}
-	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 64*n {
-		t.Errorf("wrapping %d characters allocated %d bytes: more than in proportion", n, allocated)
-	}
-}
-
 // One plan whose command has a 200 000-character argument, rendered as text (go test
 // -bench RenderPlanLongArgument ./cmd/echoctl/).
 func BenchmarkRenderPlanLongArgument(b *testing.B) {
 	p := streamPlan()
 	p.Trace.Command = []string{"./stream", "--data", strings.Repeat("0123456789", 20_000)}
 	for b.Loop() {
-		if err := renderPlan(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
+		if err := planview.Render(io.Discard, p, "stream.plan", func(string) bool { return true }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/plandir"
+	"github.com/echo-uma/echo/planview"
 )
 
 func newPlansCmd(g *globalOptions) *cobra.Command {
@@ -97,28 +98,6 @@ func listPlans(out io.Writer, g *globalOptions, dir string) error {
 			Plans  []plandir.Row `json:"plans"`
 		}{schemaPlans, dir, rows})
 	}
-	t := columns{headers: []string{"NAME", "EXECUTABLE", "BUILD-ID", "GPU", "STRATEGY", "PAIRS", "CREATED", "STATUS"}, right: []int{5}, rule: true}
-	for _, r := range rows {
-		id := r.Executable.BuildID
-		if len(id) > 12 {
-			id = id[:12]
-		} else if id == "" && r.Executable.Size > 0 {
-			id = fmt.Sprintf("size %d", r.Executable.Size)
-		}
-		gpu := r.GPU
-		if r.ComputeCapability != "" {
-			gpu += " (" + r.ComputeCapability + ")"
-		}
-		created := ""
-		if !r.Created.IsZero() {
-			created = r.Created.Local().Format("2006-01-02 15:04")
-		}
-		status := r.Status
-		if r.Problem != "" {
-			status += ": " + r.Problem
-		}
-		t.rows = append(t.rows, []string{r.Name, r.Executable.Path, id, gpu, string(r.Strategy), fmt.Sprint(r.Pairs), created, status})
-	}
-	_, err = io.WriteString(out, t.render())
+	_, err = io.WriteString(out, planview.PlanDir(rows))
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/sourcejoin"
 )
 
 // TestPlanSource: for a binary-path plan whose source is at hand, plan --source says whether
@@ -67,7 +68,7 @@ func TestPlanSourceJSON(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("plan --source --json: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	var doc sourceDoc
+	var doc sourcejoin.Doc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("plan --source --json: %v\n%s", err, res.Stdout)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/echo-uma/echo/planview"
 )
 
 // The plan view is styled and the writer decides what shows: where colour is asked for
@@ -14,7 +16,7 @@ import (
 func TestRenderPlanColoursOnRequest(t *testing.T) {
 	render := func() string {
 		var buf bytes.Buffer
-		if err := renderPlan(&buf, streamPlan(), "app.plan", func(string) bool { return true }); err != nil {
+		if err := planview.Render(&buf, streamPlan(), "app.plan", func(string) bool { return true }); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()

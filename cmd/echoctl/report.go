@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/echo-uma/echo/calibrate"
-	"github.com/echo-uma/echo/internal/outfile"
-	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/report"
 	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
+	"github.com/echo-uma/echo/plan"
 )
 
 // reportOptions are the flags of `echoctl report`.
@@ -73,29 +73,8 @@ func runReport(stdout io.Writer, planPath string, opts *reportOptions) error {
 	if outPath == outfile.Stdout && opts.global.json {
 		return fmt.Errorf("--json with -o -: the page and the JSON would both go to standard output; write the page to a file")
 	}
-	for what, in := range map[string]string{"the plan": planPath, "the trace": opts.trace,
-		"the calibration record": calibrate.RecordPath(planPath)} {
-		if err := outfile.NotAnInput(outPath, what, in); err != nil {
-			return err
-		}
-	}
-	pg, err := report.Build(report.Options{PlanPath: planPath, TracePath: opts.trace})
+	pg, err := pipeline.WriteReport(stdout, planPath, opts.trace, outPath)
 	if err != nil {
-		return err
-	}
-	// The trace the page draws is known only now: the plan's own (PLAN.trace) is found, not named.
-	if err := outfile.NotAnInput(outPath, "the plan's trace", pg.TracePath); err != nil {
-		return err
-	}
-	out, err := outfile.Create(outPath, stdout)
-	if err != nil {
-		return err
-	}
-	if err := pg.Render(out); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Commit(); err != nil {
 		return err
 	}
 	if outPath == outfile.Stdout {

@@ -1,21 +1,18 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/echo-uma/echo/check"
+	"github.com/echo-uma/echo/internal/interrupt"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
-	"github.com/echo-uma/echo/planner"
 	"github.com/echo-uma/echo/source/parse"
 	"github.com/echo-uma/echo/source/rewrite"
 	"github.com/echo-uma/echo/source/rules"
-	"github.com/echo-uma/echo/symbols"
-	"github.com/echo-uma/echo/trace"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // rewriteOptions are the flags of `echoctl rewrite`.
@@ -85,14 +82,14 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	if err != nil {
 		return err
 	}
-	device, how, err := rewriteDevice(cmd.Context(), opts.device)
+	device, how, err := pipeline.RewriteDevice(cmd.Context(), opts.device)
 	if err != nil {
 		return err
 	}
 	ro := rewrite.RewriteOptions{Target: rewrite.Target{Device: device, Strategy: strategy}, CompileCommands: opts.clang.compileCommands,
 		Args: extra, Options: opts.clang.options()}
 	if opts.trace != "" {
-		if ro.Profile, err = loadProfile(opts.trace); err != nil {
+		if ro.Profile, err = pipeline.LoadProfile(opts.trace); err != nil {
 			return err
 		}
 	}
@@ -102,11 +99,11 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 	for _, f := range files {
 		fr, err := rewrite.RewriteFile(ctx, f, ro)
 		if err != nil {
-			if intr, ok := interruption(ctx, ""); ok {
+			if intr, ok := interrupt.Of(ctx, ""); ok {
 				return intr
 			}
 			if fr != nil {
-				printAssumed(stderr, fr.Path, fr.BuildFlags)
+				sourcereport.PrintAssumed(stderr, fr.Path, fr.BuildFlags)
 			}
 			return err
 		}
@@ -117,7 +114,7 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 		written = rewrite.WriteFiles(ctx, done, opts.trace)
 	}
 	if opts.global.json {
-		if err := printJSON(out, rewriteDoc(done, strategy, device, how, written)); err != nil {
+		if err := printJSON(out, sourcereport.RewriteDocOf(done, strategy, device, how, written)); err != nil {
 			return err
 		}
 		return writtenError(ctx, stderr, written)
@@ -143,42 +140,8 @@ func runRewrite(cmd *cobra.Command, out io.Writer, files, extra []string, opts *
 			fmt.Fprintf(stderr, "%s: %s %s/%s: %s%s%s\n", parse.QuotePath(fr.Path), c.Function, c.Host, c.Device, c.Reason, why, measured)
 		}
 		if len(fr.Changes) > 0 || len(fr.Notices) > 0 {
-			printAssumed(stderr, fr.Path, fr.BuildFlags)
+			sourcereport.PrintAssumed(stderr, fr.Path, fr.BuildFlags)
 		}
 	}
 	return writtenError(ctx, stderr, written)
-}
-
-// loadProfile is the copy time by source line of the trace at path (rewrite --trace): its
-// copy sites named by file and line from the traced binary's debug information.
-func loadProfile(path string) (*rules.Profile, error) {
-	tf, err := trace.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer tf.Close()
-	st, err := trace.SummarizeEstimating(tf.Reader, planner.NewTransferTimer(tf.Header()))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	nameCopySites(symbols.NewResolver(), st.TopSites)
-	return rules.NewProfile(st.TopSites), nil
-}
-
-// rewriteDevice is the device --device names, or for auto the GPU of this machine, as echoctl
-// check finds it; how says where it came from. Without a GPU to ask (a machine that only
-// builds) it is discrete: pinned, what a discrete GPU gets, is the safe default anywhere.
-func rewriteDevice(ctx context.Context, flag string) (rules.Device, string, error) {
-	if flag != "auto" {
-		d, err := rules.ParseDevice(flag)
-		if err != nil {
-			return "", "", fmt.Errorf("--device: %w", err)
-		}
-		return d, "--device", nil
-	}
-	gpu, err := check.FindGPU(ctx, os.Getenv("LD_LIBRARY_PATH"))
-	if err != nil {
-		return rules.Discrete, "no GPU here to ask: " + err.Error() + "; give --device for another machine", nil
-	}
-	return rules.DeviceOf(gpu.Integrated, gpu.HostPageTables), "this machine's " + gpu.Name, nil
 }

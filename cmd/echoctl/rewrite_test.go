@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // The source path's round trip through the CLI: rewrite a workload, apply the diff, build
@@ -171,7 +172,7 @@ func TestRewriteUnsafeUntouched(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var doc rewriteJSON
+			var doc sourcereport.RewriteDoc
 			if err := json.Unmarshal([]byte(js), &doc); err != nil {
 				t.Fatal(err)
 			}
@@ -195,7 +196,7 @@ func TestRewriteJSONAndWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc rewriteJSON
+	var doc sourcereport.RewriteDoc
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, js)
 	}

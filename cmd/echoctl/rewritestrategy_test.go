@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // runWorkload runs exe with args and extra environment and returns its checksum= line; the
@@ -47,13 +48,13 @@ func copyInto(t *testing.T, dir string, rel ...string) {
 }
 
 // rewriteInPlace rewrites rel in dir with args (-w) and returns what --json said of each pair.
-func rewriteInPlace(t *testing.T, dir, rel string, args ...string) rewriteJSON {
+func rewriteInPlace(t *testing.T, dir, rel string, args ...string) sourcereport.RewriteDoc {
 	t.Helper()
 	js, notes, err := runRewriteCLI(t, dir, append(append([]string{"--json"}, args...), rel)...)
 	if err != nil {
 		t.Fatalf("rewrite --json %v: %v\n%s", args, err, notes)
 	}
-	var doc rewriteJSON
+	var doc sourcereport.RewriteDoc
 	if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Files) != 1 {
 		t.Fatalf("rewrite --json: %v\n%s", err, js)
 	}

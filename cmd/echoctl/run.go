@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,7 @@ import (
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -98,8 +98,8 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 			return fmt.Errorf("--strategy: %w", err)
 		}
 	}
-	if !o.dryRun && !o.printEnv && o.strategy == "" && !o.force {
-		k, err := keptDeployment(cmd, planPath, argv)
+	if !o.dryRun && !o.printEnv {
+		k, err := pipeline.ForRun(planPath, argv, strategy, o.force, cmd.ErrOrStderr())
 		switch {
 		case err != nil:
 			return err
@@ -108,34 +108,23 @@ func runRun(cmd *cobra.Command, o *runOptions, planPath string, argv []string) e
 		}
 		return runDeployed(cmd, o, argv, k.Compact, k.Pairs, k.Strategy)
 	}
-	p, err := loadPlanFor(planPath, argv)
-	if err != nil && !o.dryRun && !o.printEnv {
-		return runAsWritten(cmd, argv, err.Error())
-	} else if err != nil {
+	p, err := pipeline.LoadPlanFor(planPath, argv)
+	if err != nil {
 		return err
 	}
 	d, err := pipeline.Deploy(p, strategy, o.force, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	pairs, strategy := d.Pairs, d.Strategy
-	if o.dryRun {
-		return printDryRun(cmd, p, d, argv, o.json)
-	}
-	if o.printEnv {
-		if d.Untouched != "" {
-			return errors.New(d.Untouched + ": there is nothing to preload")
-		}
-		return printRunEnv(cmd, o, p, planPath, pairs, strategy)
+	if o.dryRun && o.json {
+		return printJSON(cmd.OutOrStdout(), planview.DryRunDocOf(schemaRun, p, d, argv))
+	} else if o.dryRun {
+		return planview.DryRun(cmd.OutOrStdout(), cmd.ErrOrStderr(), p, d, argv)
 	}
 	if d.Untouched != "" {
-		return runAsWritten(cmd, argv, d.Untouched)
+		return errors.New(d.Untouched + ": there is nothing to preload")
 	}
-	compact, err := plan.Deployment(p, pairs, strategy)
-	if err != nil {
-		return fmt.Errorf("deploying %s: %w", planPath, err)
-	}
-	return runDeployed(cmd, o, argv, compact, len(pairs), strategy)
+	return printRunEnv(cmd, o, p, planPath, d.Pairs, d.Strategy)
 }
 
 // runDeployed runs argv with the shim on compact, a deployment of npairs pairs. From here on
@@ -152,7 +141,7 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 	}
 	// Pairs whose planned buffers were allocated but never joined by the plan's copy were
 	// left as written: always said, beside the count of pairs merged.
-	ids := unlinked(run.Report, strategy)
+	ids := pipeline.Unlinked(run.Report, strategy)
 	fell := run.Report.Fallbacks + run.Report.Pinned.Fallbacks
 	if o.verbose > 0 || len(ids) > 0 || fell > 0 || !run.Report.Active && !run.Signaled {
 		if pin := run.Report.Pinned; strategy == plan.StrategyPinned {
@@ -176,31 +165,6 @@ func runDeployed(cmd *cobra.Command, o *runOptions, argv []string, compact strin
 	return statusError(run.ExitCode)
 }
 
-// unlinked are the pairs whose two sides took their planned slots while no linking copy at
-// the plan's sites joined them: the shim never bound them (shim/bind.c), so they were left
-// as written, which the report's merged count alone does not tell from "not allocated".
-func unlinked(r runner.Report, strategy plan.Strategy) []string {
-	var ids []string
-	if r.Mode != "deploy" || strategy == plan.StrategyPinned {
-		return nil
-	}
-	for _, p := range r.Pairs {
-		if p.Seen && !p.Served {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids
-}
-
-// repairWords say what an elided copy keeps of its ordering (plan.Copy.Repair).
-var repairWords = map[plan.Repair]string{
-	plan.RepairNone:       "nothing: stream order covers it",
-	plan.RepairEventWait:  "its wait, as an event on its stream",
-	plan.RepairStreamSync: "its wait, as a synchronize of its stream",
-	plan.RepairDeviceSync: "its wait, as a device synchronize",
-	"":                    "what the plan does not say",
-}
-
 // planAndCommand checks the arguments of the commands that run a program on a plan:
 // PLAN -- CMD [ARGS...].
 func planAndCommand(cmd *cobra.Command, args []string) error {
@@ -208,16 +172,4 @@ func planAndCommand(cmd *cobra.Command, args []string) error {
 		return errors.New("give the plan, then -- and the command")
 	}
 	return nil
-}
-
-// argsDiffer names how argv's arguments differ from those of the traced command, or "": the
-// plan's sites and sizes are those of the traced run, and other arguments may allocate other
-// sizes, elsewhere, so that the plan matches nothing.
-func argsDiffer(traced, argv []string) string {
-	if len(traced) == 0 || slices.Equal(traced[1:], argv[1:]) {
-		return ""
-	}
-	return fmt.Sprintf("the plan was traced with arguments %q, this command has %q: if they change what "+
-		"the program allocates, nothing will match and the program runs as written", strings.Join(traced[1:], " "),
-		strings.Join(argv[1:], " "))
 }

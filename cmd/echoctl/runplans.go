@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -48,7 +49,7 @@ func runPlans(cmd *cobra.Command, o *runOptions, argv []string) error {
 	if r.Skipped > 0 && os.Getenv("ECHO_QUIET") == "" {
 		// Said here, once, not by each process of the environment (shim/plandir.c).
 		fmt.Fprintf(stderr, "echoctl: skipped %d unusable file%s in the plan directory %s; the first, %s "+
-			"(echoctl plans ls %[3]s lists them)\n", r.Skipped, plural(r.Skipped, "", "s"), o.plans, r.SkippedFirst)
+			"(echoctl plans ls %[3]s lists them)\n", r.Skipped, texttable.Plural(r.Skipped, "", "s"), o.plans, r.SkippedFirst)
 	}
 	switch {
 	case run.Signaled:

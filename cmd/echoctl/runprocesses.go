@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/runner"
 )
 
@@ -12,8 +13,8 @@ import (
 func printFallbacks(w io.Writer, r runner.Report) {
 	for _, f := range r.FallbackPairs() {
 		fmt.Fprintf(w, "echoctl:   %s: %d %s made as written (%s), %d %s on them from or to pageable memory\n", f.Pair,
-			f.Allocations, plural(f.Allocations, "allocation", "allocations"), f.Reason, f.Copies,
-			plural(f.Copies, "copy", "copies"))
+			f.Allocations, texttable.Plural(f.Allocations, "allocation", "allocations"), f.Reason, f.Copies,
+			texttable.Plural(f.Copies, "copy", "copies"))
 	}
 }
 

@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/echo-uma/echo/source/parse"
-	"github.com/echo-uma/echo/source/rules"
+	"github.com/echo-uma/echo/internal/interrupt"
 	"github.com/echo-uma/echo/source/scan"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // scanOptions are the flags of `echoctl scan`.
@@ -73,11 +71,11 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 	so := scan.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
 		Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
-	progress := newScanProgress(stderr)
-	so.Progress = progress.update
+	progress := sourcereport.NewProgress(stderr, isTerminal(stderr))
+	so.Progress = progress.Update
 	ctx := cmd.Context()
 	s, err := scan.Scan(ctx, dir, so)
-	progress.finish()
+	progress.Finish()
 	if s == nil {
 		return err
 	}
@@ -87,152 +85,14 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 		fmt.Fprintf(stderr, "scan: %s\n", n)
 	}
 	if opts.global.json {
-		if perr := printJSON(out, scanDoc(s)); perr != nil {
+		if perr := printJSON(out, sourcereport.ScanDocOf(s)); perr != nil {
 			return perr
 		}
 	} else {
-		fmt.Fprint(out, scanTables(s))
+		fmt.Fprint(out, sourcereport.ScanText(s))
 	}
-	if intr, ok := interruption(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
+	if intr, ok := interrupt.Of(ctx, fmt.Sprintf("%d of %d files scanned, the rest not; scan writes nothing", len(s.Files), s.Total)); ok {
 		return intr
 	}
 	return err
-}
-
-// scanTables is the text report: one row per file, one per declined pair, the totals and
-// the prevalence line.
-func scanTables(s *scan.Survey) string {
-	var b strings.Builder
-	// FLAGS says where the file's flags came from: "defaults" is no compile command.
-	files := columns{headers: []string{"FILE", "FLAGS", "PARSE", "GREP", "COPIES", "PAIRS", "PROVEN", "REFUSED", "UNDECIDABLE", "NOTE"},
-		right: []int{4, 5, 6}, rule: true}
-	var declined [][]string
-	assumed := map[string][]string{} // the defines the proofs assumed: files by define set
-	for _, f := range s.Files {
-		flags := "compile command"
-		if f.Defaults {
-			flags = "defaults"
-		}
-		path := parse.QuotePath(f.Path)
-		grep := "-"
-		if f.Grep {
-			grep = "match"
-		}
-		if f.NoCUDA {
-			files.rows = append(files.rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
-			continue
-		}
-		if f.Unparsable != "" {
-			files.rows = append(files.rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
-			continue
-		}
-		if f.Skipped != "" {
-			files.rows = append(files.rows, []string{path, flags, "skipped", grep, "-", "-", "-", "-", "-", oneLine(f.Skipped)})
-			continue
-		}
-		files.rows = append(files.rows, []string{path, flags, parseCell(f), grep, fmt.Sprint(f.Copies), fmt.Sprint(len(f.Proofs)),
-			fmt.Sprint(f.Proven()), countsCell(f.Refused()), countsCell(f.Undecidable()), fileNote(f)})
-		for _, p := range f.Proofs {
-			if v, ok := rules.Declined(p); ok {
-				declined = append(declined, []string{fmt.Sprintf("%s:%d", path, v.At.Line), p.Function, p.Host + "/" + p.Device, v.Cond + " " + string(v.Status), v.Reason})
-			}
-		}
-		if f.Pattern() {
-			flags := strings.Join(parse.BuildFlags{Flags: f.Flags}.Defines(), " ")
-			if flags == "" {
-				flags = "none"
-			}
-			assumed[flags] = append(assumed[flags], path)
-		}
-	}
-	if len(files.rows) == 0 {
-		fmt.Fprintf(&b, "no .c, .cpp, .cc, .cxx or .cu files under %s\n", s.Dir)
-	} else {
-		b.WriteString(files.render())
-	}
-	if len(declined) > 0 {
-		b.WriteString("\n")
-		b.WriteString(columns{headers: []string{"DECLINED AT", "FUNCTION", "PAIR", "CONDITION", "WHY"}, rows: declined, rule: true}.render())
-	}
-	b.WriteString(assumedTable(assumed))
-	b.WriteString(unwalkedTable(s.Unwalked))
-	t := s.Totals()
-	fmt.Fprintf(&b, "\n%d files scanned, %d with the pattern, %d unparsable, %d with no compile command (defaults); %d pairs: %d proven, %d declined (S1 %d, S2 %d, S3 %d, S4 %d)\n",
-		t.Files, t.WithPattern, t.Unparsable, t.Defaults, t.Pairs, t.Proven, t.Declined,
-		t.ByCondition["S1"], t.ByCondition["S2"], t.ByCondition["S3"], t.ByCondition["S4"])
-	if t.Skipped > 0 || len(s.Unwalked) > 0 {
-		fmt.Fprintf(&b, "%d files skipped past a limit, %d paths not walked\n", t.Skipped, len(s.Unwalked))
-	}
-	if s.Interrupted {
-		fmt.Fprintf(&b, "interrupted: %d of %d files scanned\n", len(s.Files), s.Total)
-	}
-	b.WriteString(prevalenceLine(parse.QuotePath(s.Dir), s.Prevalence()))
-	return b.String()
-}
-
-// parseCell says how the file was parsed: on its own, in the unit that includes it, with
-// errors clang recovered from.
-func parseCell(f scan.FileScan) string {
-	c := "ok"
-	if f.IncludedBy != "" {
-		c = "in " + f.IncludedBy
-	}
-	if f.Errors > 0 {
-		c += fmt.Sprintf(", %d errors", f.Errors)
-	}
-	return c
-}
-
-// countsCell is "3 (S1 2, S4 1)", "-" for none.
-func countsCell(m map[string]int) string {
-	n := 0
-	keys := make([]string, 0, len(m))
-	for k, v := range m {
-		n += v
-		keys = append(keys, k)
-	}
-	if n == 0 {
-		return "-"
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
-}
-
-// fileNote is why the grep and the analysis disagree, the headers stood in for, and the
-// include directories guessed.
-func fileNote(f scan.FileScan) string {
-	var notes []string
-	if e := f.Explain(); e != "" {
-		notes = append(notes, e)
-	}
-	if len(f.Stubbed) > 0 {
-		notes = append(notes, "missing headers stood in for: "+strings.Join(f.Stubbed, " "))
-	}
-	if f.Errors > 0 && f.ParseDeclined > 0 {
-		notes = append(notes, "first error: "+f.FirstError)
-	}
-	if len(f.Guessed) > 0 {
-		notes = append(notes, "headers from "+strings.Join(f.Guessed, " "))
-	}
-	return strings.Join(notes, "; ")
-}
-
-// prevalenceLine is the paper's §2.4 count for the tree, by the grep and by the analysis, and
-// how much of the tree was parsed.
-func prevalenceLine(dir string, p scan.Prevalence) string {
-	return fmt.Sprintf("%s: the pattern in %d of %d directories with CUDA files and %d of %d CUDA files by grep; in %d directories and %d files by scan "+
-		"(%d files the grep matches have no pair, each explained above); %d of %d CUDA files parsed (%s, %d with errors clang recovered from), %d copies, %d pairs, %d proven, %d refused, %d undecidable\n",
-		dir, p.DirsGrep, p.Dirs, p.Grep, p.CUDAFiles, p.DirsSc, p.Scan, p.GrepOnly, p.Parsed, p.CUDAFiles, percent(p.Parsed, p.CUDAFiles), p.WithErrors,
-		p.Copies, p.Pairs, p.Proved, p.Refused, p.Undecidable)
-}
-
-func percent(n, of int) string {
-	if of == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(of))
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/sourcereport"
 )
 
 // The survey through the built echoctl: testdata/source/scan is a small tree with a safe
@@ -134,7 +135,7 @@ func TestScanJSON(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("scan --json: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	var doc scanJSON
+	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, res.Stdout)
 	}
@@ -246,7 +247,7 @@ func TestScanForeign(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	var doc scanJSON
+	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestScanForeignRewritten(t *testing.T) {
 		t.Errorf("copies or device allocations left:\n%s", after)
 	}
 	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
-	var doc scanJSON
+	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 0 {
 		t.Fatalf("scan after the rewrite: exit %d, %v: %s", res.ExitCode, err, res.Stderr)
 	}

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/echo-uma/echo/internal/shell"
-	"github.com/echo-uma/echo/internal/units"
+	"github.com/spf13/cobra"
+
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/planner"
+	"github.com/echo-uma/echo/statsview"
 	"github.com/echo-uma/echo/symbols"
 	"github.com/echo-uma/echo/trace"
-	"github.com/spf13/cobra"
 )
 
 // statsOptions are the flags of `echoctl stats`.
@@ -59,7 +55,7 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 	if opts.top > 0 && len(st.TopSites) > opts.top {
 		st.TopSites = st.TopSites[:opts.top]
 	}
-	nameCopySites(symbols.NewResolver(), st.TopSites)
+	pipeline.NameCopySites(symbols.NewResolver(), st.TopSites)
 	if opts.global.json {
 		doc := struct {
 			Schema string `json:"schema"`
@@ -69,120 +65,10 @@ func runStats(out io.Writer, path string, opts *statsOptions) error {
 			return fmt.Errorf("writing statistics: %w", err)
 		}
 	} else {
-		printStats(out, path, r, st, readErr)
+		statsview.Print(out, path, r, st, readErr)
 	}
 	if readErr != nil {
 		return fmt.Errorf("reading %s: %w", path, readErr)
 	}
 	return nil
-}
-
-// printStats writes the statistics as a few tables, warnings first.
-func printStats(out io.Writer, path string, r *trace.Reader, st *trace.Stats, readErr error) {
-	h := r.Header()
-	footer, hasFooter := r.Footer()
-	ran := time.Duration(st.WallNS)
-	if hasFooter && footer.EndMonoNS > h.StartMonoNS && h.StartMonoNS > 0 {
-		ran = time.Duration(footer.EndMonoNS - h.StartMonoNS)
-	}
-	fmt.Fprintf(out, "%s: %s (pid %d) on %s, started %s, ran %s, %d events\n", path,
-		shell.Join(h.Command), h.PID, h.Host, h.Start.Format("2006-01-02 15:04:05 MST"),
-		formatDuration(ran), st.Events)
-	if st.Lost > 0 {
-		cpus := 0
-		for _, n := range st.LostPerCPU {
-			if n > 0 {
-				cpus++
-			}
-		}
-		fmt.Fprintf(out, "WARNING: %d EVENTS LOST (the ring buffer was full, on %d of %d CPUs): every number "+
-			"below is short; trace again with a larger --ring-size\n", st.Lost, cpus, len(st.LostPerCPU))
-	}
-	switch {
-	case readErr != nil:
-		fmt.Fprintf(out, "WARNING: the trace is incomplete (%v): the numbers below cover what was readable\n", readErr)
-	case footer.Truncated != "":
-		fmt.Fprintf(out, "WARNING: THE TRACE IS TRUNCATED (%s): recording stopped while the program ran on; "+
-			"the numbers below cover its beginning only\n", footer.Truncated)
-	case !footer.Complete:
-		fmt.Fprintln(out, "WARNING: the tracer did not stop cleanly: events at the end may be missing")
-	}
-	for _, line := range failedLines(st) {
-		fmt.Fprintf(out, "WARNING: %s\n", line)
-	}
-	if h.Attached {
-		fmt.Fprintln(out, "note: attached to a running process: allocations made before the attach are missing")
-	}
-
-	apis := make([]string, 0, len(st.Calls))
-	for api := range st.Calls {
-		apis = append(apis, api)
-	}
-	slices.SortFunc(apis, func(a, b string) int { return cmp.Or(cmp.Compare(st.Calls[b], st.Calls[a]), cmp.Compare(a, b)) })
-	calls := columns{headers: []string{"API", "CALLS"}}
-	for _, api := range apis {
-		calls.rows = append(calls.rows, []string{api, strconv.FormatUint(st.Calls[api], 10)})
-	}
-	fmt.Fprint(out, "\n"+calls.render())
-	if st.NoLaunches {
-		fmt.Fprintln(out, "kernel launches: not traced (trace with --launches to count them)")
-	}
-
-	copies := columns{headers: []string{"COPIES", "CALLS", "BYTES", "TIME"}}
-	for _, kind := range []uint32{trace.KindHostToDevice, trace.KindDeviceToHost, trace.KindDeviceToDevice, trace.KindHostToHost} {
-		copies.rows = append(copies.rows, []string{trace.Direction(kind), strconv.FormatUint(st.Copies.Get(kind), 10),
-			units.Bytes(st.Bytes.Get(kind)), formatDuration(time.Duration(st.CopyNS.Get(kind)))})
-	}
-	fmt.Fprint(out, "\n"+copies.render())
-
-	fmt.Fprintf(out, "\ncopy share: %.1f%% of %s wall time inside copy calls", 100*st.CopyShare,
-		formatDuration(time.Duration(st.WallNS)))
-	if st.MovingShare != nil && *st.MovingShare < st.CopyShare-0.0005 {
-		fmt.Fprintf(out, ", %.1f%% moving data (the rest waited for earlier GPU work)", 100**st.MovingShare)
-	}
-	fmt.Fprintln(out)
-	fmt.Fprintf(out, "threads: %d in %d %s\n", st.Threads, st.Processes, plural(st.Processes, "process", "processes"))
-
-	if len(st.TopSites) > 0 {
-		sites := columns{headers: []string{"TOP COPY SITES", "API", "DIR", "CALLS", "BYTES", "TIME"}}
-		for _, s := range st.TopSites {
-			sites.rows = append(sites.rows, []string{copySiteLabel(s), s.API, s.Direction, strconv.FormatUint(s.Count, 10),
-				units.Bytes(s.Bytes), formatDuration(time.Duration(s.NS))})
-		}
-		fmt.Fprint(out, "\n"+sites.render())
-	}
-}
-
-// formatDuration keeps about three significant digits: "1.23s", "45.6ms", "789ns".
-func formatDuration(d time.Duration) string {
-	for _, unit := range []time.Duration{time.Hour, time.Minute, time.Second, time.Millisecond, time.Microsecond} {
-		if d >= unit {
-			return d.Round(unit / 100).String()
-		}
-	}
-	return d.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// failedLines say, per CUDA API that returned errors, how many of its calls failed and with
-// what: `cudaMemcpy: 79 of 80 calls failed (cudaErrorInvalidValue)`. A program whose calls
-// fail does not run as written, and a plan of it would optimize the failure.
-func failedLines(st *trace.Stats) []string {
-	var lines []string
-	for api, f := range st.Failed {
-		errs := make([]string, 0, len(f.Errors))
-		for name, n := range f.Errors {
-			errs = append(errs, fmt.Sprintf("%s ×%d", name, n))
-		}
-		slices.Sort(errs)
-		lines = append(lines, fmt.Sprintf("%s: %d of %d calls failed (%s)", api, f.Calls, st.Calls[api], strings.Join(errs, ", ")))
-	}
-	slices.Sort(lines)
-	return lines
 }

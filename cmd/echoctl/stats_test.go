@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/echo-uma/echo/internal/testenv"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -231,8 +232,8 @@ func TestStatsJSON(t *testing.T) {
 func TestHumanUnits(t *testing.T) {
 	durTests := map[time.Duration]string{0: "0s", 789: "789ns", 12345: "12.35µs", 1234567: "1.23ms", 1234567891: "1.23s", 90 * time.Second: "1m30s"}
 	for d, want := range durTests {
-		if got := formatDuration(d); got != want {
-			t.Errorf("formatDuration(%d) = %q, want %q", d, got, want)
+		if got := texttable.FormatDuration(d); got != want {
+			t.Errorf("texttable.FormatDuration(%d) = %q, want %q", d, got, want)
 		}
 	}
 }

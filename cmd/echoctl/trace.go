@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/echo-uma/echo/internal/outfile"
 	"github.com/echo-uma/echo/internal/shell"
 	"github.com/echo-uma/echo/internal/units"
+	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/tracer"
 )
 
@@ -178,54 +176,13 @@ func printTraceJSON(cmd *cobra.Command, output string, res tracer.Result) error 
 	}{schemaTrace, output, res.Events, res.Lost, res.ExitCode, res.Libraries})
 }
 
-// recordTrace traces into the file at path with echoctl's launcher and version filled in.
-// The trace replaces what was at path only once it was recorded (a program that fails, a
-// Ctrl-C or a process without CUDA still give a trace); a command that could not be traced
-// at all leaves path as it was.
+// recordTrace is pipeline.RecordTrace with echoctl's launcher and version.
 func recordTrace(cmd *cobra.Command, path string, opts tracer.Options) (tracer.Result, error) {
-	out, err := createTrace(cmd, path, opts.Command)
-	if err != nil {
-		return tracer.Result{}, err
-	}
-	res, err := recordInto(cmd.Context(), out, opts)
-	if !recorded(res, err) {
-		out.Abort()
-		return res, err
-	}
-	if cerr := out.Commit(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return res, err
+	return pipeline.RecordTrace(cmd.Context(), path, stdoutFile(cmd.OutOrStdout()), selfLauncher(), opts)
 }
 
-// createTrace starts the trace file at path, which must not be the program being traced;
-// the caller commits it, or aborts and leaves path as it was.
-func createTrace(cmd *cobra.Command, path string, command []string) (*outfile.File, error) {
-	if len(command) > 0 {
-		if exe, err := exec.LookPath(command[0]); err == nil {
-			if err := outfile.NotAnInput(path, "the program", exe); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return outfile.Create(path, stdoutFile(cmd.OutOrStdout()))
-}
-
-// recordInto traces into out, which it leaves uncommitted, until ctx ends or the program does.
-func recordInto(ctx context.Context, out *outfile.File, opts tracer.Options) (tracer.Result, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return tracer.Result{}, fmt.Errorf("finding echoctl's own executable: %w", err)
-	}
-	opts.Launcher, opts.Holder, opts.Version = []string{self, launchCmdName}, []string{self, holdCmdName}, version
-	var w io.Writer = out
-	if f := out.OS(); f != nil {
-		w = f // a file: on a full disk the tracer cuts it back to whole records
-	}
-	return tracer.Record(ctx, w, opts)
-}
-
-// recorded tells whether Record's outcome is a trace worth keeping.
-func recorded(res tracer.Result, err error) bool {
-	return err == nil || errors.Is(err, tracer.ErrNoCUDA) || res.Events > 0 || res.Truncated != ""
+// selfLauncher is echoctl's own hidden commands, through which the tracer starts the program
+// and hands its probes on, and its version.
+func selfLauncher() pipeline.Launcher {
+	return pipeline.Launcher{Launch: launchCmdName, Hold: holdCmdName, Version: version}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echo-uma/echo/internal/outfile"
+	"github.com/echo-uma/echo/pipeline"
+	"github.com/echo-uma/echo/planview"
 	"github.com/echo-uma/echo/runner"
 	"github.com/echo-uma/echo/validate"
 )
@@ -55,7 +57,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	if o.output == outfile.Stdout && o.json {
 		return errors.New("-o - and --json both want standard output: give the plan a file")
 	}
-	p, err := loadPlanFor(planPath, argv)
+	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil {
 		return err
 	}
@@ -89,7 +91,7 @@ func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv [
 	}
 	fmt.Fprintf(stderr, "validate: wrote %s\n", out)
 	if o.json {
-		return printJSON(cmd.OutOrStdout(), validateDoc{Schema: schemaValidate, Plan: out, Pairs: verdicts(p)})
+		return printJSON(cmd.OutOrStdout(), planview.ValidateDoc{Schema: schemaValidate, Plan: out, Pairs: planview.Verdicts(p)})
 	}
 	return nil
 }

@@ -345,25 +345,8 @@ func (r *runner) runJob(j *job) {
 		case e.Test != "" && e.Action == "run" && !strings.Contains(e.Test, "/"):
 			r.running[j][e.Test] = time.Now()
 		case e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
-			switch e.Action {
-			case "pass":
-				r.passed++
-			case "fail":
-				r.failed++
+			if r.testEndedLocked(j, e, perTest[e.Test]) {
 				testsFailed++
-				if b := perTest[e.Test]; b != nil {
-					r.failures = append(r.failures, "--- "+short(j.pkg)+" "+e.Test+"\n"+lastLines(b.String(), 60))
-				}
-			case "skip":
-				r.skipped++
-			}
-			if !strings.Contains(e.Test, "/") {
-				delete(r.running[j], e.Test)
-				if r.now.Tests[j.pkg] == nil {
-					r.now.Tests[j.pkg] = map[string]float64{}
-				}
-				r.now.Tests[j.pkg][e.Test] = e.Elapsed
-				r.slow = append(r.slow, slowTest{short(j.pkg) + " " + e.Test, e.Elapsed})
 			}
 		}
 		r.mu.Unlock()
@@ -387,6 +370,33 @@ func (r *runner) runJob(j *job) {
 		shard = "\t(shard " + j.shard + ")"
 	}
 	r.sayLocked("%s\t%s\t%.1fs%s", status, j.pkg, elapsed, shard)
+}
+
+// testEndedLocked counts a test of j that passed, failed (keeping its output, out, for the
+// failures) or was skipped, and records a top-level test's time; it says whether it failed.
+// r.mu is held.
+func (r *runner) testEndedLocked(j *job, e event, out *strings.Builder) (failed bool) {
+	switch e.Action {
+	case "pass":
+		r.passed++
+	case "fail":
+		r.failed++
+		failed = true
+		if out != nil {
+			r.failures = append(r.failures, "--- "+short(j.pkg)+" "+e.Test+"\n"+lastLines(out.String(), 60))
+		}
+	case "skip":
+		r.skipped++
+	}
+	if !strings.Contains(e.Test, "/") {
+		delete(r.running[j], e.Test)
+		if r.now.Tests[j.pkg] == nil {
+			r.now.Tests[j.pkg] = map[string]float64{}
+		}
+		r.now.Tests[j.pkg][e.Test] = e.Elapsed
+		r.slow = append(r.slow, slowTest{short(j.pkg) + " " + e.Test, e.Elapsed})
+	}
+	return failed
 }
 
 func (r *runner) fail(j *job, why string) {

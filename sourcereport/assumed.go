@@ -1,7 +1,6 @@
-package main
+package sourcereport
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -11,10 +10,10 @@ import (
 	"github.com/echo-uma/echo/source/rewrite"
 )
 
-// printAssumed prints what a file's proofs assumed and what was ignored on the way, one line
+// PrintAssumed prints what a file's proofs assumed and what was ignored on the way, one line
 // each: a proof holds for the build whose flags it parsed with, and a reader must see which
 // (a database's -DQUIET once hid the write that made a pair unsafe).
-func printAssumed(w io.Writer, path string, bf parse.BuildFlags) {
+func PrintAssumed(w io.Writer, path string, bf parse.BuildFlags) {
 	name := parse.QuotePath(path)
 	for _, n := range bf.Notices {
 		fmt.Fprintf(w, "%s: %s\n", name, n)
@@ -46,48 +45,8 @@ func assumedWords(bf parse.BuildFlags) string {
 	return fmt.Sprintf("proved for a build with %s (%s)", what, from)
 }
 
-// writtenError prints what -w did and is the command's error: nil when every file with a
-// merge was written, the interruption (exit 130, 143, 129) saying what was written when a
-// signal came, else one error naming the files left as they were.
-func writtenError(ctx context.Context, w io.Writer, res *rewrite.Written) error {
-	if res == nil {
-		return nil
-	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "%s: left as it was: %v\n", parse.QuotePath(s.Path), s.Why)
-	}
-	if res.OK() && len(res.Written) > 0 {
-		fmt.Fprintf(w, "wrote %s\n", pathList(res.Written))
-	}
-	summary := "wrote " + pathList(res.Written)
-	if len(res.Written) == 0 {
-		summary = "nothing was written"
-	}
-	if len(res.NotWritten) > 0 {
-		summary += "; not written: " + pathList(res.NotWritten)
-	}
-	if len(res.Skipped) > 0 {
-		var left []string
-		for _, s := range res.Skipped {
-			left = append(left, s.Path)
-		}
-		summary += "; left as they were: " + pathList(left)
-	}
-	if intr, ok := interruption(ctx, summary); ok {
-		return intr
-	}
-	switch {
-	case res.Err != nil:
-		return fmt.Errorf("%w (%s)", res.Err, summary)
-	case len(res.Skipped) > 0:
-		return fmt.Errorf("%d of %d files with merges left as they were (%s)", len(res.Skipped),
-			len(res.Skipped)+len(res.Written), summary)
-	}
-	return nil
-}
-
-// pathList is paths quoted where they need it, comma-separated.
-func pathList(paths []string) string {
+// PathList is paths quoted where they need it, comma-separated.
+func PathList(paths []string) string {
 	q := make([]string, len(paths))
 	for i, p := range paths {
 		q[i] = parse.QuotePath(p)

@@ -1,4 +1,4 @@
-package main
+package sourcereport
 
 import (
 	"github.com/echo-uma/echo/plan"
@@ -7,7 +7,7 @@ import (
 )
 
 // The echo.rewrite/2 document (docs/json.md).
-type rewriteJSON struct {
+type RewriteDoc struct {
 	Schema   string            `json:"schema"`
 	Strategy string            `json:"strategy"`
 	Device   string            `json:"device"`
@@ -53,8 +53,8 @@ type verdictJSON struct {
 	Why    string `json:"why"`
 }
 
-func rewriteDoc(files []*rewrite.FileRewrite, s plan.Strategy, d rules.Device, how string, w *rewrite.Written) rewriteJSON {
-	doc := rewriteJSON{Schema: schemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
+func RewriteDocOf(files []*rewrite.FileRewrite, s plan.Strategy, d rules.Device, how string, w *rewrite.Written) RewriteDoc {
+	doc := RewriteDoc{Schema: SchemaRewrite, Strategy: string(s), Device: string(d), DeviceBy: how, Files: []rewriteFileJSON{}}
 	for _, fr := range files {
 		f := rewriteFileJSON{Path: fr.Path, PathBytes: pathBytes(fr.Path), CompileDB: fr.CompileDB, Flags: nonNil(fr.Flags),
 			Notices: fr.Notices, Errors: fr.Errors, FirstErr: fr.FirstError, Changed: string(fr.After) != string(fr.Before), Written: writtenWord(w, fr.Path), Pairs: []rewritePairJSON{}}

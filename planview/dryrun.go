@@ -1,24 +1,19 @@
-package main
+package planview
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/pipeline"
 	"github.com/echo-uma/echo/plan"
 )
 
-// printDryRun says what run would do, and where this command differs from the traced one:
-// a plan names allocation sites and sizes, so other arguments may well match nothing.
-func printDryRun(cmd *cobra.Command, p *plan.Plan, d pipeline.Deployment, argv []string, asJSON bool) error {
-	out := cmd.OutOrStdout()
-	if asJSON {
-		return printJSON(out, newDryRunDoc(p, d, argv))
-	}
+// DryRun says on out what run would do, and on stderr where this command differs from the
+// traced one: a plan names allocation sites and sizes, so other arguments may well match
+// nothing.
+func DryRun(out, stderr io.Writer, p *plan.Plan, d pipeline.Deployment, argv []string) error {
 	if d.Untouched != "" {
 		fmt.Fprintf(out, "would run %s as written: %s\n", p.Context.Executable.Path, d.Untouched)
 		return nil
@@ -32,12 +27,12 @@ func printDryRun(cmd *cobra.Command, p *plan.Plan, d pipeline.Deployment, argv [
 				units.Bytes(pair.Bytes), pair.Host.Site.Call, pair.Host.Site.Name(), pair.Host.Site.Ordinal,
 				pair.Device.Site.Call, pair.Device.Site.Name(), pair.Device.Site.Ordinal)
 			for _, c := range pair.Copies {
-				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), repairWords[c.Repair])
+				fmt.Fprintf(out, "      elides %s %s at %s, keeping %s\n", c.Site.Call, c.Direction, c.Site.Name(), RepairWords[c.Repair])
 			}
 		}
 	}
-	if differs := argsDiffer(p.Trace.Command, argv); differs != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "echoctl: %s\n", differs)
+	if differs := pipeline.ArgsDiffer(p.Trace.Command, argv); differs != "" {
+		fmt.Fprintf(stderr, "echoctl: %s\n", differs)
 	}
 	return nil
 }
@@ -66,8 +61,8 @@ func printPinned(out io.Writer, p *plan.Plan, pairs []plan.Pair) {
 	}
 }
 
-// dryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
-type dryRunDoc struct {
+// DryRunDoc is `run --dry-run --json`: what run would do, pair by pair.
+type DryRunDoc struct {
 	Schema     string        `json:"schema"`
 	Executable string        `json:"executable"`
 	Action     string        `json:"action"` // "merge", "pin" or "run as written"
@@ -99,9 +94,10 @@ type dryRunCopy struct {
 	Keeps     plan.Repair        `json:"keeps,omitempty"` // the ordering a merge keeps (the plan's repair)
 }
 
-func newDryRunDoc(p *plan.Plan, d pipeline.Deployment, argv []string) dryRunDoc {
-	doc := dryRunDoc{Schema: schemaRun, Executable: p.Context.Executable.Path, Strategy: d.Strategy,
-		Untouched: d.Untouched, Pairs: []dryRunPair{}, ArgsDiffer: argsDiffer(p.Trace.Command, argv)}
+// DryRunDocOf is the document of schema for what run would do with d.
+func DryRunDocOf(schema string, p *plan.Plan, d pipeline.Deployment, argv []string) DryRunDoc {
+	doc := DryRunDoc{Schema: schema, Executable: p.Context.Executable.Path, Strategy: d.Strategy,
+		Untouched: d.Untouched, Pairs: []dryRunPair{}, ArgsDiffer: pipeline.ArgsDiffer(p.Trace.Command, argv)}
 	switch {
 	case d.Untouched != "":
 		doc.Action = "run as written"
@@ -125,4 +121,13 @@ func newDryRunDoc(p *plan.Plan, d pipeline.Deployment, argv []string) dryRunDoc 
 		doc.Pairs = append(doc.Pairs, dp)
 	}
 	return doc
+}
+
+// RepairWords say what an elided copy keeps of its ordering (planner.Copy.Repair).
+var RepairWords = map[plan.Repair]string{
+	plan.RepairNone:       "nothing: stream order covers it",
+	plan.RepairEventWait:  "its wait, as an event on its stream",
+	plan.RepairStreamSync: "its wait, as a synchronize of its stream",
+	plan.RepairDeviceSync: "its wait, as a device synchronize",
+	"":                    "what the plan does not say",
 }

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -6,27 +6,28 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/live"
 )
 
-// writeRowsTable prints a sample as a plain table, for output that is not a terminal: the
+// WriteRows prints a sample as a plain table, for output that is not a terminal: the
 // live view's columns, numbers right-aligned, and for a process that could not be traced
 // an ERROR column saying why in place of numbers that would all be zero and mislead.
-func writeRowsTable(w io.Writer, rows []live.Row) error {
+func WriteRows(w io.Writer, rows []live.Row) error {
 	noun := "processes"
 	if len(rows) == 1 {
 		noun = "process"
 	}
 	fmt.Fprintf(w, "%s  %d %s\n", time.Now().Format("15:04:05"), len(rows), noun)
-	t := columns{headers: []string{"PID", "COMMAND", "COPY%", "H2D/s", "D2H/s", "COPIES/s", "LAUNCH/s", "PAIRS", "LOST"},
-		right: []int{0, 2, 3, 4, 5, 6, 7, 8}}
+	t := texttable.Columns{Headers: []string{"PID", "COMMAND", "COPY%", "H2D/s", "D2H/s", "COPIES/s", "LAUNCH/s", "PAIRS", "LOST"},
+		Right: []int{0, 2, 3, 4, 5, 6, 7, 8}}
 	failed := false
 	for _, r := range rows {
 		failed = failed || r.Error != ""
 	}
 	if failed {
-		t.headers = append(t.headers, "ERROR")
+		t.Headers = append(t.Headers, "ERROR")
 	}
 	for _, r := range rows {
 		row := []string{strconv.Itoa(r.PID), r.Comm, "", "", "", "", "", "", ""}
@@ -42,8 +43,8 @@ func writeRowsTable(w io.Writer, rows []live.Row) error {
 		if failed {
 			row = append(row, r.Error)
 		}
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	_, err := io.WriteString(w, t.render())
+	_, err := io.WriteString(w, t.Render())
 	return err
 }

@@ -1,4 +1,4 @@
-package main
+package sourcereport
 
 import (
 	"github.com/echo-uma/echo/plan"
@@ -7,7 +7,7 @@ import (
 )
 
 // The echo.scan/1 document (docs/json.md).
-type scanJSON struct {
+type ScanDoc struct {
 	Schema    string         `json:"schema"`
 	Dir       string         `json:"dir"`
 	CompileDB string         `json:"compile_commands,omitempty"`
@@ -111,9 +111,9 @@ type scanTotalsJSON struct {
 	ByCondition map[string]int `json:"declined_by_condition"`
 }
 
-func scanDoc(s *scan.Survey) scanJSON {
+func ScanDocOf(s *scan.Survey) ScanDoc {
 	t := s.Totals()
-	doc := scanJSON{Schema: schemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...),
+	doc := ScanDoc{Schema: SchemaScan, Dir: s.Dir, CompileDB: s.CompileDB, Skipped: append([]string{}, s.Skipped...),
 		Unwalked: []unwalkedJSON{}, Notices: s.Notices, Files: []scanFileJSON{},
 		Totals: scanTotalsJSON{Files: t.Files, WithPattern: t.WithPattern, Unparsable: t.Unparsable, Defaults: t.Defaults,
 			Skipped: t.Skipped, Pairs: t.Pairs, Proven: t.Proven, Declined: t.Declined, ByCondition: t.ByCondition}}

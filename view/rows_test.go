@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestWriteRowsTable(t *testing.T) {
 		{PID: 977, Comm: "nvidia-smi", Error: "permission denied"},
 	}
 	var buf bytes.Buffer
-	if err := writeRowsTable(&buf, rows); err != nil {
+	if err := WriteRows(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -43,7 +43,7 @@ func TestWriteRowsTable(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := writeRowsTable(&buf, rows[:1]); err != nil {
+	if err := WriteRows(&buf, rows[:1]); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(buf.String(), "ERROR") || !strings.Contains(buf.String(), "  1 process\n") {
@@ -56,7 +56,7 @@ func TestWriteRowsTable(t *testing.T) {
 func TestWriteRowsTableLaunchesNotTraced(t *testing.T) {
 	var buf bytes.Buffer
 	rows := []live.Row{{PID: 4242, Comm: "stream", CopyShare: 0.634, CopiesPerS: 24, Pairs: 2, NoLaunches: true}}
-	if err := writeRowsTable(&buf, rows); err != nil {
+	if err := WriteRows(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")

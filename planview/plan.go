@@ -1,4 +1,10 @@
-package main
+// Package planview lays out a plan as a person or a script reads it: the plan view (Render)
+// and its table (Table), what calibration measured (Calibration) and what the enabled plan
+// saves (Savings), what run would do (DryRun), the --json documents of validate, calibrate
+// and optimize (ValidateDoc, CalibrationDoc), a plan directory's table (PlanDir), and copy
+// sites named by their source line. It writes to the writer it is given; cmd/echoctl
+// decides what to print where.
+package planview
 
 import (
 	"fmt"
@@ -7,7 +13,9 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+
 	"github.com/echo-uma/echo/internal/shell"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/internal/units"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
@@ -17,21 +25,21 @@ import (
 // Layout of the plan view: it must read in an 80-column terminal, so long reasons wrap in
 // their column and stop after a few lines (the plan file has them whole).
 const (
-	viewWidth      = 80
+	Width          = 80
 	minReasonWidth = 24
 	maxReasonLines = 2
 	maxRejected    = 10 // rejected copy sites listed; the plan file has them all
 )
 
-// planStyles colour the view. lipgloss v2 always styles; the text is written through
+// Styles colour the view. lipgloss v2 always styles; the text is written through
 // lipgloss.Fprint, which drops what the writer cannot show (everything, when it is not a
 // terminal: a pipe, a file, a test's buffer).
-type planStyles struct {
+type Styles struct {
 	header, dim, good, bad lipgloss.Style
 }
 
-func newPlanStyles() planStyles {
-	return planStyles{
+func NewStyles() Styles {
+	return Styles{
 		header: lipgloss.NewStyle().Bold(true),
 		dim:    lipgloss.NewStyle().Faint(true),
 		good:   lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
@@ -39,13 +47,13 @@ func newPlanStyles() planStyles {
 	}
 }
 
-// renderPlan prints a plan for a person: the loop, a table of the pairs with their verdicts
+// Render prints a plan for a person: the loop, a table of the pairs with their verdicts
 // and Amdahl bounds, the plan's estimate and its bound, the rejected copy sites, the plan's
 // notes, and what to run next.
-func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(command string) bool) error {
-	st := newPlanStyles()
+func Render(w io.Writer, p *plan.Plan, planPath string, available func(command string) bool) error {
+	st := NewStyles()
 	var b strings.Builder
-	b.WriteString(renderLines(st.header, wrapIndented(planHeadline(p), "  ", viewWidth)))
+	b.WriteString(texttable.RenderLines(st.header, texttable.WrapIndented(planHeadline(p), "  ", Width)))
 
 	estimated, totalEstimated := false, false
 	if len(p.Pairs) == 0 {
@@ -59,11 +67,11 @@ func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(comma
 				totalEstimated = totalEstimated || pair.Status.Counted()
 			}
 			rows[i] = []string{pair.ID, string(pair.Direction), units.Bytes(pair.BytesPerIteration),
-				mark + formatShare(pair.FCopy), mark + formatSpeedup(pair.PredictedSpeedup),
+				mark + formatShare(pair.FCopy), mark + FormatSpeedup(pair.PredictedSpeedup),
 				string(pair.Status), pairGist(pair)}
 		}
 		b.WriteString("\n")
-		table, cut := renderTable(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "BOUND", "VERDICT", "REASON"},
+		table, cut := Table(st, []string{"PAIR", "DIR", "BYTES/ITER", "F_COPY", "BOUND", "VERDICT", "REASON"},
 			rows, []int{2, 3, 4}, maxReasonLines, func(row int) lipgloss.Style {
 				if p.Pairs[row].Status == plan.StatusRefused {
 					return st.bad
@@ -77,18 +85,18 @@ func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(comma
 	}
 
 	f := planner.ForecastFor(p)
-	b.WriteString("\n" + renderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
+	b.WriteString("\n" + texttable.RenderLines(st.header, "total: "+forecastTotal(f, totalEstimated)+"\n"))
 	if f.AboveBound() {
-		b.WriteString(wrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("the bound is the copies' alone; "+planner.BeyondTheCopies, "  ", Width))
 	}
 	if estimated {
-		b.WriteString(wrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("~ partly estimated: some copies also waited for earlier GPU work", "  ", Width))
 	}
 	if f.Headline != nil {
-		b.WriteString(wrapIndented("the estimate assumes "+f.Assumes, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("the estimate assumes "+f.Assumes, "  ", Width))
 	}
 	for _, why := range f.Unpredicted {
-		b.WriteString(wrapIndented("not predicted: "+why, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented("not predicted: "+why, "  ", Width))
 	}
 
 	if len(p.Rejected) > 0 {
@@ -100,7 +108,7 @@ func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(comma
 			rows[i] = []string{planSiteLabel(names, r.Site), r.Site.Call, string(r.Direction), fmt.Sprintf("×%d", r.Count),
 				units.Bytes(r.Site.Bytes), r.Reason}
 		}
-		table, _ := renderTable(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)
+		table, _ := Table(st, []string{"SITE", "CALL", "DIR", "CALLS", "BYTES", "REASON"}, rows, []int{3, 4}, 0, nil)
 		b.WriteString(table)
 		if more := len(p.Rejected) - len(shown); more > 0 {
 			fmt.Fprintf(&b, "… and %d more (echoctl plan --json lists them all)\n", more)
@@ -110,7 +118,7 @@ func renderPlan(w io.Writer, p *plan.Plan, planPath string, available func(comma
 	if len(p.Notes) > 0 {
 		fmt.Fprintf(&b, "\nnotes:\n")
 		for _, n := range p.Notes {
-			b.WriteString(wrapIndented("- "+n, "  ", viewWidth))
+			b.WriteString(texttable.WrapIndented("- "+n, "  ", Width))
 		}
 	}
 
@@ -131,16 +139,16 @@ func forecastTotal(f planner.Forecast, estimated bool) string {
 	if estimated {
 		mark = "~"
 	}
-	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, formatSpeedup(f.Bound), mark, formatShare(f.FCopy))
+	total := fmt.Sprintf("Amdahl bound %s%s (f_copy %s%s)", mark, FormatSpeedup(f.Bound), mark, formatShare(f.FCopy))
 	if e := f.Headline; e != nil {
-		total = fmt.Sprintf("predicted %s (%s), %s", formatSpeedup(e.Speedup), e.Strategy, total)
+		total = fmt.Sprintf("predicted %s (%s), %s", FormatSpeedup(e.Speedup), e.Strategy, total)
 	}
 	return total
 }
 
-// forecastLine is the forecast as optimize and calibrate print it above their table: the
+// ForecastLine is the forecast as optimize and calibrate print it above their table: the
 // prediction from the trace and what it assumed.
-func forecastLine(f planner.Forecast) string {
+func ForecastLine(f planner.Forecast) string {
 	line := f.Line()
 	if f.Headline != nil {
 		line += " from the trace, assuming " + f.Assumes
@@ -156,8 +164,8 @@ func planHeadline(p *plan.Plan) string {
 	}
 	loop := "no loop found"
 	if p.Loop.Iterations > 0 {
-		loop = fmt.Sprintf("%d %s, %s per iteration", p.Loop.Iterations, plural(p.Loop.Iterations, "iteration", "iterations"),
-			formatDuration(time.Duration(p.Loop.MS*float64(time.Millisecond))))
+		loop = fmt.Sprintf("%d %s, %s per iteration", p.Loop.Iterations, texttable.Plural(p.Loop.Iterations, "iteration", "iterations"),
+			texttable.FormatDuration(time.Duration(p.Loop.MS*float64(time.Millisecond))))
 	}
 	return fmt.Sprintf("plan for %s (%s): %s", shell.Join(p.Trace.Command), who, loop)
 }
@@ -211,7 +219,7 @@ func pairDetails(pairs []plan.Pair, cut []bool) string {
 	}
 	var b strings.Builder
 	for _, text := range order {
-		b.WriteString(wrapIndented(strings.Join(ids[text], ", ")+": "+text, "  ", viewWidth))
+		b.WriteString(texttable.WrapIndented(strings.Join(ids[text], ", ")+": "+text, "  ", Width))
 	}
 	return b.String()
 }
@@ -246,5 +254,5 @@ func nextStep(p *plan.Plan, planPath string, available func(command string) bool
 // formatShare is a fraction as a percentage: "20.0%".
 func formatShare(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
-// formatSpeedup is a speed-up factor: "1.42×".
-func formatSpeedup(s float64) string { return fmt.Sprintf("%.2f×", s) }
+// FormatSpeedup is a speed-up factor: "1.42×".
+func FormatSpeedup(s float64) string { return fmt.Sprintf("%.2f×", s) }

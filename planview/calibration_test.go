@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func TestRenderCalibration(t *testing.T) {
 		Pairs:     []plan.Pair{{ID: "p1", Status: plan.StatusEnabled}},
 		Estimates: []plan.Estimate{{Strategy: "mapped", Speedup: 1.5}, {Strategy: "pinned", Speedup: 1.2}}}
 	var buf bytes.Buffer
-	if err := renderCalibration(&buf, res, p, "app.plan"); err != nil {
+	if err := Calibration(&buf, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
 	want := "predicted 1.50× (mapped), Amdahl bound 2.00× (f_copy 50.0%) from the trace, assuming a discrete GPU (NVIDIA H200)\n" +

@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"github.com/echo-uma/echo/calibrate"
@@ -6,9 +6,9 @@ import (
 	"github.com/echo-uma/echo/planner"
 )
 
-// pairVerdict is one pair as validate, calibrate and optimize report it with --json: what
+// PairVerdict is one pair as validate, calibrate and optimize report it with --json: what
 // the step decided about it and why. The plan file holds the rest.
-type pairVerdict struct {
+type PairVerdict struct {
 	ID           string             `json:"id"`
 	Direction    plan.PairDirection `json:"direction"`
 	Bytes        uint64             `json:"bytes"` // the buffer's size
@@ -18,26 +18,27 @@ type pairVerdict struct {
 	MergeRefused string             `json:"merge_refused,omitempty"`
 }
 
-func verdicts(p *plan.Plan) []pairVerdict {
-	vs := make([]pairVerdict, 0, len(p.Pairs))
+// Verdicts are p's pairs as --json reports them.
+func Verdicts(p *plan.Plan) []PairVerdict {
+	vs := make([]PairVerdict, 0, len(p.Pairs))
 	for _, pair := range p.Pairs {
-		vs = append(vs, pairVerdict{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
+		vs = append(vs, PairVerdict{ID: pair.ID, Direction: pair.Direction, Bytes: pair.Bytes,
 			Status: string(pair.Status), Strategies: pair.Strategies, Reason: pair.Reason,
 			MergeRefused: pair.MergeRefused})
 	}
 	return vs
 }
 
-// validateDoc is validate's --json document.
-type validateDoc struct {
+// ValidateDoc is validate's --json document.
+type ValidateDoc struct {
 	Schema string        `json:"schema"`
 	Plan   string        `json:"plan"` // where the validated plan was written
-	Pairs  []pairVerdict `json:"pairs"`
+	Pairs  []PairVerdict `json:"pairs"`
 }
 
-// calibrationDoc is calibrate's and optimize's --json document. Calibration is null when
+// CalibrationDoc is calibrate's and optimize's --json document. Calibration is null when
 // optimize stopped before calibrating; Outcome then says why.
-type calibrationDoc struct {
+type CalibrationDoc struct {
 	Schema string `json:"schema"`
 	Plan   string `json:"plan"` // where the plan was written
 	// Prediction is the plan's forecast, the one every output prints (planner.ForecastFor);
@@ -53,12 +54,13 @@ type calibrationDoc struct {
 	Savings     *plan.Savings     `json:"savings,omitempty"`
 	Outcome     string            `json:"outcome,omitempty"`
 	Calibration *calibrate.Result `json:"calibration"`
-	Pairs       []pairVerdict     `json:"pairs"`
+	Pairs       []PairVerdict     `json:"pairs"`
 }
 
-func newCalibrationDoc(schema, planPath string, p *plan.Plan, cal *calibrate.Result, outcome string) calibrationDoc {
+// CalibrationDocOf is calibrate's or optimize's document (schema) for p, written to planPath.
+func CalibrationDocOf(schema, planPath string, p *plan.Plan, cal *calibrate.Result, outcome string) CalibrationDoc {
 	f := planner.ForecastFor(p)
-	return calibrationDoc{Schema: schema, Plan: planPath, Prediction: f, PredictedSpeedup: f.Bound,
+	return CalibrationDoc{Schema: schema, Plan: planPath, Prediction: f, PredictedSpeedup: f.Bound,
 		Estimates: f.Estimates, GPU: p.Context.GPU, Strategy: p.Context.Strategy, Savings: p.Savings,
-		Outcome: outcome, Calibration: cal, Pairs: verdicts(p)}
+		Outcome: outcome, Calibration: cal, Pairs: Verdicts(p)}
 }

@@ -1,4 +1,4 @@
-package main
+package sourcereport
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// scanProgress shows a long scan's progress on standard error: a bar redrawn in place where
+// Progress shows a long scan's progress on standard error: a bar redrawn in place where
 // standard error is a terminal, else a line when the scan starts, every few seconds, and at
 // its last file, so a log of a scan over a thousand files stays a few lines long.
-type scanProgress struct {
+type Progress struct {
 	w     io.Writer
 	tty   bool
 	every time.Duration
@@ -19,12 +19,13 @@ type scanProgress struct {
 	drawn bool
 }
 
-func newScanProgress(w io.Writer) *scanProgress {
-	return &scanProgress{w: w, tty: isTerminal(w), every: 5 * time.Second, start: time.Now()}
+// NewProgress shows progress on w, as a bar where tty (w is a terminal).
+func NewProgress(w io.Writer, tty bool) *Progress {
+	return &Progress{w: w, tty: tty, every: 5 * time.Second, start: time.Now()}
 }
 
-// update is scan.ScanOptions.Progress: called once per file, one call at a time.
-func (p *scanProgress) update(done, total int, file string) {
+// Update is source.ScanOptions.Progress: called once per file, one call at a time.
+func (p *Progress) Update(done, total int, file string) {
 	now := time.Now()
 	if p.tty {
 		if now.Sub(p.last) < 100*time.Millisecond && done < total {
@@ -52,8 +53,8 @@ func (p *scanProgress) update(done, total int, file string) {
 	}
 }
 
-// finish ends a bar a scan left unfinished (an error, an interrupt) with its line.
-func (p *scanProgress) finish() {
+// Finish ends a bar a scan left unfinished (an error, an interrupt) with its line.
+func (p *Progress) Finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 		p.drawn = false

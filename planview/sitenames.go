@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"github.com/echo-uma/echo/plan"
@@ -6,21 +6,8 @@ import (
 	"github.com/echo-uma/echo/trace"
 )
 
-// nameCopySites adds to each copy site the function and source line its module names, for
-// stats' table and JSON; a site whose module cannot be named (gone, rebuilt, stripped)
-// keeps module+offset alone.
-func nameCopySites(names *symbols.Resolver, sites []trace.SiteStats) {
-	for i := range sites {
-		s := &sites[i]
-		m := symbols.Module{Path: s.Module, BuildID: s.BuildID, Size: s.ModuleSize}
-		if sym, ok := names.Return(m, s.Offset); ok {
-			s.Function, s.File, s.Line = sym.Function, sym.File, sym.Line
-		}
-	}
-}
-
-// copySiteLabel is a copy site of stats as a person reads it: "stream+0x1746 main (stream.cu:60)".
-func copySiteLabel(s trace.SiteStats) string {
+// CopySiteLabel is a copy site of stats as a person reads it: "stream+0x1746 main (stream.cu:60)".
+func CopySiteLabel(s trace.SiteStats) string {
 	return symbols.Label(s.Site, symbols.Symbol{Function: s.Function, File: s.File, Line: s.Line})
 }
 

@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"fmt"
@@ -6,21 +6,22 @@ import (
 	"strings"
 
 	"github.com/echo-uma/echo/calibrate"
+	"github.com/echo-uma/echo/internal/texttable"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/planner"
 )
 
-// renderCalibration prints the plan's prediction (its one Forecast), then the variants side
+// Calibration prints the plan's prediction (its one Forecast), then the variants side
 // by side, each with that prediction's estimate, the speed-up its rounds measured paired with
 // the baseline's, its verdict and how sure it is, the reason where it was refused; then how
 // many rounds ran and why no more, and what the plan now says.
-func renderCalibration(w io.Writer, r *calibrate.Result, p *plan.Plan, planPath string) error {
+func Calibration(w io.Writer, r *calibrate.Result, p *plan.Plan, planPath string) error {
 	f := planner.ForecastFor(p)
-	fmt.Fprintln(w, forecastLine(f))
-	t := columns{headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
-		right: []int{1, 2, 3, 4, 5}}
+	fmt.Fprintln(w, ForecastLine(f))
+	t := texttable.Columns{Headers: []string{"variant", "ms/iter", "spread", "predicted", "measured", "run ms", "verdict"},
+		Right: []int{1, 2, 3, 4, 5}}
 	row := func(name, predicted, measured string, v calibrate.Variant, verdict string) {
-		t.rows = append(t.rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
+		t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.3f", v.MedianMS), fmt.Sprintf("%.3f", v.SpreadMS),
 			predicted, measured, fmt.Sprintf("%.1f", v.RunMedianMS), verdict})
 	}
 	base := "as written"
@@ -35,18 +36,18 @@ func renderCalibration(w io.Writer, r *calibrate.Result, p *plan.Plan, planPath 
 		}
 		predicted := "–"
 		if s := f.Speedup(v.Strategy); s > 0 {
-			predicted = formatSpeedup(s)
+			predicted = FormatSpeedup(s)
 		}
 		measured := "–"
 		switch {
 		case v.Paired != nil:
-			measured = formatSpeedup(v.Paired.Speedup)
+			measured = FormatSpeedup(v.Paired.Speedup)
 		case v.MedianMS > 0:
-			measured = formatSpeedup(r.Baseline.MedianMS / v.MedianMS)
+			measured = FormatSpeedup(r.Baseline.MedianMS / v.MedianMS)
 		}
 		row(string(v.Strategy), predicted, measured, v, verdict)
 	}
-	if _, err := io.WriteString(w, t.render()); err != nil {
+	if _, err := io.WriteString(w, t.Render()); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, roundsLine(r))

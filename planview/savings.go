@@ -1,4 +1,4 @@
-package main
+package planview
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/echo-uma/echo/plan"
 )
 
-// renderSavings prints the costs and savings of the enabled plan in a few lines after the
+// Savings prints the costs and savings of the enabled plan in a few lines after the
 // calibration table (paper §4.3–4.4).
-func renderSavings(w io.Writer, s *plan.Savings) {
+func Savings(w io.Writer, s *plan.Savings) {
 	if s == nil {
 		return
 	}
@@ -19,7 +19,7 @@ func renderSavings(w io.Writer, s *plan.Savings) {
 	}
 }
 
-// savingsLines are the lines renderSavings prints.
+// savingsLines are the lines Savings prints.
 func savingsLines(s *plan.Savings) []string {
 	f := s.Finding
 	lines := []string{
