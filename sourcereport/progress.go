@@ -24,7 +24,7 @@ func NewProgress(w io.Writer, tty bool) *Progress {
 	return &Progress{w: w, tty: tty, every: 5 * time.Second, start: time.Now()}
 }
 
-// Update is source.ScanOptions.Progress: called once per file, one call at a time.
+// Update is scan.ScanOptions.Progress: called once per file, one call at a time.
 func (p *Progress) Update(done, total int, file string) {
 	now := time.Now()
 	if p.tty {
