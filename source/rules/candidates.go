@@ -38,17 +38,7 @@ type Site struct {
 // candidates finds the pairs of one function from its events: a copy between a variable that
 // some path gives a host allocation and one that some path gives a device allocation.
 func candidates(fn *parse.Node, evs []facts.Event, names map[parse.DeclID]string) []Pair {
-	host, dev := map[parse.DeclID]bool{}, map[parse.DeclID]bool{}
-	for _, ev := range evs {
-		if ev.Kind == facts.EvDef {
-			switch ev.Alloc {
-			case facts.AllocHost:
-				host[ev.V] = true
-			case facts.AllocDevice:
-				dev[ev.V] = true
-			}
-		}
-	}
+	host, dev := allocated(evs)
 	var out []Pair
 	seen := map[[2]parse.DeclID]int{}
 	for _, ev := range evs {
@@ -80,9 +70,10 @@ func candidates(fn *parse.Node, evs []facts.Event, names map[parse.DeclID]string
 // is a parameter of a function the translation unit calls is left to the callers, which see the
 // copy through the helper's summary.
 
-// declinedCopies are the pairs of fn's copies that candidates found no pair for.
-func declinedCopies(e *facts.Effects, fn *parse.Node, evs []facts.Event, pairs []Pair) []Proof {
-	host, dev := map[parse.DeclID]bool{}, map[parse.DeclID]bool{}
+// allocated are the variables that some path of evs gives a host allocation, and those it
+// gives a device allocation.
+func allocated(evs []facts.Event) (host, dev map[parse.DeclID]bool) {
+	host, dev = map[parse.DeclID]bool{}, map[parse.DeclID]bool{}
 	for _, ev := range evs {
 		if ev.Kind == facts.EvDef {
 			switch ev.Alloc {
@@ -93,6 +84,12 @@ func declinedCopies(e *facts.Effects, fn *parse.Node, evs []facts.Event, pairs [
 			}
 		}
 	}
+	return host, dev
+}
+
+// declinedCopies are the pairs of fn's copies that candidates found no pair for.
+func declinedCopies(e *facts.Effects, fn *parse.Node, evs []facts.Event, pairs []Pair) []Proof {
+	host, dev := allocated(evs)
 	covered := map[[2]parse.DeclID]bool{}
 	for _, p := range pairs {
 		covered[[2]parse.DeclID{p.HostID, p.DeviceID}] = true
