@@ -11,13 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
 	"strings"
+
+	"github.com/echo-uma/echo/tests/internal/gofiles"
 )
 
 // offender is one function over the limit.
@@ -57,52 +56,29 @@ func main() {
 	}
 }
 
-// measure walks the Go files under root, leaving out tests, generated files, testdata and
-// build outputs, and returns the functions longer than maxLines and cmd/echoctl's line count.
+// measure walks the Go files under root, leaving out tests and generated files, and returns
+// the functions longer than maxLines and cmd/echoctl's line count.
 func measure(root string, maxLines int) ([]offender, int, error) {
 	var long []offender
 	cli := 0
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case "testdata", "build", "node_modules", "vendor":
-				return filepath.SkipDir
-			}
-			if strings.HasPrefix(d.Name(), ".") && path != root {
-				return filepath.SkipDir
-			}
+	err := gofiles.Walk(root, func(f gofiles.File) error {
+		if strings.HasSuffix(f.Rel, "_test.go") {
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if path.Dir(f.Rel) == "cmd/echoctl" {
+			cli += bytes.Count(f.Src, []byte("\n"))
+		}
+		if ast.IsGenerated(f.AST) {
 			return nil
 		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if filepath.ToSlash(filepath.Dir(rel)) == "cmd/echoctl" {
-			cli += bytes.Count(src, []byte("\n"))
-		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		if ast.IsGenerated(f) {
-			return nil
-		}
-		for _, decl := range f.Decls {
+		for _, decl := range f.AST.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
 			}
-			start, end := fset.Position(fn.Pos()), fset.Position(fn.End())
+			start, end := f.Fset.Position(fn.Pos()), f.Fset.Position(fn.End())
 			if n := end.Line - start.Line + 1; n > maxLines {
-				long = append(long, offender{where: fmt.Sprintf("%s:%d", rel, start.Line), name: funcName(fn), lines: n})
+				long = append(long, offender{where: fmt.Sprintf("%s:%d", f.Rel, start.Line), name: funcName(fn), lines: n})
 			}
 		}
 		return nil

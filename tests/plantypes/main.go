@@ -8,15 +8,14 @@ package main
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	pathpkg "path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/echo-uma/echo/tests/internal/gofiles"
 )
 
 const planImport = "github.com/echo-uma/echo/plan"
@@ -42,26 +41,12 @@ func main() {
 		root = os.Args[1]
 	}
 	var problems []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "testdata", "build", "vendor", "node_modules":
-				return filepath.SkipDir
-			}
-			if filepath.Clean(path) == filepath.Join(filepath.Clean(root), "plan") {
-				return filepath.SkipDir
-			}
+	err := gofiles.Walk(root, func(f gofiles.File) error {
+		if f.Rel == "plan" || strings.HasPrefix(f.Rel, "plan/") {
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		found, err := declarations(root, path)
-		problems = append(problems, found...)
-		return err
+		problems = append(problems, declarations(f)...)
+		return nil
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "plantypes:", err)
@@ -76,16 +61,11 @@ func main() {
 	}
 }
 
-// declarations are the problems in the Go file at path: each type of a plan type's name not
-// allowed, and each alias to a type of package plan.
-func declarations(root, path string) ([]string, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", path, err)
-	}
+// declarations are the problems in one Go file: each type of a plan type's name not allowed,
+// and each alias to a type of package plan.
+func declarations(f gofiles.File) []string {
 	planName := ""
-	for _, imp := range f.Imports {
+	for _, imp := range f.AST.Imports {
 		if p, _ := strconv.Unquote(imp.Path.Value); p == planImport {
 			planName = "plan"
 			if imp.Name != nil {
@@ -94,24 +74,24 @@ func declarations(root, path string) ([]string, error) {
 		}
 	}
 	var out []string
-	for _, decl := range f.Decls {
+	for _, decl := range f.AST.Decls {
 		gen, ok := decl.(*ast.GenDecl)
 		if !ok || gen.Tok != token.TYPE {
 			continue
 		}
 		for _, spec := range gen.Specs {
 			ts := spec.(*ast.TypeSpec)
-			at := fset.Position(ts.Pos())
+			at := f.Fset.Position(ts.Pos())
 			if ts.Assign.IsValid() && planName != "" && refersTo(ts.Type, planName) {
 				out = append(out, fmt.Sprintf("%s: type %s is an alias to a type of package plan", at, ts.Name.Name))
 				continue
 			}
-			if slices.Contains(planTypes, ts.Name.Name) && !isAllowed(root, path, ts.Name.Name) {
+			if slices.Contains(planTypes, ts.Name.Name) && !isAllowed(f.Rel, ts.Name.Name) {
 				out = append(out, fmt.Sprintf("%s: type %s is one of the plan's types: use plan.%s", at, ts.Name.Name, ts.Name.Name))
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // refersTo reports whether the type expression names a type of the package imported as pkg.
@@ -128,14 +108,10 @@ func refersTo(expr ast.Expr, pkg string) bool {
 	return found
 }
 
-// isAllowed reports whether allowed lists the type name in the package at path's directory
-// or a directory above it (source's sub-packages are source's).
-func isAllowed(root, path, name string) bool {
-	dir, err := filepath.Rel(root, filepath.Dir(path))
-	if err != nil {
-		return false
-	}
-	for dir = filepath.ToSlash(dir); dir != "." && dir != "/" && dir != ""; dir = pathpkg.Dir(dir) {
+// isAllowed reports whether allowed lists the type name in the package of the file rel (a
+// path from the root) or a directory above it (source's sub-packages are source's).
+func isAllowed(rel, name string) bool {
+	for dir := pathpkg.Dir(rel); dir != "." && dir != "/" && dir != ""; dir = pathpkg.Dir(dir) {
 		if allowed[dir+" "+name] != "" {
 			return true
 		}
