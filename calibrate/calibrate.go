@@ -139,7 +139,7 @@ func Calibrate(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []stri
 	if o.Progress == nil {
 		o.Progress = func(string, ...any) {}
 	}
-	base, err := plan.Compact(p, nil, "mapped", plan.ModeMeasure)
+	base, err := plan.Compact(p, nil, plan.StrategyMapped, plan.ModeMeasure)
 	if err != nil {
 		return nil, err
 	}
