@@ -165,6 +165,10 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 		{"timed copy out of the rest", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), timedSync}, 7, 7},
 		// A floor under the estimate never raises it.
 		{"floor below", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 1, 10 - 4 - 0.5},
+		// A resolve run slowed by load: its rest, 16 ms, is longer than the traced iteration.
+		// The synchronous copy held the host in that iteration and overlapped nothing, so the
+		// iteration less it (9.5 ms) is the most the floor can be.
+		{"rest beyond the iteration", []plan.Pair{sync}, 16, 10 - 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &plan.Plan{Loop: plan.Loop{Iterations: 100, MS: 10, RestMS: tc.rest}, Pairs: tc.pairs}
