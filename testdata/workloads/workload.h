@@ -49,6 +49,21 @@
 		}                                                                          \
 	} while (0)
 
+/* Checked driver API calls, for the workloads that include <cuda.h> first. */
+#ifdef CUDA_VERSION
+#define CU_CHECK(call)                                                                     \
+	do {                                                                               \
+		CUresult r_ = (call);                                                      \
+		if (r_ != CUDA_SUCCESS) {                                                  \
+			const char *name_ = NULL;                                          \
+			cuGetErrorName(r_, &name_);                                        \
+			fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
+				#call, name_ ? name_ : "unknown CUresult");                \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+#endif
+
 struct options {
 	size_t size;	      /* bytes of the main buffer */
 	int iters;	      /* timed iterations */
@@ -190,6 +205,12 @@ static inline struct merged merged_alloc(const char *strategy, size_t n)
 	return m;
 }
 
+/* The naive builds' merge of one pair, merged without care: one merged buffer m of o's size
+ * that the host name and the device name both point into. */
+#define NAIVE_MERGE(m, o, host, dev)                             \
+	struct merged m = merged_alloc((o).strategy, (o).size); \
+	float *host = (float *)m.host, *dev = (float *)m.dev
+
 static inline void merged_free(const char *strategy, struct merged m)
 {
 	if (!strcmp(strategy, "managed"))
@@ -235,6 +256,37 @@ static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 }
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
+
+#define STRIDE 1024 /* the host touches one float in every 4 KiB page */
+
+/* The first contents of an input: a ramp that repeats every thousand floats. */
+static inline void fill_ramp(float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)(i % 1000) * 0.001f;
+}
+
+/* Batch number batch of an input: small whole numbers, different for every batch. */
+static inline void fill_batch(float *p, size_t n, int batch)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)((i + (size_t)batch * 31) % 97);
+}
+
+/* The host's update of its input in iteration it: one float in every page. */
+static inline void touch_pages(float *p, size_t n, int it)
+{
+	for (size_t i = 0; i < n; i += STRIDE)
+		p[i] = (float)it + (float)(i % 7);
+}
+
+/* The host's look at an output: one float in every page, folded into the checksum h. */
+static inline uint64_t fnv1a_pages(uint64_t h, const float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i += STRIDE)
+		h = fnv1a(h, &p[i], sizeof(float));
+	return h;
+}
 
 /* Per-iteration timing: call lap() at the end of each iteration. */
 struct laps {
