@@ -207,9 +207,9 @@ static inline struct merged merged_alloc(const char *strategy, size_t n)
 
 /* The naive builds' merge of one pair, merged without care: one merged buffer m of o's size
  * that the host name and the device name both point into. */
-#define NAIVE_MERGE(m, o, host, dev)                             \
+#define NAIVE_MERGE(m, o, host_name, dev_name)                   \
 	struct merged m = merged_alloc((o).strategy, (o).size); \
-	float *host = (float *)m.host, *dev = (float *)m.dev
+	float *host_name = (float *)m.host, *dev_name = (float *)m.dev
 
 static inline void merged_free(const char *strategy, struct merged m)
 {
