@@ -208,22 +208,6 @@ static void copy_sync(bool driver, cudaStream_t st, void *dst, const void *src, 
 		CHECK(cudaStreamSynchronize(st));
 }
 
-/* --pool and --driver are this workload's own; parse_options sees the rest of argv. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	bool found = false;
-	int j = 1;
-	for (int i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], flag))
-			found = true;
-		else
-			argv[j++] = argv[i];
-	}
-	argv[j] = NULL;
-	*argc = j;
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	bool pool = take_flag(&argc, argv, "--pool"), driver = take_flag(&argc, argv, "--driver");

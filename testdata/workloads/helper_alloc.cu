@@ -53,18 +53,6 @@ __attribute__((noinline)) static float *new_output(size_t bytes)
 	return p;
 }
 
-/* Takes a flag of this program's own out of argv; whether it was there. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	for (int i = 1; i < *argc; i++)
-		if (!strcmp(argv[i], flag)) {
-			memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof *argv);
-			(*argc)--;
-			return true;
-		}
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	bool verify = take_flag(&argc, argv, "--verify"), verify_first = take_flag(&argc, argv, "--verify-first");

@@ -188,22 +188,6 @@ static __attribute__((noinline)) float *host_array(size_t bytes)
 	return p;
 }
 
-/* --stage-out is this workload's own; parse_options sees the rest of argv. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	bool found = false;
-	int j = 1;
-	for (int i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], flag))
-			found = true;
-		else
-			argv[j++] = argv[i];
-	}
-	argv[j] = NULL;
-	*argc = j;
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	struct framework f = {};

@@ -104,6 +104,23 @@ static inline int parse_int(const char *s)
 	return *end || end == s || v < 0 || v > 1000000000 ? -1 : (int)v;
 }
 
+/* Takes a flag of the workload's own (WORKLOAD_FLAGS) out of argv before parse_options sees
+ * the rest; whether it was there. */
+static inline bool take_flag(int *argc, char **argv, const char *flag)
+{
+	bool found = false;
+	int j = 1;
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], flag))
+			found = true;
+		else
+			argv[j++] = argv[i];
+	}
+	argv[j] = NULL;
+	*argc = j;
+	return found;
+}
+
 static inline struct options parse_options(int argc, char **argv, struct options o)
 {
 #ifdef ECHO_MANUAL
