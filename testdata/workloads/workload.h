@@ -1,12 +1,14 @@
 /*
  * What every workload shares: the command line, checked CUDA calls, host and merged buffer
- * allocation, timing and the checksum. Each workload is one .cu file built for the emulator
- * with g++ (-x c++) and for real GPUs with nvcc. A workload that defines WORKLOAD_MANUAL
- * before including this header also carries its hand-merged reference, run with --manual
- * (the default when built with ECHO_MANUAL, as the <name>-manual programs are): one binary
- * for both, so the two share their code layout, which on the emulator, whose kernels are
- * host code, moves timings by a few per cent. The unsafe cases are built a second time with
- * ECHO_NAIVE (merged without care).
+ * allocation (and the naive builds' merge), the host's fills and page touches, timing and the
+ * checksum. Each workload is one .cu file built for the emulator with g++ (-x c++) and for
+ * real GPUs with nvcc. A workload that defines WORKLOAD_MANUAL before including this header
+ * also carries its hand-merged reference, run with --manual (the default when built with
+ * ECHO_MANUAL, as the <name>-manual programs are): one binary for both, so the two share their
+ * code layout, which on the emulator, whose kernels are host code, moves timings by a few per
+ * cent. The unsafe cases are built a second time with ECHO_NAIVE (merged without care). The
+ * allocations, copies and frees a workload is about stay in its own main, where the source
+ * path reads and rewrites them.
  *
  * Output on stdout is exactly two lines, `checksum=<16 hex digits>` and `iter_ms=<median>`;
  * the configuration goes to stderr, so stdout compares equal across variants of one build.
