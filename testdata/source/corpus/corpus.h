@@ -65,13 +65,11 @@ static inline float atomicExch(float *p, float v)
 struct corpus {
 	size_t size; /* bytes of each buffer */
 	int iters, warmup;
-	double *ms; /* each iteration's time, the warmup's first (lap_start, lap_end) */
-	double t0;  /* when the iteration being timed began */
 };
 
 static inline struct corpus corpus_options(int argc, char **argv)
 {
-	struct corpus c = {256 << 10, 3, 1, NULL, 0};
+	struct corpus c = {256 << 10, 3, 1};
 	for (int i = 1; i + 1 < argc; i += 2) {
 		char *end;
 		unsigned long long v = strtoull(argv[i + 1], &end, 10);
@@ -94,7 +92,6 @@ static inline struct corpus corpus_options(int argc, char **argv)
 		fprintf(stderr, "%s: --size must be at least 4K and --iters between 1 and 100000\n", argv[0]);
 		exit(2);
 	}
-	c.ms = (double *)calloc((size_t)(c.warmup + c.iters), sizeof(double));
 	return c;
 }
 
@@ -122,22 +119,10 @@ static inline double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* Times iteration it, from lap_start to lap_end; an iteration timed twice adds up. */
-static inline void lap_start(struct corpus *c)
+/* Prints the checksum and the median of the iterations' times (ms[warmup..]). */
+static inline void report(uint64_t sum, double *ms, int warmup, int n)
 {
-	c->t0 = now_ms();
-}
-
-static inline void lap_end(struct corpus *c, int it)
-{
-	c->ms[it] += now_ms() - c->t0;
-}
-
-/* Prints the checksum and the median of the iterations' times after the warmup. */
-static inline void report(uint64_t sum, struct corpus *c)
-{
-	int n = c->iters;
-	double *t = c->ms + c->warmup;
+	double *t = ms + warmup;
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
 			double x = t[j];
@@ -146,7 +131,6 @@ static inline void report(uint64_t sum, struct corpus *c)
 		}
 	printf("checksum=%016llx\n", (unsigned long long)sum);
 	printf("iter_ms=%.4f\n", n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
-	free(c->ms);
 }
 
 #endif
