@@ -227,7 +227,7 @@ $(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c testdata/tracer/chec
 		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The runtime's buffers and copies, a kernel launched through the driver as a library does.
-$(BUILD)/tests/library_launch: testdata/tracer/library_launch.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
+$(BUILD)/tests/library_launch: testdata/tracer/library_launch.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
 		-L$(BUILD)/lib -lcudart -ldl -Wl,-rpath,'$$ORIGIN/../lib'

@@ -17,14 +17,7 @@
 #include <ctime>
 #include <vector>
 
-#define CHECK(call)                                                                                   \
-	do {                                                                                          \
-		cudaError_t e_ = (call);                                                              \
-		if (e_ != cudaSuccess) {                                                              \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-			exit(1);                                                                      \
-		}                                                                                     \
-	} while (0)
+#include "check.h"
 
 #define NAP_MS 200
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,20 +14,28 @@ import (
 
 // TestPlanSource: for a binary-path plan whose source is at hand, plan --source says whether
 // the source path proves each pair (issue 28 item 4): stream's two pairs proved (the output's
-// wait kept), unsafe_live_value's input pair declined on S1 at the line that refills it.
+// wait kept), unsafe_live_value's input pair declined on S1 at the line that refills it, found
+// by its text.
 func TestPlanSource(t *testing.T) {
 	needClang(t)
 	testenv.RequireRoot(t)
 	for _, c := range []struct {
 		name string
 		want []string
+		at   string // the text of the line a want's %d names
 	}{
 		{"stream", []string{"h_in/d_in in main  proved: echoctl rewrite merges it",
-			"h_out/d_out in main  proved, the copy's wait kept"}},
-		{"unsafe_live_value", []string{"h_in/d_in in main  declined: S1 refused at line 41"}},
+			"h_out/d_out in main  proved, the copy's wait kept"}, ""},
+		{"unsafe_live_value", []string{"h_in/d_in in main  declined: S1 refused at line %d"}, "fill_batch(h_in, n, it + 1)"},
 	} {
 		rel := "testdata/workloads/" + c.name + ".cu"
 		dir := workdir(t, c.name+".cu")
+		if c.at != "" {
+			at := lineWith(t, filepath.Join(dir, rel), c.at)
+			for i, w := range c.want {
+				c.want[i] = fmt.Sprintf(w, at)
+			}
+		}
 		exe := filepath.Join(t.TempDir(), c.name)
 		buildWorkload(t, filepath.Join(dir, rel), exe)
 		tr := filepath.Join(t.TempDir(), "trace.bin")

@@ -81,7 +81,7 @@ func TestProveCorpus(t *testing.T) {
 		// it does not reach the kernel, and the D2H copy after the kernel brings the values
 		// back; only the wait is kept.
 		{"memset.cu", "h_out", 2, plan.ConditionKeepWait, "CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));", true},
-		{"unsafe_memset_read.cu", "h_out", 1, plan.ConditionRefused, "sum = fnv1a(sum, &h_out[i], sizeof(float));", false},
+		{"unsafe_memset_read.cu", "h_out", 1, plan.ConditionRefused, "sum = fnv1a_pages(sum, h_out, n);", false},
 	}
 	for _, c := range cases {
 		t.Run(c.file+"/"+c.host, func(t *testing.T) {

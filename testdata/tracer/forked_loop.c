@@ -17,32 +17,16 @@
 #include "check.h"
 #include "triple.h"
 
-
 static int loop(int iters, size_t bytes)
 {
-	size_t n = bytes / sizeof(uint32_t);
-	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
-	CHECK(emuRegisterKernel((const void *)triple, "triple", 3, sizes));
+	REGISTER_MAP_KERNEL(triple);
 	uint32_t *h_in = malloc(bytes), *h_out = malloc(bytes), *d_in, *d_out;
 	if (!h_in || !h_out)
 		return 1;
 	CHECK(cudaMalloc((void **)&d_in, bytes));
 	CHECK(cudaMalloc((void **)&d_out, bytes));
-	uint64_t sum = CHECKSUM_START;
-	for (int it = 0; it < iters; it++) {
-		fill_input(h_in, n, it);
-		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
-		void *args[] = {&d_in, &d_out, &n};
-		CHECK(cudaLaunchKernel((const void *)triple, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, 0));
-		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-		sum = fold(sum, h_out, n, 89);
-	}
-	printf("checksum=%016llx\n", (unsigned long long)sum);
-	CHECK(cudaFree(d_in));
-	CHECK(cudaFree(d_out));
-	free(h_in);
-	free(h_out);
-	return 0;
+	uint64_t sum = triple_loop(iters, bytes, h_in, h_out, d_in, d_out, 0);
+	return report_and_free(sum, h_in, h_out, d_in, d_out);
 }
 
 int main(int argc, char **argv)

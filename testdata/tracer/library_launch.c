@@ -18,17 +18,9 @@
 #include "cuda.h"
 #include "cuda_emulator.h"
 #include "check.h"
+#include "triple.h"
 
-static void add_one(dim3 grid, dim3 block, void **args)
-{
-	(void)grid;
-	(void)block;
-	const uint32_t *in = *(const uint32_t **)args[0];
-	uint32_t *out = *(uint32_t **)args[1];
-	size_t n = *(size_t *)args[2];
-	for (size_t i = 0; i < n; i++)
-		out[i] = in[i] + 1;
-}
+MAP_KERNEL(add_one, in[i] + 1)
 
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -59,8 +51,7 @@ int main(int argc, char **argv)
 	int early = argc > 3 && !strcmp(argv[3], "early");
 	int nvcc13 = argc > 4 && !strcmp(argv[4], "nvcc13");
 	size_t n = bytes / sizeof(uint32_t);
-	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
-	CHECK(emuRegisterKernel((const void *)add_one, "add_one", 3, sizes));
+	REGISTER_MAP_KERNEL(add_one);
 	launch_fn launch = nvcc13 ? NULL : driver_launch();
 	cudaKernel_t kernel;
 	CHECK(__cudaGetKernel(&kernel, (const void *)add_one));
@@ -84,10 +75,5 @@ int main(int argc, char **argv)
 		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
 		sum = fold(sum, h_out, n, 89);
 	}
-	printf("checksum=%016llx\n", (unsigned long long)sum);
-	CHECK(cudaFree(d_in));
-	CHECK(cudaFree(d_out));
-	free(h_in);
-	free(h_out);
-	return 0;
+	return report_and_free(sum, h_in, h_out, d_in, d_out);
 }

@@ -26,7 +26,6 @@
 
 static atomic_bool done;
 
-
 /* The helpers every thread allocates through: one site each. */
 static __attribute__((noinline)) void *host_buffer(size_t bytes)
 {
@@ -58,32 +57,17 @@ static void *loader(void *arg)
 
 static __attribute__((noinline)) int loop(int iters, size_t bytes)
 {
-	size_t n = bytes / sizeof(uint32_t);
 	uint32_t *h_in = host_buffer(bytes), *d_in = device_buffer(bytes);
 	uint32_t *h_out = host_buffer(bytes), *d_out = device_buffer(bytes);
-	uint64_t sum = CHECKSUM_START;
-	for (int it = 0; it < iters; it++) {
-		fill_input(h_in, n, it);
-		CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
-		void *args[] = {&d_in, &d_out, &n};
-		CHECK(cudaLaunchKernel((const void *)triple, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, 0));
-		CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-		sum = fold(sum, h_out, n, 89);
-	}
-	printf("checksum=%016llx\n", (unsigned long long)sum);
-	CHECK(cudaFree(d_in));
-	CHECK(cudaFree(d_out));
-	free(h_in);
-	free(h_out);
-	return 0;
+	uint64_t sum = triple_loop(iters, bytes, h_in, h_out, d_in, d_out, 0);
+	return report_and_free(sum, h_in, h_out, d_in, d_out);
 }
 
 int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 8;
 	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
-	const size_t sizes[] = {sizeof(void *), sizeof(void *), sizeof(size_t)};
-	CHECK(emuRegisterKernel((const void *)triple, "triple", 3, sizes));
+	REGISTER_MAP_KERNEL(triple);
 	pthread_t threads[LOADERS];
 	for (int t = 0; t < LOADERS; t++)
 		pthread_create(&threads[t], NULL, loader, &bytes);

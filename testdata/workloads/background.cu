@@ -24,16 +24,7 @@
 #define NAPS_PER_SECOND 1000ull
 #endif
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 1.000001f + 0.5f;
-		out[i] = v;
-	}
-}
+SCALE_KERNEL(1.000001f, 0.5f)
 
 /* Waits for *release, napping, at most naps times; *verdict says which came first. */
 KERNEL3(watch, const volatile int *, release, unsigned long long, naps, int *, verdict)
@@ -46,8 +37,6 @@ KERNEL3(watch, const volatile int *, release, unsigned long long, naps, int *, v
 		*verdict = *release ? 1 : 2;
 	}
 }
-
-#define STRIDE 1024 /* the host touches one float in every 4 KiB page */
 
 /* --patience SECONDS, taken out of argv: how long the watcher waits to be released. */
 static unsigned long long take_patience(int *argc, char **argv)
@@ -67,8 +56,7 @@ static unsigned long long take_patience(int *argc, char **argv)
 int main(int argc, char **argv)
 {
 	unsigned long long patience = take_patience(&argc, argv);
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float), zero = 0;
 
 	cudaStream_t work, background;
@@ -90,8 +78,7 @@ int main(int argc, char **argv)
 		CHECK(cudaMalloc((void **)&d_in, o.size));
 		CHECK(cudaMalloc((void **)&d_out, o.size));
 	}
-	for (size_t i = 0; i < n; i++)
-		h_in[i] = (float)(i % 1000) * 0.001f;
+	fill_ramp(h_in, n);
 
 	/* Load the loop's kernel before the watcher starts: a lazily loaded module (CUDA's
 	 * default since 12.2) loads under a context-wide synchronize, which would wait for it. */
@@ -106,8 +93,7 @@ int main(int argc, char **argv)
 	uint64_t sum = FNV_OFFSET;
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
-		for (size_t i = 0; i < n; i += STRIDE)
-			h_in[i] = (float)it + (float)(i % 7);
+		touch_pages(h_in, n, it);
 		if (!o.manual)
 			CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
 		void *args[] = {&d_in, &d_out, &n, &o.work};
@@ -116,8 +102,7 @@ int main(int argc, char **argv)
 			CHECK(cudaStreamSynchronize(work));
 		else
 			CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));
-		for (size_t i = 0; i < n; i += STRIDE)
-			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_out, n);
 		lap(&l);
 	}
 	__atomic_store_n(release, 1, __ATOMIC_SEQ_CST);

@@ -8,24 +8,13 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 0.999f + 0.25f;
-		out[i] = v;
-	}
-}
+SCALE_KERNEL(0.999f, 0.25f)
 
 #define CHUNKS 4
-#define STRIDE 1024
 
 int main(int argc, char **argv)
 {
-	struct options o = {4 << 20, 20, 3, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "hostalloc", "mapped", false});
 	size_t chunk = o.size / CHUNKS, n = chunk / sizeof(float), total = o.size / sizeof(float);
 	cudaStream_t st[CHUNKS];
 	for (int k = 0; k < CHUNKS; k++)
@@ -61,8 +50,7 @@ int main(int argc, char **argv)
 				CHECK(cudaMemcpyAsync(h_out + k * n, dout, chunk, cudaMemcpyDeviceToHost, st[k]));
 		}
 		CHECK(cudaDeviceSynchronize());
-		for (size_t i = 0; i < total; i += STRIDE)
-			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_out, total);
 		lap(&l);
 	}
 	report(fnv1a(sum, h_out, o.size), &l);

@@ -26,8 +26,7 @@ KERNEL5(matmul, const float *, a, const float *, b, float *, c, int, n, int, wor
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 20, 2, 1, "pinned", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 20, 2, 1, "pinned", "mapped", false});
 	int n = (int)sqrt((double)(o.size / sizeof(float)));
 	size_t bytes = (size_t)n * n * sizeof(float);
 	struct merged a = {}, b = {}, c = {};

@@ -9,23 +9,11 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 0.999f + 0.25f;
-		out[i] = v;
-	}
-}
-
-#define STRIDE 1024
+SCALE_KERNEL(0.999f, 0.25f)
 
 int main(int argc, char **argv)
 {
-	struct options o = {1 << 20, 20, 3, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {1 << 20, 20, 3, 1, "hostalloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	cudaStream_t st[2];
 	float *h_in[2], *h_out[2], *d_in[2], *d_out[2];
@@ -54,8 +42,7 @@ int main(int argc, char **argv)
 		int b = it % 2;
 		CHECK(cudaStreamSynchronize(st[b])); /* set b's previous frame is done */
 		if (it >= 2)
-			for (size_t i = 0; i < n; i += STRIDE)
-				sum = fnv1a(sum, &h_out[b][i], sizeof(float));
+			sum = fnv1a_pages(sum, h_out[b], n);
 		for (size_t i = 0; i < n; i += STRIDE)
 			h_in[b][i] = (float)it;
 		if (!o.manual)

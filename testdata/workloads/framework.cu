@@ -23,25 +23,12 @@
 #define WORKLOAD_FLAGS " [--pool] [--driver]"
 #include "workload.h"
 
-#define CU_CHECK(call)                                                                     \
-	do {                                                                               \
-		CUresult r_ = (call);                                                      \
-		if (r_ != CUDA_SUCCESS) {                                                  \
-			const char *name_ = NULL;                                          \
-			cuGetErrorName(r_, &name_);                                        \
-			fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
-				#call, name_ ? name_ : "unknown CUresult");                \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
-
 #define NW 4096		     /* weights: 16 KiB of floats, a block that lives for the whole run */
 #define BLOCK_ROUND 512	     /* PyTorch's caching allocator rounds every block to 512 bytes */
 #define SEGMENTS 2
 #define SEGMENT_TENSORS 3    /* a segment holds three tensors' worth of blocks */
 #define MAX_BLOCKS 8
 #define HOST_SLOTS 4
-#define STRIDE 1024	     /* the host reads one float in every 4 KiB page of the output */
 
 KERNEL5(affine, const float *, x, const float *, w, float *, h, size_t, n, int, work)
 {
@@ -221,27 +208,10 @@ static void copy_sync(bool driver, cudaStream_t st, void *dst, const void *src, 
 		CHECK(cudaStreamSynchronize(st));
 }
 
-/* --pool and --driver are this workload's own; parse_options sees the rest of argv. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	bool found = false;
-	int j = 1;
-	for (int i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], flag))
-			found = true;
-		else
-			argv[j++] = argv[i];
-	}
-	argv[j] = NULL;
-	*argc = j;
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	bool pool = take_flag(&argc, argv, "--pool"), driver = take_flag(&argc, argv, "--driver");
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "malloc", "mapped", false});
 	struct host_pool host = {};
 	host.mode = o.manual ? HOST_PINNED : pool ? HOST_POOL : HOST_FRESH;
 	fprintf(stderr, "%s: host tensors from %s, %s API\n", argv[0],
@@ -290,8 +260,7 @@ int main(int argc, char **argv)
 		/* y.cpu(), then the host reads it */
 		float *h_y = host_take(&host, o.size);
 		copy_sync(driver, st, h_y, d_y, o.size, cudaMemcpyDeviceToHost);
-		for (size_t i = 0; i < n; i += STRIDE)
-			sum = fnv1a(sum, &h_y[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_y, n);
 		if (it == o.warmup + o.iters - 1)
 			sum = fnv1a(sum, h_y, o.size);
 		block_free(&cache, d_x);

@@ -24,18 +24,7 @@
 
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 1.000001f + 0.5f;
-		out[i] = v;
-	}
-}
-
-#define STRIDE 1024
+SCALE_KERNEL(1.000001f, 0.5f)
 
 /* The helper every host buffer comes from. noinline, and work after the call, so that the
  * compiler keeps it a function of its own whose call to malloc is not a tail call. */
@@ -64,25 +53,12 @@ __attribute__((noinline)) static float *new_output(size_t bytes)
 	return p;
 }
 
-/* Takes a flag of this program's own out of argv; whether it was there. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	for (int i = 1; i < *argc; i++)
-		if (!strcmp(argv[i], flag)) {
-			memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof *argv);
-			(*argc)--;
-			return true;
-		}
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	bool verify = take_flag(&argc, argv, "--verify"), verify_first = take_flag(&argc, argv, "--verify-first");
 	bool previous = take_flag(&argc, argv, "--previous"), lock = take_flag(&argc, argv, "--register");
 	bool forks = take_flag(&argc, argv, "--fork");
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_saved = NULL, *h_prev = NULL, *d_in, *d_out;
 	if (verify_first)
@@ -99,14 +75,12 @@ int main(int argc, char **argv)
 	}
 	CHECK(cudaMalloc((void **)&d_in, o.size));
 	CHECK(cudaMalloc((void **)&d_out, o.size));
-	for (size_t i = 0; i < n; i++)
-		h_in[i] = (float)(i % 1000) * 0.001f;
+	fill_ramp(h_in, n);
 
 	uint64_t sum = FNV_OFFSET, last = 0;
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
-		for (size_t i = 0; i < n; i += STRIDE)
-			h_in[i] = (float)it + (float)(i % 7);
+		touch_pages(h_in, n, it);
 		if (h_saved)
 			memcpy(h_saved, h_in, o.size);
 		CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
@@ -125,8 +99,7 @@ int main(int argc, char **argv)
 			memcpy(h_prev, h_out, o.size);
 			last = fnv1a(FNV_OFFSET, h_out, o.size);
 		}
-		for (size_t i = 0; i < n; i += STRIDE)
-			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_out, n);
 		lap(&l);
 	}
 	if (forks) {

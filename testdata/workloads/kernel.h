@@ -73,4 +73,18 @@
 
 #endif
 
+/* The light map of the stream-like workloads: each output element is its input after work
+ * steps of v * A + B. */
+#define SCALE_KERNEL(A, B)                                                          \
+	KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)        \
+	{                                                                            \
+		FOR_ALL(i, n)                                                        \
+		{                                                                    \
+			float v = in[i];                                             \
+			for (int k = 0; k < work; k++)                               \
+				v = v * (A) + (B);                                   \
+			out[i] = v;                                                  \
+		}                                                                    \
+	}
+
 #endif

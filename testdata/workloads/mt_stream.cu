@@ -9,16 +9,7 @@
 
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 1.000001f + 0.5f;
-		out[i] = v;
-	}
-}
+SCALE_KERNEL(1.000001f, 0.5f)
 
 #define THREADS 4
 
@@ -62,8 +53,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 1, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 1, 1, "malloc", "mapped", false});
 	pthread_t threads[THREADS];
 	struct job jobs[THREADS];
 	struct laps l = laps_start(&o);

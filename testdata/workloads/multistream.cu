@@ -6,16 +6,7 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 0.999f + 0.25f;
-		out[i] = v;
-	}
-}
+SCALE_KERNEL(0.999f, 0.25f)
 
 KERNEL3(fold, const float *, other, float *, out, size_t, n)
 {
@@ -23,12 +14,9 @@ KERNEL3(fold, const float *, other, float *, out, size_t, n)
 	out[i] += 0.5f * other[i];
 }
 
-#define STRIDE 1024
-
 int main(int argc, char **argv)
 {
-	struct options o = {2 << 20, 20, 3, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {2 << 20, 20, 3, 1, "hostalloc", "mapped", false});
 	size_t half = o.size / 2, n = half / sizeof(float);
 	cudaStream_t st[2];
 	cudaEvent_t done[2];
@@ -74,8 +62,7 @@ int main(int argc, char **argv)
 		CHECK(cudaStreamSynchronize(st[0]));
 		CHECK(cudaStreamSynchronize(st[1]));
 		for (int s = 0; s < 2; s++)
-			for (size_t i = 0; i < n; i += STRIDE)
-				sum = fnv1a(sum, &h_out[s][i], sizeof(float));
+			sum = fnv1a_pages(sum, h_out[s], n);
 		lap(&l);
 	}
 	report(fnv1a(fnv1a(sum, h_out[0], half), h_out[1], half), &l);

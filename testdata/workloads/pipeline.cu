@@ -48,8 +48,7 @@ KERNEL4(head, const float *, act, float *, mask, float *, scores, size_t, n)
 
 int main(int argc, char **argv)
 {
-	struct options o = {1 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {1 << 20, 20, 3, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float), nscores = (n + GROUP - 1) / GROUP;
 	size_t pbytes = NPARAMS * sizeof(float), sbytes = nscores * sizeof(float);
 	float *d_feat, *d_act, *d_w;

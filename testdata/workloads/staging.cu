@@ -30,23 +30,10 @@
 #define WORKLOAD_FLAGS " [--stage-out]"
 #include "workload.h"
 
-#define CU_CHECK(call)                                                                     \
-	do {                                                                               \
-		CUresult r_ = (call);                                                      \
-		if (r_ != CUDA_SUCCESS) {                                                  \
-			const char *name_ = NULL;                                          \
-			cuGetErrorName(r_, &name_);                                        \
-			fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
-				#call, name_ ? name_ : "unknown CUresult");                \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
-
 #define NW 4096	       /* weights: 16 KiB of floats, a block that lives for the whole run */
 #define ROUND 512      /* the memory pool rounds every block to 512 bytes, as CuPy's does */
 #define MAX_BLOCKS 4
 #define MAX_STAGING 4
-#define STRIDE 1024    /* the program reads one float in every 4 KiB page of a result */
 
 KERNEL4(scale, const float *, x, const float *, w, float *, y, size_t, n)
 {
@@ -201,28 +188,11 @@ static __attribute__((noinline)) float *host_array(size_t bytes)
 	return p;
 }
 
-/* --stage-out is this workload's own; parse_options sees the rest of argv. */
-static bool take_flag(int *argc, char **argv, const char *flag)
-{
-	bool found = false;
-	int j = 1;
-	for (int i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], flag))
-			found = true;
-		else
-			argv[j++] = argv[i];
-	}
-	argv[j] = NULL;
-	*argc = j;
-	return found;
-}
-
 int main(int argc, char **argv)
 {
 	struct framework f = {};
 	f.stage_out = take_flag(&argc, argv, "--stage-out");
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 
 	CUdevice dev = 0;
@@ -266,8 +236,7 @@ int main(int argc, char **argv)
 		to_host(&f, y, d_y, o.size);
 		device_free(&f.dev, d_x);
 		device_free(&f.dev, d_y);
-		for (size_t i = 0; i < n; i += STRIDE)
-			sum = fnv1a(sum, &y[i], sizeof(float));
+		sum = fnv1a_pages(sum, y, n);
 		if (it == o.warmup + o.iters - 1)
 			sum = fnv1a(sum, y, o.size);
 		if (!o.manual) {

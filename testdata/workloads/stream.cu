@@ -9,23 +9,11 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL4(scale, const float *, in, float *, out, size_t, n, int, work)
-{
-	FOR_ALL(i, n)
-	{
-		float v = in[i];
-		for (int k = 0; k < work; k++)
-			v = v * 1.000001f + 0.5f;
-		out[i] = v;
-	}
-}
-
-#define STRIDE 1024 /* the host touches one float in every 4 KiB page */
+SCALE_KERNEL(1.000001f, 0.5f)
 
 int main(int argc, char **argv)
 {
-	struct options o = {4 << 20, 20, 3, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {4 << 20, 20, 3, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	struct merged in = {}, out = {};
 	float *h_in, *h_out, *d_in, *d_out;
@@ -38,14 +26,12 @@ int main(int argc, char **argv)
 		CHECK(cudaMalloc((void **)&d_in, o.size));
 		CHECK(cudaMalloc((void **)&d_out, o.size));
 	}
-	for (size_t i = 0; i < n; i++)
-		h_in[i] = (float)(i % 1000) * 0.001f;
+	fill_ramp(h_in, n);
 
 	uint64_t sum = FNV_OFFSET;
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
-		for (size_t i = 0; i < n; i += STRIDE)
-			h_in[i] = (float)it + (float)(i % 7);
+		touch_pages(h_in, n, it);
 		if (!o.manual)
 			CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
 #ifdef ECHO_KEEP_WAITS
@@ -58,8 +44,7 @@ int main(int argc, char **argv)
 			CHECK(cudaDeviceSynchronize());
 		else
 			CHECK(cudaMemcpy(h_out, d_out, o.size, cudaMemcpyDeviceToHost));
-		for (size_t i = 0; i < n; i += STRIDE)
-			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_out, n);
 		lap(&l);
 	}
 	report(fnv1a(sum, h_out, o.size), &l);

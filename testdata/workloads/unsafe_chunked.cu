@@ -15,16 +15,9 @@ KERNEL3(square, const float *, in, float *, out, size_t, n)
 
 #define CHUNKS 4
 
-static void fill(float *p, size_t n, int iteration)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (float)((i + (size_t)iteration * 31) % 97);
-}
-
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "hostalloc", "mapped", false});
 	size_t chunk = o.size / CHUNKS, n = chunk / sizeof(float);
 	cudaStream_t st[CHUNKS];
 	cudaEvent_t copied[CHUNKS];
@@ -33,8 +26,7 @@ int main(int argc, char **argv)
 		CHECK(cudaEventCreateWithFlags(&copied[k], cudaEventDisableTiming));
 	}
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_in = (float *)m.host, *d_in = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_in, d_in);
 #else
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
 	CHECK(cudaMalloc((void **)&d_in, o.size));
@@ -42,7 +34,7 @@ int main(int argc, char **argv)
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));
 	for (int k = 0; k < CHUNKS; k++)
-		fill(h_in + k * n, n, 0);
+		fill_batch(h_in + k * n, n, 0);
 	uint64_t sum = FNV_OFFSET;
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
@@ -58,7 +50,7 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < CHUNKS; k++) {
 			CHECK(cudaEventSynchronize(copied[k]));
-			fill(h_in + k * n, n, it + 1); /* the chunk's copy is done; its kernel may not have run */
+			fill_batch(h_in + k * n, n, it + 1); /* the chunk's copy is done; its kernel may not have run */
 		}
 		CHECK(cudaDeviceSynchronize());
 		sum = fnv1a(sum, h_out, o.size);

@@ -12,16 +12,9 @@ KERNEL3(square, const float *, in, float *, out, size_t, n)
 	out[i] = in[i] * in[i] + 1.0f;
 }
 
-static void fill_frame(float *p, size_t n, int frame)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (float)((i + (size_t)frame * 31) % 97);
-}
-
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "hostalloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	cudaStream_t st[2];
 	cudaEvent_t copied[2];
@@ -38,7 +31,7 @@ int main(int argc, char **argv)
 #endif
 		h_out[s] = (float *)host_alloc(o.host, o.size);
 		CHECK(cudaMalloc((void **)&d_out[s], o.size));
-		fill_frame(h_in[s], n, s);
+		fill_batch(h_in[s], n, s);
 	}
 	uint64_t sum = FNV_OFFSET;
 	int frames = o.warmup + o.iters;
@@ -56,7 +49,7 @@ int main(int argc, char **argv)
 		launch((const void *)square, n, args, st[b]);
 		CHECK(cudaMemcpyAsync(h_out[b], d_out[b], o.size, cudaMemcpyDeviceToHost, st[b]));
 		CHECK(cudaEventSynchronize(copied[b]));
-		fill_frame(h_in[b], n, it + 2); /* the copy is done; the kernel may not have run */
+		fill_batch(h_in[b], n, it + 2); /* the copy is done; the kernel may not have run */
 		lap(&l);
 	}
 	for (int s = 0; s < 2; s++) {

@@ -13,13 +13,11 @@ KERNEL2(rescale, float *, data, size_t, n)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size);
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_in = (float *)m.host, *d_data = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_in, d_data);
 #else
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_data;
 	CHECK(cudaMalloc((void **)&d_data, o.size));

@@ -14,8 +14,7 @@ KERNEL3(offset, const float *, in, float *, out, size_t, n)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));
@@ -27,8 +26,7 @@ int main(int argc, char **argv)
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
 #ifdef ECHO_NAIVE
-		struct merged m = merged_alloc(o.strategy, o.size);
-		float *h_in = (float *)m.host, *d_in = (float *)m.dev;
+		NAIVE_MERGE(m, o, h_in, d_in);
 #else
 		float *h_in = (float *)host_alloc(o.host, o.size);
 #endif

@@ -13,18 +13,14 @@ KERNEL3(accumulate, const float *, in, float *, out, size_t, n)
 	out[i] += in[i] * 0.5f + 1.0f;
 }
 
-#define STRIDE 1024
-
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "malloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
 	CHECK(cudaMalloc((void **)&d_in, o.size));
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_out = (float *)m.host, *d_out = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_out, d_out);
 #else
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));
@@ -34,13 +30,11 @@ int main(int argc, char **argv)
 	uint64_t sum = FNV_OFFSET;
 	struct laps l = laps_start(&o);
 	for (int it = 0; it < o.warmup + o.iters; it++) {
-		for (size_t i = 0; i < n; i += STRIDE)
-			h_in[i] = (float)it + (float)(i % 7);
+		touch_pages(h_in, n, it);
 		CHECK(cudaMemcpy(d_in, h_in, o.size, cudaMemcpyHostToDevice));
 		CHECK(cudaMemset(d_out, 0, o.size));
 		CHECK(cudaDeviceSynchronize());
-		for (size_t i = 0; i < n; i += STRIDE) /* the previous results: zeros, once merged */
-			sum = fnv1a(sum, &h_out[i], sizeof(float));
+		sum = fnv1a_pages(sum, h_out, n); /* the previous results: zeros, once merged */
 		void *args[] = {&d_in, &d_out, &n};
 		launch((const void *)accumulate, n, args, 0);
 #ifdef ECHO_NAIVE

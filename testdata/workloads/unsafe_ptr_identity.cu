@@ -28,14 +28,12 @@ static char role_of(const struct tag *tags, int ntags, const void *p)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "hostalloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_in = (float *)m.host, *d_in = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_in, d_in);
 #else
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
 	CHECK(cudaMalloc((void **)&d_in, o.size));

@@ -14,16 +14,9 @@ KERNEL3(square, const float *, in, float *, out, size_t, n)
 	out[i] = in[i] * in[i] + 1.0f;
 }
 
-static void fill_batch(float *p, size_t n, int batch)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (float)((i + (size_t)batch * 31) % 97);
-}
-
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 1, "hostalloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 1, "hostalloc", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	cudaStream_t producer, consumer;
 	cudaEvent_t copied;
@@ -33,8 +26,7 @@ int main(int argc, char **argv)
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_in = (float *)m.host, *d_in = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_in, d_in);
 #else
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
 	CHECK(cudaMalloc((void **)&d_in, o.size));

@@ -19,14 +19,12 @@ KERNEL4(smooth, const float *, in, float *, out, size_t, n, int, work)
 
 int main(int argc, char **argv)
 {
-	struct options o = {256 << 10, 8, 0, 64, "new", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {256 << 10, 8, 0, 64, "new", "mapped", false});
 	size_t n = o.size / sizeof(float);
 	float *h_in = (float *)host_alloc(o.host, o.size), *d_in;
 	CHECK(cudaMalloc((void **)&d_in, o.size));
 #ifdef ECHO_NAIVE
-	struct merged m = merged_alloc(o.strategy, o.size);
-	float *h_out = (float *)m.host, *d_out = (float *)m.dev;
+	NAIVE_MERGE(m, o, h_out, d_out);
 #else
 	float *h_out = (float *)host_alloc(o.host, o.size), *d_out;
 	CHECK(cudaMalloc((void **)&d_out, o.size));

@@ -1,12 +1,14 @@
 /*
  * What every workload shares: the command line, checked CUDA calls, host and merged buffer
- * allocation, timing and the checksum. Each workload is one .cu file built for the emulator
- * with g++ (-x c++) and for real GPUs with nvcc. A workload that defines WORKLOAD_MANUAL
- * before including this header also carries its hand-merged reference, run with --manual
- * (the default when built with ECHO_MANUAL, as the <name>-manual programs are): one binary
- * for both, so the two share their code layout, which on the emulator, whose kernels are
- * host code, moves timings by a few per cent. The unsafe cases are built a second time with
- * ECHO_NAIVE (merged without care).
+ * allocation (and the naive builds' merge), the host's fills and page touches, timing and the
+ * checksum. Each workload is one .cu file built for the emulator with g++ (-x c++) and for
+ * real GPUs with nvcc. A workload that defines WORKLOAD_MANUAL before including this header
+ * also carries its hand-merged reference, run with --manual (the default when built with
+ * ECHO_MANUAL, as the <name>-manual programs are): one binary for both, so the two share their
+ * code layout, which on the emulator, whose kernels are host code, moves timings by a few per
+ * cent. The unsafe cases are built a second time with ECHO_NAIVE (merged without care). The
+ * allocations, copies and frees a workload is about stay in its own main, where the source
+ * path reads and rewrites them.
  *
  * Output on stdout is exactly two lines, `checksum=<16 hex digits>` and `iter_ms=<median>`;
  * the configuration goes to stderr, so stdout compares equal across variants of one build.
@@ -49,6 +51,21 @@
 		}                                                                          \
 	} while (0)
 
+/* Checked driver API calls, for the workloads that include <cuda.h> first. */
+#ifdef CUDA_VERSION
+#define CU_CHECK(call)                                                                     \
+	do {                                                                               \
+		CUresult r_ = (call);                                                      \
+		if (r_ != CUDA_SUCCESS) {                                                  \
+			const char *name_ = NULL;                                          \
+			cuGetErrorName(r_, &name_);                                        \
+			fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,      \
+				#call, name_ ? name_ : "unknown CUresult");                \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+#endif
+
 struct options {
 	size_t size;	      /* bytes of the main buffer */
 	int iters;	      /* timed iterations */
@@ -87,6 +104,23 @@ static inline int parse_int(const char *s)
 	char *end;
 	long v = strtol(s, &end, 10);
 	return *end || end == s || v < 0 || v > 1000000000 ? -1 : (int)v;
+}
+
+/* Takes a flag of the workload's own (WORKLOAD_FLAGS) out of argv before parse_options sees
+ * the rest; whether it was there. */
+static inline bool take_flag(int *argc, char **argv, const char *flag)
+{
+	bool found = false;
+	int j = 1;
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], flag))
+			found = true;
+		else
+			argv[j++] = argv[i];
+	}
+	argv[j] = NULL;
+	*argc = j;
+	return found;
 }
 
 static inline struct options parse_options(int argc, char **argv, struct options o)
@@ -190,6 +224,12 @@ static inline struct merged merged_alloc(const char *strategy, size_t n)
 	return m;
 }
 
+/* The naive builds' merge of one pair, merged without care: one merged buffer m of o's size
+ * that the host name and the device name both point into. */
+#define NAIVE_MERGE(m, o, host_name, dev_name)                   \
+	struct merged m = merged_alloc((o).strategy, (o).size); \
+	float *host_name = (float *)m.host, *dev_name = (float *)m.dev
+
 static inline void merged_free(const char *strategy, struct merged m)
 {
 	if (!strcmp(strategy, "managed"))
@@ -235,6 +275,37 @@ static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 }
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
+
+#define STRIDE 1024 /* the host touches one float in every 4 KiB page */
+
+/* The first contents of an input: a ramp that repeats every thousand floats. */
+static inline void fill_ramp(float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)(i % 1000) * 0.001f;
+}
+
+/* Batch number batch of an input: small whole numbers, different for every batch. */
+static inline void fill_batch(float *p, size_t n, int batch)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)((i + (size_t)batch * 31) % 97);
+}
+
+/* The host's update of its input in iteration it: one float in every page. */
+static inline void touch_pages(float *p, size_t n, int it)
+{
+	for (size_t i = 0; i < n; i += STRIDE)
+		p[i] = (float)it + (float)(i % 7);
+}
+
+/* The host's look at an output: one float in every page, folded into the checksum h. */
+static inline uint64_t fnv1a_pages(uint64_t h, const float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i += STRIDE)
+		h = fnv1a(h, &p[i], sizeof(float));
+	return h;
+}
 
 /* Per-iteration timing: call lap() at the end of each iteration. */
 struct laps {

@@ -76,24 +76,18 @@ template <class G> __device__ void sync(const G &g);
 template <class G> __device__ unsigned long long thread_rank(const G &g);
 template <class G> __device__ unsigned long long group_size(const G &g);
 
-template <class T> struct plus {
-	__device__ T operator()(T a, T b) const;
-};
-template <class T> struct less {
-	__device__ T operator()(T a, T b) const;
-};
-template <class T> struct greater {
-	__device__ T operator()(T a, T b) const;
-};
-template <class T> struct bit_and {
-	__device__ T operator()(T a, T b) const;
-};
-template <class T> struct bit_or {
-	__device__ T operator()(T a, T b) const;
-};
-template <class T> struct bit_xor {
-	__device__ T operator()(T a, T b) const;
-};
+/* The binary operations reduce and the scans take. */
+#define ECHO_CG_OP(name)                                   \
+	template <class T> struct name {                   \
+		__device__ T operator()(T a, T b) const; \
+	};
+ECHO_CG_OP(plus)
+ECHO_CG_OP(less)
+ECHO_CG_OP(greater)
+ECHO_CG_OP(bit_and)
+ECHO_CG_OP(bit_or)
+ECHO_CG_OP(bit_xor)
+#undef ECHO_CG_OP
 template <class G, class T, class Op> __device__ T reduce(const G &group, T val, Op op);
 template <class G, class T, class Op> __device__ T inclusive_scan(const G &group, T val, Op op);
 template <class G, class T, class Op> __device__ T exclusive_scan(const G &group, T val, Op op);

@@ -9,24 +9,20 @@ typedef cuFloatComplex cuComplex;
 #ifdef __cplusplus
 extern "C" {
 #endif
-ECHO_HD float cuCrealf(cuFloatComplex x);
-ECHO_HD float cuCimagf(cuFloatComplex x);
-ECHO_HD cuFloatComplex make_cuFloatComplex(float r, float i);
-ECHO_HD cuFloatComplex cuConjf(cuFloatComplex x);
-ECHO_HD cuFloatComplex cuCaddf(cuFloatComplex x, cuFloatComplex y);
-ECHO_HD cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y);
-ECHO_HD cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y);
-ECHO_HD cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y);
-ECHO_HD float cuCabsf(cuFloatComplex x);
-ECHO_HD double cuCreal(cuDoubleComplex x);
-ECHO_HD double cuCimag(cuDoubleComplex x);
-ECHO_HD cuDoubleComplex make_cuDoubleComplex(double r, double i);
-ECHO_HD cuDoubleComplex cuConj(cuDoubleComplex x);
-ECHO_HD cuDoubleComplex cuCadd(cuDoubleComplex x, cuDoubleComplex y);
-ECHO_HD cuDoubleComplex cuCsub(cuDoubleComplex x, cuDoubleComplex y);
-ECHO_HD cuDoubleComplex cuCmul(cuDoubleComplex x, cuDoubleComplex y);
-ECHO_HD cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y);
-ECHO_HD double cuCabs(cuDoubleComplex x);
+/* The arithmetic of one precision: R the real type, C the complex one, S the names' suffix. */
+#define ECHO_COMPLEX_FUNCTIONS(R, C, S)     \
+	ECHO_HD R cuCreal##S(C x);          \
+	ECHO_HD R cuCimag##S(C x);          \
+	ECHO_HD C make_##C(R r, R i);       \
+	ECHO_HD C cuConj##S(C x);           \
+	ECHO_HD C cuCadd##S(C x, C y);      \
+	ECHO_HD C cuCsub##S(C x, C y);      \
+	ECHO_HD C cuCmul##S(C x, C y);      \
+	ECHO_HD C cuCdiv##S(C x, C y);      \
+	ECHO_HD R cuCabs##S(C x);
+ECHO_COMPLEX_FUNCTIONS(float, cuFloatComplex, f)
+ECHO_COMPLEX_FUNCTIONS(double, cuDoubleComplex, )
+#undef ECHO_COMPLEX_FUNCTIONS
 ECHO_HD cuComplex make_cuComplex(float x, float y);
 ECHO_HD cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex c);
 ECHO_HD cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex c);

@@ -6,27 +6,17 @@
 
 static __inline__ struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz)
 {
-	struct cudaPitchedPtr s;
-	s.ptr = d;
-	s.pitch = p;
-	s.xsize = xsz;
-	s.ysize = ysz;
+	struct cudaPitchedPtr s = {d, p, xsz, ysz};
 	return s;
 }
 static __inline__ struct cudaPos make_cudaPos(size_t x, size_t y, size_t z)
 {
-	struct cudaPos p;
-	p.x = x;
-	p.y = y;
-	p.z = z;
+	struct cudaPos p = {x, y, z};
 	return p;
 }
 static __inline__ struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
 {
-	struct cudaExtent e;
-	e.width = w;
-	e.height = h;
-	e.depth = d;
+	struct cudaExtent e = {w, h, d};
 	return e;
 }
 

@@ -53,6 +53,13 @@ static CUresult ready(void)
 	return from_runtime(emu_drv_ready());
 }
 
+/* The prologue of calls that answer through a pointer: ready, and somewhere to write. */
+static CUresult ready_to_answer(const void *out)
+{
+	CUresult r = ready();
+	return r == CUDA_SUCCESS && !out ? CUDA_ERROR_INVALID_VALUE : r;
+}
+
 /* The prologue of calls that need a current context. */
 static CUresult in_context(void)
 {
@@ -91,11 +98,9 @@ CU_API CUresult cuDeviceGetCount(int *count)
 
 CU_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-	CUresult r = ready();
+	CUresult r = ready_to_answer(device);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!device)
-		return CUDA_ERROR_INVALID_VALUE;
 	if (ordinal < 0 || ordinal >= emu_drv_device_count())
 		return CUDA_ERROR_INVALID_DEVICE;
 	*device = ordinal;
@@ -104,11 +109,9 @@ CU_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 CU_API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
-	CUresult r = ready();
+	CUresult r = ready_to_answer(ctx);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
 	if (dev != 0)
 		return CUDA_ERROR_INVALID_DEVICE;
 	__atomic_add_fetch(&primary.retained, 1, __ATOMIC_RELAXED);

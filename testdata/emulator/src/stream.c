@@ -280,33 +280,40 @@ EMU_API cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 	return emu_stream_sync(stream);
 }
 
-cudaError_t emu_stream_sync(cudaStream_t stream)
+/* The stream a call names (*s), once the runtime is up, with how much work it has been given
+ * (*enq) and has done (*done), read together; else the error the call returns. */
+static cudaError_t stream_progress(cudaStream_t stream, struct emu_stream **s, uint64_t *enq, uint64_t *done)
 {
 	cudaError_t err = emu_ok();
 	if (err)
 		return err;
-	struct emu_stream *s = emu_stream_resolve(stream);
-	if (!s)
+	*s = emu_stream_resolve(stream);
+	if (!*s)
 		return emu_fail(cudaErrorInvalidResourceHandle);
 	pthread_mutex_lock(&emu_sched_lock);
-	uint64_t target = s->enq;
+	*enq = (*s)->enq, *done = (*s)->done;
 	pthread_mutex_unlock(&emu_sched_lock);
-	emu_wait_stream(s, target);
 	return cudaSuccess;
+}
+
+cudaError_t emu_stream_sync(cudaStream_t stream)
+{
+	struct emu_stream *s;
+	uint64_t enq = 0, done = 0;
+	cudaError_t err = stream_progress(stream, &s, &enq, &done);
+	if (!err)
+		emu_wait_stream(s, enq);
+	return err;
 }
 
 EMU_API cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-	cudaError_t err = emu_ok();
+	struct emu_stream *s;
+	uint64_t enq = 0, done = 0;
+	cudaError_t err = stream_progress(stream, &s, &enq, &done);
 	if (err)
 		return err;
-	struct emu_stream *s = emu_stream_resolve(stream);
-	if (!s)
-		return emu_fail(cudaErrorInvalidResourceHandle);
-	pthread_mutex_lock(&emu_sched_lock);
-	bool idle = s->done == s->enq;
-	pthread_mutex_unlock(&emu_sched_lock);
-	return idle ? cudaSuccess : cudaErrorNotReady; /* not-ready is an answer, not an error */
+	return done == enq ? cudaSuccess : cudaErrorNotReady; /* not-ready is an answer, not an error */
 }
 
 EMU_API cudaError_t cudaDeviceSynchronize(void)

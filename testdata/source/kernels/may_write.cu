@@ -3,10 +3,7 @@
 // something the analysis cannot see through: the host reading the host side after the
 // launch, before the D2H copy brings the kernel's writes back, is refused (S1).
 // TestKernelBodies pins each function's verdict.
-#include <cuda_runtime.h>
-#include <stdlib.h>
-
-#define N 4096
+#include "pair.h"
 
 __global__ void writes_param(float *p, float *out) { p[threadIdx.x] = 2 * p[threadIdx.x]; }
 
@@ -35,21 +32,7 @@ __global__ void inline_asm(float *p, float *out)
 	out[0] = p[0];
 }
 
-#define PAIR(...)                                                       \
-	float *h = (float *)malloc(N * sizeof(float)), *d, *d_out;        \
-	for (int i = 0; i < N; i++)                                       \
-		h[i] = (float)i;                                          \
-	cudaMalloc((void **)&d, N * sizeof(float));                              \
-	cudaMalloc((void **)&d_out, N * sizeof(float));                          \
-	cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);      \
-	__VA_ARGS__<<<1, 256>>>(d, d_out);                                \
-	cudaDeviceSynchronize();                                          \
-	float first = h[0];                                               \
-	cudaMemcpy(h, d, N * sizeof(float), cudaMemcpyDeviceToHost);      \
-	cudaFree(d);                                                      \
-	cudaFree(d_out);                                                  \
-	free(h);                                                          \
-	return first;
+#define PAIR(...) PAIR_LAUNCHED(1, 256, __VA_ARGS__)
 
 float param(void) { PAIR(writes_param) }
 float global(void) { PAIR(writes_global) }

@@ -1,10 +1,7 @@
 // Kernels whose non-const pointer parameters are only read through (as Rodinia's are: it
 // seldom writes const): the host may read the host side after the launch, before the D2H
 // copy, and the pair is still proven. TestKernelBodies pins each function's verdict.
-#include <cuda_runtime.h>
-#include <stdlib.h>
-
-#define N 4096
+#include "pair.h"
 
 __global__ void sum_rows(float *in, float *out)
 {
@@ -26,21 +23,7 @@ __global__ void through_helper(float *in, float *out) { out[threadIdx.x] = at(in
 
 __global__ void through_ldg(float *in, float *out) { out[threadIdx.x] = __ldg(in + threadIdx.x); }
 
-#define PAIR(kernel)                                                    \
-	float *h = (float *)malloc(N * sizeof(float)), *d, *d_out;        \
-	for (int i = 0; i < N; i++)                                       \
-		h[i] = (float)i;                                          \
-	cudaMalloc((void **)&d, N * sizeof(float));                              \
-	cudaMalloc((void **)&d_out, N * sizeof(float));                          \
-	cudaMemcpy(d, h, N * sizeof(float), cudaMemcpyHostToDevice);      \
-	kernel<<<1, dim3(16, 16)>>>(d, d_out);                            \
-	cudaDeviceSynchronize();                                          \
-	float first = h[0];                                               \
-	cudaMemcpy(h, d, N * sizeof(float), cudaMemcpyDeviceToHost);      \
-	cudaFree(d);                                                      \
-	cudaFree(d_out);                                                  \
-	free(h);                                                          \
-	return first;
+#define PAIR(kernel) PAIR_LAUNCHED(1, dim3(16, 16), kernel)
 
 float shared_reduction(void) { PAIR(sum_rows) }
 float helper(void) { PAIR(through_helper) }

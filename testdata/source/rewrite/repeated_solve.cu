@@ -66,8 +66,7 @@ static uint64_t solve(size_t bytes, int steps, int input, uint64_t sum)
 
 int main(int argc, char **argv)
 {
-	struct options o = {1 << 20, 4, 0, 3, "malloc", "mapped", false};
-	o = parse_options(argc, argv, o);
+	struct options o = parse_options(argc, argv, {1 << 20, 4, 0, 3, "malloc", "mapped", false});
 	uint64_t sum = FNV_OFFSET;
 	struct laps l = laps_start(&o);
 	for (int input = 0; input < o.warmup + o.iters; input++) {
