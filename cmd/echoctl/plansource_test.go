@@ -15,7 +15,7 @@ import (
 // the source path proves each pair (issue 28 item 4): stream's two pairs proved (the output's
 // wait kept), unsafe_live_value's input pair declined on S1 at the line that refills it.
 func TestPlanSource(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	for _, c := range []struct {
 		name string
@@ -54,7 +54,7 @@ func TestPlanSource(t *testing.T) {
 // input pair proved, its output pair proved with the copy's wait kept, both named by their
 // source pair and function, and the plan itself written to its file.
 func TestPlanSourceJSON(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	rel := "testdata/workloads/stream.cu"
 	dir := workdir(t, "stream.cu")

@@ -15,7 +15,7 @@ import (
 // their time, the costlier first; with a trace of another program (compute), the same pairs
 // are proved but left as written, since that run never made their copies.
 func TestRewriteWithTrace(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	const rel = "testdata/workloads/stream.cu"
 	dir := workdir(t, "stream.cu", "compute.cu")

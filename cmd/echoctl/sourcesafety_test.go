@@ -33,7 +33,7 @@ func fixture(t *testing.T, rel, dir, name string) string {
 // and named, the other written, exit 1. Before, the edit was overwritten without a word. The
 // edit is made by a clang first on PATH, as the next file's parse starts.
 func TestRewriteKeepsAnEditMadeDuringTheRun(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	real, _ := exec.LookPath("clang")
 	dir := t.TempDir()
 	a := fixture(t, "scan/safe.cu", dir, "a.cu")
@@ -59,7 +59,7 @@ func TestRewriteKeepsAnEditMadeDuringTheRun(t *testing.T) {
 // project (which stays a link), and leaves a link out of the project and a file with hard
 // links as they were, saying so. Before, the file became root's and links became plain files.
 func TestRewriteOwnersAndLinks(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a file to another user")
 	}
@@ -133,7 +133,7 @@ func blockedOnFIFO(t *testing.T, cmd *exec.Cmd, fifo string) (release func()) {
 // done; no temporary file is left. Before, rewrite exited 1 with "context canceled", an
 // interrupted scan printed nothing, and plan --source ran on.
 func TestSourceCommandsInterrupted(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "never.h")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -196,7 +196,7 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 // plan -o naming one of the --source files is refused before anything is written. Before,
 // the plan replaced the program's source.
 func TestPlanSourceOutputIsASource(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	src := fixture(t, "scan/safe.cu", t.TempDir(), "app.cu")
 	before, _ := os.ReadFile(src)
 	res := testenv.Echoctl(t, nil, "plan", "--source", src, streamTrace(t), "-o", src)
@@ -212,7 +212,7 @@ func TestPlanSourceOutputIsASource(t *testing.T) {
 // the pair its -DQUIET hid is refused; every proof says the flags it assumed, in text and
 // JSON. Before, the unsafe pair was "merged (mapped): S1-S4 hold".
 func TestRewriteUntrustedDatabase(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	parent := t.TempDir()
 	proj := filepath.Join(parent, "proj")
 	src := fixture(t, "hostile/quiet.cu", proj, "quiet.cu")

@@ -285,20 +285,26 @@ func PlanFile(t testing.TB, tracePath, planPath string) *plan.Plan {
 // of its reader (the records as they are, or changed: a test's what-if), writing nothing.
 func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *plan.Plan {
 	t.Helper()
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.Analyze(view(r), tracePath, planner.DefaultOptions(), "echoctl test")
+	p, err := planner.Analyze(view(OpenTrace(t, tracePath)), tracePath, planner.DefaultOptions(), "echoctl test")
 	if err != nil {
 		t.Fatalf("planning %s: %v", tracePath, err)
 	}
 	return p
+}
+
+// OpenTrace opens the trace file at path for reading; the file is closed when the test ends.
+func OpenTrace(t testing.TB, path string) *trace.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return r
 }
 
 // IsRoot reports whether the tests run as root (and so may load BPF programs).

@@ -1,23 +1,14 @@
-// Package sourcetest holds what the tests of the source path's rooms share: skipping without
-// clang, the emulator's headers, and finding nodes in a parsed tree.
+// Package sourcetest holds what the tests of the source path's rooms share: the emulator's
+// headers and finding nodes in a parsed tree (skipping without clang is testenv.NeedClang).
 package sourcetest
 
 import (
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/echo-uma/echo/source/parse"
 )
-
-// NeedClang skips a test that runs clang when there is none; CI installs it (.ci/run).
-func NeedClang(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("clang"); err != nil {
-		t.Skip("clang is not installed (apt-get install clang): the source path parses with it")
-	}
-}
 
 // EmulatorHeaders is testdata/emulator/include, found from this file so that a test of any
 // room gets the same directory.
