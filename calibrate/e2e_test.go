@@ -46,10 +46,7 @@ func TestCalibrateThenRun(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("calibrate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if p.Savings == nil || p.Savings.Strategy != "mapped" || p.Savings.BytesSkipped == 0 || p.Savings.Finding.CalibrateMS <= 0 {
 		t.Errorf("savings %+v; want the mapped plan's, as plan --json and the report show them", p.Savings)
 	}
@@ -161,10 +158,7 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want 7 rounds or more where 2 were asked, the gain not believed",
 			res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if p.Context.Strategy != "" || p.Context.PairsDigest != "" {
 		t.Errorf("context %+v: want no strategy enabled", p.Context)
 	}
@@ -187,10 +181,7 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusRefused || !strings.HasPrefix(pair.Reason, "output differs") {
 			t.Errorf("%s: %s %q; want refused: output differs", pair.ID, pair.Status, pair.Reason)
@@ -220,10 +211,7 @@ func TestCalibrateWithoutIgnore(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `not comparing "iter_ms=`) || !strings.Contains(res.Stdout, "not compared") {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want the timing line found and said", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusEnabled {
 			t.Errorf("%s: %s %q; want enabled", pair.ID, pair.Status, pair.Reason)
@@ -244,10 +232,7 @@ func TestCalibrateAgainAfterRefusal(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, calibrate...); res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	refused := p.RefusedAt(plan.StageCalibrate)
 	if len(refused) == 0 {
 		t.Fatal("calibration refused no pair")
@@ -499,10 +484,7 @@ func TestCalibrateSetupNotRepaid(t *testing.T) {
 		if res.ExitCode != 0 {
 			t.Fatalf("calibrate --iters %s: exit %d: %s", c.iters, res.ExitCode, res.Stderr)
 		}
-		p, err := plan.ReadFile(planPath)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := testenv.ReadPlan(t, planPath)
 		if got := p.Context.Strategy == "mapped"; got != c.enabled {
 			t.Errorf("--iters %s: strategy %q; want enabled %v\n%s", c.iters, p.Context.Strategy, c.enabled, res.Stdout)
 		}

@@ -331,10 +331,7 @@ func TestRunThroughSymlink(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if p.Context.Executable.BuildID == "" || filepath.Base(p.Context.Executable.Path) != "stream" {
 		t.Errorf("the plan's executable is %+v; want the stream file the link names, by build-id", p.Context.Executable)
 	}

@@ -68,10 +68,7 @@ func TestValidate(t *testing.T) {
 			if res.ExitCode != 0 || res.Checksum() != want {
 				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 			}
-			got, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := testenv.ReadPlan(t, planPath)
 			validated := 0
 			for _, pair := range got.Pairs {
 				reason, refuse := c.refused[pair.ID]
@@ -180,10 +177,7 @@ func TestOptimizeThenRun(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
 			}
-			p, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := testenv.ReadPlan(t, planPath)
 			for id, reason := range c.refused {
 				found := false
 				for _, pair := range p.Pairs {

@@ -37,10 +37,7 @@ func TestValidateResolvesHostSites(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	got, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := testenv.ReadPlan(t, planPath)
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
 	}
@@ -72,10 +69,7 @@ func TestValidateResolvesAttachedTrace(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	got, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := testenv.ReadPlan(t, planPath)
 	full, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/stream", args...)
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
@@ -118,10 +112,7 @@ func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	dirs := map[plan.PairDirection]int{}
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusValidated || pair.Merges() || !pair.Allows(plan.StrategyPinned) || pair.Host.Allocations < 2 {
@@ -179,10 +170,7 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
 			}
-			p, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := testenv.ReadPlan(t, planPath)
 			if s := p.Context.Strategy; s != plan.StrategyPinned && s != "" {
 				t.Fatalf("strategy %q, want pinned or none: no merge can serve device blocks\n%s", s, res.Stdout+res.Stderr)
 			}
@@ -393,10 +381,7 @@ func validatedTrace(t *testing.T, traceFlags []string, rel string, args ...strin
 	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
 		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	return p, planPath
 }
 

@@ -28,10 +28,7 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if filepath.Base(p.Context.Executable.Path) != "stream" || p.Context.Launcher == nil ||
 		!strings.Contains(filepath.Base(p.Context.Launcher.Path), "sh") {
 		t.Fatalf("context %+v, launcher %+v: want the plan for stream, launched by the shell", p.Context, p.Context.Launcher)
@@ -48,9 +45,7 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("calibrate through the shell: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	if p, err = plan.ReadFile(planPath); err != nil {
-		t.Fatal(err)
-	}
+	p = testenv.ReadPlan(t, planPath)
 	if n := len(p.PairsIn(plan.StatusEnabled)); n != 2 {
 		t.Fatalf("%d pairs enabled, want 2: %s", n, res.Stdout)
 	}
@@ -80,10 +75,7 @@ func TestFollowPlanRefusesAnotherProgramsPairs(t *testing.T) {
 	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
 		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	program, other := filepath.Base(p.Context.Executable.Path), "compute"
 	if program == "compute" {
 		other = "stream"

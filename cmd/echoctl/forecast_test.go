@@ -47,10 +47,7 @@ func TestOnePredictionEverywhere(t *testing.T) {
 	if opt.ExitCode != 0 {
 		t.Fatalf("optimize: exit %d: %s", opt.ExitCode, opt.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	f := planner.ForecastFor(p)
 	if f.Headline == nil || p.Savings == nil || p.Savings.BreakEvenIterations <= 0 {
 		t.Fatalf("forecast %+v, savings %+v: want an enabled plan with a prediction and a break-even\n%s", f, p.Savings, opt.Stdout)

@@ -281,6 +281,16 @@ func PlanFile(t testing.TB, tracePath, planPath string) *plan.Plan {
 	return p
 }
 
+// ReadPlan reads the plan file at path, failing the test where it cannot.
+func ReadPlan(t testing.TB, path string) *plan.Plan {
+	t.Helper()
+	p, err := plan.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // PlanRecords plans the trace at tracePath as `echoctl plan` does, through what view makes
 // of its reader (the records as they are, or changed: a test's what-if), writing nothing.
 func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *plan.Plan {

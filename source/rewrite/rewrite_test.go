@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -17,7 +16,7 @@ import (
 // rewriteFile proves and rewrites a workload, returning its source before and after.
 func rewriteFile(t *testing.T, name string, s plan.Strategy) ([]byte, []byte, []Change) {
 	t.Helper()
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs(filepath.Join("../../testdata/workloads", name))
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -71,7 +70,7 @@ func TestChoose(t *testing.T) {
 // TestStrategyCases: each function of testdata/source/rewrite/strategy.cu gets the strategy
 // its kernels' access, the host side's lifetime and its frees call for, and says why.
 func TestStrategyCases(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs("../../testdata/source/rewrite/strategy.cu")
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -137,7 +136,7 @@ func lineWith(src, text string) int {
 // status, line, reason and construct; a pair the file does not name, or one it names that the
 // analysis does not find, fails.
 func TestCorpusVerdicts(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir, _ := filepath.Abs("../../testdata/source/corpus")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.cu"))
 	if len(files) < 15 {

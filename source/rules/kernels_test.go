@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -16,7 +15,7 @@ import (
 // the launch (the pair is proven); one the body may write through, or any kernel the
 // analysis cannot see all of, still refuses a host read before the D2H copy (S1).
 func TestKernelBodies(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	cases := map[string]map[string]bool{ // file → function → proven
 		"reads_only.cu": {"shared_reduction": true, "helper": true, "ldg": true, "restrict_qualified": true,
 			"templ": true, "const_read": true, "static_call": true},

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
 )
@@ -43,7 +42,7 @@ func tokenAt(t *testing.T, l parse.Loc) string {
 // and in each of its functions the reader finds each runtime call at the line it is written on, with the
 // declaration ids of the pointer variables it is given.
 func TestParseWorkloads(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	files, err := filepath.Glob("../../testdata/workloads/*.cu")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no workloads found: %v", err)
@@ -98,7 +97,7 @@ func TestParseWorkloads(t *testing.T) {
 // compute.cu in detail: three device buffers, each cudaMalloc'd through its own variable, and
 // the copies that link them, at their lines.
 func TestParseComputeCalls(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f := "../../testdata/workloads/compute.cu"
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
 	if err != nil {
@@ -157,7 +156,7 @@ func spellLine(n *parse.Node) int {
 
 // A plain CUDA program: a __global__ kernel and a <<<…>>> launch, parsed with the prelude.
 func TestParseKernelLaunch(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "scale.cu")
 	src := `#include <stdlib.h>
@@ -222,7 +221,7 @@ int main()
 // are declined, broken.go); one whose parse stops short (an include no stand-in can replace)
 // is a ParseError with clang's first error line, not a crash.
 func TestParseBrokenFile(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "broken.cu")
 	os.WriteFile(f, []byte("int main() {\n\tfloat *d;\n\tcudaMalloc(&d, 16)\n\treturn undeclared;\n}\n"), 0o644)
@@ -253,7 +252,7 @@ func TestParseBrokenFile(t *testing.T) {
 // Flags come from compile_commands.json: relative -I and -D in the "command" form, relative
 // to the entry's directory; without them the file does not parse.
 func TestParseCompileCommands(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "src"), 0o755)
 	os.MkdirAll(filepath.Join(root, "include"), 0o755)
@@ -310,7 +309,7 @@ func TestParseCompileCommands(t *testing.T) {
 // Host functions written inside extern "C" (Rodinia's habit, one declaration or a block) are
 // top-level functions like any other: their pairs are found.
 func TestParseExternC(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f := filepath.Join(t.TempDir(), "externc.cu")
 	os.WriteFile(f, []byte(`#include <cuda_runtime.h>
 #include <stdlib.h>

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
 )
@@ -15,7 +14,7 @@ import (
 // parse loads what the first wrote, and a cached precompiled header clang refuses (here,
 // garbage) is dropped, the file parsed all the same, and a good one written in its place.
 func TestPreludeCacheBetweenRuns(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	file := filepath.Join("..", "..", "testdata", "source", "corpus", "const_cast_c.cu")
@@ -56,7 +55,7 @@ func TestPreludeCacheBetweenRuns(t *testing.T) {
 
 // A cache directory others may write is not used: a precompiled header is code clang loads.
 func TestPreludeCacheOnlyPrivate(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	if err := os.MkdirAll(filepath.Join(cache, "echo", "source"), 0o777); err != nil {

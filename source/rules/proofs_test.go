@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -15,7 +14,7 @@ import (
 
 func proveFile(t *testing.T, name string) []Proof {
 	t.Helper()
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs(filepath.Join("../../testdata/workloads", name))
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
 	if err != nil {
@@ -117,7 +116,7 @@ func TestProveCorpus(t *testing.T) {
 // What the analysis cannot follow declines the pair as undecidable, never safe: a goto, and a
 // pointer whose address is taken.
 func TestProveUndecidable(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	srcs := map[string]string{
 		"goto.cu": `#include <cuda_runtime.h>
@@ -172,7 +171,7 @@ int main(void) {
 // the buffer) does not: the host's value reaches the kernel through the rest, merged, and S1
 // refuses it at the write.
 func TestProveMemsetFill(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	src := func(fill string) string {
 		return `#include <cuda_runtime.h>
 #include <stdlib.h>

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
 )
@@ -14,7 +13,7 @@ import (
 // proveSource parses src, written to a file of the given name, and proves its pairs.
 func proveSource(t *testing.T, name, src string) []Proof {
 	t.Helper()
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

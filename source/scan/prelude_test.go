@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -19,7 +18,7 @@ import (
 // handed to a runtime call the proofs do not model stays unproven, and the stream-ordered
 // and pinned allocations through the templates are recognised.
 func TestPreludeParsesRealPrograms(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs("../../testdata/source/frontend/runtime_names.cu")
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
 	if err != nil {
@@ -65,7 +64,7 @@ func keys(m map[string]rules.Proof) []string {
 // one error: a kernel file's functions are analysed, not declined for a declaration the
 // prelude lacks. main's pair is proven.
 func TestPreludeIntrinsics(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs("../../testdata/source/frontend/intrinsics.cu")
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{})
 	if err != nil {
@@ -88,7 +87,7 @@ func TestPreludeIntrinsics(t *testing.T) {
 // A file that includes the CUDA samples' helpers where its tree has none parses with the
 // prelude's fallback copies: checkCudaErrors, findCudaDevice and the timers are declared.
 func TestPreludeHelperFallback(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f := filepath.Join(t.TempDir(), "sample.cu")
 	os.WriteFile(f, []byte(`#include <helper_cuda.h>
 #include <helper_functions.h>
@@ -117,7 +116,7 @@ int main(int argc, char **argv)
 // database the scan finds Common/ for it (the tree's copy, not the fallback), the prelude's
 // driver_types.h opens the guard, and the sample's pairs are proven without an error.
 func TestScanSamplesStyle(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	s, err := Scan(context.Background(), "../../testdata/source/samples_style", ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +137,7 @@ func TestScanSamplesStyle(t *testing.T) {
 // its names is declined with clang's error as the reason, and the file's other pair is still
 // proven. A function that calls one with an error is declined as well, with why.
 func TestParseMissingThirdPartyHeader(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs("../../testdata/source/scan/thirdparty.cu")
 	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{})
 	if err != nil {

@@ -46,7 +46,7 @@ func rewriteOpts(t *testing.T) rewrite.RewriteOptions {
 // An edit made after a file was analysed is kept: that file is left and named, the others are
 // written. Before, the rename went ahead and the edit was lost (4 of 5 tries in the issue).
 func TestWriteFilesKeepsAnEditMadeMeanwhile(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	a := copyFixture(t, "scan/safe.cu", dir, "a.cu")
 	b := copyFixture(t, "scan/safe.cu", dir, "b.cu")
@@ -165,7 +165,7 @@ func TestFileSizeLimit(t *testing.T) {
 // clang's dump and the reader's nodes are bounded: past either the file is skipped saying
 // which (the dump of a generated table is about 450 times the file).
 func TestClangOutputAndNodeLimits(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "table.c")
 	os.WriteFile(f, []byte("float t[] = {"+strings.Repeat("1.5f,", 2000)+"0};\nint main(void) { return (int)t[1]; }\n"), 0o644)
@@ -191,7 +191,7 @@ func TestClangOutputAndNodeLimits(t *testing.T) {
 // clang's driver started (the process group): here a driver that runs clang as a child, as
 // one that does not run cc1 in its own process does.
 func TestClangTimeLimitKillsTheGroup(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "never.h")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -226,7 +226,7 @@ func TestClangTimeLimitKillsTheGroup(t *testing.T) {
 // -DQUIET the unsafe pair of quiet.cu was proved. Named with --compile-commands it is taken,
 // and the proof says it assumed -DQUIET.
 func TestCompileDBFromElsewhere(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	parent := t.TempDir()
 	proj := filepath.Join(parent, "proj")
 	file := copyFixture(t, "hostile/quiet.cu", proj, "quiet.cu")
@@ -308,7 +308,7 @@ func TestVetDatabaseFlags(t *testing.T) {
 // A file whose path is not UTF-8 is parsed like any other: before, clang's JSON replaced the
 // bytes, no location named the file, and it had "no pattern".
 func TestParseNonUTF8Names(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	root := t.TempDir()
 	for _, rel := range []string{"b\xffd.cu", "d\xfeir/ok.cu", "d\xfeir/b\xffd.cu"} {
 		f := copyFixture(t, "scan/safe.cu", root, rel)
@@ -337,7 +337,7 @@ func TestParseNonUTF8Names(t *testing.T) {
 // the rest is scanned. Before, a linked root was "0 files scanned", and one bad path ended
 // the scan with no table.
 func TestScanWalksAHostileTree(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	top := t.TempDir()
 	tree := filepath.Join(top, "tree")
 	copyFixture(t, "scan/safe.cu", tree, "safe.cu")

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
 	"github.com/echo-uma/echo/source/rules"
@@ -17,7 +16,7 @@ import (
 // The survey's result does not depend on how many files are parsed at once: files come back
 // in the walk's order with the same verdicts, and progress counts each file once.
 func TestScanJobsAgree(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := filepath.Join("..", "..", "testdata", "source", "scan")
 	var runs []*Survey
 	for _, jobs := range []int{1, 3} {
@@ -59,7 +58,7 @@ func TestScanJobsAgree(t *testing.T) {
 // A tree of .cu files parses with the prelude alone: no CUDA installation, no runtime
 // headers.
 func TestScanWithoutRuntimeHeaders(t *testing.T) {
-	testenv.NeedClang(t)
+	sourcetest.NeedClang(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.cu"), []byte("#include <cuda_runtime.h>\nint main(void) { float *d; cudaMalloc(&d, 4); return 0; }\n"), 0o644)
 	s, err := Scan(context.Background(), dir, ScanOptions{})

@@ -1,5 +1,5 @@
-// Package sourcetest holds what the tests of the source path's rooms share: the emulator's
-// headers and finding nodes in a parsed tree (skipping without clang is testenv.NeedClang).
+// Package sourcetest holds what the tests of the source path's rooms share: skipping without
+// clang, the emulator's headers, and finding nodes in a parsed tree.
 package sourcetest
 
 import (
@@ -7,8 +7,13 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/parse"
 )
+
+// NeedClang skips a test that runs clang when there is none (testenv.NeedClang, given here
+// beside the rooms' other helpers).
+var NeedClang = testenv.NeedClang
 
 // EmulatorHeaders is testdata/emulator/include, found from this file so that a test of any
 // room gets the same directory.
