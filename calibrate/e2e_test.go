@@ -88,19 +88,11 @@ func TestCalibrateThenRun(t *testing.T) {
 // same edit to the deployment --print-env writes is refused by the shim itself.
 func checkTamperEvident(t *testing.T, p *plan.Plan, planPath string, argv []string, want string) {
 	t.Helper()
-	edited := *p
-	edited.Pairs = append([]plan.Pair(nil), p.Pairs...)
-	edited.Pairs[0].Device.Site, edited.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
-	swapped := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := plan.WriteFile(swapped, &edited); err != nil {
-		t.Fatal(err)
-	}
-	noDigest := edited
+	edited := testenv.SwappedDevices(p)
+	swapped := testenv.WritePlan(t, edited, "swapped.plan")
+	noDigest := *edited
 	noDigest.Pairs, noDigest.Context.PairsDigest = p.Pairs, ""
-	unsigned := filepath.Join(t.TempDir(), "unsigned.plan")
-	if err := plan.WriteFile(unsigned, &noDigest); err != nil {
-		t.Fatal(err)
-	}
+	unsigned := testenv.WritePlan(t, &noDigest, "unsigned.plan")
 	for _, plan := range []string{swapped, unsigned} {
 		res := testenv.Echoctl(t, nil, append([]string{"run", plan, "--"}, argv...)...)
 		if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "not the ones calibration measured") {

@@ -465,13 +465,7 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 			got, want, res2.Report.Active, res2.Report.Reason)
 	}
 
-	swapped := *p
-	swapped.Pairs = append([]plan.Pair(nil), p.Pairs...)
-	swapped.Pairs[0].Device.Site, swapped.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
-	swappedPath := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := plan.WriteFile(swappedPath, &swapped); err != nil {
-		t.Fatal(err)
-	}
+	swappedPath := testenv.WritePlan(t, testenv.SwappedDevices(p), "swapped.plan")
 	// Swapped device sites: each pair's planned host buffer is never copied to or from its
 	// planned device buffer, so neither pair is bound, and the program computes what it did.
 	res = testenv.Echoctl(t, []string{delay}, append([]string{"run", "--force", swappedPath, "--", stream}, args...)...)

@@ -157,10 +157,7 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 	if err := planview.Calibration(&table, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
-	planPath := filepath.Join(t.TempDir(), "app.plan")
-	if err := plan.WriteFile(planPath, p); err != nil {
-		t.Fatal(err)
-	}
+	planPath := testenv.WritePlan(t, p, "app.plan")
 	pg, err := report.Build(report.Options{PlanPath: planPath})
 	if err != nil {
 		t.Fatal(err)
