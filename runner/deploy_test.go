@@ -323,14 +323,9 @@ func TestRunThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	res, tracePath := testenv.Trace(t, append([]string{"--host-allocs", "--", link}, args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, tracePath := testenv.TraceOK(t, append([]string{"--host-allocs", "--", link}, args...)...)
 	planPath := tracePath + ".plan"
-	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
-		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	testenv.EchoctlOK(t, nil, "plan", "-o", planPath, tracePath)
 	p := testenv.ReadPlan(t, planPath)
 	if p.Context.Executable.BuildID == "" || filepath.Base(p.Context.Executable.Path) != "stream" {
 		t.Errorf("the plan's executable is %+v; want the stream file the link names, by build-id", p.Context.Executable)
@@ -436,10 +431,7 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 	stream := testenv.Built(t, "workloads/stream")
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
-	res := testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
-	if res.ExitCode != 0 {
-		t.Fatalf("--print-env --force: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
 	deployed, err := os.ReadFile(planPath + ".shim")
 	if err != nil {
 		t.Fatal(err)

@@ -45,10 +45,7 @@ func fields(row string) []string {
 // condition and line, the totals and the prevalence line.
 func TestScanTable(t *testing.T) {
 	dir := scanTree(t)
-	res := testenv.Echoctl(t, nil, "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "scan", dir)
 	rows := map[string][]string{}
 	for _, l := range strings.Split(res.Stdout, "\n") {
 		if f := fields(l); len(f) >= 5 {
@@ -115,10 +112,7 @@ func must(b []byte, err error) []byte {
 // and the directories walked past.
 func TestScanJSON(t *testing.T) {
 	dir := scanTree(t)
-	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan --json: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "--json", "scan", dir)
 	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, res.Stdout)
@@ -227,10 +221,7 @@ func lineWith(t *testing.T, file, text string) int {
 func TestScanForeign(t *testing.T) {
 	testenv.NeedClang(t)
 	dir := filepath.Join(testenv.Root(t), "testdata", "source", "foreign")
-	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "--json", "scan", dir)
 	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatal(err)
