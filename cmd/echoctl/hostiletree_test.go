@@ -39,10 +39,10 @@ func TestScanHostileTree(t *testing.T) {
 		run = func(args ...string) *exec.Cmd { return exec.Command(testenv.Built(t, "bin/echoctl"), args...) }
 	}
 	tree := filepath.Join(work, "tree")
-	fixture(t, "scan/safe.cu", tree, "safe.cu")
-	fixture(t, "scan/safe.cu", tree, "odd/b\xffd.cu")
-	fixture(t, "scan/safe.cu", tree, "odd/new\nline.cu")
-	fixture(t, "scan/plain.c", tree, "locked/hidden.c")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "safe.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "odd/b\xffd.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "odd/new\nline.cu")
+	testenv.SourceFixture(t, "scan/plain.c", tree, "locked/hidden.c")
 	fifo := filepath.Join(work, "fifo.h")
 	for _, f := range []string{filepath.Join(tree, "fifo.cu"), fifo} {
 		if err := syscall.Mkfifo(f, 0o644); err != nil {

@@ -14,21 +14,6 @@ import (
 
 // The source path's commands, through the built echoctl, never lose a user's file (issue 46).
 
-// fixture copies testdata/source/<rel> to dir/name.
-func fixture(t *testing.T, rel, dir, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.Root(t), "testdata", "source", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // An edit made to a file while rewrite -w works on the next one is kept: that file is left
 // and named, the other written, exit 1. Before, the edit was overwritten without a word. The
 // edit is made by a clang first on PATH, as the next file's parse starts.
@@ -36,8 +21,8 @@ func TestRewriteKeepsAnEditMadeDuringTheRun(t *testing.T) {
 	testenv.NeedClang(t)
 	real, _ := exec.LookPath("clang")
 	dir := t.TempDir()
-	a := fixture(t, "scan/safe.cu", dir, "a.cu")
-	b := fixture(t, "scan/safe.cu", dir, "b.cu")
+	a := testenv.SourceFixture(t, "scan/safe.cu", dir, "a.cu")
+	b := testenv.SourceFixture(t, "scan/safe.cu", dir, "b.cu")
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "clang"), []byte("#!/bin/sh\ncase \"$*\" in *b.cu*) echo '// the user edit' >> "+a+";; esac\nexec "+real+" \"$@\"\n"), 0o755)
@@ -65,15 +50,15 @@ func TestRewriteOwnersAndLinks(t *testing.T) {
 	}
 	proj, outside := t.TempDir(), t.TempDir()
 	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
-	theirs := fixture(t, "scan/safe.cu", proj, "theirs.cu")
+	theirs := testenv.SourceFixture(t, "scan/safe.cu", proj, "theirs.cu")
 	os.Chown(theirs, 65534, 65534)
-	fixture(t, "scan/safe.cu", proj, "common/k.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", proj, "common/k.cu")
 	inLink := filepath.Join(proj, "in.cu")
 	os.Symlink("common/k.cu", inLink)
-	far := fixture(t, "scan/safe.cu", outside, "far.cu")
+	far := testenv.SourceFixture(t, "scan/safe.cu", outside, "far.cu")
 	outLink := filepath.Join(proj, "out.cu")
 	os.Symlink(far, outLink)
-	linked := fixture(t, "scan/safe.cu", proj, "linked.cu")
+	linked := testenv.SourceFixture(t, "scan/safe.cu", proj, "linked.cu")
 	os.Link(linked, filepath.Join(proj, "other-name.cu"))
 
 	res := testenv.Echoctl(t, nil, "rewrite", "-w", theirs, inLink, outLink, linked)
@@ -139,7 +124,7 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	good := fixture(t, "scan/safe.cu", dir, "tree/a.cu")
+	good := testenv.SourceFixture(t, "scan/safe.cu", dir, "tree/a.cu")
 	blocked := filepath.Join(dir, "tree", "b.cu") // CUDA: its prelude is a temporary file
 	os.WriteFile(blocked, []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
 	trace := streamTrace(t)
@@ -197,7 +182,7 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 // the plan replaced the program's source.
 func TestPlanSourceOutputIsASource(t *testing.T) {
 	testenv.NeedClang(t)
-	src := fixture(t, "scan/safe.cu", t.TempDir(), "app.cu")
+	src := testenv.SourceFixture(t, "scan/safe.cu", t.TempDir(), "app.cu")
 	before, _ := os.ReadFile(src)
 	res := testenv.Echoctl(t, nil, "plan", "--source", src, streamTrace(t), "-o", src)
 	if after, _ := os.ReadFile(src); string(after) != string(before) {
@@ -215,7 +200,7 @@ func TestRewriteUntrustedDatabase(t *testing.T) {
 	testenv.NeedClang(t)
 	parent := t.TempDir()
 	proj := filepath.Join(parent, "proj")
-	src := fixture(t, "hostile/quiet.cu", proj, "quiet.cu")
+	src := testenv.SourceFixture(t, "hostile/quiet.cu", proj, "quiet.cu")
 	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
 	db := filepath.Join(parent, "compile_commands.json")
 	os.WriteFile(db, []byte(`[{"directory": "`+proj+`", "file": "quiet.cu", "command": "nvcc -DQUIET -c quiet.cu"}]`), 0o666)

@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,4 +31,22 @@ func Tool(t testing.TB, name, purpose string) string {
 	}
 	t.Skipf("needs Debian's %s %s (apt-get install %s; CI has it)", name, purpose, name)
 	return ""
+}
+
+// SourceFixture copies testdata/source/<rel> to dir/name, making the directories it needs,
+// and returns the copy's path.
+func SourceFixture(t testing.TB, rel, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(Root(t), "testdata", "source", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
