@@ -158,13 +158,20 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 	}
 }
 
+// liveValuePlan plans unsafe_live_value, whose merge changes what it prints, and returns the
+// plan's path, the program and its arguments.
+func liveValuePlan(t *testing.T) (planPath, prog string, args []string) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	args = []string{"--iters", "6", "--warmup", "1"}
+	_, planPath = testenv.Plan(t, "unsafe_live_value", args...)
+	return planPath, testenv.Built(t, "workloads/unsafe_live_value"), args
+}
+
 // S1: merged, the kernel reads the next batch. Nothing in the trace shows it; the output
 // comparison refuses the plan, and run then runs the program as written.
 func TestCalibrateRefusesChangedOutput(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--iters", "6", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
-	prog := testenv.Built(t, "workloads/unsafe_live_value")
+	planPath, prog, args := liveValuePlan(t)
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
 		planPath, "--", prog}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
@@ -211,10 +218,7 @@ func TestCalibrateWithoutIgnore(t *testing.T) {
 // afresh, where it found "no pair to calibrate" before; the merge still changes the output
 // here, so they stay refused.
 func TestCalibrateAgainAfterRefusal(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--iters", "6", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
-	prog := testenv.Built(t, "workloads/unsafe_live_value")
+	planPath, prog, args := liveValuePlan(t)
 	calibrate := append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--strategy", "mapped", planPath, "--", prog}, args...)
 	if res := testenv.Echoctl(t, nil, calibrate...); res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
