@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 )
 
 // proveSource parses src, written to a file of the given name, and proves its pairs.
@@ -18,10 +16,7 @@ func proveSource(t *testing.T, name, src string) []Proof {
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	return Prove(tu)
 }
 

@@ -3,6 +3,7 @@
 package sourcetest
 
 import (
+	"context"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -24,6 +25,16 @@ func EmulatorHeaders(t *testing.T) string {
 		t.Fatal("cannot tell where sourcetest is")
 	}
 	return filepath.Join(filepath.Dir(here), "..", "..", "..", "testdata", "emulator", "include")
+}
+
+// Parse parses file with the emulator's headers, failing the test where it cannot.
+func Parse(t *testing.T, file string) *parse.TU {
+	t.Helper()
+	tu, err := parse.Parse(context.Background(), parse.Command{File: file}, parse.Options{RuntimeHeaders: EmulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tu
 }
 
 // Function is the top-level function with a body of that name.
