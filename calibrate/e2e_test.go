@@ -41,15 +41,9 @@ func TestCalibrateThenRun(t *testing.T) {
 	}
 	// Managed memory makes the kernel 1000× slower: far slower than the copies it saves.
 	slow := []string{"CUDA_EMU_MANAGED_SLOWDOWN=1000"}
-	res = testenv.Echoctl(t, slow, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
+	res = testenv.EchoctlOK(t, slow, append([]string{"calibrate", "--unvalidated", "--rounds", "3", "--ignore", "^iter_ms=",
 		"--strategy", "mapped,managed", planPath, "--", stream}, args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("calibrate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if p.Savings == nil || p.Savings.Strategy != "mapped" || p.Savings.BytesSkipped == 0 || p.Savings.Finding.CalibrateMS <= 0 {
 		t.Errorf("savings %+v; want the mapped plan's, as plan --json and the report show them", p.Savings)
 	}
@@ -91,19 +85,11 @@ func TestCalibrateThenRun(t *testing.T) {
 // same edit to the deployment --print-env writes is refused by the shim itself.
 func checkTamperEvident(t *testing.T, p *plan.Plan, planPath string, argv []string, want string) {
 	t.Helper()
-	edited := *p
-	edited.Pairs = append([]plan.Pair(nil), p.Pairs...)
-	edited.Pairs[0].Device.Site, edited.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
-	swapped := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := plan.WriteFile(swapped, &edited); err != nil {
-		t.Fatal(err)
-	}
-	noDigest := edited
+	edited := testenv.SwappedDevices(p)
+	swapped := testenv.WritePlan(t, edited, "swapped.plan")
+	noDigest := *edited
 	noDigest.Pairs, noDigest.Context.PairsDigest = p.Pairs, ""
-	unsigned := filepath.Join(t.TempDir(), "unsigned.plan")
-	if err := plan.WriteFile(unsigned, &noDigest); err != nil {
-		t.Fatal(err)
-	}
+	unsigned := testenv.WritePlan(t, &noDigest, "unsigned.plan")
 	for _, plan := range []string{swapped, unsigned} {
 		res := testenv.Echoctl(t, nil, append([]string{"run", plan, "--"}, argv...)...)
 		if res.ExitCode != 0 || res.Checksum() != want || !strings.Contains(res.Stderr, "not the ones calibration measured") {
@@ -161,10 +147,7 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want 7 rounds or more where 2 were asked, the gain not believed",
 			res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if p.Context.Strategy != "" || p.Context.PairsDigest != "" {
 		t.Errorf("context %+v: want no strategy enabled", p.Context)
 	}
@@ -175,22 +158,26 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 	}
 }
 
+// liveValuePlan plans unsafe_live_value, whose merge changes what it prints, and returns the
+// plan's path, the program and its arguments.
+func liveValuePlan(t *testing.T) (planPath, prog string, args []string) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	args = []string{"--iters", "6", "--warmup", "1"}
+	_, planPath = testenv.Plan(t, "unsafe_live_value", args...)
+	return planPath, testenv.Built(t, "workloads/unsafe_live_value"), args
+}
+
 // S1: merged, the kernel reads the next batch. Nothing in the trace shows it; the output
 // comparison refuses the plan, and run then runs the program as written.
 func TestCalibrateRefusesChangedOutput(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--iters", "6", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
-	prog := testenv.Built(t, "workloads/unsafe_live_value")
+	planPath, prog, args := liveValuePlan(t)
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--unvalidated", "--rounds", "2", "--ignore", "^iter_ms=",
 		planPath, "--", prog}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs: the program printed") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusRefused || !strings.HasPrefix(pair.Reason, "output differs") {
 			t.Errorf("%s: %s %q; want refused: output differs", pair.ID, pair.Status, pair.Reason)
@@ -213,17 +200,12 @@ func TestCalibrateWithoutIgnore(t *testing.T) {
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	_, planPath := testenv.Plan(t, "stream", args...)
 	stream := testenv.Built(t, "workloads/stream")
-	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", stream}, args...)...); res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", stream}, args...)...)
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--rounds", "3", "--strategy", "mapped", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `not comparing "iter_ms=`) || !strings.Contains(res.Stdout, "not compared") {
 		t.Fatalf("calibrate: exit %d, stdout %q, stderr %q; want the timing line found and said", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusEnabled {
 			t.Errorf("%s: %s %q; want enabled", pair.ID, pair.Status, pair.Reason)
@@ -236,18 +218,12 @@ func TestCalibrateWithoutIgnore(t *testing.T) {
 // afresh, where it found "no pair to calibrate" before; the merge still changes the output
 // here, so they stay refused.
 func TestCalibrateAgainAfterRefusal(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--iters", "6", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "unsafe_live_value", args...)
-	prog := testenv.Built(t, "workloads/unsafe_live_value")
+	planPath, prog, args := liveValuePlan(t)
 	calibrate := append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--strategy", "mapped", planPath, "--", prog}, args...)
 	if res := testenv.Echoctl(t, nil, calibrate...); res.ExitCode != 0 || !strings.Contains(res.Stdout, "output differs") {
 		t.Fatalf("calibrate: exit %d, stdout %q: %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	refused := p.RefusedAt(plan.StageCalibrate)
 	if len(refused) == 0 {
 		t.Fatal("calibration refused no pair")
@@ -499,10 +475,7 @@ func TestCalibrateSetupNotRepaid(t *testing.T) {
 		if res.ExitCode != 0 {
 			t.Fatalf("calibrate --iters %s: exit %d: %s", c.iters, res.ExitCode, res.Stderr)
 		}
-		p, err := plan.ReadFile(planPath)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := testenv.ReadPlan(t, planPath)
 		if got := p.Context.Strategy == "mapped"; got != c.enabled {
 			t.Errorf("--iters %s: strategy %q; want enabled %v\n%s", c.iters, p.Context.Strategy, c.enabled, res.Stdout)
 		}

@@ -28,7 +28,7 @@ import (
 // and Prometheus's current answer.
 func TestPrometheusScrapesAttach(t *testing.T) {
 	testenv.RequireRoot(t)
-	prom := prometheusBin(t)
+	prom := testenv.Tool(t, "prometheus", "server to scrape echoctl")
 	big, small := testenv.LongStream(t, "256K"), testenv.LongStream(t, "64K")
 	pids := []int{big.Process.Pid, small.Process.Pid}
 	target := startAttachMetrics(t, pids)
@@ -83,21 +83,6 @@ func TestPrometheusScrapesAttach(t *testing.T) {
 		}
 	}
 	waitSeries(t, api, `echo_watched_processes{job="echo"}`, func(s series) bool { return s.value == 1 })
-}
-
-// prometheusBin is Debian's Prometheus server, or the test is skipped saying why; with
-// ECHO_REQUIRE_PROMETHEUS=1 (CI, which installs it) its absence fails the test instead.
-func prometheusBin(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("prometheus")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("ECHO_REQUIRE_PROMETHEUS") == "1" {
-		t.Fatalf("prometheus is not installed, and ECHO_REQUIRE_PROMETHEUS=1 requires it: apt-get install prometheus")
-	}
-	t.Skip("needs Debian's prometheus server to scrape echoctl (apt-get install prometheus; CI has it)")
-	return ""
 }
 
 // startAttachMetrics runs `echoctl attach --metrics` on a free loopback port for pids and

@@ -9,24 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/elftest"
 	"github.com/echo-uma/echo/plan"
 )
-
-// note is one ELF note: namesz, descsz, type, then name and desc, each padded to align.
-func note(name string, typ uint32, desc []byte, align int) []byte {
-	pad := func(b []byte) []byte {
-		for len(b)%align != 0 {
-			b = append(b, 0)
-		}
-		return b
-	}
-	var b []byte
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(name)+1))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
-	b = binary.LittleEndian.AppendUint32(b, typ)
-	b = append(b, pad(append([]byte(name), 0))...)
-	return append(b, pad(append([]byte(nil), desc...))...)
-}
 
 // writeELF writes a minimal 64-bit little-endian executable whose only segment is a PT_NOTE
 // holding notes; debug/elf reads it as it reads a linked program.
@@ -64,9 +49,9 @@ func writeELF(t *testing.T, notes []byte) string {
 func TestCheckExecutable(t *testing.T) {
 	id := []byte{0xab, 0x12, 0xcd, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x11, 0x22}
 	other := append([]byte{0x99}, id[1:]...)
-	abiTag := note("GNU", 1, make([]byte, 16), 4) // NT_GNU_ABI_TAG, before the build-id
-	withID := writeELF(t, append(abiTag, note("GNU", 3, id, 4)...))
-	withOther := writeELF(t, note("GNU", 3, other, 4))
+	abiTag := elftest.Note("GNU", 1, make([]byte, 16), 4) // NT_GNU_ABI_TAG, before the build-id
+	withID := writeELF(t, append(abiTag, elftest.Note("GNU", 3, id, 4)...))
+	withOther := writeELF(t, elftest.Note("GNU", 3, other, 4))
 	withoutID := writeELF(t, abiTag)
 	st, err := os.Stat(withoutID)
 	if err != nil {

@@ -323,18 +323,10 @@ func TestRunThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	res, tracePath := testenv.Trace(t, append([]string{"--host-allocs", "--", link}, args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, tracePath := testenv.TraceOK(t, append([]string{"--host-allocs", "--", link}, args...)...)
 	planPath := tracePath + ".plan"
-	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
-		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, "plan", "-o", planPath, tracePath)
+	p := testenv.ReadPlan(t, planPath)
 	if p.Context.Executable.BuildID == "" || filepath.Base(p.Context.Executable.Path) != "stream" {
 		t.Errorf("the plan's executable is %+v; want the stream file the link names, by build-id", p.Context.Executable)
 	}
@@ -439,10 +431,7 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 	stream := testenv.Built(t, "workloads/stream")
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
-	res := testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
-	if res.ExitCode != 0 {
-		t.Fatalf("--print-env --force: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
 	deployed, err := os.ReadFile(planPath + ".shim")
 	if err != nil {
 		t.Fatal(err)
@@ -468,13 +457,7 @@ func TestRunForceKeepsTheRules(t *testing.T) {
 			got, want, res2.Report.Active, res2.Report.Reason)
 	}
 
-	swapped := *p
-	swapped.Pairs = append([]plan.Pair(nil), p.Pairs...)
-	swapped.Pairs[0].Device.Site, swapped.Pairs[1].Device.Site = p.Pairs[1].Device.Site, p.Pairs[0].Device.Site
-	swappedPath := filepath.Join(t.TempDir(), "swapped.plan")
-	if err := plan.WriteFile(swappedPath, &swapped); err != nil {
-		t.Fatal(err)
-	}
+	swappedPath := testenv.WritePlan(t, testenv.SwappedDevices(p), "swapped.plan")
 	// Swapped device sites: each pair's planned host buffer is never copied to or from its
 	// planned device buffer, so neither pair is bound, and the program computes what it did.
 	res = testenv.Echoctl(t, []string{delay}, append([]string{"run", "--force", swappedPath, "--", stream}, args...)...)

@@ -141,10 +141,7 @@ func runPlans(t *testing.T) map[string][]string {
 		q := *p
 		q.Pairs = append([]plan.Pair(nil), p.Pairs...)
 		change(&q)
-		path := filepath.Join(t.TempDir(), name+".plan")
-		if err := plan.WriteFile(path, &q); err != nil {
-			t.Fatal(err)
-		}
+		path := testenv.WritePlan(t, &q, name+".plan")
 		return path
 	}
 	stream := testenv.Built(t, "workloads/stream")

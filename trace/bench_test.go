@@ -34,14 +34,21 @@ func reportEventRate(b *testing.B, events int) {
 	b.SetBytes(int64(events) * EventSize)
 }
 
+// benchReader reads the trace in data.
+func benchReader(b *testing.B, data []byte) *Reader {
+	b.Helper()
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
 func BenchmarkReader(b *testing.B) {
 	const n = 1_000_000
 	data := benchTrace(b, n)
 	for b.Loop() {
-		r, err := NewReader(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
+		r := benchReader(b, data)
 		for {
 			if _, err := r.Next(); errors.Is(err, io.EOF) {
 				break
@@ -77,10 +84,7 @@ func BenchmarkSummarize(b *testing.B) {
 	const n = 1_000_000
 	data := benchTrace(b, n)
 	for b.Loop() {
-		r, err := NewReader(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
+		r := benchReader(b, data)
 		if _, err := Summarize(r); err != nil {
 			b.Fatal(err)
 		}

@@ -3,23 +3,9 @@ package trace
 import (
 	"encoding/binary"
 	"testing"
-)
 
-// note is one ELF note: namesz, descsz, type, then name and desc, each padded to align.
-func note(name string, typ uint32, desc []byte, align int) []byte {
-	pad := func(b []byte) []byte {
-		for len(b)%align != 0 {
-			b = append(b, 0)
-		}
-		return b
-	}
-	var b []byte
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(name)+1))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
-	b = binary.LittleEndian.AppendUint32(b, typ)
-	b = append(b, pad(append([]byte(name), 0))...)
-	return append(b, pad(append([]byte(nil), desc...))...)
-}
+	"github.com/echo-uma/echo/internal/elftest"
+)
 
 func TestFindGNUBuildID(t *testing.T) {
 	id := []byte{1, 2, 3, 4, 5}
@@ -29,12 +15,12 @@ func TestFindGNUBuildID(t *testing.T) {
 		align uint64
 		want  string
 	}{
-		{"alone", note("GNU", 3, id, 4), 4, "0102030405"},
-		{"after another note", append(note("GNU", 1, make([]byte, 16), 4), note("GNU", 3, id, 4)...), 4, "0102030405"},
-		{"8-byte aligned", append(note("GNU", 5, make([]byte, 12), 8), note("GNU", 3, id, 8)...), 8, "0102030405"},
-		{"other owner", note("Go", 3, id, 4), 4, ""},
-		{"other type", note("GNU", 4, id, 4), 4, ""},
-		{"truncated", note("GNU", 3, id, 4)[:18], 4, ""},
+		{"alone", elftest.Note("GNU", 3, id, 4), 4, "0102030405"},
+		{"after another note", append(elftest.Note("GNU", 1, make([]byte, 16), 4), elftest.Note("GNU", 3, id, 4)...), 4, "0102030405"},
+		{"8-byte aligned", append(elftest.Note("GNU", 5, make([]byte, 12), 8), elftest.Note("GNU", 3, id, 8)...), 8, "0102030405"},
+		{"other owner", elftest.Note("Go", 3, id, 4), 4, ""},
+		{"other type", elftest.Note("GNU", 4, id, 4), 4, ""},
+		{"truncated", elftest.Note("GNU", 3, id, 4)[:18], 4, ""},
 		{"huge descsz", append(binary.LittleEndian.AppendUint32([]byte{4, 0, 0, 0}, 0xffffffff), 3, 0, 0, 0, 'G', 'N', 'U', 0), 4, ""},
 		{"empty", nil, 4, ""},
 	}

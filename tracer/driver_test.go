@@ -24,10 +24,7 @@ var driverEvents = []trace.EventType{
 func TestTraceDriverAPI(t *testing.T) {
 	testenv.RequireRoot(t)
 	const copies, size = 5, 1 << 20
-	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "tests/driver_api"), "5")
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, path := testenv.TraceOK(t, "--launches", "--", testenv.Built(t, "tests/driver_api"), "5")
 	if !probedDriver.MatchString(res.Stderr) {
 		t.Errorf("the driver was not probed in a driver-API program; stderr:\n%s", res.Stderr)
 	}
@@ -104,10 +101,7 @@ func testRuntimeOverDriver(t *testing.T, all bool) {
 	if all {
 		args = append([]string{"--all-driver-probes"}, args...)
 	}
-	res, path := testenv.Trace(t, args...)
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, path := testenv.TraceOK(t, args...)
 	if probed := probedDriver.MatchString(res.Stderr); probed != all || unprobedDriver.MatchString(res.Stderr) == all {
 		t.Errorf("driver probed: %v, want %v; stderr:\n%s", probed, all, res.Stderr)
 	}
@@ -147,10 +141,7 @@ func TestTraceDlopenDriver(t *testing.T) {
 			if mode == "proc" {
 				args = append(args, "proc")
 			}
-			res, path := testenv.Trace(t, args...)
-			if res.ExitCode != 0 {
-				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-			}
+			res, path := testenv.TraceOK(t, args...)
 			if !probedDriver.MatchString(res.Stderr) {
 				t.Errorf("the driver was not probed; stderr:\n%s", res.Stderr)
 			}

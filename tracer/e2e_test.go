@@ -3,10 +3,10 @@ package tracer_test
 import (
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/trace"
 )
 
@@ -23,15 +23,7 @@ type traced struct {
 
 func readTrace(t *testing.T, path string) traced {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
-	}
+	r := testenv.OpenTrace(t, path)
 	tr := traced{header: r.Header(), modules: trace.NewModules(r.Header().Modules)}
 	for {
 		rec, err := r.Next()

@@ -14,10 +14,7 @@ import (
 func TestTracesNvcc13Launches(t *testing.T) {
 	testenv.RequireRoot(t)
 	const iters = 6
-	res, path := testenv.Trace(t, "--launches", "--", testenv.Built(t, "tests/library_launch"), "6", "65536", "after", "nvcc13")
-	if res.ExitCode != 0 {
-		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, path := testenv.TraceOK(t, "--launches", "--", testenv.Built(t, "tests/library_launch"), "6", "65536", "after", "nvcc13")
 	f, err := trace.Open(path)
 	if err != nil {
 		t.Fatal(err)

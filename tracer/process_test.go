@@ -79,10 +79,7 @@ func abs(x int) int {
 func TestTraceAttachForDuration(t *testing.T) {
 	testenv.RequireRoot(t)
 	target := testenv.LongStream(t, "64K")
-	res, path := testenv.Trace(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace -p: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, path := testenv.TraceOK(t, "-p", strconv.Itoa(target.Process.Pid), "--duration", "700ms")
 	checkAttachedTrace(t, path, target.Process.Pid)
 	if err := target.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the workload did not survive the detach: %v", err)
@@ -188,10 +185,7 @@ func TestTraceFollow(t *testing.T) {
 // With --json, stdout is one JSON document for scripts (`| jq`): the traced program's own
 // output goes to stderr, as with -o -.
 func TestTraceJSONKeepsProgramOutputOut(t *testing.T) {
-	res, _ := testenv.Trace(t, "--json", "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "2", "--warmup", "0")
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace --json: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, _ := testenv.TraceOK(t, "--json", "--", testenv.Built(t, "workloads/stream"), "--size", "64K", "--iters", "2", "--warmup", "0")
 	var doc map[string]any
 	dec := json.NewDecoder(strings.NewReader(res.Stdout))
 	if err := dec.Decode(&doc); err != nil || dec.More() {

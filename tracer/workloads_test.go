@@ -35,10 +35,7 @@ func TestTraceStream(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			const iters, size = 6, 1 << 20
 			args := append(append(c.flags, "--host-allocs", "--launches"), "--", testenv.Built(t, "workloads/"+name), "--size", "1M", "--iters", "5", "--warmup", "1")
-			res, path := testenv.Trace(t, args...)
-			if res.ExitCode != 0 {
-				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-			}
+			_, path := testenv.TraceOK(t, args...)
 			tr := readTrace(t, path)
 			if tr.header.PID == 0 || tr.header.Attached || len(tr.header.Command) == 0 {
 				t.Errorf("header %+v: want the launched command's pid and argv, not attached", tr.header)
@@ -132,10 +129,7 @@ func TestTraceWorkloads(t *testing.T) {
 		}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, path := testenv.Trace(t, append([]string{"--host-allocs", "--launches", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
-			if res.ExitCode != 0 {
-				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-			}
+			_, path := testenv.TraceOK(t, append([]string{"--host-allocs", "--launches", "--", testenv.Built(t, "workloads/"+c.name)}, append(c.args, args...)...)...)
 			tr := readTrace(t, path)
 			for typ, want := range c.want {
 				if got := tr.count(typ); got != want {
@@ -149,11 +143,8 @@ func TestTraceWorkloads(t *testing.T) {
 // operator new[] calls malloc inside libstdc++: the allocation is recorded once, as new[].
 func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
 	testenv.RequireRoot(t)
-	res, path := testenv.Trace(t, "--host-allocs", "--", testenv.Built(t, "workloads/stream"), "--host", "new",
+	_, path := testenv.TraceOK(t, "--host-allocs", "--", testenv.Built(t, "workloads/stream"), "--host", "new",
 		"--size", "1M", "--iters", "2", "--warmup", "0")
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
 	tr := readTrace(t, path)
 	arrays := tr.allocated(trace.EventNewArray, 1<<20)
 	if len(arrays) != 2 {
@@ -173,10 +164,7 @@ func TestTraceNewArrayNotDoubleCounted(t *testing.T) {
 func TestTraceDlopen(t *testing.T) {
 	testenv.RequireRoot(t)
 	const copies = 3
-	res, path := testenv.Trace(t, "--", testenv.Built(t, "tests/dlopen_runtime"), strconv.Itoa(copies))
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, path := testenv.TraceOK(t, "--", testenv.Built(t, "tests/dlopen_runtime"), strconv.Itoa(copies))
 	tr := readTrace(t, path)
 	if got := len(tr.copies(trace.EventCUDAMemcpy, h2d, 1<<20)); got != copies || len(tr.copies(trace.EventCUDAMemcpy, 3, 1<<20)) != copies {
 		t.Errorf("%d H2D copies (and D2D), want %d", got, copies)
@@ -267,10 +255,7 @@ func TestTraceLaunchesOnlyAsked(t *testing.T) {
 	}{{nil, 0}, {[]string{"--launches"}, n}} {
 		t.Run(fmt.Sprint(c.flags), func(t *testing.T) {
 			args := append(c.flags, "--", testenv.Built(t, "workloads/compute"), "--size", "64K", "--iters", "2", "--warmup", "1")
-			res, path := testenv.Trace(t, args...)
-			if res.ExitCode != 0 {
-				t.Fatalf("echoctl trace: exit %d: %s", res.ExitCode, res.Stderr)
-			}
+			_, path := testenv.TraceOK(t, args...)
 			tr := readTrace(t, path)
 			if got := tr.count(trace.EventCUDALaunchKernel); got != c.launches {
 				t.Errorf("%d cudaLaunchKernel recorded, want %d", got, c.launches)

@@ -68,10 +68,7 @@ func TestValidate(t *testing.T) {
 			if res.ExitCode != 0 || res.Checksum() != want {
 				t.Fatalf("validate: exit %d, checksum %s (want %s): %s", res.ExitCode, res.Checksum(), want, res.Stderr)
 			}
-			got, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := testenv.ReadPlan(t, planPath)
 			validated := 0
 			for _, pair := range got.Pairs {
 				reason, refuse := c.refused[pair.ID]
@@ -176,14 +173,8 @@ func TestOptimizeThenRun(t *testing.T) {
 			}
 			prog := testenv.Built(t, "workloads/"+c.workload)
 			planPath := dir + "/" + c.workload + ".plan"
-			res := testenv.Echoctl(t, env, append([]string{"optimize", "--rounds", "2", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
-			if res.ExitCode != 0 {
-				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
-			}
-			p, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testenv.EchoctlOK(t, env, append([]string{"optimize", "--rounds", "2", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
+			p := testenv.ReadPlan(t, planPath)
 			for id, reason := range c.refused {
 				found := false
 				for _, pair := range p.Pairs {

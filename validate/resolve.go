@@ -51,19 +51,9 @@ func untimedAsync(c plan.Copy) bool {
 // were allocated and timing their linking copies alone (shim/resolve.c), and folds that into
 // the plan.
 func resolve(ctx context.Context, p *plan.Plan, pairs []plan.Pair, argv []string, stdio runner.IO) (runner.Result, error) {
-	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeResolve)
-	if err != nil {
-		return runner.Result{}, err
-	}
-	res, err := runner.Run(ctx, argv, compact, stdio)
+	res, err := shimRun(ctx, p, pairs, plan.ModeResolve, argv, stdio, "while its buffers were resolved", "resolving buffers")
 	if err != nil {
 		return res, err
-	}
-	if res.ExitCode != 0 {
-		return res, fmt.Errorf("%s exited with status %d while its buffers were resolved: fix the run first", argv[0], res.ExitCode)
-	}
-	if !res.Report.Active {
-		return res, fmt.Errorf("resolving buffers did not run: %s", res.Report.Reason)
 	}
 	ApplyResolved(p, res.Report, sameRun(p, argv))
 	return res, nil

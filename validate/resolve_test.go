@@ -33,14 +33,8 @@ func TestValidateResolvesHostSites(t *testing.T) {
 	if forced.ExitCode != 0 || forced.Checksum() != want || !strings.Contains(forced.Stderr, "2 pairs left as written: the trace did not see where they were allocated") {
 		t.Errorf("run --force before validate: exit %d, checksum %s (want %s), stderr %q", forced.ExitCode, forced.Checksum(), want, forced.Stderr)
 	}
-	res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	got, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	got := testenv.ReadPlan(t, planPath)
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
 	}
@@ -60,22 +54,12 @@ func TestValidateResolvesHostSites(t *testing.T) {
 func TestValidateResolvesAttachedTrace(t *testing.T) {
 	testenv.RequireRoot(t)
 	stream := testenv.LongStream(t, "1M")
-	res, tracePath := testenv.Trace(t, "-p", strconv.Itoa(stream.Process.Pid), "--duration", "1s")
-	if res.ExitCode != 0 {
-		t.Fatalf("trace -p: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, tracePath := testenv.TraceOK(t, "-p", strconv.Itoa(stream.Process.Pid), "--duration", "1s")
 	planPath := tracePath + ".plan"
-	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
-		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	testenv.EchoctlOK(t, nil, "plan", "-o", planPath, tracePath)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...); res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	got, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, "workloads/stream")}, args...)...)
+	got := testenv.ReadPlan(t, planPath)
 	full, _ := testenv.PlanTraced(t, []string{"--host-allocs"}, "workloads/stream", args...)
 	if len(got.Pairs) != len(full.Pairs) {
 		t.Fatalf("%d pairs, the full trace's plan %d", len(got.Pairs), len(full.Pairs))
@@ -115,13 +99,8 @@ func pinnedKeepsCompletion(t *testing.T, rel, mode string) {
 	}
 	slow := []string{"CUDA_EMU_COPY_DELAY_US=3000"} // a copy still in flight when the call returns is seen
 	_, planPath := testenv.PlanTraced(t, nil, rel, args...)
-	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...); res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", prog}, args...)...)
+	p := testenv.ReadPlan(t, planPath)
 	dirs := map[plan.PairDirection]int{}
 	for _, pair := range p.Pairs {
 		if pair.Status != plan.StatusValidated || pair.Merges() || !pair.Allows(plan.StrategyPinned) || pair.Host.Allocations < 2 {
@@ -175,14 +154,8 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 			args := append([]string{"--size", "2M", "--iters", "8", "--warmup", "1"}, variant...)
 			want := testenv.Run(t, prog, nil, args...).Checksum()
 			planPath := t.TempDir() + "/framework.plan"
-			res := testenv.Echoctl(t, nil, append([]string{"optimize", "--rounds", "3", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
-			if res.ExitCode != 0 {
-				t.Fatalf("optimize: exit %d: %s", res.ExitCode, res.Stderr)
-			}
-			p, err := plan.ReadFile(planPath)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := testenv.EchoctlOK(t, nil, append([]string{"optimize", "--rounds", "3", "--ignore", "^iter_ms=", "-o", planPath, "--", prog}, args...)...)
+			p := testenv.ReadPlan(t, planPath)
 			if s := p.Context.Strategy; s != plan.StrategyPinned && s != "" {
 				t.Fatalf("strategy %q, want pinned or none: no merge can serve device blocks\n%s", s, res.Stdout+res.Stderr)
 			}
@@ -390,13 +363,8 @@ func validatedPlan(t *testing.T, rel string, args ...string) (*plan.Plan, string
 func validatedTrace(t *testing.T, traceFlags []string, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	_, planPath := testenv.PlanTraced(t, traceFlags, rel, args...)
-	if res := testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...); res.ExitCode != 0 {
-		t.Fatalf("validate: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", testenv.Built(t, rel)}, args...)...)
+	p := testenv.ReadPlan(t, planPath)
 	return p, planPath
 }
 

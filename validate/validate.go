@@ -50,20 +50,27 @@ func Run(ctx context.Context, p *plan.Plan, argv []string, stdio runner.IO) (run
 	if len(pairs) == 0 {
 		return res, nil
 	}
-	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeValidate)
+	// A run that failed may have stopped before it reached a window: it proves nothing.
+	return shimRun(ctx, p, pairs, plan.ModeValidate, argv, stdio, "during validation, so it proves nothing", "validation")
+}
+
+// shimRun runs argv once with the preload library serving pairs in mode (merged, so that it
+// watches them). A run that failed, or in which the library did not act, is an error: during
+// says when the program failed ("during validation"), what names the run ("validation").
+func shimRun(ctx context.Context, p *plan.Plan, pairs []plan.Pair, mode plan.Mode, argv []string, stdio runner.IO, during, what string) (runner.Result, error) {
+	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, mode)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	res, err = runner.Run(ctx, argv, compact, stdio)
+	res, err := runner.Run(ctx, argv, compact, stdio)
 	if err != nil {
 		return res, err
 	}
 	if res.ExitCode != 0 {
-		// A run that failed may have stopped before it reached a window: it proves nothing.
-		return res, fmt.Errorf("%s exited with status %d during validation, so it proves nothing: fix the run first", argv[0], res.ExitCode)
+		return res, fmt.Errorf("%s exited with status %d %s: fix the run first", argv[0], res.ExitCode, during)
 	}
 	if !res.Report.Active {
-		return res, fmt.Errorf("validation did not run: %s", res.Report.Reason)
+		return res, fmt.Errorf("%s did not run: %s", what, res.Report.Reason)
 	}
 	return res, nil
 }

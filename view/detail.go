@@ -21,35 +21,25 @@ func detailLines(r live.Row, w int) (lines []string, tail int) {
 	}
 
 	d := r.Detail
-	if len(d.TopSites) == 0 {
-		lines = append(lines, "top copy sites: none in this interval")
-	} else {
-		lines = append(lines, "top copy sites")
-		rows := make([][]string, len(d.TopSites))
-		for i, s := range d.TopSites {
-			rows[i] = []string{symbols.Label(s.Site, s.Symbol), s.API, s.Direction, units.Bytes(s.BytesPerCopy),
-				count(s.PerS), percent(s.Share)}
-		}
-		lines = append(lines, grid([]column{
-			{"SITE", 0, false}, {"API", 18, false}, {"DIR", 4, false},
-			{"BYTES/COPY", 10, true}, {"PER S", 6, true}, {"SHARE", 6, true},
-		}, rows, w, "  ")...)
+	sites := make([][]string, len(d.TopSites))
+	for i, s := range d.TopSites {
+		sites[i] = []string{symbols.Label(s.Site, s.Symbol), s.API, s.Direction, units.Bytes(s.BytesPerCopy),
+			count(s.PerS), percent(s.Share)}
 	}
+	lines = append(lines, section("top copy sites", "none in this interval", []column{
+		{"SITE", 0, false}, {"API", 18, false}, {"DIR", 4, false},
+		{"BYTES/COPY", 10, true}, {"PER S", 6, true}, {"SHARE", 6, true},
+	}, sites, w)...)
 
-	if len(d.PairList) == 0 {
-		lines = append(lines, "pairs: none found yet")
-	} else {
-		lines = append(lines, "pairs")
-		rows := make([][]string, len(d.PairList))
-		for i, p := range d.PairList {
-			rows[i] = []string{string(p.Direction), units.Bytes(p.Bytes), speedup(p.Speedup),
-				string(p.Status), p.Reason}
-		}
-		lines = append(lines, grid([]column{
-			{"DIR", 6, false}, {"BYTES", 10, true}, {"BOUND", 8, true},
-			{"STATUS", 10, false}, {"REASON", 0, false},
-		}, rows, w, "  ")...)
+	pairs := make([][]string, len(d.PairList))
+	for i, p := range d.PairList {
+		pairs[i] = []string{string(p.Direction), units.Bytes(p.Bytes), speedup(p.Speedup),
+			string(p.Status), p.Reason}
 	}
+	lines = append(lines, section("pairs", "none found yet", []column{
+		{"DIR", 6, false}, {"BYTES", 10, true}, {"BOUND", 8, true},
+		{"STATUS", 10, false}, {"REASON", 0, false},
+	}, pairs, w)...)
 
 	lines = append(lines, "predicted speed-up  "+speedup(d.PredictedSpeedup))
 	tail = 1
@@ -96,4 +86,12 @@ func orNone(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// section is a titled table of rows, or one line saying there is none ("title: none").
+func section(title, none string, cols []column, rows [][]string, w int) []string {
+	if len(rows) == 0 {
+		return []string{title + ": " + none}
+	}
+	return append([]string{title}, grid(cols, rows, w, "  ")...)
 }

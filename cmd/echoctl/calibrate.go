@@ -67,8 +67,8 @@ func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv
 	if err := checkRounds(o.rounds, o.budget); err != nil {
 		return err
 	}
-	if o.output == outfile.Stdout && o.json {
-		return errors.New("-o - and --json both want standard output: give the plan a file")
+	if err := oneStdout(o.output, o.json, "plan"); err != nil {
+		return err
 	}
 	tried, err := strategies(o.strategies)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -90,8 +89,8 @@ func runExport(stdout io.Writer, tracePath string, opts *exportOptions) error {
 	if outPath == "" {
 		outPath = tracePath + ".json"
 	}
-	if outPath == outfile.Stdout && opts.global.json {
-		return errors.New("-o - and --json both want standard output: give the timeline a file")
+	if err := oneStdout(outPath, opts.global.json, "timeline"); err != nil {
+		return err
 	}
 	sum, err := pipeline.ExportTrace(stdout, r, format, xopts, tracePath, opts.plan, outPath)
 	if err != nil {

@@ -14,10 +14,7 @@ import (
 // The offline viewer export names is one that works: the commands it prints, run as a user
 // pastes them, write report's page with the iteration's timeline, from a real trace.
 func TestExportNamesOfflineViewer(t *testing.T) {
-	res, tracePath := testenv.Trace(t, "--", testenv.Built(t, "workloads/stream"), "--size", "256K", "--iters", "12", "--warmup", "0")
-	if res.ExitCode != 0 {
-		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, tracePath := testenv.TraceOK(t, "--", testenv.Built(t, "workloads/stream"), "--size", "256K", "--iters", "12", "--warmup", "0")
 	exp := testenv.Echoctl(t, nil, "export", tracePath)
 	if exp.ExitCode != 0 {
 		t.Fatalf("export: exit %d: %s", exp.ExitCode, exp.Stderr)

@@ -20,18 +20,10 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	script := stream + " --size 1M --iters 5 --warmup 1; true"
 	shell := []string{"/bin/sh", "-c", script}
 	want := testenv.RunWorkload(t, "stream", nil, "--size", "1M", "--iters", "5", "--warmup", "1").Checksum()
-	res, tracePath := testenv.Trace(t, append([]string{"--follow", "--"}, shell...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("trace --follow: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res, tracePath := testenv.TraceOK(t, append([]string{"--follow", "--"}, shell...)...)
 	planPath := filepath.Join(t.TempDir(), "stream.plan")
-	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
-		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, "plan", "-o", planPath, tracePath)
+	p := testenv.ReadPlan(t, planPath)
 	if filepath.Base(p.Context.Executable.Path) != "stream" || p.Context.Launcher == nil ||
 		!strings.Contains(filepath.Base(p.Context.Launcher.Path), "sh") {
 		t.Fatalf("context %+v, launcher %+v: want the plan for stream, launched by the shell", p.Context, p.Context.Launcher)
@@ -39,18 +31,10 @@ func TestFollowPlanIsForTheProgram(t *testing.T) {
 	if n := len(p.PairsIn(plan.StatusCandidate)); n != 2 {
 		t.Errorf("%d candidate pairs, want stream's 2", n)
 	}
-	res = testenv.Echoctl(t, nil, append([]string{"validate", planPath, "--"}, shell...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("validate through the shell: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	res = testenv.Echoctl(t, nil, append([]string{"calibrate", "--rounds", "2",
+	res = testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--"}, shell...)...)
+	res = testenv.EchoctlOK(t, nil, append([]string{"calibrate", "--rounds", "2",
 		"--ignore", "^iter_ms=", planPath, "--"}, shell...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("calibrate through the shell: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	if p, err = plan.ReadFile(planPath); err != nil {
-		t.Fatal(err)
-	}
+	p = testenv.ReadPlan(t, planPath)
 	if n := len(p.PairsIn(plan.StatusEnabled)); n != 2 {
 		t.Fatalf("%d pairs enabled, want 2: %s", n, res.Stdout)
 	}
@@ -72,18 +56,10 @@ func TestFollowPlanRefusesAnotherProgramsPairs(t *testing.T) {
 	testenv.RequireRoot(t)
 	script := testenv.Built(t, "workloads/stream") + " --size 1M --iters 8 --warmup 1; " +
 		testenv.Built(t, "workloads/compute") + " --size 1M --iters 2 --warmup 0"
-	res, tracePath := testenv.Trace(t, "--follow", "--", "/bin/sh", "-c", script)
-	if res.ExitCode != 0 {
-		t.Fatalf("trace --follow: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	_, tracePath := testenv.TraceOK(t, "--follow", "--", "/bin/sh", "-c", script)
 	planPath := filepath.Join(t.TempDir(), "two.plan")
-	if res := testenv.Echoctl(t, nil, "plan", "-o", planPath, tracePath); res.ExitCode != 0 {
-		t.Fatalf("plan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.EchoctlOK(t, nil, "plan", "-o", planPath, tracePath)
+	p := testenv.ReadPlan(t, planPath)
 	program, other := filepath.Base(p.Context.Executable.Path), "compute"
 	if program == "compute" {
 		other = "stream"

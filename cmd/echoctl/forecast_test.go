@@ -47,10 +47,7 @@ func TestOnePredictionEverywhere(t *testing.T) {
 	if opt.ExitCode != 0 {
 		t.Fatalf("optimize: exit %d: %s", opt.ExitCode, opt.Stderr)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	f := planner.ForecastFor(p)
 	if f.Headline == nil || p.Savings == nil || p.Savings.BreakEvenIterations <= 0 {
 		t.Fatalf("forecast %+v, savings %+v: want an enabled plan with a prediction and a break-even\n%s", f, p.Savings, opt.Stdout)
@@ -160,10 +157,7 @@ func TestRefusedPlanPredictsNothing(t *testing.T) {
 	if err := planview.Calibration(&table, res, p, "app.plan"); err != nil {
 		t.Fatal(err)
 	}
-	planPath := filepath.Join(t.TempDir(), "app.plan")
-	if err := plan.WriteFile(planPath, p); err != nil {
-		t.Fatal(err)
-	}
+	planPath := testenv.WritePlan(t, p, "app.plan")
 	pg, err := report.Build(report.Options{PlanPath: planPath})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 // can be proved, and stays within bounded memory. Before, it hung on the FIFO include, failed
 // whole on the unreadable directory, and parsed the huge file for minutes.
 func TestScanHostileTree(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	var run func(args ...string) *exec.Cmd
 	work := t.TempDir()
 	headers := filepath.Join(testenv.Root(t), "testdata", "emulator", "include")
@@ -39,10 +39,10 @@ func TestScanHostileTree(t *testing.T) {
 		run = func(args ...string) *exec.Cmd { return exec.Command(testenv.Built(t, "bin/echoctl"), args...) }
 	}
 	tree := filepath.Join(work, "tree")
-	fixture(t, "scan/safe.cu", tree, "safe.cu")
-	fixture(t, "scan/safe.cu", tree, "odd/b\xffd.cu")
-	fixture(t, "scan/safe.cu", tree, "odd/new\nline.cu")
-	fixture(t, "scan/plain.c", tree, "locked/hidden.c")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "safe.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "odd/b\xffd.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "odd/new\nline.cu")
+	testenv.SourceFixture(t, "scan/plain.c", tree, "locked/hidden.c")
 	fifo := filepath.Join(work, "fifo.h")
 	for _, f := range []string{filepath.Join(tree, "fifo.cu"), fifo} {
 		if err := syscall.Mkfifo(f, 0o644); err != nil {
@@ -56,7 +56,7 @@ func TestScanHostileTree(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(tree, "compile_commands.json"), []byte(`[{"directory": "`+tree+`", "file": "safe.cu",
 	  "arguments": ["nvcc", "-include", "/etc/shadow", "-Xclang", "-load", "-Xclang", "/tmp/evil.so", "-DHOSTILE", "-c", "safe.cu"]}]`), 0o644)
-	deep := deepPath(t, tree)
+	deep := testenv.DeepDir(t, tree)
 	for _, d := range []string{work, tree} {
 		os.Chmod(d, 0o755)
 	}
@@ -134,31 +134,6 @@ func TestScanHostileTree(t *testing.T) {
 	if !found || doc.Totals.Skipped != 2 || len(doc.Unwalked) < 7 {
 		t.Errorf("JSON: the odd name found %v, %d skipped, %d not walked", found, doc.Totals.Skipped, len(doc.Unwalked))
 	}
-}
-
-// deepPath makes a chain of directories under dir deeper than PATH_MAX (through openat(2):
-// a path that long cannot be named) and returns it, relative to dir.
-func deepPath(t *testing.T, dir string) string {
-	t.Helper()
-	name := strings.Repeat("d", 250)
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := ""
-	for range 20 {
-		if err := syscall.Mkdirat(fd, name, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		next, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-		syscall.Close(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd, rel = next, filepath.Join(rel, name)
-	}
-	syscall.Close(fd)
-	return rel
 }
 
 // copyTree copies the regular files under from to to.

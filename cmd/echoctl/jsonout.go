@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+
+	"github.com/echo-uma/echo/internal/outfile"
 )
 
 // The JSON documents echoctl prints with --json, one schema per command, each named by its
@@ -29,4 +32,13 @@ func printJSON(w io.Writer, doc any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// oneStdout refuses -o - beside --json: both would print to standard output. what names what
+// -o writes ("plan").
+func oneStdout(output string, jsonOut bool, what string) error {
+	if output == outfile.Stdout && jsonOut {
+		return fmt.Errorf("-o - and --json both want standard output: give the %s a file", what)
+	}
+	return nil
 }

@@ -60,8 +60,8 @@ func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
 	if err := checkRounds(o.rounds, o.budget); err != nil {
 		return err
 	}
-	if o.output == outfile.Stdout && o.json {
-		return errors.New("-o - and --json both want standard output: give the plan a file")
+	if err := oneStdout(o.output, o.json, "plan"); err != nil {
+		return err
 	}
 	planPath, tracePath, remove, err := pipeline.OptimizePaths(argv, o.output)
 	if err != nil {

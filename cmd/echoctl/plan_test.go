@@ -282,10 +282,7 @@ func TestPlanCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	p, err := plan.ReadFile(path + ".plan")
-	if err != nil {
-		t.Fatalf("reading the plan it wrote: %v", err)
-	}
+	p := testenv.ReadPlan(t, path+".plan")
 	var in, outPairs []plan.Pair
 	for _, pair := range p.Pairs {
 		switch pair.Direction {
@@ -362,10 +359,7 @@ func TestPlanShowsPlanFile(t *testing.T) {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
 	planPath := path + ".plan"
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	const why = "validation: the host writes the input buffer while its device copy may still be read by later " +
 		"GPU work (S1) (at stream+0x1234, 3.2 ms into the run, after 2 of its linking copies)"
 	p.Pairs[0].OnlyPinned(why)
@@ -430,10 +424,7 @@ func TestPlanThresholds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("plan %v: %v\n%s", tt.args, err, out)
 		}
-		p, err := plan.ReadFile(planPath)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := testenv.ReadPlan(t, planPath)
 		for _, pair := range p.Pairs {
 			if pair.Status != plan.StatusRefused || !strings.Contains(pair.Reason, tt.want) {
 				t.Errorf("plan %v: pair %s %s (%s), want refused: %s", tt.args, pair.ID, pair.Status, pair.Reason, tt.want)
@@ -452,10 +443,7 @@ func TestPlanNextStepKeepsNonUTF8Names(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	p, err := plan.ReadFile(planPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := testenv.ReadPlan(t, planPath)
 	if !slices.Equal(p.Trace.Command, command) {
 		t.Errorf("the plan records the command as %q, want %q", p.Trace.Command, command)
 	}

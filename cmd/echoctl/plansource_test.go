@@ -17,7 +17,7 @@ import (
 // wait kept), unsafe_live_value's input pair declined on S1 at the line that refills it, found
 // by its text.
 func TestPlanSource(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	for _, c := range []struct {
 		name string
@@ -42,10 +42,7 @@ func TestPlanSource(t *testing.T) {
 		if res := testenv.Echoctl(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "6", "--warmup", "1"); res.ExitCode != 0 {
 			t.Fatalf("trace %s: exit %d: %s", c.name, res.ExitCode, res.Stderr)
 		}
-		res := testenv.Echoctl(t, nil, "plan", "--source", filepath.Join(dir, rel), tr)
-		if res.ExitCode != 0 {
-			t.Fatalf("plan --source: exit %d: %s", res.ExitCode, res.Stderr)
-		}
+		res := testenv.EchoctlOK(t, nil, "plan", "--source", filepath.Join(dir, rel), tr)
 		section := res.Stdout[strings.Index(res.Stdout, "the source path"):]
 		for _, w := range c.want {
 			if !strings.Contains(squeeze(section), w) {
@@ -63,20 +60,15 @@ func TestPlanSource(t *testing.T) {
 // input pair proved, its output pair proved with the copy's wait kept, both named by their
 // source pair and function, and the plan itself written to its file.
 func TestPlanSourceJSON(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	rel := "testdata/workloads/stream.cu"
 	dir := workdir(t, "stream.cu")
 	exe := filepath.Join(t.TempDir(), "stream")
 	buildWorkload(t, filepath.Join(dir, rel), exe)
 	tr := filepath.Join(t.TempDir(), "trace.bin")
-	if res := testenv.Echoctl(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "6", "--warmup", "1"); res.ExitCode != 0 {
-		t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-	}
-	res := testenv.Echoctl(t, nil, "--json", "plan", "--source", filepath.Join(dir, rel), tr)
-	if res.ExitCode != 0 {
-		t.Fatalf("plan --source --json: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	testenv.EchoctlOK(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "6", "--warmup", "1")
+	res := testenv.EchoctlOK(t, nil, "--json", "plan", "--source", filepath.Join(dir, rel), tr)
 	var doc sourcejoin.Doc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("plan --source --json: %v\n%s", err, res.Stdout)

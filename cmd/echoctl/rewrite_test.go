@@ -18,13 +18,6 @@ import (
 // The source path's round trip through the CLI: rewrite a workload, apply the diff, build
 // the result for the emulator as the Makefile builds workloads, and run both.
 
-func needClang(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("clang"); err != nil {
-		t.Skip("clang is not installed (apt-get install clang): echoctl rewrite parses with it")
-	}
-}
-
 // runRewriteCLI runs echoctl rewrite in dir, standard output and error apart, for a discrete
 // GPU unless args say otherwise (auto would ask this machine's).
 func runRewriteCLI(t *testing.T, dir string, args ...string) (string, string, error) {
@@ -108,7 +101,7 @@ func checksum(t *testing.T, exe string) string {
 // checksum the program prints as written: merged, with the linking copies gone; pinned, with
 // the copies kept and the host buffers from echo_pinned_alloc.
 func TestRewriteStreamRoundTrip(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	const rel = "testdata/workloads/stream.cu"
 	orig := workdir(t, "stream.cu")
 	buildWorkload(t, filepath.Join(orig, rel), filepath.Join(orig, "stream"))
@@ -148,7 +141,7 @@ func TestRewriteStreamRoundTrip(t *testing.T) {
 // Refused pairs are never merged: no edit merges them, and the reason names the refusal; pinned,
 // which keeps the copies and needs only the host side's lifetime, may still serve them.
 func TestRewriteUnsafeUntouched(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	cases := []struct{ file, pair string }{
 		{"unsafe_live_value.cu", "h_in/d_in"},
 		{"unsafe_ptr_identity.cu", "h_in/d_in"},
@@ -188,7 +181,7 @@ func TestRewriteUnsafeUntouched(t *testing.T) {
 
 // --json carries each pair's verdicts with their lines; -w edits the file in place.
 func TestRewriteJSONAndWrite(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := workdir(t, "stream.cu")
 	rel := "testdata/workloads/stream.cu"
 	before, _ := os.ReadFile(filepath.Join(dir, rel))
@@ -236,7 +229,7 @@ func TestRewriteJSONAndWrite(t *testing.T) {
 
 // An unparsable file is one error naming the file, never a crash or a partial diff.
 func TestRewriteBadInput(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.cu")
 	os.WriteFile(bad, []byte("int main( {\n"), 0o644)

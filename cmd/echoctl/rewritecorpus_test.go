@@ -47,7 +47,7 @@ func memcpyCalls(t *testing.T, exe string, args []string) int {
 // merged here, and pinned pairs keep their copies.
 func TestRewriteCorpusRoundTrip(t *testing.T) {
 	testenv.Long(t)
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	for _, name := range []string{"stream", "compute", "memset", "pipeline",

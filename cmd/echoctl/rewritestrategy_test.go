@@ -73,7 +73,7 @@ func rewriteInPlace(t *testing.T, dir, rel string, args ...string) sourcereport.
 // without the limit, since the emulator counts page-locked memory against it, as a GPU with
 // memory of its own would not.
 func TestRewriteFreesWhatTheOriginalFreed(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	const rel = "testdata/source/rewrite/repeated_solve.cu"
 	files := []string{rel, "testdata/workloads/workload.h", "testdata/workloads/kernel.h"}
 	orig := t.TempDir()
@@ -128,7 +128,7 @@ func TestRewriteFreesWhatTheOriginalFreed(t *testing.T) {
 // to malloc and clears the error, and stream still prints what it printed.
 func TestRewritePinnedRoundTrip(t *testing.T) {
 	testenv.Long(t)
-	needClang(t)
+	testenv.NeedClang(t)
 	pinned := 0
 	for _, name := range []string{"stream", "compute", "memset", "pipeline", "unsafe_live_value", "unsafe_ptr_identity"} {
 		t.Run(name, func(t *testing.T) {

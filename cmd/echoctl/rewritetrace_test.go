@@ -15,7 +15,7 @@ import (
 // their time, the costlier first; with a trace of another program (compute), the same pairs
 // are proved but left as written, since that run never made their copies.
 func TestRewriteWithTrace(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	testenv.RequireRoot(t)
 	const rel = "testdata/workloads/stream.cu"
 	dir := workdir(t, "stream.cu", "compute.cu")
@@ -27,9 +27,7 @@ func TestRewriteWithTrace(t *testing.T) {
 		exe := filepath.Join(t.TempDir(), c.traced)
 		buildWorkload(t, filepath.Join(dir, "testdata/workloads", c.traced+".cu"), exe)
 		tr := filepath.Join(t.TempDir(), "trace.bin")
-		if res := testenv.Echoctl(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "5", "--warmup", "1"); res.ExitCode != 0 {
-			t.Fatalf("trace: exit %d: %s", res.ExitCode, res.Stderr)
-		}
+		testenv.EchoctlOK(t, nil, "trace", "-o", tr, "--", exe, "--size", "1M", "--iters", "5", "--warmup", "1")
 		out, notes, err := runRewriteCLI(t, dir, "--json", "--trace", tr, rel)
 		if err != nil {
 			t.Fatalf("rewrite --trace: %v\n%s", err, notes)

@@ -21,26 +21,10 @@ import (
 // the walk must skip.
 func scanTree(t *testing.T) string {
 	t.Helper()
-	needClang(t)
+	testenv.NeedClang(t)
 	src := filepath.Join(testenv.Root(t), "testdata", "source", "scan")
 	dir := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, src, dir)
 	for _, skipped := range []string{"build/generated.cu", ".git/objects.c", "cmake-build-debug/x.cpp"} {
 		p := filepath.Join(dir, skipped)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -61,10 +45,7 @@ func fields(row string) []string {
 // condition and line, the totals and the prevalence line.
 func TestScanTable(t *testing.T) {
 	dir := scanTree(t)
-	res := testenv.Echoctl(t, nil, "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "scan", dir)
 	rows := map[string][]string{}
 	for _, l := range strings.Split(res.Stdout, "\n") {
 		if f := fields(l); len(f) >= 5 {
@@ -131,10 +112,7 @@ func must(b []byte, err error) []byte {
 // and the directories walked past.
 func TestScanJSON(t *testing.T) {
 	dir := scanTree(t)
-	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan --json: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "--json", "scan", dir)
 	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, res.Stdout)
@@ -241,12 +219,9 @@ func lineWith(t *testing.T, file, text string) int {
 // allocation's, per-stream chunks are not full-buffer, and cudaMemset is a function without
 // a body. A change that proves more here should update this table, on purpose.
 func TestScanForeign(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := filepath.Join(testenv.Root(t), "testdata", "source", "foreign")
-	res := testenv.Echoctl(t, nil, "--json", "scan", dir)
-	if res.ExitCode != 0 {
-		t.Fatalf("scan: exit %d: %s", res.ExitCode, res.Stderr)
-	}
+	res := testenv.EchoctlOK(t, nil, "--json", "scan", dir)
 	var doc sourcereport.ScanDoc
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatal(err)
@@ -327,7 +302,7 @@ func TestScanForeign(t *testing.T) {
 // The proven samples rewritten in place still parse, and a second scan finds no pair left
 // but those declined (nw's score matrix, backprop's struct fields): every linking copy of a proven pair is gone.
 func TestScanForeignRewritten(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := t.TempDir()
 	for _, name := range []string{"samples_vector_add.cu", "rodinia_backprop.cu", "rodinia_nw.cu"} {
 		src := filepath.Join(testenv.Root(t), "testdata", "source", "foreign", name)

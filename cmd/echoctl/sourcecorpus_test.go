@@ -19,7 +19,7 @@ import (
 // checksum the .expect records. A pair the .expect declines is never changed.
 func TestSourceCorpusRoundTrip(t *testing.T) {
 	testenv.Long(t)
-	needClang(t)
+	testenv.NeedClang(t)
 	root, _ := filepath.Abs("../..")
 	corpus := filepath.Join(root, "testdata", "source", "corpus")
 	files, _ := filepath.Glob(filepath.Join(corpus, "*.cu"))

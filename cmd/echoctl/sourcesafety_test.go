@@ -14,30 +14,15 @@ import (
 
 // The source path's commands, through the built echoctl, never lose a user's file (issue 46).
 
-// fixture copies testdata/source/<rel> to dir/name.
-func fixture(t *testing.T, rel, dir, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.Root(t), "testdata", "source", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // An edit made to a file while rewrite -w works on the next one is kept: that file is left
 // and named, the other written, exit 1. Before, the edit was overwritten without a word. The
 // edit is made by a clang first on PATH, as the next file's parse starts.
 func TestRewriteKeepsAnEditMadeDuringTheRun(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	real, _ := exec.LookPath("clang")
 	dir := t.TempDir()
-	a := fixture(t, "scan/safe.cu", dir, "a.cu")
-	b := fixture(t, "scan/safe.cu", dir, "b.cu")
+	a := testenv.SourceFixture(t, "scan/safe.cu", dir, "a.cu")
+	b := testenv.SourceFixture(t, "scan/safe.cu", dir, "b.cu")
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "clang"), []byte("#!/bin/sh\ncase \"$*\" in *b.cu*) echo '// the user edit' >> "+a+";; esac\nexec "+real+" \"$@\"\n"), 0o755)
@@ -59,21 +44,21 @@ func TestRewriteKeepsAnEditMadeDuringTheRun(t *testing.T) {
 // project (which stays a link), and leaves a link out of the project and a file with hard
 // links as they were, saying so. Before, the file became root's and links became plain files.
 func TestRewriteOwnersAndLinks(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a file to another user")
 	}
 	proj, outside := t.TempDir(), t.TempDir()
 	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
-	theirs := fixture(t, "scan/safe.cu", proj, "theirs.cu")
+	theirs := testenv.SourceFixture(t, "scan/safe.cu", proj, "theirs.cu")
 	os.Chown(theirs, 65534, 65534)
-	fixture(t, "scan/safe.cu", proj, "common/k.cu")
+	testenv.SourceFixture(t, "scan/safe.cu", proj, "common/k.cu")
 	inLink := filepath.Join(proj, "in.cu")
 	os.Symlink("common/k.cu", inLink)
-	far := fixture(t, "scan/safe.cu", outside, "far.cu")
+	far := testenv.SourceFixture(t, "scan/safe.cu", outside, "far.cu")
 	outLink := filepath.Join(proj, "out.cu")
 	os.Symlink(far, outLink)
-	linked := fixture(t, "scan/safe.cu", proj, "linked.cu")
+	linked := testenv.SourceFixture(t, "scan/safe.cu", proj, "linked.cu")
 	os.Link(linked, filepath.Join(proj, "other-name.cu"))
 
 	res := testenv.Echoctl(t, nil, "rewrite", "-w", theirs, inLink, outLink, linked)
@@ -133,13 +118,13 @@ func blockedOnFIFO(t *testing.T, cmd *exec.Cmd, fifo string) (release func()) {
 // done; no temporary file is left. Before, rewrite exited 1 with "context canceled", an
 // interrupted scan printed nothing, and plan --source ran on.
 func TestSourceCommandsInterrupted(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "never.h")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	good := fixture(t, "scan/safe.cu", dir, "tree/a.cu")
+	good := testenv.SourceFixture(t, "scan/safe.cu", dir, "tree/a.cu")
 	blocked := filepath.Join(dir, "tree", "b.cu") // CUDA: its prelude is a temporary file
 	os.WriteFile(blocked, []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
 	trace := streamTrace(t)
@@ -196,8 +181,8 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 // plan -o naming one of the --source files is refused before anything is written. Before,
 // the plan replaced the program's source.
 func TestPlanSourceOutputIsASource(t *testing.T) {
-	needClang(t)
-	src := fixture(t, "scan/safe.cu", t.TempDir(), "app.cu")
+	testenv.NeedClang(t)
+	src := testenv.SourceFixture(t, "scan/safe.cu", t.TempDir(), "app.cu")
 	before, _ := os.ReadFile(src)
 	res := testenv.Echoctl(t, nil, "plan", "--source", src, streamTrace(t), "-o", src)
 	if after, _ := os.ReadFile(src); string(after) != string(before) {
@@ -212,10 +197,10 @@ func TestPlanSourceOutputIsASource(t *testing.T) {
 // the pair its -DQUIET hid is refused; every proof says the flags it assumed, in text and
 // JSON. Before, the unsafe pair was "merged (mapped): S1-S4 hold".
 func TestRewriteUntrustedDatabase(t *testing.T) {
-	needClang(t)
+	testenv.NeedClang(t)
 	parent := t.TempDir()
 	proj := filepath.Join(parent, "proj")
-	src := fixture(t, "hostile/quiet.cu", proj, "quiet.cu")
+	src := testenv.SourceFixture(t, "hostile/quiet.cu", proj, "quiet.cu")
 	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
 	db := filepath.Join(parent, "compile_commands.json")
 	os.WriteFile(db, []byte(`[{"directory": "`+proj+`", "file": "quiet.cu", "command": "nvcc -DQUIET -c quiet.cu"}]`), 0o666)

@@ -124,8 +124,8 @@ func runTrace(cmd *cobra.Command, o *traceOptions, command []string) error {
 			fmt.Fprintf(stderr, "echoctl: "+format+"\n", args...)
 		},
 	}
-	if o.output == outfile.Stdout && o.json {
-		return errors.New("-o - and --json both want standard output: give the trace a file")
+	if err := oneStdout(o.output, o.json, "trace"); err != nil {
+		return err
 	}
 	if o.output == outfile.Stdout || o.json {
 		// The trace or the JSON is on stdout: the program's output must not mix into it.

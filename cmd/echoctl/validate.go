@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -54,8 +53,8 @@ calibration's output comparison is the check left for them.`,
 }
 
 func runValidate(cmd *cobra.Command, o *validateOptions, planPath string, argv []string) error {
-	if o.output == outfile.Stdout && o.json {
-		return errors.New("-o - and --json both want standard output: give the plan a file")
+	if err := oneStdout(o.output, o.json, "plan"); err != nil {
+		return err
 	}
 	p, err := pipeline.LoadPlanFor(planPath, argv)
 	if err != nil {

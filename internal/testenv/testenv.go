@@ -176,6 +176,17 @@ func Echoctl(t testing.TB, env []string, args ...string) Result {
 	return Run(t, Built(t, "bin/echoctl"), env, args...)
 }
 
+// EchoctlOK is Echoctl for a run the test needs to succeed: one that exits non-zero fails the
+// test, with the command line and what echoctl said.
+func EchoctlOK(t testing.TB, env []string, args ...string) Result {
+	t.Helper()
+	res := Echoctl(t, env, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl %s: exit %d: %s", strings.Join(args, " "), res.ExitCode, res.Stderr)
+	}
+	return res
+}
+
 // LongStream starts the stream workload with copies of size bytes (a --size value) for
 // minutes and returns once it is in its loop; the test's cleanup kills it.
 func LongStream(t testing.TB, size string) *exec.Cmd {
@@ -245,6 +256,16 @@ func Trace(t testing.TB, args ...string) (Result, string) {
 	return res, out
 }
 
+// TraceOK is Trace for a trace the test needs: one that exits non-zero fails the test.
+func TraceOK(t testing.TB, args ...string) (Result, string) {
+	t.Helper()
+	res, path := Trace(t, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("echoctl trace %s: exit %d: %s", strings.Join(args, " "), res.ExitCode, res.Stderr)
+	}
+	return res, path
+}
+
 // Plan traces a built workload with the real tracer and plans the trace; the plan file is
 // written beside the trace. It returns the plan and its path.
 func Plan(t testing.TB, workload string, args ...string) (*plan.Plan, string) {
@@ -263,10 +284,7 @@ func PlanProgram(t testing.TB, rel string, args ...string) (*plan.Plan, string) 
 // default trace, whose host sides validate resolves, is validate's to test.
 func PlanTraced(t testing.TB, traceFlags []string, rel string, args ...string) (*plan.Plan, string) {
 	t.Helper()
-	res, path := Trace(t, append(append(traceFlags, "--", Built(t, rel)), args...)...)
-	if res.ExitCode != 0 {
-		t.Fatalf("echoctl trace %s: exit %d: %s", rel, res.ExitCode, res.Stderr)
-	}
+	_, path := TraceOK(t, append(append(traceFlags, "--", Built(t, rel)), args...)...)
 	return PlanFile(t, path, path+".plan"), path + ".plan"
 }
 
@@ -285,20 +303,26 @@ func PlanFile(t testing.TB, tracePath, planPath string) *plan.Plan {
 // of its reader (the records as they are, or changed: a test's what-if), writing nothing.
 func PlanRecords(t testing.TB, tracePath string, view func(*trace.Reader) planner.Records) *plan.Plan {
 	t.Helper()
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := trace.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := planner.Analyze(view(r), tracePath, planner.DefaultOptions(), "echoctl test")
+	p, err := planner.Analyze(view(OpenTrace(t, tracePath)), tracePath, planner.DefaultOptions(), "echoctl test")
 	if err != nil {
 		t.Fatalf("planning %s: %v", tracePath, err)
 	}
 	return p
+}
+
+// OpenTrace opens the trace file at path for reading; the file is closed when the test ends.
+func OpenTrace(t testing.TB, path string) *trace.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return r
 }
 
 // IsRoot reports whether the tests run as root (and so may load BPF programs).

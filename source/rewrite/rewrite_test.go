@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 	"github.com/echo-uma/echo/source/rules"
 )
 
@@ -18,10 +16,7 @@ func rewriteFile(t *testing.T, name string, s plan.Strategy) ([]byte, []byte, []
 	t.Helper()
 	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs(filepath.Join("../../testdata/workloads", name))
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	src, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)

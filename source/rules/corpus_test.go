@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 )
 
 // corpusPair is one `pair` line of a corpus program's .expect file (testdata/source/corpus,
@@ -151,10 +149,7 @@ func TestCorpusVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := string(b)
-			tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tu := sourcetest.Parse(t, f)
 			matched := map[int]bool{}
 			for _, p := range Prove(tu) {
 				i := -1

@@ -1,14 +1,12 @@
 package rules
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 )
 
 // A non-const kernel parameter the body only reads through leaves the host side valid after
@@ -26,10 +24,7 @@ func TestKernelBodies(t *testing.T) {
 	}
 	for file, want := range cases {
 		f, _ := filepath.Abs(filepath.Join("../../testdata/source/kernels", file))
-		tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tu := sourcetest.Parse(t, f)
 		got := map[string]bool{}
 		for _, p := range Prove(tu) {
 			if p.Host != "h" || p.Device != "d" {

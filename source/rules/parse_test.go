@@ -99,10 +99,7 @@ func TestParseWorkloads(t *testing.T) {
 func TestParseComputeCalls(t *testing.T) {
 	sourcetest.NeedClang(t)
 	f := "../../testdata/workloads/compute.cu"
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	main := sourcetest.Function(tu, "main")
 	vars := sourcetest.VarDecls(main)
 	src, _ := os.ReadFile(f)
@@ -182,10 +179,7 @@ int main()
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	main := sourcetest.Function(tu, "main")
 	vars := sourcetest.VarDecls(main)
 	launches := sourcetest.Calls(main, "scale")

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +8,13 @@ import (
 
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 )
 
 func proveFile(t *testing.T, name string) []Proof {
 	t.Helper()
 	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs(filepath.Join("../../testdata/workloads", name))
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	ps := Prove(tu)
 	for _, p := range ps {
 		t.Logf("%s %s/%s copies=%+v", p.Function, p.Host, p.Device, len(p.Copies))
@@ -225,10 +220,7 @@ func proveOnePair(t *testing.T, f, src string) []Proof {
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	ps := Prove(tu)
 	if len(ps) != 1 {
 		t.Fatalf("%d pairs, want 1", len(ps))

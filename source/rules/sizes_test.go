@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/echo-uma/echo/source/internal/sourcetest"
-	"github.com/echo-uma/echo/source/parse"
 )
 
 // proveSource parses src, written to a file of the given name, and proves its pairs.
@@ -18,11 +16,30 @@ func proveSource(t *testing.T, name, src string) []Proof {
 	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	return Prove(tu)
+}
+
+// checkFullCopies checks that the proofs are of the functions want names, one each, and that
+// a function's copies are all of the whole buffer where want says so, and not all where not.
+func checkFullCopies(t *testing.T, ps []Proof, want map[string]bool) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, p := range ps {
+		full := len(p.Copies) > 0
+		for _, c := range p.Copies {
+			full = full && c.Full
+		}
+		if w, ok := want[p.Function]; !ok || full != w || seen[p.Function] {
+			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, w, p.Verdicts[0])
+		}
+		seen[p.Function] = true
+	}
+	for f := range want {
+		if !seen[f] {
+			t.Errorf("%s: no pair found", f)
+		}
+	}
 }
 
 // Sizes written with sizeof, in either order, through a typedef or as calloc's two arguments
@@ -90,23 +107,7 @@ void shadowed(int n) {
 	want := map[string]bool{"inline_sizeof": true, "reordered": true, "unsigned_regrouped": true,
 		"with_calloc": true, "through_typedef": true, "other_type": false, "signed_regrouped": false,
 		"vla": false, "shadowed": false, "wraps_in_32_bits": false}
-	ps := proveSource(t, "sizes.cu", src)
-	got := map[string]bool{}
-	for _, p := range ps {
-		full := len(p.Copies) > 0
-		for _, c := range p.Copies {
-			full = full && c.Full
-		}
-		got[p.Function] = true
-		if full != want[p.Function] {
-			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, want[p.Function], p.Verdicts[0])
-		}
-	}
-	for f := range want {
-		if !got[f] {
-			t.Errorf("%s: no pair found", f)
-		}
-	}
+	checkFullCopies(t, proveSource(t, "sizes.cu", src), want)
 }
 
 // A size expression is the allocation's only while the variables it reads keep the values
@@ -146,19 +147,7 @@ void through_pointer(size_t n, int argc) {
 }
 `
 	want := map[string]bool{"unchanged": true, "assigned": false, "through_pointer": false}
-	for _, p := range proveSource(t, "changes.cu", src) {
-		full := len(p.Copies) > 0
-		for _, c := range p.Copies {
-			full = full && c.Full
-		}
-		if w, ok := want[p.Function]; !ok || full != w {
-			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, w, p.Verdicts[0])
-		}
-		delete(want, p.Function)
-	}
-	if len(want) != 0 {
-		t.Errorf("no pair in %v", want)
-	}
+	checkFullCopies(t, proveSource(t, "changes.cu", src), want)
 }
 
 // A size named once (`int size = rows * cols`) is the same size written out, when it and the
@@ -208,17 +197,5 @@ void converted(long long n) {
 }
 `
 	want := map[string]bool{"named": true, "changed": false, "reassigned": false, "converted": false}
-	for _, p := range proveSource(t, "named.cu", src) {
-		full := len(p.Copies) > 0
-		for _, c := range p.Copies {
-			full = full && c.Full
-		}
-		if w, ok := want[p.Function]; !ok || full != w {
-			t.Errorf("%s: full-buffer copies = %v, want %v (%+v)", p.Function, full, w, p.Verdicts[0])
-		}
-		delete(want, p.Function)
-	}
-	if len(want) != 0 {
-		t.Errorf("no pair in %v", want)
-	}
+	checkFullCopies(t, proveSource(t, "named.cu", src), want)
 }

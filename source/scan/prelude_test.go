@@ -20,10 +20,7 @@ import (
 func TestPreludeParsesRealPrograms(t *testing.T) {
 	sourcetest.NeedClang(t)
 	f, _ := filepath.Abs("../../testdata/source/frontend/runtime_names.cu")
-	tu, err := parse.Parse(context.Background(), parse.Command{File: f}, parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tu := sourcetest.Parse(t, f)
 	main := sourcetest.Function(tu, "main")
 	if main == nil {
 		t.Fatal("no main")

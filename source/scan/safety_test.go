@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/plan"
 	"github.com/echo-uma/echo/source/internal/sourcetest"
 	"github.com/echo-uma/echo/source/parse"
@@ -22,23 +22,6 @@ import (
 // The source path against a user's files and a hostile tree (issue 46): rewrites that never
 // lose an edit, inputs that are no files, limits on clang, compile databases from elsewhere.
 
-// copyFixture copies testdata/source/<rel> to dir/name.
-func copyFixture(t *testing.T, rel, dir, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "source", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func rewriteOpts(t *testing.T) rewrite.RewriteOptions {
 	return rewrite.RewriteOptions{Options: parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)}, Target: rewrite.Target{Device: rules.Discrete, Strategy: plan.StrategyMapped}}
 }
@@ -48,8 +31,8 @@ func rewriteOpts(t *testing.T) rewrite.RewriteOptions {
 func TestWriteFilesKeepsAnEditMadeMeanwhile(t *testing.T) {
 	sourcetest.NeedClang(t)
 	dir := t.TempDir()
-	a := copyFixture(t, "scan/safe.cu", dir, "a.cu")
-	b := copyFixture(t, "scan/safe.cu", dir, "b.cu")
+	a := testenv.SourceFixture(t, "scan/safe.cu", dir, "a.cu")
+	b := testenv.SourceFixture(t, "scan/safe.cu", dir, "b.cu")
 	var frs []*rewrite.FileRewrite
 	for _, f := range []string{a, b} {
 		fr, err := rewrite.RewriteFile(context.Background(), f, rewriteOpts(t))
@@ -229,7 +212,7 @@ func TestCompileDBFromElsewhere(t *testing.T) {
 	sourcetest.NeedClang(t)
 	parent := t.TempDir()
 	proj := filepath.Join(parent, "proj")
-	file := copyFixture(t, "hostile/quiet.cu", proj, "quiet.cu")
+	file := testenv.SourceFixture(t, "hostile/quiet.cu", proj, "quiet.cu")
 	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
 	db := filepath.Join(parent, "compile_commands.json")
 	os.WriteFile(db, []byte(`[{"directory": "`+proj+`", "file": "quiet.cu", "arguments": ["nvcc", "-DQUIET", "-c", "quiet.cu"]}]`), 0o644)
@@ -311,7 +294,7 @@ func TestParseNonUTF8Names(t *testing.T) {
 	sourcetest.NeedClang(t)
 	root := t.TempDir()
 	for _, rel := range []string{"b\xffd.cu", "d\xfeir/ok.cu", "d\xfeir/b\xffd.cu"} {
-		f := copyFixture(t, "scan/safe.cu", root, rel)
+		f := testenv.SourceFixture(t, "scan/safe.cu", root, rel)
 		proofs, _, err := rewrite.ProveFile(context.Background(), f, rewriteOpts(t))
 		if err != nil {
 			t.Fatalf("%q: %v", rel, err)
@@ -340,9 +323,9 @@ func TestScanWalksAHostileTree(t *testing.T) {
 	sourcetest.NeedClang(t)
 	top := t.TempDir()
 	tree := filepath.Join(top, "tree")
-	copyFixture(t, "scan/safe.cu", tree, "safe.cu")
-	copyFixture(t, "scan/plain.c", tree, "sub/plain.c")
-	outside := copyFixture(t, "scan/plain.c", top, "outside/x.c")
+	testenv.SourceFixture(t, "scan/safe.cu", tree, "safe.cu")
+	testenv.SourceFixture(t, "scan/plain.c", tree, "sub/plain.c")
+	outside := testenv.SourceFixture(t, "scan/plain.c", top, "outside/x.c")
 	rootLink := filepath.Join(top, "link-to-tree")
 	for link, target := range map[string]string{
 		rootLink:                         tree,
@@ -363,7 +346,7 @@ func TestScanWalksAHostileTree(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(tree, "fifo.cu"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deep := deepDir(t, tree)
+	deep := firstTooLong(tree, testenv.DeepDir(t, tree))
 	s, err := Scan(context.Background(), rootLink, ScanOptions{Options: parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)}})
 	if err != nil {
 		t.Fatal(err)
@@ -390,34 +373,15 @@ func TestScanWalksAHostileTree(t *testing.T) {
 	}
 }
 
-// deepDir makes a chain of directories under dir deeper than PATH_MAX, through openat(2)
-// (a path that long cannot be named), and returns the first path the walk cannot take,
-// relative to dir.
-func deepDir(t *testing.T, dir string) string {
-	t.Helper()
-	name := strings.Repeat("d", 250)
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := ""
+// firstTooLong is the first path of the chain rel under dir that reaches PATH_MAX: the first
+// the walk cannot take, relative to dir.
+func firstTooLong(dir, rel string) string {
 	first := ""
-	for i := 0; i < 20; i++ {
-		if err := syscall.Mkdirat(fd, name, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		next, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
-		syscall.Close(fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd = next
-		rel = filepath.Join(rel, name)
-		if first == "" && len(filepath.Join(dir, rel)) >= 4096 {
-			first = rel
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		first = filepath.Join(first, name)
+		if len(filepath.Join(dir, first)) >= 4096 {
+			return first
 		}
 	}
-	syscall.Close(fd)
-	t.Cleanup(func() { exec.Command("rm", "-rf", filepath.Join(dir, name)).Run() })
-	return first
+	return ""
 }

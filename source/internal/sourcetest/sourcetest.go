@@ -3,21 +3,18 @@
 package sourcetest
 
 import (
-	"os/exec"
+	"context"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/testenv"
 	"github.com/echo-uma/echo/source/parse"
 )
 
-// NeedClang skips a test that runs clang when there is none; CI installs it (.ci/run).
-func NeedClang(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("clang"); err != nil {
-		t.Skip("clang is not installed (apt-get install clang): the source path parses with it")
-	}
-}
+// NeedClang skips a test that runs clang when there is none (testenv.NeedClang, given here
+// beside the rooms' other helpers).
+var NeedClang = testenv.NeedClang
 
 // EmulatorHeaders is testdata/emulator/include, found from this file so that a test of any
 // room gets the same directory.
@@ -28,6 +25,16 @@ func EmulatorHeaders(t *testing.T) string {
 		t.Fatal("cannot tell where sourcetest is")
 	}
 	return filepath.Join(filepath.Dir(here), "..", "..", "..", "testdata", "emulator", "include")
+}
+
+// Parse parses file with the emulator's headers, failing the test where it cannot.
+func Parse(t *testing.T, file string) *parse.TU {
+	t.Helper()
+	tu, err := parse.Parse(context.Background(), parse.Command{File: file}, parse.Options{RuntimeHeaders: EmulatorHeaders(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tu
 }
 
 // Function is the top-level function with a body of that name.
