@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -228,11 +229,20 @@ type pstate struct {
 // flow maps a branch-fact key ("cond=1;…") to the state of the paths with those facts.
 type flow map[string]pstate
 
+// keepLoc is where a joined path state says a thing happened: of two paths' locations, the
+// earlier in the source. Paths are joined in the order Go's maps give them (flow), so a join
+// that kept whichever came first made a reason cite one launch in one run and another in the
+// next (HeCBench's ldpc-cuda: the GPU write at line 262 or 270, four runs, two each).
 func keepLoc(a, b parse.Loc) parse.Loc {
-	if a.Line != 0 {
+	switch {
+	case a.Line == 0:
+		return b
+	case b.Line == 0:
 		return a
+	case cmp.Or(cmp.Compare(b.File, a.File), cmp.Compare(b.Line, a.Line), cmp.Compare(b.Col, a.Col)) < 0:
+		return b
 	}
-	return b
+	return a
 }
 
 func joinState(a, b pstate) pstate {
