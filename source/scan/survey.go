@@ -247,7 +247,7 @@ func (r *scanRun) skipUnparsed() {
 // batchSize is how many translation units a worker hands clang's parse at once: files with
 // the same flags are parsed in one clang process (parse.Session.ParseAll), which saves clang's
 // start, about a third of a small file's parse (issue 40).
-const batchSize = 16
+const batchSize = 32
 
 // run parses the plan's translation units with o.Jobs workers until they are done, one fails
 // or ctx ends; the error is the first failure's.
