@@ -20,7 +20,10 @@ type Parsed struct {
 // What a batch does not show whole is parsed by Parse: a file whose name needs a stand-in, one
 // whose run stopped at a fatal error (a header the text does not show is missing: clang
 // reports nothing more after it, the next files' errors included, so they go in another
-// batch), and the files of a batch that ended short (a limit, a crash).
+// batch), and the files of a batch that ended short (a limit, a crash). When ctx ends, the
+// files a batch gave whole are given and the rest have ctx's error: clang holds the end of the
+// last file it finished in its output buffer until the next one's dump, so an interrupt loses
+// at most that one finished file of a batch.
 func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 	out := make([]Parsed, len(cmds))
 	groups := map[string][]*batchFile{}
@@ -180,7 +183,9 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	exited := waitErr == nil || (errors.As(waitErr, &exit) && exit.ExitCode() == 1)
 	chunks := errs.files(exited && len(roots) == len(files))
 	n := 0
-	for n < len(roots) && n < len(chunks) && ctx.Err() == nil {
+	// A file read whole whose diagnostics ended is given even when ctx ended the batch: it
+	// was done before the interrupt.
+	for n < len(roots) && n < len(chunks) {
 		diags := parseDiags(chunks[n].text)
 		if chunks[n].cut || firstFatal(diags) != nil {
 			break

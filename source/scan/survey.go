@@ -350,7 +350,9 @@ func proveFile(ctx context.Context, plan *scanPlan, out FileScan, tu *parse.TU, 
 		out.Unparsable = strings.ReplaceAll(pe.Reason, root+string(filepath.Separator), "")
 	case errors.As(err, &le):
 		out.Skipped = le.Why
-	case errors.Is(err, parse.ErrNoClang), ctx.Err() != nil:
+	case err != nil && (errors.Is(err, parse.ErrNoClang) || ctx.Err() != nil):
+		// A unit parsed before an interrupt is still proved: a batch gives the units it
+		// finished with the interrupt's error for the rest.
 		return []FileScan{out}, err
 	case err != nil:
 		// The dump could not be read (clang crashed mid-way, say), or the file could not
