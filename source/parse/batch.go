@@ -125,18 +125,24 @@ func (s *Session) parseGroup(ctx context.Context, files []*batchFile, out []Pars
 		if len(files) > 1 {
 			job = s.cc1Job(ctx, files[0].p.c.Dir, files[0].args)
 		}
-		n := 0
+		var end batchEnd
 		if job != nil {
-			n = s.runBatch(ctx, job, files, out)
+			end = s.runBatch(ctx, job, files, out)
 		}
-		if n == 0 {
-			// No batch, or one that gave nothing: each alone, as Parse would.
+		if end.begun == 0 {
+			// No batch, or one that began no file: each alone, as Parse would.
 			for _, f := range files {
 				out[f.i] = s.parseOne(ctx, f.c)
 			}
 			return
 		}
-		if n < len(files) {
+		n := end.given
+		switch {
+		case n == len(files):
+		case n == 0 && end.firstOver != nil:
+			out[files[0].i] = Parsed{Err: end.firstOver}
+			n++
+		default:
 			out[files[n].i] = s.parseOne(ctx, files[n].c)
 			n++
 		}
@@ -144,10 +150,19 @@ func (s *Session) parseGroup(ctx context.Context, files []*batchFile, out []Pars
 	}
 }
 
+// batchEnd is how a batch ended: how many files it gave whole (the first ones), how many clang
+// began, and the limit the first file went past when clang began no other: a run of that
+// file alone, from the process's start, as Parse's would be, so its LimitError is Parse's.
+// Not the memory limit: clang's compiler job alone does not keep what the driver's does.
+type batchEnd struct {
+	given, begun int
+	firstOver    error
+}
+
 // runBatch runs clang's compiler job on files and gives the results of the files it gave
-// whole, the first n: each read in full, with its diagnostics (from its marker to the next
+// whole, the first ones: each read in full, with its diagnostics (from its marker to the next
 // file's) and without a fatal error among them.
-func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile, out []Parsed) int {
+func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile, out []Parsed) batchEnd {
 	args := append([]string{}, job[1:]...)
 	for _, f := range files {
 		args = append(args, f.p.c.File)
@@ -161,40 +176,46 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil || cmd.Start() != nil {
 		run.cancel()
-		return 0
+		return batchEnd{}
 	}
 	dump := newScanner(run.start(cmd, stdout))
 	var roots []*Node
+	var readErr error
 	for _, f := range files {
-		keep := keepOwn(f.p.c, s.notOwn())
-		root, err := readTU(dump, keep, s.o.Limits.nodes())
-		if err != nil {
+		var root *Node
+		if root, readErr = readTU(dump, keepOwn(f.p.c, s.notOwn()), s.o.Limits.nodes()); readErr != nil {
 			break
 		}
 		roots = append(roots, root)
 	}
+	run.stopIfOver(readErr)
 	if len(roots) < len(files) {
 		run.dump.kill() // what is left is not read: clang need not go on
 	}
 	io.Copy(io.Discard, run.dump)
 	waitErr := cmd.Wait()
-	run.cancel()
 	var exit *exec.ExitError
 	exited := waitErr == nil || (errors.As(waitErr, &exit) && exit.ExitCode() == 1)
 	chunks := errs.files(exited && len(roots) == len(files))
-	n := 0
+	var end batchEnd
+	if errs.pre == 0 { // else what came before the first file's marker leaves the batch untrusted
+		end.begun = len(errs.chunks)
+	}
+	if over := run.exceeded(waitErr, readErr, nil); over != nil && end.begun == 1 && len(roots) == 0 {
+		end.firstOver = over
+	}
 	// A file read whole whose diagnostics ended is given even when ctx ended the batch: it
 	// was done before the interrupt.
-	for n < len(roots) && n < len(chunks) {
-		diags := parseDiags(chunks[n].text)
-		if chunks[n].cut || firstFatal(diags) != nil {
+	for end.given < len(roots) && end.given < len(chunks) {
+		diags := parseDiags(chunks[end.given].text)
+		if chunks[end.given].cut || firstFatal(diags) != nil {
 			break
 		}
-		f := files[n]
-		tu, err := f.p.finish(clangResult{root: roots[n], stderr: chunks[n].text}, diags, nil)
+		f := files[end.given]
+		tu, err := f.p.finish(clangResult{root: roots[end.given], stderr: chunks[end.given].text}, diags, nil)
 		out[f.i] = Parsed{TU: tu, Err: err}
 		s.batched.Add(1)
-		n++
+		end.given++
 	}
-	return n
+	return end
 }

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +91,54 @@ func renumber(root *Node) {
 		}
 		return true
 	})
+}
+
+// TestParseAllLimit: a batch's first file past a limit gets Parse's LimitError, and the files
+// after it are still parsed in a batch, each as Parse parses it.
+func TestParseAllLimit(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	big := "int big(int x) {\n"
+	for i := 0; i < 400; i++ {
+		big += "  x = x * 3 + 1;\n"
+	}
+	big += "  return x;\n}\n"
+	texts := map[string]string{"a_big.cu": big, "b.cu": "int b() { return 1; }\n", "c.cu": "int c() { return 2; }\n"}
+	var cmds []Command
+	for _, name := range []string{"a_big.cu", "b.cu", "c.cu"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(texts[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, name)})
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{Limits: Limits{Nodes: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	batched := s.ParseAll(ctx, cmds)
+	var le *LimitError
+	if !errors.As(batched[0].Err, &le) {
+		t.Fatalf("a_big.cu in a batch: %v, want a LimitError", batched[0].Err)
+	}
+	if _, err := s.Parse(ctx, cmds[0]); !reflect.DeepEqual(err, batched[0].Err) {
+		t.Errorf("a_big.cu: in a batch %v, alone %v", batched[0].Err, err)
+	}
+	for i := 1; i < len(cmds); i++ {
+		alone, err := s.Parse(ctx, cmds[i])
+		if err != nil || batched[i].Err != nil {
+			t.Fatalf("%s: alone %v, in a batch %v", cmds[i].File, err, batched[i].Err)
+		}
+		renumber(alone.Root)
+		renumber(batched[i].TU.Root)
+		if !reflect.DeepEqual(alone, batched[i].TU) {
+			t.Errorf("%s: in a batch\n%+v\nalone\n%+v", cmds[i].File, batched[i].TU, alone)
+		}
+	}
+	if n := s.batched.Load(); n != 2 {
+		t.Errorf("batches gave %d files whole, want 2 (b and c)", n)
+	}
 }
