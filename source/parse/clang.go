@@ -85,17 +85,8 @@ func runClang(ctx context.Context, driver string, c Command, args []string, notO
 	if err := cmd.Start(); err != nil {
 		return clangResult{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
 	}
-	own := ownFiles(c)
-	keep := func(f string) bool {
-		for _, d := range notOwn {
-			if strings.HasPrefix(f, d) {
-				return false
-			}
-		}
-		return own(f)
-	}
 	dump := run.start(cmd, out)
-	root, readErr := readAST(dump, keep, l.nodes())
+	root, readErr := readAST(dump, keepOwn(c, notOwn), l.nodes())
 	run.stopIfOver(readErr)
 	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
@@ -106,6 +97,20 @@ func runClang(ctx context.Context, driver string, c Command, args []string, notO
 		return clangResult{}, err
 	}
 	return clangResult{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
+}
+
+// keepOwn is what the reader keeps of c's dump: its own files (ownFiles), never those under
+// notOwn.
+func keepOwn(c Command, notOwn []string) func(string) bool {
+	own := ownFiles(c)
+	return func(f string) bool {
+		for _, d := range notOwn {
+			if strings.HasPrefix(f, d) {
+				return false
+			}
+		}
+		return own(f)
+	}
 }
 
 // ownFiles accepts the main file, the files in or below its directory, and the files in or

@@ -22,10 +22,7 @@ func ReadAST(r io.Reader, keep func(file string) bool) (*Node, error) {
 // readAST is ReadAST keeping at most maxNodes nodes (0: any number); past them it fails with
 // errNodeLimit.
 func readAST(r io.Reader, keep func(file string) bool, maxNodes int) (*Node, error) {
-	rd := &reader{s: newScanner(r), keep: keep, files: map[string]string{}, kinds: map[string]string{}, budget: maxNodes}
-	if maxNodes <= 0 {
-		rd.budget = -1
-	}
+	rd := newReader(newScanner(r), keep, maxNodes)
 	root, err := rd.node(0, modeRoot)
 	if err != nil {
 		return nil, err
@@ -33,6 +30,30 @@ func readAST(r io.Reader, keep func(file string) bool, maxNodes int) (*Node, err
 	if c, err := rd.s.peek(); err == nil {
 		return nil, rd.s.errorf("unexpected %q after the translation unit", c)
 	}
+	return rd.unit(root)
+}
+
+// readTU reads one translation unit's dump from s and leaves s after it: a batch's dumps
+// follow one another on one stream (batch.go).
+func readTU(s *scanner, keep func(file string) bool, maxNodes int) (*Node, error) {
+	rd := newReader(s, keep, maxNodes)
+	root, err := rd.node(0, modeRoot)
+	if err != nil {
+		return nil, err
+	}
+	return rd.unit(root)
+}
+
+func newReader(s *scanner, keep func(file string) bool, maxNodes int) *reader {
+	rd := &reader{s: s, keep: keep, files: map[string]string{}, kinds: map[string]string{}, budget: maxNodes}
+	if maxNodes <= 0 {
+		rd.budget = -1
+	}
+	return rd
+}
+
+// unit checks that root is a translation unit and lifts its linkage blocks' declarations.
+func (rd *reader) unit(root *Node) (*Node, error) {
 	if root == nil || root.Kind != "TranslationUnitDecl" {
 		return nil, rd.s.errorf("the dump is not a translation unit")
 	}

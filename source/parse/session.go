@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/echo-uma/echo/internal/scratch"
 )
@@ -40,6 +41,16 @@ type Session struct {
 
 	sysOnce sync.Once
 	sysDirs []string
+
+	// cc1s are the compiler jobs of batches by their flags (cc1.go); nil where the driver's
+	// could not be used. marker is the header that starts each file's diagnostics.
+	cc1s       map[string][]string
+	markerOnce sync.Once
+	marker     string
+	// stubSets are the stand-in directories batches share, by the names they stand in for.
+	stubSets map[string]string
+	// batched counts the files a batch gave whole (a test's check that batches ran).
+	batched atomic.Int64
 }
 
 type pchBuild struct {
@@ -82,6 +93,43 @@ const maxStubRounds = 32
 // empty stand-ins for the headers clang could not find, until it parses or no missing header
 // is left to stand in for.
 func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
+	p, err := s.prepare(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer p.remove()
+	for round := 0; ; round++ {
+		p.env.stubs = p.stubs.dir
+		run, err := runClang(ctx, s.driver, p.c, clangArgs(p.c, p.lang, s.o, p.env), s.notOwn(), s.o.Limits)
+		if err != nil {
+			return nil, err
+		}
+		diags := parseDiags(run.stderr)
+		fatal := firstFatal(diags)
+		if again, err := s.retry(&p.c, &p.env, p.stubs, &p.found, fatal, round); err != nil {
+			return nil, err
+		} else if again {
+			continue
+		}
+		return p.finish(run, diags, fatal)
+	}
+}
+
+// prepared is a file made ready for its first clang run: its command with absolute paths and
+// the include directories found for it, and what the parse adds to its flags.
+type prepared struct {
+	c     Command
+	lang  Lang
+	real  string // the file's real path (c.File may be a stand-in, oddname.go)
+	odd   alias
+	env   parseEnv
+	stubs *stubDir
+	found []string
+}
+
+// prepare checks c's file and resolves, before any parse, what its includes need
+// (preresolve); the caller removes what it made.
+func (s *Session) prepare(ctx context.Context, c Command) (*prepared, error) {
 	lang, err := LangOf(c.File)
 	if err != nil {
 		return nil, err
@@ -95,47 +143,39 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 	if err := checkSource(c.File, s.o.Limits); err != nil {
 		return nil, err
 	}
-	real := c.File
-	odd, err := aliasOdd(&c)
-	if err != nil {
+	p := &prepared{lang: lang, real: c.File, env: parseEnv{prelude: s.prelude}, stubs: &stubDir{}}
+	if p.odd, err = aliasOdd(&c); err != nil {
 		return nil, err
 	}
-	defer odd.remove()
-	env := parseEnv{prelude: s.prelude}
 	if pchHeader(lang) != "" && s.prelude != "" {
-		env.pch = s.pch(ctx, c, lang)
+		p.env.pch = s.pch(ctx, c, lang)
 	}
-	stubs := &stubDir{}
-	defer stubs.remove()
-	var found []string
-	if err := s.preresolve(&c, &env, stubs, &found); err != nil {
+	if err := s.preresolve(&c, &p.env, p.stubs, &p.found); err != nil {
+		p.remove()
 		return nil, fmt.Errorf("parsing %s: %w", c.File, err)
 	}
-	for round := 0; ; round++ {
-		env.stubs = stubs.dir
-		run, err := runClang(ctx, s.driver, c, clangArgs(c, lang, s.o, env), s.notOwn(), s.o.Limits)
-		if err != nil {
-			return nil, err
-		}
-		diags := parseDiags(run.stderr)
-		fatal := firstFatal(diags)
-		if again, err := s.retry(&c, &env, stubs, &found, fatal, round); err != nil {
-			return nil, err
-		} else if again {
-			continue
-		}
-		if err := parseFailure(run, diags, fatal, real, odd); err != nil {
-			return nil, err
-		}
-		odd.restore(run.root, "")
-		for i := range diags {
-			diags[i].File = odd.name(diags[i].File)
-			for j := range diags[i].Notes {
-				diags[i].Notes[j].File = odd.name(diags[i].Notes[j].File)
-			}
-		}
-		return &TU{File: real, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: stubs.names, Found: found}, nil
+	p.c = c
+	return p, nil
+}
+
+func (p *prepared) remove() {
+	p.stubs.remove()
+	p.odd.remove()
+}
+
+// finish is the TU of a clang run that needs no other round, or why it gave none.
+func (p *prepared) finish(run clangResult, diags []Diag, fatal *Diag) (*TU, error) {
+	if err := parseFailure(run, diags, fatal, p.real, p.odd); err != nil {
+		return nil, err
 	}
+	p.odd.restore(run.root, "")
+	for i := range diags {
+		diags[i].File = p.odd.name(diags[i].File)
+		for j := range diags[i].Notes {
+			diags[i].Notes[j].File = p.odd.name(diags[i].Notes[j].File)
+		}
+	}
+	return &TU{File: p.real, Root: run.root, Errors: diags, ErrorsCut: run.stderrCut, Stubbed: p.stubs.names, Found: p.found}, nil
 }
 
 // firstFatal is the first fatal error among diags; nil for none.

@@ -1,0 +1,221 @@
+package parse
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// Parsed is one file's result of ParseAll: what Parse gives for it.
+type Parsed struct {
+	TU  *TU
+	Err error
+}
+
+// ParseAll parses cmds, giving for each what Parse gives, with one clang process for the
+// files whose clang command lines differ only in the file (cc1.go says why that is cheaper).
+// What a batch does not show whole is parsed by Parse: a file whose name needs a stand-in, one
+// whose run stopped at a fatal error (a header the text does not show is missing: clang
+// reports nothing more after it, the next files' errors included, so they go in another
+// batch), and the files of a batch that ended short (a limit, a crash). When ctx ends, the
+// files a batch gave whole are given and the rest have ctx's error: clang holds the end of the
+// last file it finished in its output buffer until the next one's dump, so an interrupt loses
+// at most that one finished file of a batch.
+func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
+	out := make([]Parsed, len(cmds))
+	groups := map[string][]*batchFile{}
+	var keys []string
+	for i, c := range cmds {
+		f, ok := s.batchable(ctx, i, c)
+		if !ok {
+			out[i] = s.parseOne(ctx, c)
+			continue
+		}
+		if groups[f.key] == nil {
+			keys = append(keys, f.key)
+		}
+		groups[f.key] = append(groups[f.key], f)
+	}
+	for _, k := range keys {
+		s.parseGroup(ctx, groups[k], out)
+		for _, f := range groups[k] {
+			f.p.remove()
+		}
+	}
+	return out
+}
+
+// batchFile is one file of a batch: where its result goes, and its prepared parse.
+type batchFile struct {
+	i    int
+	c    Command // as given: Parse's, when the batch does not give the file whole
+	p    *prepared
+	key  string   // its clang command line without the file: a batch's files share it
+	args []string // the whole command line, for the driver's -###
+}
+
+// batchable prepares c for a batch; false for a file Parse is to parse alone.
+func (s *Session) batchable(ctx context.Context, i int, c Command) (*batchFile, bool) {
+	p, err := s.prepare(ctx, c)
+	if err != nil {
+		return nil, false // Parse gives the same error
+	}
+	if p.odd.dir != "" {
+		p.remove()
+		return nil, false
+	}
+	env := p.env
+	if len(p.stubs.names) > 0 {
+		// The stand-ins of a batch's files are one directory of the same names: which
+		// headers exist does not depend on the other files.
+		if env.stubs = s.sharedStubs(p.stubs.names); env.stubs == "" {
+			p.remove()
+			return nil, false
+		}
+	}
+	args := clangArgs(p.c, p.lang, s.o, env)
+	key := p.c.Dir + "\x00" + strings.Join(args[:len(args)-1], "\x00")
+	return &batchFile{i: i, c: c, p: p, key: key, args: args}, true
+}
+
+// sharedStubs is a directory of stand-ins for names, the same for every file that needs
+// these and no others; "" when it cannot be made.
+func (s *Session) sharedStubs(names []string) string {
+	sorted := append([]string{}, names...)
+	sort.Strings(sorted)
+	key := strings.Join(sorted, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.stubSets[key]; ok {
+		return d
+	}
+	if s.stubSets == nil {
+		s.stubSets = map[string]string{}
+	}
+	st := &stubDir{}
+	for _, n := range sorted {
+		if ok, err := st.add(s.dir, n); err != nil || !ok {
+			st.remove()
+			s.stubSets[key] = ""
+			return ""
+		}
+	}
+	s.stubSets[key] = st.dir
+	return st.dir
+}
+
+func (s *Session) parseOne(ctx context.Context, c Command) Parsed {
+	tu, err := s.Parse(ctx, c)
+	return Parsed{TU: tu, Err: err}
+}
+
+// parseGroup parses files that share one command line: in batches, each from the first file
+// the last one did not give whole, which Parse parses alone.
+func (s *Session) parseGroup(ctx context.Context, files []*batchFile, out []Parsed) {
+	for len(files) > 0 {
+		if ctx.Err() != nil {
+			out[files[0].i] = Parsed{Err: ctx.Err()}
+			files = files[1:]
+			continue
+		}
+		var job []string
+		if len(files) > 1 {
+			job = s.cc1Job(ctx, files[0].p.c.Dir, files[0].args)
+		}
+		var end batchEnd
+		if job != nil {
+			end = s.runBatch(ctx, job, files, out)
+		}
+		if end.begun == 0 {
+			// No batch, or one that began no file: each alone, as Parse would.
+			for _, f := range files {
+				out[f.i] = s.parseOne(ctx, f.c)
+			}
+			return
+		}
+		n := end.given
+		switch {
+		case n == len(files):
+		case n == 0 && end.firstOver != nil:
+			out[files[0].i] = Parsed{Err: end.firstOver}
+			n++
+		default:
+			out[files[n].i] = s.parseOne(ctx, files[n].c)
+			n++
+		}
+		files = files[n:]
+	}
+}
+
+// batchEnd is how a batch ended: how many files it gave whole (the first ones), how many clang
+// began, and the limit the first file went past when clang began no other: a run of that
+// file alone, from the process's start, as Parse's would be, so its LimitError is Parse's.
+// Not the memory limit: clang's compiler job alone does not keep what the driver's does.
+type batchEnd struct {
+	given, begun int
+	firstOver    error
+}
+
+// runBatch runs clang's compiler job on files and gives the results of the files it gave
+// whole, the first ones: each read in full, with its diagnostics (from its marker to the next
+// file's) and without a fatal error among them.
+func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile, out []Parsed) batchEnd {
+	args := append([]string{}, job[1:]...)
+	for _, f := range files {
+		args = append(args, f.p.c.File)
+	}
+	run := newClangRun(ctx, files[0].p.c.File, s.o.Limits)
+	cmd := exec.CommandContext(run.timed, job[0], args...)
+	run.prepare(cmd)
+	cmd.Dir = files[0].p.c.Dir
+	errs := &fileDiags{isMarker: s.isMarker, max: 1 << 20}
+	cmd.Stderr = errs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil || cmd.Start() != nil {
+		run.cancel()
+		return batchEnd{}
+	}
+	dump := newScanner(run.start(cmd, stdout))
+	var roots []*Node
+	var readErr error
+	for _, f := range files {
+		var root *Node
+		if root, readErr = readTU(dump, keepOwn(f.p.c, s.notOwn()), s.o.Limits.nodes()); readErr != nil {
+			break
+		}
+		roots = append(roots, root)
+	}
+	run.stopIfOver(readErr)
+	if len(roots) < len(files) {
+		run.dump.kill() // what is left is not read: clang need not go on
+	}
+	io.Copy(io.Discard, run.dump)
+	waitErr := cmd.Wait()
+	var exit *exec.ExitError
+	exited := waitErr == nil || (errors.As(waitErr, &exit) && exit.ExitCode() == 1)
+	chunks := errs.files(exited && len(roots) == len(files))
+	var end batchEnd
+	if errs.pre == 0 { // else what came before the first file's marker leaves the batch untrusted
+		end.begun = len(errs.chunks)
+	}
+	if over := run.exceeded(waitErr, readErr, nil); over != nil && end.begun == 1 && len(roots) == 0 {
+		end.firstOver = over
+	}
+	// A file read whole whose diagnostics ended is given even when ctx ended the batch: it
+	// was done before the interrupt.
+	for end.given < len(roots) && end.given < len(chunks) {
+		diags := parseDiags(chunks[end.given].text)
+		if chunks[end.given].cut || firstFatal(diags) != nil {
+			break
+		}
+		f := files[end.given]
+		tu, err := f.p.finish(clangResult{root: roots[end.given], stderr: chunks[end.given].text}, diags, nil)
+		out[f.i] = Parsed{TU: tu, Err: err}
+		s.batched.Add(1)
+		end.given++
+	}
+	return end
+}

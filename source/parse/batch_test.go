@@ -1,0 +1,144 @@
+package parse
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The files of one batch, in order: a clean one after which a template is instantiated, one
+// with an error clang recovers from, one after that error, one whose missing header stops the
+// parse (a fatal error, parsed alone with a stub), a clean one after it, and two that include
+// the same missing header (stubbed before the parse, the batch's stand-ins shared).
+var batchFiles = []struct{ name, text string }{
+	{"a.cu", "#include <vector>\ntemplate <class T> T twice(T x) { return x + x; }\n__global__ void k(float *p) { p[0] = twice(p[0]); }\nint main() { std::vector<int> v(3); float *d; cudaMalloc(&d, 4); return twice(v[0]); }\n"},
+	{"b.cu", "int f() { return undeclared; }\nint g(int *p) { cudaMemcpy(p, p, 4, cudaMemcpyHostToDevice); return 0; }\n"},
+	{"c.cu", "template <class T> struct box { T v; T get() { return v; } };\nint h() { box<int> b{1}; return b.get(); }\n"},
+	{"d.cu", "#define HDR <missing_header_of_a_library.h>\n#include HDR\nint m() { return 1; }\n"},
+	{"e.cu", "#include \"own.h\"\nint n() { return own(2); }\n"},
+	{"f.cu", "#include <a_missing_library.h>\nint p() { return 3; }\n"},
+	{"g.cu", "#include <a_missing_library.h>\nint q() { return LIBRARY_MACRO; }\n"},
+}
+
+// TestParseAllIsParse: each file's TU from a batch is the one Parse gives it alone, with the
+// same errors, stubs and directories found (declaration ids aside: clang's addresses).
+func TestParseAllIsParse(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	var cmds []Command
+	for _, f := range batchFiles {
+		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, f.name)})
+	}
+	if err := os.WriteFile(filepath.Join(dir, "own.h"), []byte("static inline int own(int x) { return x; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	batched := s.ParseAll(ctx, cmds)
+	for i, c := range cmds {
+		alone, err := s.Parse(ctx, c)
+		if (err == nil) != (batched[i].Err == nil) {
+			t.Fatalf("%s: alone %v, in a batch %v", c.File, err, batched[i].Err)
+		}
+		if err != nil {
+			continue
+		}
+		renumber(alone.Root)
+		renumber(batched[i].TU.Root)
+		if !reflect.DeepEqual(alone, batched[i].TU) {
+			t.Errorf("%s: in a batch\n%+v\nalone\n%+v", c.File, batched[i].TU, alone)
+		}
+	}
+	if n := s.batched.Load(); n != 5 {
+		t.Errorf("batches gave %d files whole, want 5 (a, b and c; d stops at its fatal error, e is left alone; f and g)", n)
+	}
+	if len(batched[1].TU.Errors) == 0 || len(batched[3].TU.Stubbed) == 0 || len(batched[0].TU.Root.Inner) == 0 ||
+		len(batched[6].TU.Stubbed) == 0 || len(batched[6].TU.Errors) == 0 {
+		t.Fatalf("the files do not test what they are for: errors %v, stubbed %v", batched[1].TU.Errors, batched[3].TU.Stubbed)
+	}
+}
+
+// renumber replaces clang's addresses by their order of first appearance.
+func renumber(root *Node) {
+	ids := map[DeclID]DeclID{}
+	num := func(id *DeclID) {
+		if *id == 0 {
+			return
+		}
+		if _, ok := ids[*id]; !ok {
+			ids[*id] = DeclID(len(ids) + 1)
+		}
+		*id = ids[*id]
+	}
+	root.Walk(func(n *Node) bool {
+		num(&n.ID)
+		num(&n.Member)
+		if n.Ref != nil {
+			num(&n.Ref.ID)
+		}
+		return true
+	})
+}
+
+// TestParseAllLimit: a batch's first file past a limit gets Parse's LimitError, and the files
+// after it are still parsed in a batch, each as Parse parses it.
+func TestParseAllLimit(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	big := "int big(int x) {\n"
+	for i := 0; i < 400; i++ {
+		big += "  x = x * 3 + 1;\n"
+	}
+	big += "  return x;\n}\n"
+	texts := map[string]string{"a_big.cu": big, "b.cu": "int b() { return 1; }\n", "c.cu": "int c() { return 2; }\n"}
+	var cmds []Command
+	for _, name := range []string{"a_big.cu", "b.cu", "c.cu"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(texts[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, name)})
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{Limits: Limits{Nodes: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	batched := s.ParseAll(ctx, cmds)
+	var le *LimitError
+	if !errors.As(batched[0].Err, &le) {
+		t.Fatalf("a_big.cu in a batch: %v, want a LimitError", batched[0].Err)
+	}
+	if _, err := s.Parse(ctx, cmds[0]); !reflect.DeepEqual(err, batched[0].Err) {
+		t.Errorf("a_big.cu: in a batch %v, alone %v", batched[0].Err, err)
+	}
+	for i := 1; i < len(cmds); i++ {
+		alone, err := s.Parse(ctx, cmds[i])
+		if err != nil || batched[i].Err != nil {
+			t.Fatalf("%s: alone %v, in a batch %v", cmds[i].File, err, batched[i].Err)
+		}
+		renumber(alone.Root)
+		renumber(batched[i].TU.Root)
+		if !reflect.DeepEqual(alone, batched[i].TU) {
+			t.Errorf("%s: in a batch\n%+v\nalone\n%+v", cmds[i].File, batched[i].TU, alone)
+		}
+	}
+	if n := s.batched.Load(); n != 2 {
+		t.Errorf("batches gave %d files whole, want 2 (b and c)", n)
+	}
+}
