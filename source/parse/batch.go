@@ -168,17 +168,12 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 		args = append(args, f.p.c.File)
 	}
 	run := newClangRun(ctx, files[0].p.c.File, s.o.Limits)
-	cmd := exec.CommandContext(run.timed, job[0], args...)
-	run.prepare(cmd)
-	cmd.Dir = files[0].p.c.Dir
 	errs := &fileDiags{isMarker: s.isMarker, max: 1 << 20}
-	cmd.Stderr = errs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil || cmd.Start() != nil {
-		run.cancel()
+	cmd, stdout, err := run.startClang(job[0], args, files[0].p.c.Dir, errs)
+	if err != nil {
 		return batchEnd{}
 	}
-	dump := newScanner(run.start(cmd, stdout))
+	dump := newScanner(stdout)
 	var roots []*Node
 	var readErr error
 	for _, f := range files {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -73,19 +72,11 @@ type clangResult struct {
 // wherever the file is. A run past a limit is a *LimitError.
 func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, l Limits) (clangResult, error) {
 	run := newClangRun(ctx, c.File, l)
-	cmd := exec.CommandContext(run.timed, driver, args...)
-	run.prepare(cmd)
-	cmd.Dir = c.Dir
 	stderr := &headBuffer{max: 1 << 20}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
+	cmd, dump, err := run.startClang(driver, args, c.Dir, stderr)
 	if err != nil {
 		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return clangResult{}, fmt.Errorf("parsing %s: starting clang: %w", c.File, err)
-	}
-	dump := run.start(cmd, out)
 	root, readErr := readAST(dump, keepOwn(c, notOwn), l.nodes())
 	run.stopIfOver(readErr)
 	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early

@@ -104,6 +104,27 @@ func (r *clangRun) prepare(cmd *exec.Cmd) {
 	cmd.WaitDelay = 5 * time.Second
 }
 
+// startClang runs path with args in dir under the limits, its standard error to stderr, and
+// gives its dump as start wraps it. Where clang cannot be started the run's timer is let go
+// and the error says which step failed.
+func (r *clangRun) startClang(path string, args []string, dir string, stderr io.Writer) (*exec.Cmd, io.Reader, error) {
+	cmd := exec.CommandContext(r.timed, path, args...)
+	r.prepare(cmd)
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		if err = cmd.Start(); err != nil {
+			err = fmt.Errorf("starting clang: %w", err)
+		}
+	}
+	if err != nil {
+		r.cancel()
+		return nil, nil, err
+	}
+	return cmd, r.start(cmd, out), nil
+}
+
 // start bounds the started clang's address space and wraps its dump in the output limit. The
 // limit is set on the running process (prlimit(2)), a moment after exec: clang has not yet
 // read its input then, and Go cannot set a child's limits before exec.
