@@ -10,7 +10,8 @@
 # "rounds" is the range of the measured speed-up round by round (each round's baseline over
 # the same round's variant): how far the measurement itself moves.
 # The load average before and after is printed: the machine may be shared. Needs root.
-# Usage: [WORKLOADS="stream pipeline ..."] bench/predict_emulator.sh [ROUNDS] (3; every corpus loop)
+# Usage: [WORKLOADS="stream pipeline ..."] [KEEP=DIR] bench/predict_emulator.sh [ROUNDS] (3; every
+# corpus loop; KEEP: a directory to keep each workload's plan and calibration record in)
 . "$(dirname "$0")/lib.sh"
 bench_start
 rounds=${1:-3}
@@ -29,6 +30,7 @@ run() { # NAME ARGS...
 		return
 	fi
 	python3 bench/prediction_row.py "$plan" "$plan.calibration" "$name $*"
+	[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "$plan" "$plan.calibration" "$KEEP/"; }
 }
 for w in ${WORKLOADS:-stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream}; do
 	# compute multiplies two n×n matrices an iteration (n² floats in SIZE): at 4M, seconds

@@ -27,8 +27,9 @@ import (
 // the launcher; version 10 whether the device reaches pageable memory
 // (context.pageable_access), the savings' set-up per run, and a staged pair's staging (the
 // framework's page-locked buffer it goes through, and the copy into or out of it the resolve
-// run found).
-const Version = 10
+// run found); version 11 what the resolve run's drains waited an iteration
+// (loop.drained_ms_per_iteration).
+const Version = 11
 
 // oldestVersion is the oldest plan format Read still takes.
 const oldestVersion = 1
@@ -290,6 +291,11 @@ type Loop struct {
 	// merge leaves of the iteration besides the copies that are not Timed (Predict's floor).
 	// 0: no resolve run timed a copy in the loop.
 	RestMS float64 `json:"rest_ms_per_iteration,omitempty"`
+	// DrainMS is the part of RestMS the resolve run spent draining the device before its
+	// asynchronous timed copies: kernels the program's own iteration runs beside its host work
+	// (and beside one another, on its streams) instead of waiting for them there; the floor
+	// leaves it out. 0: no such drain waited.
+	DrainMS float64 `json:"drained_ms_per_iteration,omitempty"`
 }
 
 // LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)

@@ -102,7 +102,10 @@ type Report struct {
 	Launches    int      `json:"launches"`     // resolve mode: launches and memsets the shim saw
 	IterationNS []uint64 `json:"iteration_ns"` // between successive copies at the loop marker
 	// UntimedNS: resolve mode, each iteration without the copies the run timed alone in it.
-	UntimedNS []uint64     `json:"untimed_ns"`
+	UntimedNS []uint64 `json:"untimed_ns"`
+	// DrainedNS: resolve mode, how long each iteration's drains before its asynchronous timed
+	// copies waited for the device (the rest's wait that the program's own iteration lacks).
+	DrainedNS []uint64     `json:"drained_ns"`
 	Waits     WaitsReport  `json:"waits"`
 	Pinned    PinnedReport `json:"pinned"`
 	Pairs     []PairReport `json:"pairs"`

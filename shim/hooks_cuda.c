@@ -192,11 +192,18 @@ static cudaError_t watched_async_copy(shim_async_copy_fn real_fn, void *dst, con
 }
 
 /* Resolve mode: whether a linking copy is timed alone, and if so the device drained first
- * (resolve.c says why it may be). */
-static bool drained(bool linking)
+ * (resolve.c says why it may be). Before an asynchronous copy the drain's wait goes to the
+ * report: the program's own iteration does not wait there (a synchronous copy does). */
+static bool drained(bool linking, bool async)
 {
-	return linking && shim_busy_drainable() && real.cudaDeviceSynchronize && real.cudaStreamSynchronize &&
-	       REAL(cudaDeviceSynchronize, ()) == cudaSuccess;
+	if (!linking || !shim_busy_drainable() || !real.cudaDeviceSynchronize || !real.cudaStreamSynchronize)
+		return false;
+	uint64_t t0 = shim_uptime_ns();
+	if (REAL(cudaDeviceSynchronize, ()) != cudaSuccess)
+		return false;
+	if (async)
+		shim_report_drained(shim_uptime_ns() - t0);
+	return true;
 }
 
 /* Resolve mode: a synchronous copy, noted (resolve.c), timed alone where it links a pair, and
@@ -205,7 +212,7 @@ static cudaError_t resolved_copy(const void *ret, shim_copy_fn real_fn, cudaStre
 				 size_t n, enum cudaMemcpyKind kind)
 {
 	struct site linked;
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked));
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpy", dst, src, n, &linked), false);
 	unsigned long issued = shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind));
@@ -222,7 +229,7 @@ static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_
 				       size_t n, enum cudaMemcpyKind kind, cudaStream_t stream, cudaStream_t on)
 {
 	struct site linked;
-	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked));
+	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked), true);
 	shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream));

@@ -59,14 +59,20 @@ struct resolving {
 };
 
 static struct resolving resolve_before(const void *ret, const char *call, const void *dst, const void *src, size_t n,
-				       CUstream stream)
+				       CUstream stream, bool sync)
 {
 	struct resolving r = {0};
 	if (__builtin_expect(!shim_resolving(), 1))
 		return r;
 	r.on = true;
 	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuCtxSynchronize) &&
-		  D(cuStreamSynchronize) && DRIVER(cuCtxSynchronize, ()) == CUDA_SUCCESS;
+		  D(cuStreamSynchronize);
+	if (r.timed) {
+		uint64_t t0 = shim_uptime_ns();
+		r.timed = DRIVER(cuCtxSynchronize, ()) == CUDA_SUCCESS;
+		if (r.timed && !sync) /* a synchronous copy waits for that work itself */
+			shim_report_drained(shim_uptime_ns() - t0);
+	}
 	r.issued = shim_busy_copy((cudaStream_t)stream);
 	r.t0 = shim_uptime_ns();
 	return r;
@@ -88,7 +94,7 @@ SHIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 	shim_mark_copy(RET, "cuMemcpyHtoD_v2", n);
 	shim_resolve_driver();
 	shim_pinned_copied((const void *)(uintptr_t)dst, src);
-	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL);
+	struct resolving r = resolve_before(RET, "cuMemcpyHtoD_v2", (const void *)(uintptr_t)dst, src, n, NULL, true);
 	return resolve_after(&r, DRIVER(cuMemcpyHtoD_v2, (dst, src, n)), NULL, true);
 }
 
@@ -97,7 +103,7 @@ SHIM_API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 	shim_mark_copy(RET, "cuMemcpyDtoH_v2", n);
 	shim_resolve_driver();
 	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
-	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL);
+	struct resolving r = resolve_before(RET, "cuMemcpyDtoH_v2", dst, (const void *)(uintptr_t)src, n, NULL, true);
 	return resolve_after(&r, DRIVER(cuMemcpyDtoH_v2, (dst, src, n)), NULL, true);
 }
 
@@ -106,7 +112,7 @@ SHIM_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t 
 	shim_mark_copy(RET, "cuMemcpyHtoDAsync_v2", n);
 	shim_resolve_driver();
 	shim_pinned_copied((const void *)(uintptr_t)dst, src);
-	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream);
+	struct resolving r = resolve_before(RET, "cuMemcpyHtoDAsync_v2", (const void *)(uintptr_t)dst, src, n, stream, false);
 	return resolve_after(&r, completes(DRIVER(cuMemcpyHtoDAsync_v2, (dst, src, n, stream)), src, stream), stream, false);
 }
 
@@ -115,7 +121,7 @@ SHIM_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUs
 	shim_mark_copy(RET, "cuMemcpyDtoHAsync_v2", n);
 	shim_resolve_driver();
 	shim_pinned_copied(dst, (const void *)(uintptr_t)src);
-	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream);
+	struct resolving r = resolve_before(RET, "cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n, stream, false);
 	return resolve_after(&r, completes(DRIVER(cuMemcpyDtoHAsync_v2, (dst, src, n, stream)), dst, stream), stream, false);
 }
 

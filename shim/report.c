@@ -28,6 +28,10 @@ static uint32_t *held; /* ns the shim spent at each mark after taking its time (
  * that each iteration is also reported without them (untimed_ns). */
 static uint64_t *timed_at;
 static atomic_ullong timed_total;
+/* Resolve mode: the ns its drains before those copies waited for the device, likewise
+ * (shim_report_drained): work the program's own iteration may run beside its host work. */
+static uint64_t *drained_at;
+static atomic_ullong drained_total;
 static atomic_int nmarks;
 static atomic_ulong calls; /* at the marker's site */
 static uint64_t start_ns;
@@ -57,6 +61,7 @@ static void fork_child(void)
 	atomic_store(&nmarks, 0);
 	atomic_store(&calls, 0);
 	atomic_store(&timed_total, 0);
+	atomic_store(&drained_total, 0);
 	start_ns = now_ns();
 	memset(&shim_count, 0, sizeof shim_count);
 	memset(&shim_pinned_count, 0, sizeof shim_pinned_count);
@@ -91,14 +96,21 @@ void shim_report_init(void)
 		marks = calloc(MAX_ITERATIONS, sizeof *marks);
 		held = calloc(MAX_ITERATIONS, sizeof *held);
 		measuring = marks != NULL && held != NULL;
-		if (measuring && shim_plan.mode == MODE_RESOLVE)
+		if (measuring && shim_plan.mode == MODE_RESOLVE) {
 			timed_at = calloc(MAX_ITERATIONS, sizeof *timed_at);
+			drained_at = calloc(MAX_ITERATIONS, sizeof *drained_at);
+		}
 	}
 }
 
 void shim_report_timed(uint64_t ns)
 {
 	atomic_fetch_add(&timed_total, ns);
+}
+
+void shim_report_drained(uint64_t ns)
+{
+	atomic_fetch_add(&drained_total, ns);
 }
 
 void shim_mark_copy(const void *ret, const char *call, size_t bytes)
@@ -116,6 +128,8 @@ void shim_mark_copy(const void *ret, const char *call, size_t bytes)
 			marks[i] = now_ns();
 			if (timed_at)
 				timed_at[i] = atomic_load(&timed_total);
+			if (drained_at)
+				drained_at[i] = atomic_load(&drained_total);
 			shim_energy_mark(i, marks[i]);
 			held[i] = (uint32_t)(now_ns() - marks[i]);
 		}
@@ -333,6 +347,10 @@ __attribute__((destructor)) static void write_report(void)
 		uint64_t it = marks[i] - marks[i - 1] - held[i - 1], timed = timed_at[i] - timed_at[i - 1];
 		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(it > timed ? it - timed : 0));
 	}
+	fprintf(f, "],\"drained_ns\":[");
+	/* Resolve mode: how much of each iteration's rest its drains spent waiting. */
+	for (int i = 1; drained_at && i < n; i++)
+		fprintf(f, "%s%llu", i > 1 ? "," : "", (unsigned long long)(drained_at[i] - drained_at[i - 1]));
 	fprintf(f, "],\"pairs\":[");
 	for (int i = 0, n = 0; i < shim_plan.npairs; i++)
 		if (shim_pair_chosen(&shim_plan.pairs[i]))

@@ -13,7 +13,8 @@
  * each took alone: the hooks drain the device before it and wait for it after, so the time
  * is its transfer, none of the earlier work's nor another stream's beside it (a trace
  * without launch events cannot tell the two apart); the time each iteration spent outside
- * them goes to the report (untimed_ns). A chunk of a pair is timed at its copy site like a
+ * them goes to the report (untimed_ns), and how much of that the drains before asynchronous
+ * ones waited (drained_ns): the program's own iteration does not wait there. A chunk of a pair is timed at its copy site like a
  * whole-buffer copy, but links no buffer: its pointers are inside them. Draining orders
  * nothing the program's results depend on; it is left out once the program has enqueued a
  * host function, which might wait for this thread.

@@ -543,6 +543,7 @@ void shim_energy_report(FILE *f, uint64_t wall_ns);
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);
 void shim_report_timed(uint64_t ns); /* resolve mode: a copy timed alone took ns */
+void shim_report_drained(uint64_t ns); /* resolve mode: a drain before one waited ns */
 void shim_report_init(void);
 bool shim_forked(void); /* this process forked: part of the run is in its children */
 uint64_t shim_uptime_ns(void); /* since the shim started; async-signal-safe */

@@ -115,6 +115,7 @@ func ApplyResolved(p *plan.Plan, report runner.Report, same bool) {
 	}
 	if rest := medianMS(report.UntimedNS); timed && rest > 0 {
 		p.Loop.RestMS = rest + declined
+		p.Loop.DrainMS = min(medianMS(report.DrainedNS), rest)
 	}
 	planner.Recount(p)
 }

@@ -3,6 +3,7 @@ package validate_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,6 +410,17 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 				if it[i] < rest[i]+uint64(tc.copies)*1_900_000 {
 					t.Errorf("iteration %d: %d ns, %d without its timed copies; want %d copies of 2 ms between them",
 						i, it[i], rest[i], tc.copies)
+				}
+			}
+			// The drains before the asynchronous copies are part of the rest, and waited for
+			// the copies still running on the other streams.
+			drained := res.Report.DrainedNS
+			if len(drained) != len(it) || slices.Max(drained) == 0 {
+				t.Fatalf("drains %v; want one an iteration, some of them waiting", drained)
+			}
+			for i := range drained {
+				if drained[i] > rest[i] {
+					t.Errorf("iteration %d: drains waited %d ns, more than its rest of %d", i, drained[i], rest[i])
 				}
 			}
 		})
