@@ -28,7 +28,8 @@ import (
 // (context.pageable_access), the savings' set-up per run, and a staged pair's staging (the
 // framework's page-locked buffer it goes through, and the copy into or out of it the resolve
 // run found); version 11 what the resolve run's drains waited an iteration
-// (loop.drained_ms_per_iteration).
+// (loop.drained_ms_per_iteration), and how many of a host site's allocations came with
+// fresh pages (fresh_allocations).
 const Version = 11
 
 // oldestVersion is the oldest plan format Read still takes.
@@ -83,6 +84,10 @@ type Buffer struct {
 	// SiteAllocations: every allocation at Site the resolve run saw, whatever its ordinal,
 	// linked or not (the pinned strategy's pool serves them all); 0: not counted.
 	SiteAllocations int `json:"site_allocations,omitempty"`
+	// FreshAllocations: of those after the site's first, how many came with most of their
+	// pages not yet in memory (the shim asks mincore), which the program then faults in: malloc
+	// gave the memory back at free. 0: none, or not counted.
+	FreshAllocations int `json:"fresh_allocations,omitempty"`
 	// Identity: who took the slot in the validate run (identity.go); nil before validation,
 	// or where the run could not read the call chain.
 	Identity *Identity `json:"identity,omitempty"`

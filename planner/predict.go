@@ -119,9 +119,12 @@ func needsFirstTouch(p *plan.Plan) bool {
 }
 
 // freshEveryIteration: validation saw the pair's host side allocated anew for its copies
-// (Buffer.Allocations), at a size malloc maps afresh each time.
+// (Buffer.Allocations), at a size malloc maps afresh each time, or, below it, with fresh
+// pages most times (Buffer.FreshAllocations: malloc trimmed the heap the buffers were
+// freed to; the emulator's framework frees its three 4 MiB tensors each iteration).
 func freshEveryIteration(pair plan.Pair) bool {
-	return pair.Host.Allocations > 1 && pair.Bytes >= freshMapBytes
+	h := pair.Host
+	return h.Allocations > 1 && (pair.Bytes >= freshMapBytes || 2*h.FreshAllocations >= max(h.SiteAllocations-1, 1))
 }
 
 // Predict estimates each strategy's iteration from the trace's copy times, their sync

@@ -173,10 +173,13 @@ type ResolvedSide struct {
 	Allocations int    `json:"allocations"` // distinct allocations linked: more than one is a fresh buffer each time
 	// SiteAllocations: every allocation the site made in the run, whatever its ordinal (the
 	// pinned strategy's pool serves them all), linked or not.
-	SiteAllocations int  `json:"site_allocations"`
-	OtherSites      bool `json:"other_sites"` // buffers from another site were linked too
-	Threads         bool `json:"threads"`     // more than one thread allocated at the site
-	Unmatched       int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
+	SiteAllocations int `json:"site_allocations"`
+	// SiteFresh: of a host site's allocations after its first, those most of whose pages were
+	// not in memory when they were made (mincore): the program faults them in anew.
+	SiteFresh  int  `json:"site_fresh"`
+	OtherSites bool `json:"other_sites"` // buffers from another site were linked too
+	Threads    bool `json:"threads"`     // more than one thread allocated at the site
+	Unmatched  int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size
 	// The first buffer's call chain (shim/chain.c), its ordinal among the calls of its site and
 	// size from that chain, how many such calls the run made, and whether several threads made
 	// them: a chain one thread calls names its buffers where several threads allocate at the site.

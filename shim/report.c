@@ -164,10 +164,11 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 	json_string(f, path);
 	fprintf(f, ",\"offset\":%llu,\"call\":", (unsigned long long)r->site.offset);
 	json_string(f, r->site.call);
-	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"other_sites\":%s,"
-		   "\"threads\":%s,\"unmatched\":%lu",
-		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations,
-		r->found ? shim_resolve_site_allocations(&r->site) : 0, r->other_sites ? "true" : "false",
+	unsigned long fresh = 0, site_allocations = r->found ? shim_resolve_site_allocations(&r->site, &fresh) : 0;
+	fprintf(f, ",\"bytes\":%llu,\"ordinal\":%d,\"allocations\":%lu,\"site_allocations\":%lu,\"site_fresh\":%lu,"
+		   "\"other_sites\":%s,\"threads\":%s,\"unmatched\":%lu",
+		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations, site_allocations, fresh,
+		r->other_sites ? "true" : "false",
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
 	/* its call chain, which names it where several threads allocate at its site */
 	const struct identity *id = &r->ident;

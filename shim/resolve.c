@@ -20,6 +20,7 @@
  * host function, which might wait for this thread.
  */
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,14 +30,18 @@
 #define MAX_SITES 64
 
 /* The sites of allocations of planned sizes, how many allocations each made (whatever
- * their ordinal: the pinned strategy's pool serves them all), and whether more than one
- * thread allocated there: then which call is which depends on how the threads interleave,
- * and an ordinal names no buffer. */
+ * their ordinal: the pinned strategy's pool serves them all), whether more than one
+ * thread allocated there (then which call is which depends on how the threads interleave,
+ * and an ordinal names no buffer), and how many of a host site's allocations after its
+ * first came back with most of their pages not in memory: the program faults those in
+ * anew, which a pool's buffers, faulted in once, spare it (malloc hands a buffer freed and
+ * asked for again fresh pages where it gave the memory back at free: a mapping of its own,
+ * or the top of a heap it trimmed). */
 static struct {
 	struct site site; /* ordinal unused */
 	pid_t tid;
 	bool several;
-	unsigned long allocations;
+	unsigned long allocations, fresh;
 } sites[MAX_SITES];
 static int nsites;
 
@@ -49,29 +54,50 @@ static int site_index(const struct site *s)
 	return -1;
 }
 
+/* Whether most of the pages of [ptr, ptr+bytes) are not in memory (mincore): the program's
+ * first touch of each will fault it in. */
+static bool pages_fresh(const void *ptr, size_t bytes)
+{
+	static _Thread_local unsigned char vec[4096];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)ptr & ~(uintptr_t)(page - 1), end = (uintptr_t)ptr + bytes;
+	size_t pages = 0, absent = 0;
+	for (uintptr_t at = start; at < end; at += sizeof vec * page) {
+		size_t len = end - at < sizeof vec * page ? end - at : sizeof vec * page;
+		if (mincore((void *)at, len, vec) != 0)
+			return false;
+		for (size_t i = 0; i < (len + page - 1) / page; i++, pages++)
+			absent += !(vec[i] & 1);
+	}
+	return 2 * absent > pages;
+}
+
 /* Caller holds the lock. */
-static void note_site(const struct site *s)
+static void note_site(const struct site *s, bool fresh)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	int i = site_index(s);
 	if (i >= 0) {
 		sites[i].several |= sites[i].tid != tid;
 		sites[i].allocations++;
+		sites[i].fresh += fresh;
 		return;
 	}
 	if (nsites < MAX_SITES) {
 		sites[nsites].site = *s;
 		sites[nsites].tid = tid;
 		sites[nsites].allocations = 1;
+		sites[nsites].fresh = 0;
 		sites[nsites++].several = false;
 	}
 }
 
-unsigned long shim_resolve_site_allocations(const struct site *s)
+unsigned long shim_resolve_site_allocations(const struct site *s, unsigned long *fresh)
 {
 	pthread_mutex_lock(&shim_lock);
 	int i = site_index(s);
 	unsigned long n = i >= 0 ? sites[i].allocations : 0;
+	*fresh = i >= 0 ? sites[i].fresh : 0;
 	pthread_mutex_unlock(&shim_lock);
 	return n;
 }
@@ -109,6 +135,7 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 {
 	if (!ptr || !shim_size_planned(bytes) || !shim_enter())
 		return;
+	bool fresh = host_side && pages_fresh(ptr, bytes); /* before the program touches it */
 	pthread_mutex_lock(&shim_lock);
 	struct live *l = find(ptr); /* its free went unseen: the slot is the new buffer's */
 	if (!l && nlive < MAX_LIVE)
@@ -119,7 +146,7 @@ void shim_resolve_alloc(bool host_side, const void *ret, const char *call, size_
 	l->host = host_side;
 	shim_site_of(ret, call, bytes, &l->site);
 	l->site.ordinal = shim_next_ordinal(&l->site);
-	note_site(&l->site);
+	note_site(&l->site, fresh);
 	/* Its chain names it where several threads allocate at the site (chain.c). */
 	struct identity *id = &l->ident;
 	id->nchain = shim_chain_of(ret, id->chain);

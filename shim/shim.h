@@ -475,7 +475,8 @@ bool shim_resolve_copy(const void *ret, const char *call, const void *dst, const
 		       struct site *linked);
 void shim_resolve_timed(const struct site *linked, uint64_t ns); /* a linking copy's transfer, timed alone */
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
-unsigned long shim_resolve_site_allocations(const struct site *s); /* allocations there, any ordinal */
+/* allocations there, any ordinal, and of those after the first how many came with fresh pages */
+unsigned long shim_resolve_site_allocations(const struct site *s, unsigned long *fresh);
 
 /* staging.c: a framework's host-to-host staging copies, resolve mode */
 struct shim_staged {

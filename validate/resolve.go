@@ -238,6 +238,7 @@ func resolveSide(pair *plan.Pair, b *plan.Buffer, side string, r runner.Resolved
 	b.Unresolved = false
 	b.Allocations = r.Allocations
 	b.SiteAllocations = r.SiteAllocations
+	b.FreshAllocations = r.SiteFresh
 	b.Kind = kindOf(r.Call, side)
 	where := b.Site.Name()
 	switch {

@@ -185,6 +185,32 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 	}
 }
 
+// The framework workload allocates its host tensors afresh each iteration and frees them at
+// its end, 2 MiB each, below the size malloc always maps anew; malloc gives the memory back
+// (it trims the heap), so most come with pages not yet in memory, which the program faults
+// in and pinned's pool spares it. The resolve run counts them (the shim asks mincore), and
+// the plan then prices that first touch (the host's rate measured with it).
+func TestResolveCountsFreshHostPages(t *testing.T) {
+	testenv.RequireRoot(t)
+	args := []string{"--size", "2M", "--iters", "8", "--warmup", "1"}
+	p, _ := validatedPlan(t, "workloads/framework", args...)
+	fresh := 0
+	for _, pair := range p.Pairs {
+		h := pair.Host
+		if h.Allocations <= 1 {
+			continue
+		}
+		fresh++
+		if 2*h.FreshAllocations < h.SiteAllocations-1 {
+			t.Errorf("%s: %d of the %d allocations after the site's first with fresh pages; want most", pair.ID,
+				h.FreshAllocations, h.SiteAllocations-1)
+		}
+	}
+	if fresh == 0 || p.Context.FirstTouch == nil {
+		t.Fatalf("%d pairs with a host side allocated afresh, first-touch rates %v; want some, and rates", fresh, p.Context.FirstTouch)
+	}
+}
+
 // A program built with --default-stream per-thread calls cudaMemcpy_ptds and
 // cudaLaunchKernel_ptsz, which the shim follows like the plain calls, on the calling thread's
 // default stream: from a default trace its pairs resolve and validate, and merged (their
