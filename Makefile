@@ -157,6 +157,11 @@ $(BUILD)/workloads/stream-nobuildid: $(WL_DIR)/stream.cu $(WL_HDRS) $(LIBS)
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -Wl$(comma)--build-id=sha1,$(WL_FLAGS)) -Wl,--build-id=none $< -o $@ $(WL_LINK)
 
+# The tracer's C test programs: C11 against the emulator's headers; TRACER_LINK gives them a
+# GNU build-id (what a plan names an executable by) and the emulated runtime.
+TRACER_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include
+TRACER_LINK   := -Wl,--build-id=sha1 -L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+
 # Links the driver too: a case checks that driver-API copies are staged like runtime ones.
 $(BUILD)/tests/emu_selftest: $(EMU_DIR)/selftest.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
@@ -176,22 +181,22 @@ $(BUILD)/tests/dlopen_loop: testdata/tracer/dlopen_loop.c
 # Copies that fail (out of bounds), unchecked, as a buggy program makes them.
 $(BUILD)/tests/failing_copies: testdata/tracer/failing_copies.c $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+	$(CC) $(TRACER_CFLAGS) $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # Asynchronous copies from and to fresh pageable buffers, used at once: what pinned must keep.
 $(BUILD)/tests/pageable_async: testdata/tracer/pageable_async.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+	$(CC) $(TRACER_CFLAGS) $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # A loop beside loader threads that allocate through the loop's own helpers.
 $(BUILD)/tests/loader_threads: testdata/tracer/loader_threads.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
+	$(CC) $(TRACER_CFLAGS) $< -o $@ -Wl,--build-id=sha1 $(WL_LINK)
 
 # The same through the driver API, opened with dlopen and called through dlsym'd pointers.
 $(BUILD)/tests/dlopen_driver: testdata/tracer/dlopen_driver.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TRACER_CFLAGS) $< -o $@ -Wl,--build-id=sha1 -ldl -Wl,-rpath,'$$ORIGIN/../lib'
 
 # A static launcher (--follow must see its dynamic children).
 $(BUILD)/tests/static_spawn: testdata/tracer/static_spawn.c
@@ -211,26 +216,22 @@ $(BUILD)/tests/missing_runtime: testdata/shim/missing_runtime.c $(EMU_HDRS)
 # A kernel on a created blocking stream between synchronous legacy-stream copies.
 $(BUILD)/tests/blocking_stream: testdata/tracer/blocking_stream.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
-		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TRACER_CFLAGS) $< -o $@ $(TRACER_LINK)
 
 # A copy→kernel→copy loop, with --fork in a forked child while the parent waits.
 $(BUILD)/tests/forked_loop: testdata/tracer/forked_loop.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
-		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TRACER_CFLAGS) -D_GNU_SOURCE $< -o $@ $(TRACER_LINK)
 
 # Copies made on a go from stdin, once the shared tracer watches the process.
 $(BUILD)/tests/gated_copies: testdata/tracer/gated_copies.c testdata/tracer/check.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
-		-L$(BUILD)/lib -lcudart -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TRACER_CFLAGS) $< -o $@ $(TRACER_LINK)
 
 # The runtime's buffers and copies, a kernel launched through the driver as a library does.
 $(BUILD)/tests/library_launch: testdata/tracer/library_launch.c testdata/tracer/check.h testdata/tracer/triple.h $(EMU_HDRS) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I$(EMU_DIR)/include $< -o $@ -Wl,--build-id=sha1 \
-		-L$(BUILD)/lib -lcudart -ldl -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(TRACER_CFLAGS) -D_GNU_SOURCE $< -o $@ $(TRACER_LINK) -ldl
 
 # Maps a data file around its own executable before it dlopens the runtime.
 $(BUILD)/tests/scattered_maps: testdata/tracer/scattered_maps.c $(LIBS)

@@ -28,11 +28,8 @@ const slowLink = "CUDA_EMU_COPY_DELAY_US=20000"
 // makes lose; `echoctl run` then deploys the plan with the program's output unchanged, and
 // runs the program untouched on another device.
 func TestCalibrateThenRun(t *testing.T) {
-	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_COPY_DELAY_US", "20000") // the trace must see the copies as they will be
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
-	stream := testenv.Built(t, "workloads/stream")
+	planPath, stream, args := streamPlan(t)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
 	res := testenv.Echoctl(t, nil, append([]string{"run", planPath, "--", stream}, args...)...)
@@ -136,10 +133,7 @@ func checkTamperEvident(t *testing.T, p *plan.Plan, planPath string, argv []stri
 // fraction of a millisecond of copies. Calibration measures on past the two rounds asked for,
 // until the rounds show the gain 99% sure, then enables nothing and says why.
 func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
-	stream := testenv.Built(t, "workloads/stream")
+	planPath, stream, args := streamPlan(t)
 	res := testenv.Echoctl(t, []string{slowLink}, append([]string{"calibrate", "--unvalidated", "--rounds", "2",
 		"--strategy", "mapped", "--ignore", "^iter_ms=", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, "round 7 (more while mapped undecided)") ||
@@ -156,6 +150,16 @@ func TestCalibrateRefusesUnexplainedGain(t *testing.T) {
 			t.Errorf("%s: %s %v; want calibrated, the gain not believed", pair.ID, pair.Status, pair.Evidence)
 		}
 	}
+}
+
+// streamPlan plans stream on 1 MiB for 5 iterations and returns the plan's path, the program
+// and its arguments.
+func streamPlan(t *testing.T) (planPath, prog string, args []string) {
+	t.Helper()
+	testenv.RequireRoot(t)
+	args = []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
+	_, planPath = testenv.Plan(t, "stream", args...)
+	return planPath, testenv.Built(t, "workloads/stream"), args
 }
 
 // liveValuePlan plans unsafe_live_value, whose merge changes what it prints, and returns the
@@ -195,11 +199,8 @@ func TestCalibrateRefusesChangedOutput(t *testing.T) {
 // enables the validated pairs. (It refused them all in place: "output differs between runs of
 // the program as written", so a rerun with --ignore found nothing to calibrate.)
 func TestCalibrateWithoutIgnore(t *testing.T) {
-	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_COPY_DELAY_US", "20000") // the trace must see the copies as they will be
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
-	stream := testenv.Built(t, "workloads/stream")
+	planPath, stream, args := streamPlan(t)
 	testenv.EchoctlOK(t, nil, append([]string{"validate", planPath, "--", stream}, args...)...)
 	res := testenv.Echoctl(t, nil, append([]string{"calibrate", "--rounds", "3", "--strategy", "mapped", planPath, "--", stream}, args...)...)
 	if res.ExitCode != 0 || !strings.Contains(res.Stderr, `not comparing "iter_ms=`) || !strings.Contains(res.Stdout, "not compared") {
@@ -241,9 +242,7 @@ func TestCalibrateAgainAfterRefusal(t *testing.T) {
 }
 
 func TestRunRefusals(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
+	planPath, _, args := streamPlan(t)
 	_, staticPlan := testenv.Plan(t, "stream-static", args...)
 	// A plan that does not fit runs the program as written, with one line saying why, and
 	// run exits with the program's status; a command line without a command is an error.
@@ -276,24 +275,45 @@ func TestRunRefusals(t *testing.T) {
 // --print-env deploys the plan for programs that something else starts: run with only that
 // environment, the program merges the pairs and computes what it computed as written.
 func TestRunPrintEnv(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
-	stream := testenv.Built(t, "workloads/stream")
+	planPath, stream, args := streamPlan(t)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 
-	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", stream)
+	env := printedEnv(t, planPath, stream)
+	if env["ECHO_PLAN"] != planPath+".shim" || !strings.HasSuffix(env["LD_PRELOAD"], "/libechoshim.so") {
+		t.Errorf("environment %v: want LD_PRELOAD on libechoshim.so and ECHO_PLAN=%s.shim", env, planPath)
+	}
+	got, r := runStreamWith(t, env, []string{"CUDA_EMU_KERNEL_DELAY_US=2000"}, args)
+	if got.Checksum() != want || !r.Active || r.Served != 2 || r.CopiesElided == 0 {
+		t.Errorf("with the printed environment: checksum %s (want %s), report active %v, %d merged, %d copies elided",
+			got.Checksum(), want, r.Active, r.Served, r.CopiesElided)
+	}
+
+	// The shell form is for eval: one export per variable, quoted.
+	res := testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN="+shell.Quote(planPath+".shim")+"\n") {
+		t.Errorf("--print-env: exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+}
+
+// printedEnv is the environment `echoctl run --json --print-env` prints for the plan at
+// planPath and the program prog.
+func printedEnv(t *testing.T, planPath, prog string) map[string]string {
+	t.Helper()
+	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", prog)
 	var doc struct{ Env map[string]string }
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); res.ExitCode != 0 || err != nil {
 		t.Fatalf("--print-env --json: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
 	}
-	env := doc.Env
-	if env["ECHO_PLAN"] != planPath+".shim" || !strings.HasSuffix(env["LD_PRELOAD"], "/libechoshim.so") {
-		t.Errorf("environment %v: want LD_PRELOAD on libechoshim.so and ECHO_PLAN=%s.shim", env, planPath)
-	}
+	return doc.Env
+}
+
+// runStreamWith runs stream with args under a printed environment's preload library and plan
+// (and the variables in extra), and returns its result and the shim's report.
+func runStreamWith(t *testing.T, env map[string]string, extra, args []string) (testenv.Result, runner.Report) {
+	t.Helper()
 	report := filepath.Join(t.TempDir(), "report.json")
-	got := testenv.RunWorkload(t, "stream", []string{"LD_PRELOAD=" + env["LD_PRELOAD"], "ECHO_PLAN=" + env["ECHO_PLAN"],
-		"ECHO_REPORT=" + report, "CUDA_EMU_KERNEL_DELAY_US=2000"}, args...)
+	got := testenv.RunWorkload(t, "stream", append([]string{"LD_PRELOAD=" + env["LD_PRELOAD"], "ECHO_PLAN=" + env["ECHO_PLAN"],
+		"ECHO_REPORT=" + report}, extra...), args...)
 	data, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -302,26 +322,14 @@ func TestRunPrintEnv(t *testing.T) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	if got.Checksum() != want || !r.Active || r.Served != 2 || r.CopiesElided == 0 {
-		t.Errorf("with the printed environment: checksum %s (want %s), report active %v, %d merged, %d copies elided",
-			got.Checksum(), want, r.Active, r.Served, r.CopiesElided)
-	}
-
-	// The shell form is for eval: one export per variable, quoted.
-	res = testenv.Echoctl(t, nil, "run", "--print-env", "--force", planPath, "--", stream)
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "export ECHO_PLAN="+shell.Quote(planPath+".shim")+"\n") {
-		t.Errorf("--print-env: exit %d, stdout %q", res.ExitCode, res.Stdout)
-	}
+	return got, r
 }
 
 // The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
 // pageable access) mapped and pinned; on a Grace Hopper system too. Managed is no merge
 // strategy (plan.MergeStrategies): forced, the program runs untouched, saying why.
 func TestStrategiesFollowTheDevice(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
-	stream := testenv.Built(t, "workloads/stream")
+	planPath, stream, args := streamPlan(t)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 	for _, c := range []struct {
 		profile string
@@ -356,12 +364,10 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 // A program the dynamic loader refuses never reaches the shim: calibrate says it did not
 // start and gives the loader's own words, not a question and the shim's missing report file.
 func TestCalibrateProgramThatCannotStart(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
+	planPath, stream, args := streamPlan(t)
 	// The same executable elsewhere: its runpath ($ORIGIN/../lib) finds no CUDA runtime there.
 	moved := filepath.Join(t.TempDir(), "bin", "stream")
-	data, err := os.ReadFile(testenv.Built(t, "workloads/stream"))
+	data, err := os.ReadFile(stream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,16 +389,10 @@ func TestCalibrateProgramThatCannotStart(t *testing.T) {
 // and a long file name): the shim reads it whole and merges, instead of running the program
 // untouched for want of reading the temporary file it was handed.
 func TestRunReadsALargeDeployment(t *testing.T) {
-	testenv.RequireRoot(t)
-	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
-	_, planPath := testenv.Plan(t, "stream", args...)
+	planPath, stream, args := streamPlan(t)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
-	res := testenv.Echoctl(t, nil, "run", "--json", "--print-env", "--force", planPath, "--", testenv.Built(t, "workloads/stream"))
-	var doc struct{ Env map[string]string }
-	if err := json.Unmarshal([]byte(res.Stdout), &doc); res.ExitCode != 0 || err != nil {
-		t.Fatalf("--print-env --json: exit %d, stdout %q (%v): %s", res.ExitCode, res.Stdout, err, res.Stderr)
-	}
-	deployment, err := os.ReadFile(doc.Env["ECHO_PLAN"])
+	env := printedEnv(t, planPath, stream)
+	deployment, err := os.ReadFile(env["ECHO_PLAN"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,20 +416,10 @@ func TestRunReadsALargeDeployment(t *testing.T) {
 	if len(text) <= 64<<10 || len(text) > plan.MaxCompactBytes {
 		t.Fatalf("the padded deployment is %d bytes: want more than 64 KiB and what the shim reads", len(text))
 	}
-	if err := os.WriteFile(doc.Env["ECHO_PLAN"], []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(env["ECHO_PLAN"], []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	report := filepath.Join(t.TempDir(), "report.json")
-	got := testenv.RunWorkload(t, "stream", []string{"LD_PRELOAD=" + doc.Env["LD_PRELOAD"], "ECHO_PLAN=" + doc.Env["ECHO_PLAN"],
-		"ECHO_REPORT=" + report}, args...)
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r runner.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	got, r := runStreamWith(t, env, nil, args)
 	if got.Checksum() != want || !r.Active || r.Served != 2 {
 		t.Errorf("with a %d-byte deployment: checksum %s (want %s), active %v (%s), %d merged; stderr %q",
 			len(text), got.Checksum(), want, r.Active, r.Reason, r.Served, got.Stderr)

@@ -44,12 +44,20 @@ func fixture(t testing.TB) ([]byte, []*trace.Event) {
 	return writeTrace(t, testHeader(), records...), append(events, late...)
 }
 
-func TestPerfettoSlices(t *testing.T) {
+// exportFixture exports fixture's trace with opts, failing the test on any error, and
+// returns the document, the summary and the trace's events.
+func exportFixture(t testing.TB, opts Options) (document, Summary, []*trace.Event) {
+	t.Helper()
 	data, events := fixture(t)
-	doc, sum, err := exportTrace(t, data, Options{})
+	doc, sum, err := exportTrace(t, data, opts)
 	if err != nil {
 		t.Fatalf("Export: %v", err)
 	}
+	return doc, sum, events
+}
+
+func TestPerfettoSlices(t *testing.T) {
+	doc, sum, events := exportFixture(t, Options{})
 	checkOneForOne(t, doc, startNS, events)
 	checkMonotonic(t, doc)
 	if doc.DisplayTimeUnit != "ns" {
@@ -125,11 +133,7 @@ func TestPerfettoSlices(t *testing.T) {
 }
 
 func TestPerfettoInstants(t *testing.T) {
-	data, _ := fixture(t)
-	doc, _, err := exportTrace(t, data, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, _, _ := exportFixture(t, Options{})
 	tests := []struct {
 		name, scope string
 		pid, tid    uint32
@@ -162,11 +166,7 @@ func TestPerfettoInstants(t *testing.T) {
 }
 
 func TestPerfettoMetadata(t *testing.T) {
-	data, events := fixture(t)
-	doc, _, err := exportTrace(t, data, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, _, events := exportFixture(t, Options{})
 	names := []struct {
 		kind     string
 		pid, tid uint32

@@ -58,11 +58,7 @@ func TestPerfettoPlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadFile: %v", err)
 	}
-	data, events := fixture(t)
-	doc, sum, err := exportTrace(t, data, Options{Plan: plan, PlanPath: path})
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, sum, events := exportFixture(t, Options{Plan: plan, PlanPath: path})
 	checkOneForOne(t, doc, startNS, events)
 	if sum.Highlighted != 2 {
 		t.Errorf("%d copies highlighted, want 2", sum.Highlighted)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,16 +16,14 @@ import (
 
 type calibrateOptions struct {
 	*globalOptions
-	rounds      int
-	budget      time.Duration
-	ignore      ignoreFlag
+	calibrationFlags
 	strategies  []string
 	output      string
 	unvalidated bool
 }
 
 func newCalibrateCmd(g *globalOptions) *cobra.Command {
-	o := &calibrateOptions{globalOptions: g, rounds: calibrate.DefaultRounds, budget: calibrate.DefaultBudget}
+	o := &calibrateOptions{globalOptions: g, calibrationFlags: defaultCalibrationFlags()}
 	cmd := &cobra.Command{
 		Use:   "calibrate PLAN -- CMD [ARGS...]",
 		Short: "Measure whether merging pays, and enable the plan only where it does",
@@ -55,8 +52,7 @@ comparison then is the only check that merging keeps the program's results.`,
 		},
 	}
 	f := cmd.Flags()
-	addRoundsFlags(f, &o.rounds, &o.budget)
-	addIgnoreFlag(f, &o.ignore)
+	o.calibrationFlags.add(f)
 	f.StringSliceVar(&o.strategies, "strategy", nil, "strategies to try (default: all the device allows)")
 	f.StringVarP(&o.output, "output", "o", "", `write the calibrated plan here instead of over PLAN ("-": standard output)`)
 	f.BoolVar(&o.unvalidated, "unvalidated", false, "calibrate candidate pairs that were never validated")
@@ -64,7 +60,7 @@ comparison then is the only check that merging keeps the program's results.`,
 }
 
 func runCalibrate(cmd *cobra.Command, o *calibrateOptions, planPath string, argv []string) error {
-	if err := checkRounds(o.rounds, o.budget); err != nil {
+	if err := o.calibrationFlags.check(); err != nil {
 		return err
 	}
 	if err := oneStdout(o.output, o.json, "plan"); err != nil {

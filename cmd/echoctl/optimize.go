@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,16 +17,14 @@ import (
 
 type optimizeOptions struct {
 	*globalOptions
+	calibrationFlags
 	output     string
-	rounds     int
-	budget     time.Duration
-	ignore     ignoreFlag
 	hostAllocs bool
 	launches   bool
 }
 
 func newOptimizeCmd(g *globalOptions) *cobra.Command {
-	o := &optimizeOptions{globalOptions: g, rounds: calibrate.DefaultRounds, budget: calibrate.DefaultBudget}
+	o := &optimizeOptions{globalOptions: g, calibrationFlags: defaultCalibrationFlags()}
 	cmd := &cobra.Command{
 		Use:   "optimize [-o PLAN] -- CMD [ARGS...]",
 		Short: "Trace, plan, validate and calibrate a program in one go",
@@ -49,15 +46,14 @@ timings so that the output comparison only sees results.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", `plan file to write (default CMD.plan in the current directory; "-": standard output)`)
-	addRoundsFlags(f, &o.rounds, &o.budget)
-	addIgnoreFlag(f, &o.ignore)
+	o.calibrationFlags.add(f)
 	f.BoolVar(&o.hostAllocs, "host-allocs", false, "also trace malloc & co. (slow on interpreters; validation finds host buffers' allocations without it)")
 	f.BoolVar(&o.launches, "launches", false, "also trace kernel launches (a plan needs none; they cost most in launch-bound loops)")
 	return cmd
 }
 
 func runOptimize(cmd *cobra.Command, o *optimizeOptions, argv []string) error {
-	if err := checkRounds(o.rounds, o.budget); err != nil {
+	if err := o.calibrationFlags.check(); err != nil {
 		return err
 	}
 	if err := oneStdout(o.output, o.json, "plan"); err != nil {

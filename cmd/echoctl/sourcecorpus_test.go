@@ -39,7 +39,7 @@ func TestSourceCorpusRoundTrip(t *testing.T) {
 			if want == nil {
 				t.Fatalf("%s.expect records no checksum", name)
 			}
-			dir := corpusWorkdir(t, root, name+".cu")
+			dir := corpusWorkdir(t, name+".cu")
 			rel := "testdata/source/corpus/" + name + ".cu"
 			written := filepath.Join(t.TempDir(), name)
 			buildWorkload(t, filepath.Join(dir, rel), written)
@@ -80,20 +80,9 @@ func TestSourceCorpusRoundTrip(t *testing.T) {
 
 // corpusWorkdir copies a corpus program, the corpus header and the workloads' kernel.h into a
 // temporary tree laid out as the repository's.
-func corpusWorkdir(t *testing.T, root, name string) string {
+func corpusWorkdir(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{"testdata/source/corpus/" + name, "testdata/source/corpus/corpus.h", "testdata/workloads/kernel.h"} {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyInto(t, dir, "testdata/source/corpus/"+name, "testdata/source/corpus/corpus.h", "testdata/workloads/kernel.h")
 	return dir
 }

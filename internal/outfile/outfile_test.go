@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -28,15 +29,19 @@ func contents(t *testing.T, path string) string {
 	return string(b)
 }
 
-// leftovers fails on temporary files left in dir.
+// leftovers fails unless dir holds exactly the files want names, in ReadDir's (sorted)
+// order: no temporary file is left behind.
 func leftovers(t *testing.T, dir string, want ...string) {
 	t.Helper()
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != len(want) {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, want) {
 		t.Errorf("%s holds %v, want %v", dir, names, want)
 	}
 }

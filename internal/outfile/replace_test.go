@@ -32,7 +32,7 @@ func TestReplaceLinkNotFollowed(t *testing.T) {
 	if b, _ := os.ReadFile(other); string(b) != "theirs" {
 		t.Errorf("the link's target holds %q: it was written through", b)
 	}
-	assertOnly(t, dir, "other", "plan.json")
+	leftovers(t, dir, "other", "plan.json")
 }
 
 // A FIFO at the path is replaced, not opened (which would block until a reader came).
@@ -48,7 +48,7 @@ func TestReplaceFIFO(t *testing.T) {
 	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
 		t.Fatalf("after Replace: %v, %v; want a regular file of mode 0600", st.Mode(), err)
 	}
-	assertOnly(t, dir, "kept.json")
+	leftovers(t, dir, "kept.json")
 }
 
 // A directory that cannot be written leaves no file and says why.
@@ -64,26 +64,5 @@ func TestReplaceFails(t *testing.T) {
 	if err := Replace(filepath.Join(dir, "f"), []byte("x"), 0o644); err == nil {
 		t.Fatal("Replace into a read-only directory succeeded")
 	}
-	assertOnly(t, dir)
-}
-
-// assertOnly fails unless dir holds exactly names: no temporary file is left behind.
-func assertOnly(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	if len(got) != len(names) {
-		t.Fatalf("%s holds %v, want %v", dir, got, names)
-	}
-	for i := range got {
-		if got[i] != names[i] {
-			t.Fatalf("%s holds %v, want %v", dir, got, names)
-		}
-	}
+	leftovers(t, dir)
 }
