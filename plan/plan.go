@@ -298,8 +298,9 @@ type Loop struct {
 	RestMS float64 `json:"rest_ms_per_iteration,omitempty"`
 	// DrainMS is the part of RestMS the resolve run spent draining the device before its
 	// asynchronous timed copies: kernels the program's own iteration runs beside its host work
-	// (and beside one another, on its streams) instead of waiting for them there; the floor
-	// leaves it out. 0: no such drain waited.
+	// (and beside one another, on its streams) instead of waiting for them there: the floor
+	// takes the longer of the rest without them and them shared among the streams. 0: no
+	// such drain waited.
 	DrainMS float64 `json:"drained_ms_per_iteration,omitempty"`
 }
 

@@ -176,6 +176,9 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 		// Streams that leave 1.5 ms: the host's own work, 3.5 ms of the rest, holds the
 		// iteration (the whole rest, drains and all, would say 6.5).
 		{"host work beyond the streams", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 3, 7 - 3 - 0.5},
+		// Drains of 6 ms among two streams: their kernels take 3 ms at the least, more than
+		// the streams' 1.5 ms or the host's own 0.5 (the rest less drains and sync copy).
+		{"kernels beyond the host", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 6, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &plan.Plan{Loop: plan.Loop{Iterations: 100, MS: 10, RestMS: tc.rest, DrainMS: tc.drain}, Pairs: tc.pairs}
