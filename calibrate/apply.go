@@ -48,6 +48,7 @@ func Apply(p *plan.Plan, pairs []plan.Pair, r *Result) error {
 	p.Context.GPU, p.Context.ComputeCapability = r.Device.GPU, r.Device.CC
 	p.Context.Driver, p.Context.Runtime = r.Device.Driver, r.Device.Runtime
 	p.Context.Pageable = r.Device.Pageable // which strategies the device runs, and so are predicted
+	p.Context.SerialKernels = r.Device.GPU != "" && !r.Device.ConcurrentKernels
 	p.Context.Strategy, p.Context.PairsDigest = "", ""
 	if refusal == "" && len(enabled) > 0 {
 		digest, err := plan.PairsDigest(enabled, r.Chosen)

@@ -327,18 +327,21 @@ func runStreamWith(t *testing.T, env map[string]string, extra, args []string) (t
 
 // The strategies calibration tries are the ones the device can serve: on a Jetson Orin (no
 // pageable access) mapped and pinned; on a Grace Hopper system too. Managed is no merge
-// strategy (plan.MergeStrategies): forced, the program runs untouched, saying why.
+// strategy (plan.MergeStrategies): forced, the program runs untouched, saying why. The plan
+// keeps whether the device runs one stream's kernels at a time, as it says
+// (cudaDevAttrConcurrentKernels), which the prediction's floor reads.
 func TestStrategiesFollowTheDevice(t *testing.T) {
 	planPath, stream, args := streamPlan(t)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
 	for _, c := range []struct {
-		profile string
-		tried   []string
+		profile    string
+		concurrent string // CUDA_EMU_CONCURRENT_KERNELS
+		tried      []string
 	}{
-		{"orin", []string{"mapped", "pinned"}},
-		{"gh200", []string{"mapped", "system", "pinned"}},
+		{"orin", "0", []string{"mapped", "pinned"}},
+		{"gh200", "1", []string{"mapped", "system", "pinned"}},
 	} {
-		env := []string{"CUDA_EMU_PROFILE=" + c.profile}
+		env := []string{"CUDA_EMU_PROFILE=" + c.profile, "CUDA_EMU_CONCURRENT_KERNELS=" + c.concurrent}
 		res := testenv.Echoctl(t, env, append([]string{"calibrate", "--unvalidated", "--rounds", "1", "--ignore", "^iter_ms=",
 			"-o", planPath + "." + c.profile, planPath, "--", stream}, args...)...)
 		if res.ExitCode != 0 {
@@ -352,6 +355,9 @@ func TestStrategiesFollowTheDevice(t *testing.T) {
 		}
 		if !slices.Equal(tried, c.tried) {
 			t.Errorf("%s: calibration tried %v, want %v:\n%s", c.profile, tried, c.tried, res.Stdout)
+		}
+		if serial := testenv.ReadPlan(t, planPath+"."+c.profile).Context.SerialKernels; serial != (c.concurrent == "0") {
+			t.Errorf("%s, CUDA_EMU_CONCURRENT_KERNELS=%s: the plan's serial_kernels is %v", c.profile, c.concurrent, serial)
 		}
 	}
 	orin := []string{"CUDA_EMU_PROFILE=orin", "CUDA_EMU_KERNEL_DELAY_US=2000"}

@@ -28,8 +28,9 @@ import (
 // (context.pageable_access), the savings' set-up per run, and a staged pair's staging (the
 // framework's page-locked buffer it goes through, and the copy into or out of it the resolve
 // run found); version 11 what the resolve run's drains waited an iteration
-// (loop.drained_ms_per_iteration), and how many of a host site's allocations came with
-// fresh pages (fresh_allocations).
+// (loop.drained_ms_per_iteration), how many of a host site's allocations came with fresh
+// pages (fresh_allocations), and whether the device runs one stream's kernels at a time
+// (context.serial_kernels).
 const Version = 11
 
 // oldestVersion is the oldest plan format Read still takes.
@@ -342,6 +343,10 @@ type Context struct {
 	// Pageable: the device reaches pageable host memory (the system strategy's need), as
 	// calibration's runs reported it; false also where no device is known yet (GPU "").
 	Pageable bool `json:"pageable_access,omitempty"`
+	// SerialKernels: the calibrated device runs one stream's kernels at a time
+	// (cudaDevAttrConcurrentKernels 0: the emulator on a CPU with no room for its streams'
+	// threads), so the prediction does not share the resolve run's drains among streams.
+	SerialKernels bool `json:"serial_kernels,omitempty"`
 	// PairsDigest is calibration's digest of the pairs it enabled (PairsDigest): deploying
 	// other pairs (a hand edit that swapped two sites) is refused.
 	PairsDigest string `json:"pairs_digest,omitempty"`

@@ -48,6 +48,8 @@ type Machine struct {
 	// how it does is nowhere in a trace; the faster one keeps the prediction from promising
 	// what a program that faults quickly does not save. 0: not modelled.
 	FirstTouchBytesPerMS float64
+	// SerialKernels: the device runs one stream's kernels at a time (plan.Context.SerialKernels).
+	SerialKernels bool
 }
 
 // freshMapBytes is the size from which glibc's malloc always maps a new allocation and
@@ -80,7 +82,7 @@ func MachineFor(c plan.Context) Machine {
 		m = UnifiedMemory
 		m.StageBytesPerMS = hostCopyRate()
 	}
-	m.Name, m.Pageable = machineName(c), c.Pageable
+	m.Name, m.Pageable, m.SerialKernels = machineName(c), c.Pageable, c.SerialKernels
 	return m
 }
 
@@ -171,7 +173,11 @@ func Predict(p *plan.Plan, m Machine) []plan.Estimate {
 		if n == 0 {
 			continue
 		}
-		floor := resolveFloor(p, s, untimed, blocking, len(streams))
+		parallel := len(streams)
+		if m.SerialKernels {
+			parallel = 1
+		}
+		floor := resolveFloor(p, s, untimed, blocking, parallel)
 		saved += criticalPath(streams)
 		added += linkMS(link, waited)
 		// Page-locked memory, paid once: mapped allocates a buffer per pair; pinned pools the
@@ -339,7 +345,8 @@ func criticalPath(streams map[string]float64) float64 {
 // drains shared among the streams whose copies go (streams, at least one): kernels that
 // cannot all run at once. Without that share, a loop whose copies were the whole traced
 // iteration had nothing to bound its kernels (the emulator's async_stream on 2 busy cores,
-// one stream: 66x predicted, 6.8x measured).
+// one stream: 66x predicted, 6.8x measured). A device that runs one stream's kernels at a
+// time (Machine.SerialKernels) shares them among one.
 func resolveFloor(p *plan.Plan, s plan.Strategy, untimed, blocking float64, streams int) float64 {
 	if p.Loop.RestMS <= 0 || s == plan.StrategyPinned {
 		return 0

@@ -190,6 +190,27 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 	}
 }
 
+// A device that runs one stream's kernels at a time (the emulator on 2 CPUs) does not share
+// the resolve run's drains among the streams: 6 ms of them bound the iteration, where two
+// streams side by side would take 3.
+func TestPredictSerialKernels(t *testing.T) {
+	async := func(id, stream string) plan.Pair {
+		cp := plan.Copy{Site: plan.Site{Bytes: 1 << 20, Call: "cudaMemcpyAsync"}, Stream: stream, PerIteration: 1, MS: 4, Timed: true, Repair: plan.RepairNone}
+		return plan.Pair{ID: id, Status: plan.StatusCandidate, Copies: []plan.Copy{cp}, Strategies: []plan.Strategy{plan.StrategySystem}}
+	}
+	p := &plan.Plan{Loop: plan.Loop{Iterations: 100, MS: 10, RestMS: 7, DrainMS: 6},
+		Pairs: []plan.Pair{async("a1", "a"), async("a2", "a"), async("b1", "b")}}
+	for _, tc := range []struct {
+		serial bool
+		wantMS float64
+	}{{false, 3}, {true, 6}} {
+		e := EstimateFor(Predict(p, Machine{Unified: true, Pageable: true, SerialKernels: tc.serial}), plan.StrategySystem)
+		if e == nil || !near(e.MS, tc.wantMS) {
+			t.Errorf("serial kernels %v: %+v, want %v ms", tc.serial, e, tc.wantMS)
+		}
+	}
+}
+
 func TestForecastLine(t *testing.T) {
 	p := predictPlan(plan.Copy{Site: plan.Site{Bytes: 1 << 20}, PerIteration: 1, MS: 4})
 	p.PredictedSpeedup, p.FCopy, p.Context.Strategy = 7.98, 0.8747, plan.StrategyMapped

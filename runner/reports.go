@@ -52,7 +52,7 @@ func combine(procs []Report, started int) Report {
 		}
 		if r.Active && (!out.Active || out.GPU == "") {
 			out.GPU, out.CC, out.Driver, out.Runtime = r.GPU, r.CC, r.Driver, r.Runtime
-			out.Pageable, out.ConcurrentManaged = r.Pageable, r.ConcurrentManaged
+			out.Pageable, out.ConcurrentManaged, out.ConcurrentKernels = r.Pageable, r.ConcurrentManaged, r.ConcurrentKernels
 		}
 		out.Active = out.Active || r.Active
 		out.Said = out.Said || r.Said

@@ -89,6 +89,9 @@ type Report struct {
 	// GPU's HMM). echoctl rewrite --device auto reads them.
 	Integrated     bool `json:"integrated"`
 	HostPageTables bool `json:"host_page_tables"`
+	// ConcurrentKernels: kernels of several streams may run at once (every CUDA GPU since
+	// Fermi; the emulator only with CPUs for its streams' threads).
+	ConcurrentKernels bool `json:"concurrent_kernels"`
 	// Served counts the pairs served: merged, or (the pinned strategy) their host side
 	// page-locked. The shim's report names it "merged", as it did before pinned existed.
 	Served       int    `json:"merged"`

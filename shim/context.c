@@ -36,6 +36,7 @@ static void query_driver(void)
 	DRIVER_CALL(attribute, (&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device));
 	DRIVER_CALL(attribute, (&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device));
 	DRIVER_CALL(attribute, (&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device));
+	DRIVER_CALL(attribute, (&shim_device.concurrent_kernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, device));
 	DRIVER_CALL(attribute,
 		    (&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device));
 	shim_device.known = true;
@@ -69,6 +70,7 @@ static void query(void)
 	REAL(cudaDeviceGetAttribute, (&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device));
 	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
 	REAL(cudaDeviceGetAttribute, (&shim_device.integrated, cudaDevAttrIntegrated, device));
+	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_kernels, cudaDevAttrConcurrentKernels, device));
 	REAL(cudaDeviceGetAttribute,
 	     (&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
 	shim_device.known = true;

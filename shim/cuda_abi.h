@@ -36,6 +36,7 @@ enum cudaMemoryType {
 
 enum cudaDeviceAttr {
 	cudaDevAttrIntegrated = 18,
+	cudaDevAttrConcurrentKernels = 31,
 	cudaDevAttrComputeCapabilityMajor = 75,
 	cudaDevAttrComputeCapabilityMinor = 76,
 	cudaDevAttrPageableMemoryAccess = 88,
@@ -104,6 +105,7 @@ enum {
 	CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 88,
 	CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
 	CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
+	CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
 	CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES = 100,
 };
 

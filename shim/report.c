@@ -324,8 +324,9 @@ __attribute__((destructor)) static void write_report(void)
 	fprintf(f, ",\"cc\":\"%s\",\"driver\":%d,\"runtime\":%d,\"pageable\":%s,\"concurrent_managed\":%s",
 		shim_device.cc, shim_device.driver, shim_device.runtime, shim_device.pageable ? "true" : "false",
 		shim_device.concurrent_managed ? "true" : "false");
-	fprintf(f, ",\"integrated\":%s,\"host_page_tables\":%s", shim_device.integrated ? "true" : "false",
-		shim_device.host_page_tables ? "true" : "false");
+	fprintf(f, ",\"integrated\":%s,\"host_page_tables\":%s,\"concurrent_kernels\":%s",
+		shim_device.integrated ? "true" : "false", shim_device.host_page_tables ? "true" : "false",
+		shim_device.concurrent_kernels ? "true" : "false");
 	fprintf(f, ",\"merged\":%lu,\"copies_elided\":%lu,\"fallbacks\":%lu,\"freed\":%lu,\"wall_ns\":%llu,",
 		shim_pairs_merged(), __atomic_load_n(&shim_count.copies_elided, __ATOMIC_RELAXED), shim_count.fallbacks,
 		shim_count.freed, (unsigned long long)(now_ns() - start_ns));

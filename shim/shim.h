@@ -527,6 +527,7 @@ struct device_info {
 	char cc[16];
 	int driver, runtime, pageable;
 	int concurrent_managed; /* the host may touch managed memory while kernels run */
+	int concurrent_kernels; /* kernels of several streams may run at once */
 	/* integrated: one DRAM (Jetson); host_page_tables: pageable access through the host's
 	 * page tables (ATS: Grace Hopper), where HMM on a discrete GPU reports pageable alone.
 	 * echoctl rewrite --device auto reads them. */

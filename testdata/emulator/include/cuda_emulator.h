@@ -75,6 +75,8 @@
  *   CUDA_EMU_CONCURRENT_MANAGED  cudaDevAttrConcurrentManagedAccess (default 1; reported
  *                                only, host access to managed memory is never trapped)
  *   CUDA_EMU_HOST_ATOMICS        cudaDevAttrHostNativeAtomicSupported (default 0; reported only)
+ *   CUDA_EMU_CONCURRENT_KERNELS  cudaDevAttrConcurrentKernels (default 1 on more than 2 CPUs,
+ *                                where the streams' threads run beside the host's; reported only)
  *   CUDA_EMU_PROFILE             orin or gh200: the name, compute capability and the four
  *                                attributes above as that machine reports them (Jetson AGX
  *                                Orin: 8.7, integrated, no pageable access, no concurrent

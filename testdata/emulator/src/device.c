@@ -74,7 +74,7 @@ static void fill(struct cudaDeviceProp *p)
 	p->multiProcessorCount = 16;
 	p->integrated = k->integrated;
 	p->canMapHostMemory = 1;
-	p->concurrentKernels = 1;
+	p->concurrentKernels = k->concurrent_kernels;
 	p->asyncEngineCount = 1;
 	p->unifiedAddressing = 1;
 	p->l2CacheSize = 4 << 20;

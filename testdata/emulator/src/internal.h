@@ -30,6 +30,7 @@ struct emu_knobs {
 	int pageable_access;
 	int concurrent_managed;
 	int host_atomics;
+	int concurrent_kernels;
 };
 const struct emu_knobs *emu_knobs(void);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -148,6 +149,9 @@ static void load(void)
 	knobs.pageable_access = 0;
 	knobs.concurrent_managed = 1;
 	knobs.host_atomics = 0;
+	/* Each stream's work runs on a thread of its own: beside the host's and one another's
+	 * only where there are CPUs for them (the host thread and two streams). */
+	knobs.concurrent_kernels = sysconf(_SC_NPROCESSORS_ONLN) > 2;
 	read_profile("CUDA_EMU_PROFILE");
 
 	read_ulong("CUDA_EMU_KERNEL_DELAY_US", &knobs.kernel_delay_us);
@@ -168,6 +172,7 @@ static void load(void)
 	read_int("CUDA_EMU_PAGEABLE_ACCESS", &knobs.pageable_access, 0, 1);
 	read_int("CUDA_EMU_CONCURRENT_MANAGED", &knobs.concurrent_managed, 0, 1);
 	read_int("CUDA_EMU_HOST_ATOMICS", &knobs.host_atomics, 0, 1);
+	read_int("CUDA_EMU_CONCURRENT_KERNELS", &knobs.concurrent_kernels, 0, 1);
 }
 
 const struct emu_knobs *emu_knobs(void)
