@@ -89,6 +89,10 @@ type Buffer struct {
 	// pages not yet in memory (the shim asks mincore), which the program then faults in: malloc
 	// gave the memory back at free. 0: none, or not counted.
 	FreshAllocations int `json:"fresh_allocations,omitempty"`
+	// SmallPages: the resolve run found the buffer's mapping not eligible for transparent huge
+	// pages (a C program's malloc where the kernel gives them only to who asks): the program
+	// faults it in 4 KiB at a time, at the host's slower first-touch rate.
+	SmallPages bool `json:"small_pages,omitempty"`
 	// Identity: who took the slot in the validate run (identity.go); nil before validation,
 	// or where the run could not read the call chain.
 	Identity *Identity `json:"identity,omitempty"`

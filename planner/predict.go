@@ -48,6 +48,9 @@ type Machine struct {
 	// how it does is nowhere in a trace; the faster one keeps the prediction from promising
 	// what a program that faults quickly does not save. 0: not modelled.
 	FirstTouchBytesPerMS float64
+	// SmallPageTouchBytesPerMS is the host's rate for 4 KiB pages, which prices the buffers
+	// the resolve run found on them (Buffer.SmallPages); 0: FirstTouchBytesPerMS prices all.
+	SmallPageTouchBytesPerMS float64
 	// SerialKernels: the device runs one stream's kernels at a time (plan.Context.SerialKernels).
 	SerialKernels bool
 }
@@ -111,6 +114,7 @@ func withFirstTouch(m Machine, p *plan.Plan) Machine {
 			ft = new(hostFirstTouch())
 		}
 		m.FirstTouchBytesPerMS = max(ft.BytesPerMS, ft.HugeBytesPerMS)
+		m.SmallPageTouchBytesPerMS = ft.BytesPerMS
 	}
 	return m
 }
@@ -370,7 +374,8 @@ func poolOf(pair plan.Pair) plan.Site {
 // allocation at the site (Buffer.SiteAllocations), copied or not: CuPy's input array,
 // filled by numpy and copied through CuPy's own staging buffer, comes from the site of the
 // output array its d2h copy fills. Without that count, the buffers known to be written by
-// the program are those its h2d copies read.
+// the program are those its h2d copies read. The faults are priced at the 4 KiB rate where
+// the resolve run found every buffer of the pool on small pages, else at the faster rate.
 func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	if m.FirstTouchBytesPerMS <= 0 || iterations <= 0 || !slices.ContainsFunc(pairs, freshEveryIteration) {
 		return 0
@@ -393,7 +398,11 @@ func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	if allocs > 0 {
 		written = max(float64(allocs/iterations)-d2h, 0)
 	}
-	return written * float64(pairs[0].Bytes) / m.FirstTouchBytesPerMS
+	rate := m.FirstTouchBytesPerMS
+	if m.SmallPageTouchBytesPerMS > 0 && !slices.ContainsFunc(pairs, func(pair plan.Pair) bool { return !pair.Host.SmallPages }) {
+		rate = m.SmallPageTouchBytesPerMS // every buffer of the pool on 4 KiB pages
+	}
+	return written * float64(pairs[0].Bytes) / rate
 }
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work

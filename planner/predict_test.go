@@ -392,6 +392,13 @@ func TestPredictFirstTouchRates(t *testing.T) {
 	if e := EstimateFor(Predict(p, Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 1e6}), plan.StrategyPinned); e == nil || !near(e.MS, 10-dma-1) {
 		t.Errorf("first touch slower than the rest of the iteration: %+v, want %v ms", e, 10-dma-1)
 	}
+	// Buffers the resolve run found on 4 KiB pages are priced at that rate.
+	p = fresh()
+	p.Context.FirstTouch = &plan.FirstTouch{BytesPerMS: 200e6, HugeBytesPerMS: 800e6}
+	p.Pairs[0].Host.SmallPages = true
+	if e := EstimateFor(Predict(p, Machine{LinkBytesPerMS: 50e6}), plan.StrategyPinned); e == nil || !near(e.MS, 10-dma-bytes/200e6) {
+		t.Errorf("on 4 KiB pages: %+v, want %v ms", e, 10-dma-bytes/200e6)
+	}
 	p = fresh()
 	Recount(p)
 	if ft := p.Context.FirstTouch; ft == nil || ft.BytesPerMS <= 0 || ft.HugeBytesPerMS <= 0 {

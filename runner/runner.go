@@ -179,7 +179,10 @@ type ResolvedSide struct {
 	SiteAllocations int `json:"site_allocations"`
 	// SiteFresh: of a host site's allocations after its first, those most of whose pages were
 	// not in memory when they were made (mincore): the program faults them in anew.
-	SiteFresh  int  `json:"site_fresh"`
+	SiteFresh int `json:"site_fresh"`
+	// SmallPages: a host side whose mapping the kernel may not back with transparent huge
+	// pages (smaps' THPeligible 0, read at its first copy): faulted in 4 KiB at a time.
+	SmallPages bool `json:"small_pages"`
 	OtherSites bool `json:"other_sites"` // buffers from another site were linked too
 	Threads    bool `json:"threads"`     // more than one thread allocated at the site
 	Unmatched  int  `json:"unmatched"`   // copies whose pointer started no allocation of the pair's size

@@ -170,6 +170,7 @@ static void write_resolved(FILE *f, const struct resolved *r, bool comma)
 		(unsigned long long)r->site.bytes, r->site.ordinal, r->allocations, site_allocations, fresh,
 		r->other_sites ? "true" : "false",
 		r->found && shim_resolve_threads(&r->site) ? "true" : "false", r->unmatched);
+	fprintf(f, ",\"small_pages\":%s", r->found && r->thp == 0 ? "true" : "false");
 	/* its call chain, which names it where several threads allocate at its site */
 	const struct identity *id = &r->ident;
 	bool known = r->found && id->known;

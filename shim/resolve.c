@@ -181,6 +181,8 @@ static void link_side(struct resolved *r, const void *ptr, bool host_side)
 		r->found = true;
 		r->site = l->site;
 		r->ident = l->ident;
+		/* filled by now: a program that asks for huge pages (madvise) has asked */
+		r->thp = host_side ? shim_thp_eligible(ptr) : -1;
 	} else if (!shim_site_equal(&r->site, &l->site)) {
 		r->other_sites = true;
 	}

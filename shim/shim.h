@@ -95,6 +95,7 @@ struct resolved {
 	unsigned long last;        /* the serial of the last one */
 	unsigned long unmatched;   /* copies whose pointer starts no allocation of the pair's size */
 	struct identity ident;     /* the first buffer's call chain and class (chain.c) */
+	int thp;                   /* host side: the first buffer's mapping may have huge pages (thp.c); -1 unknown */
 };
 
 /* streams.c: an operation's place in stream time, and what is done before a point of it */
@@ -477,6 +478,9 @@ void shim_resolve_timed(const struct site *linked, uint64_t ns); /* a linking co
 bool shim_resolve_threads(const struct site *s); /* more than one thread allocated there */
 /* allocations there, any ordinal, and of those after the first how many came with fresh pages */
 unsigned long shim_resolve_site_allocations(const struct site *s, unsigned long *fresh);
+/* thp.c: 1 where the kernel may back ptr's mapping with transparent huge pages, 0 where it
+ * may not, -1 where smaps does not say; reads no memory the allocator gives */
+int shim_thp_eligible(const void *ptr);
 
 /* staging.c: a framework's host-to-host staging copies, resolve mode */
 struct shim_staged {

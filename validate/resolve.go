@@ -239,6 +239,7 @@ func resolveSide(pair *plan.Pair, b *plan.Buffer, side string, r runner.Resolved
 	b.Allocations = r.Allocations
 	b.SiteAllocations = r.SiteAllocations
 	b.FreshAllocations = r.SiteFresh
+	b.SmallPages = r.SmallPages
 	b.Kind = kindOf(r.Call, side)
 	where := b.Site.Name()
 	switch {

@@ -3,6 +3,7 @@ package validate_test
 import (
 	"context"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -189,9 +190,15 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 // its end, 2 MiB each, below the size malloc always maps anew; malloc gives the memory back
 // (it trims the heap), so most come with pages not yet in memory, which the program faults
 // in and pinned's pool spares it. The resolve run counts them (the shim asks mincore), and
-// the plan then prices that first touch (the host's rate measured with it).
+// the plan then prices that first touch (the host's rate measured with it), at the rate of
+// 4 KiB pages where the kernel gives huge pages only to a program that asks (madvise), as
+// this one does not.
 func TestResolveCountsFreshHostPages(t *testing.T) {
 	testenv.RequireRoot(t)
+	// Under "always" a mapping's eligibility also hangs on whether it holds an aligned huge
+	// page, which malloc does not promise: the assertion is made where the answer is known.
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	known := err != nil || !strings.Contains(string(mode), "[always]")
 	args := []string{"--size", "2M", "--iters", "8", "--warmup", "1"}
 	p, _ := validatedPlan(t, "workloads/framework", args...)
 	fresh := 0
@@ -204,6 +211,9 @@ func TestResolveCountsFreshHostPages(t *testing.T) {
 		if 2*h.FreshAllocations < h.SiteAllocations-1 {
 			t.Errorf("%s: %d of the %d allocations after the site's first with fresh pages; want most", pair.ID,
 				h.FreshAllocations, h.SiteAllocations-1)
+		}
+		if known && !h.SmallPages {
+			t.Errorf("%s: not on small pages, under transparent huge pages %q (%v)", pair.ID, mode, err)
 		}
 	}
 	if fresh == 0 || p.Context.FirstTouch == nil {
