@@ -37,7 +37,7 @@ programs=("${@:-resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader stre
 read -r -a programs <<<"${programs[*]}"
 bench_out build-gpu/decisions
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out/$r" -cudart shared; done
 gpu_build testdata/workloads/staging.cu "$out/staging" -cudart shared -lcuda

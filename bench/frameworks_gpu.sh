@@ -18,7 +18,7 @@ programs=("${@:-fcn resnet50 cupy framework launch}")
 read -r -a programs <<<"${programs[*]}"
 bench_out build-gpu/frameworks
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
+echo "== machine: $(gpu_name), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
 
 # cmd NAME [--manual]: the command line of a program.
 cmd() {

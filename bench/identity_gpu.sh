@@ -16,7 +16,7 @@ bench_start
 rounds=${1:-5}
 size=${SIZE:-64M}
 bench_out build-gpu/identity
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build bench/bind_probe.cu "$out/bind_probe"
 echo "== bind_probe: a page-locked memory file bound to a second host address"
 "$out/bind_probe" || true

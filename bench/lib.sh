@@ -151,6 +151,18 @@ bench_start() {
 	cd "$(dirname "$0")/.."
 }
 
+# gpu_name: the first GPU's name and driver version, as nvidia-smi gives them ("NAME, VERSION"),
+# for a script's "== machine:" line.
+gpu_name() {
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1
+}
+
+# gpu_bus: the first GPU's PCI bus id, lowercase, less the first four zeros of nvidia-smi's
+# eight-digit domain; the scripts look for its NUMA node and local CPUs under sysfs by it.
+gpu_bus() {
+	nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//'
+}
+
 # bench_out DIR: DIR, relative to the root, made and kept in $out for the script's files.
 bench_out() {
 	out=$1

@@ -15,7 +15,7 @@ bench_start
 rounds=${1:-7}
 bench_out build-gpu/optimize
 
-bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//')
+bus=$(gpu_bus)
 dev=/sys/bus/pci/devices/0000$bus
 node=$(cat "$dev/numa_node" 2>/dev/null || echo -1)
 cpus=$(cat "$dev/local_cpulist" 2>/dev/null || echo "")
@@ -23,7 +23,7 @@ pin=()
 if [ -n "$cpus" ] && command -v taskset >/dev/null; then
 	pin=(taskset -c "$cpus")
 fi
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)," \
+echo "== machine: $(gpu_name)," \
 	"GPU $bus on NUMA node $node, runs pinned to CPUs ${cpus:-(not pinned)}"
 
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared

@@ -15,7 +15,7 @@ rounds=${1:-9}
 calls=${2:-300}
 bench_out build-gpu/runcost
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build bench/rodinia/streamcluster_like.cu "$out/streamcluster" -cudart shared
 prog=("$out/streamcluster" "$calls" 16384)
 "$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$out/sc.plan" -- "${prog[@]}" >"$out/optimize.txt" 2>&1

@@ -21,7 +21,7 @@ read -ra extra <<<"${EXTRA:-}"
 for w in "${safe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 for w in "${unsafe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 wait
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), size $size"
+echo "== machine: $(gpu_name), size $size"
 
 # pairs PLAN: "id:status" per pair, and the plan's strategy.
 pairs() {
