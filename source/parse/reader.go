@@ -122,8 +122,8 @@ func intern(m map[string]string, b []byte) string {
 // location state; any object the dump nests (referencedDecl, type, …) is read this way too.
 func (rd *reader) node(depth int, m mode) (*Node, error) {
 	s := rd.s
-	if depth > maxDepth {
-		return nil, s.errorf("nested deeper than %d", maxDepth)
+	if err := s.nested(depth); err != nil {
+		return nil, err
 	}
 	if err := s.expect('{'); err != nil {
 		return nil, err
@@ -339,10 +339,7 @@ func (rd *reader) flagField(n *Node, key string) error {
 // value reads a value nobody keeps, following any locations inside it.
 func (rd *reader) value(depth int) error {
 	s := rd.s
-	if depth > maxDepth {
-		return s.errorf("nested deeper than %d", maxDepth)
-	}
-	c, err := s.peek()
+	c, err := s.peekValue(depth)
 	if err != nil {
 		return err
 	}
