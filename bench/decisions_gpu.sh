@@ -169,7 +169,7 @@ EOF
 	fi
 	files=("$out/$p.base" "$out/$p.echo")
 	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
-	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
+	same=$([ "$(checksums "${files[@]}")" = 1 ] && echo yes || echo NO)
 	# What the deployed run said of its pairs (sites served, every fallback and why), once each.
 	grep -h '^echoctl: ' "$out/$p.echo.err" 2>/dev/null | grep -v 'warning' | sort | uniq -c | sed 's/^/   /' | head -12 || true
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&

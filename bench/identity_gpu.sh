@@ -87,8 +87,8 @@ paste <(iter_ms "$out/base") <(iter_ms "$out/echo") <(iter_ms "$out/manual")
 b=$(iter_ms "$out/base" | median)
 e=$(iter_ms "$out/echo" | median)
 m=$(iter_ms "$out/manual" | median)
-ratio=$(paste <(iter_ms "$out/echo") <(iter_ms "$out/manual") | awk '{ print $1 / $2 }' | median)
-sums=$(grep -h '^checksum=' "$out"/base "$out"/echo "$out"/manual | sort -u | wc -l)
+ratio=$(iter_ratio "$out/echo" "$out/manual")
+sums=$(checksums "$out"/base "$out"/echo "$out"/manual)
 
 echo
 echo "$table"

@@ -38,6 +38,18 @@ iter_ms() {
 	sed -n 's/^iter_ms=//p' "$1"
 }
 
+# iter_ratio A B: the median over rounds of A's iter_ms over B's, files A and B collecting the
+# same rounds' outputs in order.
+iter_ratio() {
+	paste <(iter_ms "$1") <(iter_ms "$2") | awk '{ print $1 / $2 }' | median
+}
+
+# checksums FILE...: how many different checksum= lines the runs FILE... collect print: 1
+# where every run computed the same.
+checksums() {
+	grep -h '^checksum=' "$@" | sort -u | wc -l
+}
+
 # field KEY: the value of the KEY= line a workload printed on stdin.
 field() {
 	sed -n "s/^$1=//p" | head -n 1
