@@ -31,10 +31,7 @@
 # Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 . "$(dirname "$0")/lib.sh"
 bench_start
-rounds=${1:-5}
-shift || true
-programs=("${@:-resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short}")
-read -r -a programs <<<"${programs[*]}"
+bench_args 5 "resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short" "$@"
 bench_out build-gpu/decisions
 E=${ECHOCTL:-build/bin/echoctl}
 echo "== machine: $(gpu_name)"

@@ -175,6 +175,18 @@ gpu_bus() {
 	nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//'
 }
 
+# bench_args ROUNDS PROGRAMS [ARG...]: a script's "[ROUNDS] [PROGRAM...]" arguments, ARG...,
+# into $rounds and the array $programs (each argument split at white space), ROUNDS and the
+# words of PROGRAMS where none are given.
+bench_args() {
+	local default_rounds=$1 default_programs=$2
+	shift 2
+	rounds=${1:-$default_rounds}
+	shift || true
+	programs=("${@:-$default_programs}")
+	read -r -a programs <<<"${programs[*]}"
+}
+
 # bench_out DIR: DIR, relative to the root, made and kept in $out for the script's files.
 bench_out() {
 	out=$1
