@@ -31,13 +31,10 @@
 # Usage: [OPTIMIZE_LIMIT=S] [TRACED=1] bench/decisions_gpu.sh [ROUNDS] [PROGRAM...]   (5; all)
 . "$(dirname "$0")/lib.sh"
 bench_start
-rounds=${1:-5}
-shift || true
-programs=("${@:-resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short}")
-read -r -a programs <<<"${programs[*]}"
+bench_args 5 "resnet50-b1 resnet50-b32 train fcn cupy prefetch dataloader streamcluster backprop short" "$@"
 bench_out build-gpu/decisions
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
 for r in streamcluster backprop; do gpu_build "bench/rodinia/${r}_like.cu" "$out/$r" -cudart shared; done
 gpu_build testdata/workloads/staging.cu "$out/staging" -cudart shared -lcuda
@@ -169,7 +166,7 @@ EOF
 	fi
 	files=("$out/$p.base" "$out/$p.echo")
 	[ "$p" = train ] || ! has_manual "$p" || files+=("$out/$p.manual")
-	same=$([ "$(grep -h '^checksum=' "${files[@]}" | sort -u | wc -l)" = 1 ] && echo yes || echo NO)
+	same=$([ "$(checksums "${files[@]}")" = 1 ] && echo yes || echo NO)
 	# What the deployed run said of its pairs (sites served, every fallback and why), once each.
 	grep -h '^echoctl: ' "$out/$p.echo.err" 2>/dev/null | grep -v 'warning' | sort | uniq -c | sed 's/^/   /' | head -12 || true
 	echo "   as written $b ms/iter ($bw s whole), echo $e ms/iter ($ew s whole)$(has_manual "$p" &&

@@ -50,7 +50,7 @@ for v in base echo manual; do
 	printf '%-28s %10.3f %8.2fx  %s\n' "$label" "$ms" "$(awk -v b="$base" -v m="$ms" 'BEGIN { print b / m }')" \
 		"$(field checksum <"$dir/$v")"
 done
-[ "$(grep -h '^checksum=' "$dir"/base "$dir"/echo "$dir"/manual | sort -u | wc -l)" = 1 ] || {
+[ "$(checksums "$dir"/base "$dir"/echo "$dir"/manual)" = 1 ] || {
 	echo "demo: the deployed plan computed something else" >&2
 	exit 1
 }

@@ -46,7 +46,7 @@ run() { # NAME ARGS...
 			esac 2>/dev/null >>"$dir/$v"
 		done
 	done
-	[ "$(grep -h '^checksum=' "$dir"/base "$dir"/echo "$dir"/manual "$dir"/again | sort -u | wc -l)" = 1 ] || {
+	[ "$(checksums "$dir"/base "$dir"/echo "$dir"/manual "$dir"/again)" = 1 ] || {
 		echo "bench: $name: checksums differ" >&2
 		exit 1
 	}

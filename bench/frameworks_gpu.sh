@@ -12,13 +12,10 @@
 # Usage: bench/frameworks_gpu.sh [ROUNDS] [PROGRAM...]   (3; all)
 . "$(dirname "$0")/lib.sh"
 bench_start
-rounds=${1:-3}
-shift || true
-programs=("${@:-fcn resnet50 cupy framework launch}")
-read -r -a programs <<<"${programs[*]}"
+bench_args 3 "fcn resnet50 cupy framework launch" "$@"
 bench_out build-gpu/frameworks
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
+echo "== machine: $(gpu_name), python $(python3 -c 'import sys; print(sys.version.split()[0])')"
 
 # cmd NAME [--manual]: the command line of a program.
 cmd() {

@@ -16,7 +16,7 @@ bench_start
 rounds=${1:-5}
 size=${SIZE:-64M}
 bench_out build-gpu/identity
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build bench/bind_probe.cu "$out/bind_probe"
 echo "== bind_probe: a page-locked memory file bound to a second host address"
 "$out/bind_probe" || true
@@ -87,8 +87,8 @@ paste <(iter_ms "$out/base") <(iter_ms "$out/echo") <(iter_ms "$out/manual")
 b=$(iter_ms "$out/base" | median)
 e=$(iter_ms "$out/echo" | median)
 m=$(iter_ms "$out/manual" | median)
-ratio=$(paste <(iter_ms "$out/echo") <(iter_ms "$out/manual") | awk '{ print $1 / $2 }' | median)
-sums=$(grep -h '^checksum=' "$out"/base "$out"/echo "$out"/manual | sort -u | wc -l)
+ratio=$(iter_ratio "$out/echo" "$out/manual")
+sums=$(checksums "$out"/base "$out"/echo "$out"/manual)
 
 echo
 echo "$table"

@@ -13,7 +13,7 @@ E=${ECHOCTL:-build/bin/echoctl}
 bench_out build-gpu/launches
 rm -f "$out"/{base,launches,default}
 prog=(python3 bench/frameworks/vision_loop.py resnet50 1 224 "$iters")
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 for ((r = 0; r < rounds; r++)); do
 	"${prog[@]}" 2>/dev/null | field iter_ms >>"$out/base"
 	"$E" trace --launches -o "$out/t.bin" -- "${prog[@]}" 2>/dev/null | field iter_ms >>"$out/launches"

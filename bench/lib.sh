@@ -38,6 +38,18 @@ iter_ms() {
 	sed -n 's/^iter_ms=//p' "$1"
 }
 
+# iter_ratio A B: the median over rounds of A's iter_ms over B's, files A and B collecting the
+# same rounds' outputs in order.
+iter_ratio() {
+	paste <(iter_ms "$1") <(iter_ms "$2") | awk '{ print $1 / $2 }' | median
+}
+
+# checksums FILE...: how many different checksum= lines the runs FILE... collect print: 1
+# where every run computed the same.
+checksums() {
+	grep -h '^checksum=' "$@" | sort -u | wc -l
+}
+
 # field KEY: the value of the KEY= line a workload printed on stdin.
 field() {
 	sed -n "s/^$1=//p" | head -n 1
@@ -149,6 +161,30 @@ PY
 bench_start() {
 	set -euo pipefail
 	cd "$(dirname "$0")/.."
+}
+
+# gpu_name: the first GPU's name and driver version, as nvidia-smi gives them ("NAME, VERSION"),
+# for a script's "== machine:" line.
+gpu_name() {
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1
+}
+
+# gpu_bus: the first GPU's PCI bus id, lowercase, less the first four zeros of nvidia-smi's
+# eight-digit domain; the scripts look for its NUMA node and local CPUs under sysfs by it.
+gpu_bus() {
+	nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//'
+}
+
+# bench_args ROUNDS PROGRAMS [ARG...]: a script's "[ROUNDS] [PROGRAM...]" arguments, ARG...,
+# into $rounds and the array $programs (each argument split at white space), ROUNDS and the
+# words of PROGRAMS where none are given.
+bench_args() {
+	local default_rounds=$1 default_programs=$2
+	shift 2
+	rounds=${1:-$default_rounds}
+	shift || true
+	programs=("${@:-$default_programs}")
+	read -r -a programs <<<"${programs[*]}"
 }
 
 # bench_out DIR: DIR, relative to the root, made and kept in $out for the script's files.

@@ -15,7 +15,7 @@ bench_start
 rounds=${1:-7}
 bench_out build-gpu/optimize
 
-bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//')
+bus=$(gpu_bus)
 dev=/sys/bus/pci/devices/0000$bus
 node=$(cat "$dev/numa_node" 2>/dev/null || echo -1)
 cpus=$(cat "$dev/local_cpulist" 2>/dev/null || echo "")
@@ -23,7 +23,7 @@ pin=()
 if [ -n "$cpus" ] && command -v taskset >/dev/null; then
 	pin=(taskset -c "$cpus")
 fi
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)," \
+echo "== machine: $(gpu_name)," \
 	"GPU $bus on NUMA node $node, runs pinned to CPUs ${cpus:-(not pinned)}"
 
 gpu_build testdata/workloads/stream.cu "$out/stream" -cudart shared
@@ -53,9 +53,9 @@ for size in ${SIZES:-4M 64M 256M}; do
 	e=$(iter_ms "$out/echo" | median)
 	m=$(iter_ms "$out/manual" | median)
 	w=$(iter_ms "$out/waits" | median)
-	ratio=$(paste <(iter_ms "$out/echo") <(iter_ms "$out/manual") | awk '{ print $1 / $2 }' | median)
-	ratio_w=$(paste <(iter_ms "$out/echo") <(iter_ms "$out/waits") | awk '{ print $1 / $2 }' | median)
-	same=$(grep -h '^checksum=' "$out"/base "$out"/echo "$out"/manual "$out"/waits | sort -u | wc -l)
+	ratio=$(iter_ratio "$out/echo" "$out/manual")
+	ratio_w=$(iter_ratio "$out/echo" "$out/waits")
+	same=$(checksums "$out"/base "$out"/echo "$out"/manual "$out"/waits)
 	[ "$same" = 1 ] || echo "CHECKSUMS DIFFER at $size" >&2
 	table+=$'\n'$(awk -v s="$size" -v st="$strategy" -v b="$b" -v e="$e" -v m="$m" -v w="$w" -v q="$ratio" -v qw="$ratio_w" 'BEGIN {
 		printf "%-6s %-9s %9.3f %9.3f %9.3f %9.3f %6.2fx %6.2fx %8.1f%% %+10.1f%% %+9.1f%%", s, st, b, e, m, w, b / e, b / m, 100 * (b - e) / (b - m), 100 * (q - 1), 100 * (qw - 1) }')

@@ -52,13 +52,13 @@ else
 		shift 2
 		gpu_build "$src" "$dst" -cudart shared "$@"
 	}
-	bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//')
+	bus=$(gpu_bus)
 	dev=/sys/bus/pci/devices/0000$bus
 	cpus=$(cat "$dev/local_cpulist" 2>/dev/null || echo "")
 	if [ -n "$cpus" ] && command -v taskset >/dev/null; then
 		pin=(taskset -c "$cpus")
 	fi
-	echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)," \
+	echo "== machine: $(gpu_name)," \
 		"runs pinned to CPUs ${cpus:-(not pinned)}; $(clang --version | head -n 1)"
 fi
 

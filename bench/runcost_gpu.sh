@@ -15,7 +15,7 @@ rounds=${1:-9}
 calls=${2:-300}
 bench_out build-gpu/runcost
 E=${ECHOCTL:-build/bin/echoctl}
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+echo "== machine: $(gpu_name)"
 gpu_build bench/rodinia/streamcluster_like.cu "$out/streamcluster" -cudart shared
 prog=("$out/streamcluster" "$calls" 16384)
 "$E" optimize --ignore '^iter_ms=' --rounds 3 -o "$out/sc.plan" -- "${prog[@]}" >"$out/optimize.txt" 2>&1
@@ -45,5 +45,5 @@ for v in written version preload run; do
 	printf '%-9s %9.1f %9.3f %9.1f\n' "$v" "$(awk -v w="$w" 'BEGIN { print w * 1000 }')" "$i" \
 		"$(awk -v s="$(spread <"$out/$v.wall")" 'BEGIN { print 1000 * s }')"
 done
-same=$(grep -h '^checksum=' "$out"/{written,preload,run} | sort -u | wc -l)
+same=$(checksums "$out"/{written,preload,run})
 echo "outputs: $([ "$same" = 1 ] && echo same || echo DIFFER) ($rounds rounds, $calls calls; spread: twice the median distance from the median)"

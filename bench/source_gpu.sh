@@ -126,7 +126,7 @@ else
 		echo "source_gpu: no GPU (nvidia-smi -L fails)" >&2
 		exit 2
 	fi
-	machine="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), $("$NVCC" --version | tail -n 1)"
+	machine="$(gpu_name), $("$NVCC" --version | tail -n 1)"
 fi
 exec > >(tee "$log") 2>&1
 copies=()

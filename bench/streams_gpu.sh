@@ -21,7 +21,7 @@ read -ra extra <<<"${EXTRA:-}"
 for w in "${safe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 for w in "${unsafe[@]}"; do gpu_build "testdata/workloads/$w.cu" "$out/$w" -cudart shared & done
 wait
-echo "== machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1), size $size"
+echo "== machine: $(gpu_name), size $size"
 
 # pairs PLAN: "id:status" per pair, and the plan's strategy.
 pairs() {
@@ -48,7 +48,7 @@ for w in "${safe[@]}"; do
 	b=$(iter_ms "$out/base" | median)
 	e=$(iter_ms "$out/echo" | median)
 	m=$(iter_ms "$out/manual" | median)
-	sums=$(grep -h '^checksum=' "$out"/base "$out"/echo "$out"/manual | sort -u | wc -l)
+	sums=$(checksums "$out"/base "$out"/echo "$out"/manual)
 	strategy=$(pairs "$plan" | cut -d' ' -f1)
 	table+=$'\n'$(awk -v w="$w" -v st="$strategy" -v b="$b" -v e="$e" -v m="$m" -v s="$sums" 'BEGIN {
 		printf "%-22s %-9s %9.3f %9.3f %9.3f %6.2fx %6.2fx %8.1f%% %s", w, st, b, e, m, b / e, b / m, 100 * (b - e) / (b - m), s == 1 ? "same" : "DIFFER" }')

@@ -49,13 +49,7 @@ func runAttach(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
 func sleeper(t *testing.T) int {
 	t.Helper()
 	cmd := exec.Command("sleep", "300")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	testenv.Start(t, cmd)
 	return cmd.Process.Pid
 }
 

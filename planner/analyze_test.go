@@ -40,8 +40,7 @@ func TestAnalyzeRules(t *testing.T) {
 		chained bool
 	}{
 		{name: "stream loop: one input and one output pair", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 10, hIn, dIn, dOut, hOut)
 		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}},
 
@@ -68,8 +67,7 @@ func TestAnalyzeRules(t *testing.T) {
 			rejected: "the copy failed (cudaErrorInvalidValue)", note: "79 CUDA calls failed: cudaMemcpy 79 of 80 (cudaErrorInvalidValue)"},
 
 		{name: "one failed copy in a good loop", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 10, hIn, dIn, dOut, hOut)
 			s.call(trace.Event{Type: trace.EventCUDAMemcpy, Caller: exeBase + 0x120, Addr: hOut, Src: dOut, Bytes: mib,
 				Kind: trace.KindDeviceToHost, Ret: 700}, 5_000)
@@ -188,22 +186,19 @@ func TestAnalyzeRules(t *testing.T) {
 		}, pairs: []wantPair{{"input", pinnedOnly, "linked to 2 host buffers"}, {"output", pinnedOnly, "linked to 2 host buffers"}}},
 
 		{name: "too few iterations", opts: func(o *Options) { o.MinIterations = 5 }, program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 3, hIn, dIn, dOut, hOut)
 		}, pairs: []wantPair{{"input", plan.StatusRefused, "fewer than --min-iterations 5"}, {"output", plan.StatusRefused, "fewer than --min-iterations 5"}}},
 
 		{name: "a copy outside the loop", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			hW, dW := s.alloc(trace.EventMalloc, 0x40, mib), s.alloc(trace.EventCUDAMalloc, 0x48, mib)
 			s.memcpy(0x50, dW, hW, mib, trace.KindHostToDevice, 100_000)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 		}, pairs: []wantPair{{"input", plan.StatusRefused, "too rare: cudaMemcpy at prog+0x50 ran once"}, {"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}},
 
 		{name: "a site copied an odd number of times", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 			for i := 0; i < 11; i++ {
 				s.memcpy(0x200, hOut, dOut, mib, trace.KindDeviceToHost, 100_000)
@@ -256,8 +251,7 @@ func TestAnalyzeRules(t *testing.T) {
 		}, pairs: []wantPair{{"output", plan.StatusCandidate, ""}, {"input", plan.StatusCandidate, ""}}},
 
 		{name: "launched trace: a copy missing from one iteration is too rare", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 			s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 100_000)
 		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusRefused, "too rare"}}},
@@ -283,8 +277,7 @@ func TestAnalyzeRules(t *testing.T) {
 		}, rejected: "zero bytes"},
 
 		{name: "lost events are reported", program: func(s *synth) {
-			hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-			dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+			hIn, dIn, dOut, hOut := streamBuffers(s)
 			streamLoop(s, 8, hIn, dIn, dOut, hOut)
 			s.lost = 12
 		}, pairs: []wantPair{{"input", plan.StatusCandidate, ""}, {"output", plan.StatusCandidate, ""}}, note: "lost 12 events"},
@@ -355,8 +348,7 @@ func anyContains(list []string, sub string) bool {
 // its transfer is estimated at the H2D bandwidth, 0.1 ms, not the call's 0.6.
 func TestAnalyzeShares(t *testing.T) {
 	s := newSynth(t, false)
-	hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-	dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	hIn, dIn, dOut, hOut := streamBuffers(s)
 	streamLoop(s, 10, hIn, dIn, dOut, hOut)
 	p := s.plan(DefaultOptions())
 
@@ -398,8 +390,7 @@ func TestAnalyzeShares(t *testing.T) {
 // its length are left out of the times, so f_copy is the warm loop's.
 func TestAnalyzeColdStart(t *testing.T) {
 	s := newSynth(t, false)
-	hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-	dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	hIn, dIn, dOut, hOut := streamBuffers(s)
 	// the cold iteration: copies ten times slower, 5 ms of first-touch work in the kernel
 	s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 1_000_000)
 	s.launch(0x110, 0)

@@ -50,8 +50,7 @@ func writeBenchTrace(b *testing.B, path string, events int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hIn, hOut := s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
-	dIn, dOut := s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	hIn, dIn, dOut, hOut := streamBuffers(s)
 	for i := 4; i+4 <= events; i += 4 {
 		s.memcpy(0x100, dIn, hIn, mib, trace.KindHostToDevice, 100_000)
 		s.launch(0x110, 0)

@@ -105,6 +105,14 @@ func (s *synth) plan(opts Options) *plan.Plan {
 
 const mib = 1 << 20
 
+// streamBuffers allocates the stream workload's buffers, a MiB each, in its order (the host
+// input and output, then the device's), for streamLoop.
+func streamBuffers(s *synth) (hIn, dIn, dOut, hOut uint64) {
+	hIn, hOut = s.alloc(trace.EventMalloc, 0x10, mib), s.alloc(trace.EventMalloc, 0x10, mib)
+	dIn, dOut = s.alloc(trace.EventCUDAMalloc, 0x20, mib), s.alloc(trace.EventCUDAMalloc, 0x30, mib)
+	return hIn, dIn, dOut, hOut
+}
+
 // streamLoop is the stream workload's loop: host input copied in, a kernel, the output
 // copied back (a synchronous D2H that also waits for the kernel).
 func streamLoop(s *synth, iters int, hIn, dIn, dOut, hOut uint64) {

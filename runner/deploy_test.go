@@ -29,6 +29,16 @@ func candidates(p *plan.Plan) []plan.Pair {
 	return out
 }
 
+// compactPlan is p's compact plan for pairs, with strategy, in mode.
+func compactPlan(t *testing.T, p *plan.Plan, pairs []plan.Pair, strategy plan.Strategy, mode plan.Mode) string {
+	t.Helper()
+	c, err := plan.Compact(p, pairs, strategy, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // deploy runs a workload with the shim on a compact plan, in the environment given.
 func deploy(t *testing.T, compact string, env []string, argv ...string) runner.Result {
 	t.Helper()
@@ -79,10 +89,7 @@ func TestDeployKeepsOutput(t *testing.T) {
 				strategies = []plan.Strategy{plan.StrategySystem}
 			}
 			for _, s := range strategies {
-				compact, err := plan.Compact(p, pairs, s, plan.ModeCalibrate)
-				if err != nil {
-					t.Fatal(err)
-				}
+				compact := compactPlan(t, p, pairs, s, plan.ModeCalibrate)
 				res := deploy(t, compact, env, argv...)
 				got := testenv.Result{Stdout: string(res.Stdout)}.Checksum()
 				if res.ExitCode != 0 || got != want {
@@ -122,10 +129,7 @@ func TestDeployRefusesQuietly(t *testing.T) {
 	}
 	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
-	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := compactPlan(t, p, candidates(p), "mapped", plan.ModeDeploy)
 	cases := []struct {
 		name, compact string
 		env           []string
@@ -167,10 +171,7 @@ func TestDeployQuietForOtherPrograms(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "3", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := compactPlan(t, p, candidates(p), "mapped", plan.ModeDeploy)
 	t.Setenv("ECHO_SHIM", testenv.Built(t, "lib/libechoshim.so"))
 	cases := []struct {
 		name, compact, program string
@@ -206,10 +207,7 @@ func TestDeployDlopenedRuntime(t *testing.T) {
 	prog := testenv.Built(t, "tests/dlopen_runtime")
 	want := testenv.Run(t, prog, nil, iters).Checksum()
 	for _, mode := range []plan.Mode{plan.ModeValidate, plan.ModeDeploy} {
-		compact, err := plan.Compact(p, pairs, "mapped", mode)
-		if err != nil {
-			t.Fatal(err)
-		}
+		compact := compactPlan(t, p, pairs, "mapped", mode)
 		res := deploy(t, compact, nil, prog, iters)
 		if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
 			t.Fatalf("%s: exit %d, checksum %s, want %s", mode, res.ExitCode, got, want)
@@ -235,10 +233,7 @@ func TestDeployMergesWholePairsOnly(t *testing.T) {
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
 	pairs := candidates(p)
-	compact, err := plan.Compact(p, pairs, "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compact := compactPlan(t, p, pairs, "mapped", plan.ModeDeploy)
 	other := append([]string{"--host", "new"}, args...)
 	want := testenv.RunWorkload(t, "stream", nil, other...).Checksum()
 	var stderr bytes.Buffer
@@ -299,10 +294,7 @@ func TestDeployWithoutBuildID(t *testing.T) {
 	if len(pairs) != 2 {
 		t.Fatalf("%d candidates, want 2", len(pairs))
 	}
-	compact, err := plan.Compact(p, pairs, "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compact := compactPlan(t, p, pairs, "mapped", plan.ModeDeploy)
 	want := testenv.RunWorkload(t, "stream-nobuildid", nil, args...).Checksum()
 	res := deploy(t, compact, nil, append([]string{testenv.Built(t, "workloads/stream-nobuildid")}, args...)...)
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
@@ -372,10 +364,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "1M", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	good, err := plan.Compact(p, candidates(p), "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := compactPlan(t, p, candidates(p), "mapped", plan.ModeDeploy)
 	edited := swapDevices(t, good)
 	argv := append([]string{testenv.Built(t, "workloads/stream")}, args...)
 	want := testenv.RunWorkload(t, "stream", nil, args...).Checksum()
@@ -404,10 +393,7 @@ func TestDeployRefusesMissingDigest(t *testing.T) {
 			res.Report.Skipped, res.Report.SkippedFirst)
 	}
 
-	pinned, err := plan.Compact(p, candidates(p), "pinned", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pinned := compactPlan(t, p, candidates(p), "pinned", plan.ModeDeploy)
 	pinned = strings.Join(slices.DeleteFunc(strings.SplitAfter(pinned, "\n"), func(l string) bool {
 		return strings.HasPrefix(l, "digest ")
 	}), "")
@@ -482,10 +468,7 @@ func TestDeployLeavesProgramLockedBuffers(t *testing.T) {
 	if len(pairs) != 2 {
 		t.Fatalf("%d candidates, want helper_alloc's 2", len(pairs))
 	}
-	compact, err := plan.Compact(p, pairs, plan.StrategyMapped, plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compact := compactPlan(t, p, pairs, plan.StrategyMapped, plan.ModeDeploy)
 	want := testenv.RunWorkload(t, "helper_alloc", nil, args...).Checksum()
 	res := deploy(t, compact, []string{delay}, append([]string{testenv.Built(t, "workloads/helper_alloc")}, args...)...)
 	if got := (testenv.Result{Stdout: string(res.Stdout)}).Checksum(); res.ExitCode != 0 || got != want {
@@ -508,10 +491,7 @@ func TestDeployForkedChildWritesItsOwnCopy(t *testing.T) {
 	testenv.RequireRoot(t)
 	args := []string{"--size", "256K", "--iters", "5", "--warmup", "1"}
 	p, _ := testenv.Plan(t, "helper_alloc", args...)
-	compact, err := plan.Compact(p, candidates(p), plan.StrategyMapped, plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compact := compactPlan(t, p, candidates(p), plan.StrategyMapped, plan.ModeDeploy)
 	args = append(args, "--fork")
 	want := testenv.RunWorkload(t, "helper_alloc", nil, args...).Checksum()
 	res := deploy(t, compact, []string{delay}, append([]string{testenv.Built(t, "workloads/helper_alloc")}, args...)...)
@@ -536,10 +516,7 @@ func TestDeployTimesSetup(t *testing.T) {
 		strategy string
 		atLeast  time.Duration
 	}{{"mapped", 200 * time.Millisecond}, {"pinned", 200 * time.Millisecond}} {
-		compact, err := plan.Compact(p, pairs, plan.Strategy(c.strategy), plan.ModeDeploy)
-		if err != nil {
-			t.Fatal(err)
-		}
+		compact := compactPlan(t, p, pairs, plan.Strategy(c.strategy), plan.ModeDeploy)
 		res := deploy(t, compact, priced, stream...)
 		if res.ExitCode != 0 || res.Report.Served == 0 {
 			t.Fatalf("%s: exit %d, %d pairs served (%q)", c.strategy, res.ExitCode, res.Report.Served, res.Report.Reason)
@@ -548,10 +525,7 @@ func TestDeployTimesSetup(t *testing.T) {
 			t.Errorf("%s: set-up %v; want at least the emulator's %v of page-locking, and not much more", c.strategy, got, c.atLeast)
 		}
 	}
-	none, err := plan.Compact(p, nil, "mapped", plan.ModeDeploy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	none := compactPlan(t, p, nil, "mapped", plan.ModeDeploy)
 	if res := deploy(t, none, priced, stream...); res.Report.SetupNS != 0 {
 		t.Errorf("nothing served: set-up %d ns; want 0", res.Report.SetupNS)
 	}

@@ -85,10 +85,7 @@ func measureStream(t *testing.T, iters string) (compact string, argv []string, f
 	t.Helper()
 	args := []string{"--size", "1M", "--iters", iters, "--warmup", "1"}
 	p, _ := testenv.Plan(t, "stream", args...)
-	compact, err := plan.Compact(p, nil, "mapped", plan.ModeMeasure)
-	if err != nil {
-		t.Fatal(err)
-	}
+	compact = compactPlan(t, p, nil, "mapped", plan.ModeMeasure)
 	argv = append([]string{testenv.Built(t, "workloads/stream")}, args...)
 	return compact, argv, filepath.Dir(testenv.Built(t, "tests/nvml/libnvidia-ml.so.1"))
 }

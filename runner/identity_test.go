@@ -66,10 +66,7 @@ func TestDeployNeverMergesAnotherBuffer(t *testing.T) {
 				pairs  []plan.Pair
 				merged int
 			}{{"identity", pairs, 2}, {"ordinal alone", plain, c.plainMerged}} {
-				compact, err := plan.Compact(p, v.pairs, plan.StrategyMapped, plan.ModeDeploy)
-				if err != nil {
-					t.Fatal(err)
-				}
+				compact := compactPlan(t, p, v.pairs, plan.StrategyMapped, plan.ModeDeploy)
 				res := deploy(t, compact, []string{delay}, run...)
 				got := testenv.Result{Stdout: string(res.Stdout)}.Checksum()
 				if res.ExitCode != 0 || got != want {

@@ -14,6 +14,32 @@ static atomic_int checked; /* 0 not yet, 1 fine, -1 mismatch */
 
 struct device_info shim_device;
 
+/* What is read of the device beyond its name, compute capability and versions, through the
+ * runtime or the driver, whichever the program uses. */
+static const struct {
+	int *value;
+	enum cudaDeviceAttr runtime;
+	int driver;
+} attributes[] = {
+	{&shim_device.pageable, cudaDevAttrPageableMemoryAccess, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS},
+	{&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess,
+	 CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS},
+	{&shim_device.integrated, cudaDevAttrIntegrated, CU_DEVICE_ATTRIBUTE_INTEGRATED},
+	{&shim_device.concurrent_kernels, cudaDevAttrConcurrentKernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS},
+	{&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+	 CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES},
+};
+#define N_ATTRIBUTES (sizeof attributes / sizeof attributes[0])
+
+/* The end of either query, the name, versions and attributes read: the compute capability
+ * written as a plan records it, and the device known to the context check and the report. */
+static void known(int major, int minor)
+{
+	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
+	shim_device.known = true;
+	shim_energy_device();
+}
+
 /* The same through the driver, for a program with no shared runtime (CuPy links it
  * statically): the runtime version is then 0, unknown. */
 static void query_driver(void)
@@ -32,15 +58,9 @@ static void query_driver(void)
 		shim_device.name[0] = 0;
 		return;
 	}
-	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
-	DRIVER_CALL(attribute, (&shim_device.pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device));
-	DRIVER_CALL(attribute, (&shim_device.concurrent_managed, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device));
-	DRIVER_CALL(attribute, (&shim_device.integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device));
-	DRIVER_CALL(attribute, (&shim_device.concurrent_kernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, device));
-	DRIVER_CALL(attribute,
-		    (&shim_device.host_page_tables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, device));
-	shim_device.known = true;
-	shim_energy_device();
+	for (size_t i = 0; i < N_ATTRIBUTES; i++)
+		DRIVER_CALL(attribute, (attributes[i].value, attributes[i].driver, device));
+	known(major, minor);
 }
 
 /* What the device is, for the context check and the run report. */
@@ -66,15 +86,9 @@ static void query(void)
 	    REAL(cudaRuntimeGetVersion, (&shim_device.runtime)) != cudaSuccess)
 		return;
 	snprintf(shim_device.name, sizeof shim_device.name, "%s", props.prop.name);
-	snprintf(shim_device.cc, sizeof shim_device.cc, "%d.%d", major, minor);
-	REAL(cudaDeviceGetAttribute, (&shim_device.pageable, cudaDevAttrPageableMemoryAccess, device));
-	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
-	REAL(cudaDeviceGetAttribute, (&shim_device.integrated, cudaDevAttrIntegrated, device));
-	REAL(cudaDeviceGetAttribute, (&shim_device.concurrent_kernels, cudaDevAttrConcurrentKernels, device));
-	REAL(cudaDeviceGetAttribute,
-	     (&shim_device.host_page_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, device));
-	shim_device.known = true;
-	shim_energy_device();
+	for (size_t i = 0; i < N_ATTRIBUTES; i++)
+		REAL(cudaDeviceGetAttribute, (attributes[i].value, attributes[i].runtime, device));
+	known(major, minor);
 }
 
 /* Queried once, from a hook: the runtime is loaded by then and the guard is held. */

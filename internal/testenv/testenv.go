@@ -194,6 +194,18 @@ func LongStream(t testing.TB, size string) *exec.Cmd {
 	return StartInLoop(t, exec.Command(Built(t, "workloads/stream"), "--size", size, "--iters", "100000000", "--warmup", "0"))
 }
 
+// Start starts cmd; the test's cleanup kills and reaps it.
+func Start(t testing.TB, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
 // StartInLoop starts a stream command and returns once it is in its loop; the test's cleanup
 // kills it.
 func StartInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
@@ -202,13 +214,7 @@ func StartInLoop(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	Start(t, cmd)
 	if _, err := bufio.NewReader(stderr).ReadString('\n'); err != nil { // its configuration line
 		t.Fatalf("stream did not start: %v", err)
 	}

@@ -405,12 +405,10 @@ func (e *Effects) summarizeFn(fn *parse.Node) *summary {
 	}
 	s := &summary{name: fn.Name + TemplateArgs(fn), effects: map[int][]Event{}, LaunchArgs: map[int]int{}, SizeParam: -1, busy: true}
 	e.summaries[fn] = s
+	s.params = Params(fn)
 	idx := map[parse.DeclID]int{}
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" {
-			idx[p.ID] = len(s.params)
-			s.params = append(s.params, p)
-		}
+	for i, p := range s.params {
+		idx[p.ID] = i
 	}
 	sub := e.sub(map[parse.DeclID]bool{})
 	for id, i := range idx {

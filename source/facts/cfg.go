@@ -284,3 +284,23 @@ func FuncBody(fn *parse.Node) *parse.Node {
 	}
 	return nil
 }
+
+// Params are a function's parameter declarations (its ParmVarDecl children), in order.
+func Params(fn *parse.Node) []*parse.Node {
+	var ps []*parse.Node
+	for _, c := range fn.Inner {
+		if c.Kind == "ParmVarDecl" {
+			ps = append(ps, c)
+		}
+	}
+	return ps
+}
+
+// ParamIDs are the declarations of a function's parameters, as a set.
+func ParamIDs(fn *parse.Node) map[parse.DeclID]bool {
+	ids := map[parse.DeclID]bool{}
+	for _, p := range Params(fn) {
+		ids[p.ID] = true
+	}
+	return ids
+}

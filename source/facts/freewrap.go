@@ -28,12 +28,7 @@ func (e *Effects) freeWrapper(fn *parse.Node) bool {
 	if body == nil {
 		return false
 	}
-	params := map[parse.DeclID]bool{}
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" {
-			params[p.ID] = true
-		}
-	}
+	params := ParamIDs(fn)
 	locals := map[parse.DeclID]bool{}
 	ok := true
 	body.Walk(func(n *parse.Node) bool {

@@ -143,12 +143,7 @@ func (e *Effects) foreignWrites(fn *parse.Node, seen map[*parse.Node]bool) strin
 	}
 	seen[fn] = true
 	defer delete(seen, fn)
-	params := map[parse.DeclID]bool{}
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" {
-			params[p.ID] = true
-		}
-	}
+	params := ParamIDs(fn)
 	body := FuncBody(fn)
 	if body == nil {
 		return "a call of " + fn.Name + ", whose body is not here"

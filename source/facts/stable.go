@@ -27,8 +27,8 @@ func StableInits(fn *parse.Node) map[parse.DeclID]*parse.Node {
 	}
 	oneValue := map[parse.DeclID]bool{}
 	var decls []*parse.Node
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" && !strings.Contains(p.Type, "&") {
+	for _, p := range Params(fn) {
+		if !strings.Contains(p.Type, "&") {
 			oneValue[p.ID] = true
 		}
 	}

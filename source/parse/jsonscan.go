@@ -277,12 +277,25 @@ func (s *scanner) integer() (int, error) {
 	return n, nil
 }
 
-// skip consumes any value.
-func (s *scanner) skip(depth int) error {
+// nested fails for a value depth levels down once that is deeper than maxDepth.
+func (s *scanner) nested(depth int) error {
 	if depth > maxDepth {
 		return s.errorf("nested deeper than %d", maxDepth)
 	}
-	c, err := s.peek()
+	return nil
+}
+
+// peekValue is peek at the start of a value depth levels down, failing past maxDepth.
+func (s *scanner) peekValue(depth int) (byte, error) {
+	if err := s.nested(depth); err != nil {
+		return 0, err
+	}
+	return s.peek()
+}
+
+// skip consumes any value.
+func (s *scanner) skip(depth int) error {
+	c, err := s.peekValue(depth)
 	if err != nil {
 		return err
 	}

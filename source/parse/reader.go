@@ -122,8 +122,8 @@ func intern(m map[string]string, b []byte) string {
 // location state; any object the dump nests (referencedDecl, type, …) is read this way too.
 func (rd *reader) node(depth int, m mode) (*Node, error) {
 	s := rd.s
-	if depth > maxDepth {
-		return nil, s.errorf("nested deeper than %d", maxDepth)
+	if err := s.nested(depth); err != nil {
+		return nil, err
 	}
 	if err := s.expect('{'); err != nil {
 		return nil, err
@@ -339,10 +339,7 @@ func (rd *reader) flagField(n *Node, key string) error {
 // value reads a value nobody keeps, following any locations inside it.
 func (rd *reader) value(depth int) error {
 	s := rd.s
-	if depth > maxDepth {
-		return s.errorf("nested deeper than %d", maxDepth)
-	}
-	c, err := s.peek()
+	c, err := s.peekValue(depth)
 	if err != nil {
 		return err
 	}
@@ -368,16 +365,28 @@ func (rd *reader) value(depth int) error {
 	return s.skip(depth)
 }
 
-func (rd *reader) inner(n *Node, depth int, m mode) error {
+// open consumes the '{' or '[' (open) that starts the object or array a field holds; a value
+// of another kind is read as one nobody keeps. done: there is nothing more to read of it (it
+// was of another kind, or it is empty), or err.
+func (rd *reader) open(open byte, depth int) (done bool, err error) {
 	s := rd.s
-	if c, err := s.peek(); err != nil || c != '[' {
-		if err != nil {
-			return err
-		}
-		return rd.value(depth)
+	c, err := s.peek()
+	if err != nil {
+		return true, err
+	}
+	if c != open {
+		return true, rd.value(depth)
 	}
 	s.readByte()
-	if done, err := s.empty(']'); done || err != nil {
+	if open == '[' {
+		return s.empty(']')
+	}
+	return s.empty('}')
+}
+
+func (rd *reader) inner(n *Node, depth int, m mode) error {
+	s := rd.s
+	if done, err := rd.open('[', depth); done || err != nil {
 		return err
 	}
 	for {
@@ -407,14 +416,7 @@ func (rd *reader) inner(n *Node, depth int, m mode) error {
 // clang printed none: the type has no sugar at its top level).
 func (rd *reader) qualType(depth int) (string, string, error) {
 	s := rd.s
-	if c, err := s.peek(); err != nil || c != '{' {
-		if err != nil {
-			return "", "", err
-		}
-		return "", "", rd.value(depth)
-	}
-	s.readByte()
-	if done, err := s.empty('}'); done || err != nil {
+	if done, err := rd.open('{', depth); done || err != nil {
 		return "", "", err
 	}
 	var t, d string
@@ -457,14 +459,7 @@ func (rd *reader) qualType(depth int) (string, string, error) {
 
 func (rd *reader) rangeOf(r *Range, depth int) error {
 	s := rd.s
-	if c, err := s.peek(); err != nil || c != '{' {
-		if err != nil {
-			return err
-		}
-		return rd.value(depth)
-	}
-	s.readByte()
-	if done, err := s.empty('}'); done || err != nil {
+	if done, err := rd.open('{', depth); done || err != nil {
 		return err
 	}
 	for {
@@ -497,18 +492,11 @@ func (rd *reader) rangeOf(r *Range, depth int) error {
 // Every bare location updates the carried file and line in the order clang printed them.
 func (rd *reader) loc(depth int) (Loc, error) {
 	s := rd.s
-	if c, err := s.peek(); err != nil || c != '{' {
-		if err != nil {
-			return Loc{}, err
-		}
-		return Loc{}, rd.value(depth)
-	}
-	s.readByte()
-	var bare bareLoc
-	var spelling, expansion *Loc
-	if done, err := s.empty('}'); done || err != nil {
+	if done, err := rd.open('{', depth); done || err != nil {
 		return Loc{}, err
 	}
+	var bare bareLoc
+	var spelling, expansion *Loc
 	for {
 		key, err := s.str()
 		if err != nil {

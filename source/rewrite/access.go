@@ -204,19 +204,11 @@ func onePassParam(e *facts.Effects, r *parse.Ref, i int) (bool, string) {
 		return false, name + "'s body is not in the translation unit"
 	}
 	fn := e.Funcs[r.Name]
-	var param *parse.Node
-	for _, c := range fn.Inner {
-		if c.Kind == "ParmVarDecl" {
-			if i == 0 {
-				param = c
-				break
-			}
-			i--
-		}
-	}
-	if param == nil {
+	params := facts.Params(fn)
+	if i < 0 || i >= len(params) {
 		return false, r.Name + " has fewer parameters than the launch passes"
 	}
+	param := params[i]
 	k := &kernelBody{fn: fn, name: r.Name, parent: map[*parse.Node]*parse.Node{}}
 	return k.onePass(param)
 }

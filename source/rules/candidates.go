@@ -94,12 +94,7 @@ func declinedCopies(e *facts.Effects, fn *parse.Node, evs []facts.Event, pairs [
 	for _, p := range pairs {
 		covered[[2]parse.DeclID{p.HostID, p.DeviceID}] = true
 	}
-	params, locals := map[parse.DeclID]bool{}, map[parse.DeclID]bool{}
-	for _, p := range fn.Inner {
-		if p.Kind == "ParmVarDecl" {
-			params[p.ID] = true
-		}
-	}
+	params, locals := facts.ParamIDs(fn), map[parse.DeclID]bool{}
 	fn.Walk(func(n *parse.Node) bool {
 		if n.Kind == "VarDecl" {
 			locals[n.ID] = true

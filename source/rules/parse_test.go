@@ -176,10 +176,7 @@ int main()
 	return 0;
 }
 `
-	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tu := sourcetest.Parse(t, f)
+	tu := sourcetest.ParseSource(t, f, src)
 	main := sourcetest.Function(tu, "main")
 	vars := sourcetest.VarDecls(main)
 	launches := sourcetest.Calls(main, "scale")

@@ -217,11 +217,7 @@ int main(void) {
 // one pair, or the test fails.
 func proveOnePair(t *testing.T, f, src string) []Proof {
 	t.Helper()
-	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tu := sourcetest.Parse(t, f)
-	ps := Prove(tu)
+	ps := Prove(sourcetest.ParseSource(t, f, src))
 	if len(ps) != 1 {
 		t.Fatalf("%d pairs, want 1", len(ps))
 	}

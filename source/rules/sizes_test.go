@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,12 +11,7 @@ import (
 func proveSource(t *testing.T, name, src string) []Proof {
 	t.Helper()
 	sourcetest.NeedClang(t)
-	f := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tu := sourcetest.Parse(t, f)
-	return Prove(tu)
+	return Prove(sourcetest.ParseSource(t, filepath.Join(t.TempDir(), name), src))
 }
 
 // checkFullCopies checks that the proofs are of the functions want names, one each, and that

@@ -4,6 +4,7 @@ package sourcetest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -35,6 +36,15 @@ func Parse(t *testing.T, file string) *parse.TU {
 		t.Fatal(err)
 	}
 	return tu
+}
+
+// ParseSource writes src to file and parses it as Parse does.
+func ParseSource(t *testing.T, file, src string) *parse.TU {
+	t.Helper()
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Parse(t, file)
 }
 
 // Function is the top-level function with a body of that name.
