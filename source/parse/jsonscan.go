@@ -30,7 +30,7 @@ type scanner struct {
 const maxDepth = 10000
 
 func newScanner(r io.Reader) *scanner {
-	return &scanner{r: r, data: make([]byte, 0, 1<<16)}
+	return &scanner{r: r, data: make([]byte, 0, 1<<18)}
 }
 
 func (s *scanner) errorf(format string, args ...any) error {
