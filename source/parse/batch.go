@@ -48,6 +48,17 @@ func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 	return out
 }
 
+// BatchKey is what ParseAll batches c by: the files of one ParseAll with one key share a clang
+// process. "" for a file it parses alone.
+func (s *Session) BatchKey(ctx context.Context, c Command) string {
+	f, ok := s.batchable(ctx, 0, c)
+	if !ok {
+		return ""
+	}
+	f.p.remove()
+	return f.key
+}
+
 // batchFile is one file of a batch: where its result goes, and its prepared parse.
 type batchFile struct {
 	i    int

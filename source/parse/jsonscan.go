@@ -1,8 +1,8 @@
 package parse
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,12 +12,17 @@ import (
 
 // scanner is a JSON tokenizer over a stream, written for clang's dumps: tens of megabytes of
 // mostly skipped text, where encoding/json's Decoder.Token (an allocation per token) spends
-// most of a second. It reads byte by byte from a bufio.Reader, returns strings in a reused
-// buffer, and skips values without building them. Every error carries the byte offset.
+// most of a second. It reads the stream into a buffer of its own and walks it byte by byte (a
+// bufio.Reader's calls per byte were most of the reader's time: clang's indentation is most
+// of the bytes), returns strings in a reused buffer, and skips values without building them.
+// Every error carries the byte offset.
 type scanner struct {
-	r   *bufio.Reader
-	off int64
-	buf []byte // the last string read; valid until the next read
+	r    io.Reader
+	data []byte // what was read; data[pos:] is not consumed yet
+	pos  int
+	base int64  // the offset of data[0] in the stream
+	err  error  // the error the reader gave, once data is consumed
+	buf  []byte // the last string read; valid until the next read
 }
 
 // maxDepth bounds nesting so hostile input cannot grow the stack without limit; clang's
@@ -25,47 +30,67 @@ type scanner struct {
 const maxDepth = 10000
 
 func newScanner(r io.Reader) *scanner {
-	return &scanner{r: bufio.NewReaderSize(r, 1<<16)}
+	return &scanner{r: r, data: make([]byte, 0, 1<<18)}
 }
 
 func (s *scanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("reading clang's AST at byte %d: %s", s.off, fmt.Sprintf(format, args...))
+	return fmt.Errorf("reading clang's AST at byte %d: %s", s.base+int64(s.pos), fmt.Sprintf(format, args...))
+}
+
+// fill reads more of the stream once data is consumed; the error is the reader's, when it
+// has nothing more.
+func (s *scanner) fill() error {
+	for s.pos >= len(s.data) {
+		if s.err != nil {
+			return s.err
+		}
+		s.base += int64(len(s.data))
+		n, err := s.r.Read(s.data[:cap(s.data)])
+		s.data, s.pos, s.err = s.data[:n], 0, err
+	}
+	return nil
+}
+
+// readError is the error of a read past what the stream gave.
+func (s *scanner) readError(err error) error {
+	if err == io.EOF {
+		return s.errorf("unexpected end of input")
+	}
+	return fmt.Errorf("reading clang's AST: %w", err)
 }
 
 func (s *scanner) readByte() (byte, error) {
-	c, err := s.r.ReadByte()
-	if err != nil {
-		if err == io.EOF {
-			return 0, s.errorf("unexpected end of input")
-		}
-		return 0, fmt.Errorf("reading clang's AST: %w", err)
+	if err := s.fill(); err != nil {
+		return 0, s.readError(err)
 	}
-	s.off++
+	c := s.data[s.pos]
+	s.pos++
 	return c, nil
 }
 
 // peek returns the next byte that is not white space, without consuming it. clang indents
-// its dump, so white space is most of the bytes: it is skipped a buffer at a time.
+// its dump, so white space is most of the bytes.
 func (s *scanner) peek() (byte, error) {
 	for {
-		b, err := s.r.Peek(max(s.r.Buffered(), 1))
-		if len(b) == 0 {
-			if err == io.EOF {
-				return 0, s.errorf("unexpected end of input")
+		for s.pos < len(s.data) {
+			switch c := s.data[s.pos]; c {
+			case ' ', '\n', '\t', '\r':
+				s.pos++
+				// An indentation: eight spaces at a time.
+				for s.pos+8 <= len(s.data) && binary.LittleEndian.Uint64(s.data[s.pos:]) == eightSpaces {
+					s.pos += 8
+				}
+			default:
+				return c, nil
 			}
-			return 0, fmt.Errorf("reading clang's AST: %w", err)
 		}
-		i := 0
-		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-			i++
-		}
-		s.r.Discard(i)
-		s.off += int64(i)
-		if i < len(b) {
-			return b[i], nil
+		if err := s.fill(); err != nil {
+			return 0, s.readError(err)
 		}
 	}
 }
+
+const eightSpaces = 0x2020202020202020
 
 // expect consumes the next non-space byte, which must be c.
 func (s *scanner) expect(c byte) error {
@@ -73,7 +98,7 @@ func (s *scanner) expect(c byte) error {
 	if err != nil {
 		return err
 	}
-	s.readByte()
+	s.pos++
 	if got != c {
 		return s.errorf("expected %q, found %q", c, got)
 	}
@@ -87,7 +112,7 @@ func (s *scanner) more(end byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	s.readByte()
+	s.pos++
 	switch c {
 	case ',':
 		return true, nil
@@ -104,7 +129,7 @@ func (s *scanner) empty(end byte) (bool, error) {
 		return false, err
 	}
 	if c == end {
-		s.readByte()
+		s.pos++
 		return true, nil
 	}
 	return false, nil
@@ -130,18 +155,18 @@ func (s *scanner) str() ([]byte, error) {
 // without the quotes) in s.buf.
 func (s *scanner) rawString() error {
 	for {
-		chunk, err := s.r.ReadSlice('"')
-		s.off += int64(len(chunk))
-		s.buf = append(s.buf, chunk...)
-		switch err {
-		case nil:
-		case bufio.ErrBufferFull:
-			continue
-		case io.EOF:
-			return s.errorf("unexpected end of input")
-		default:
-			return fmt.Errorf("reading clang's AST: %w", err)
+		if err := s.fill(); err != nil {
+			return s.readError(err)
 		}
+		rest := s.data[s.pos:]
+		i := bytes.IndexByte(rest, '"')
+		if i < 0 {
+			s.buf = append(s.buf, rest...)
+			s.pos = len(s.data)
+			continue
+		}
+		s.buf = append(s.buf, rest[:i+1]...)
+		s.pos += i + 1
 		// The quote ends the string unless an odd number of backslashes escapes it.
 		n := 0
 		for i := len(s.buf) - 2; i >= 0 && s.buf[i] == '\\'; i-- {
@@ -243,18 +268,16 @@ func (s *scanner) literal() ([]byte, error) {
 	}
 	s.buf = s.buf[:0]
 	for {
-		c, err := s.r.ReadByte()
-		if err == io.EOF {
+		if err := s.fill(); err == io.EOF {
 			break
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, fmt.Errorf("reading clang's AST: %w", err)
 		}
+		c := s.data[s.pos]
 		if !(c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			s.r.UnreadByte()
 			break
 		}
-		s.off++
+		s.pos++
 		s.buf = append(s.buf, c)
 	}
 	if len(s.buf) == 0 {

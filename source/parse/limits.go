@@ -122,7 +122,8 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 		r.cancel()
 		return nil, nil, err
 	}
-	return cmd, r.start(cmd, out), nil
+	growPipe(out)
+	return cmd, r.start(cmd, &gatheringReader{r: out}), nil
 }
 
 // start bounds the started clang's address space and wraps its dump in the output limit. The

@@ -101,6 +101,10 @@ type reader struct {
 	// Interned strings: a dump repeats a few hundred file names and node kinds millions of
 	// times, and map lookups by []byte do not allocate.
 	files, kinds map[string]string
+	// skipped is what a skipped object is read into, however deep: its fields are never read
+	// (result gives nil). A third of a dump's objects are skipped ones (a class's definition
+	// data, the system headers' declarations), more than half of what the reader allocated.
+	skipped Node
 	// budget is how many more nodes may be kept (-1: any number): what bounds the reader's
 	// memory on a generated file.
 	budget int
@@ -134,7 +138,10 @@ func (rd *reader) node(depth int, m mode) (*Node, error) {
 		}
 		rd.budget--
 	}
-	n := &Node{}
+	n := &rd.skipped
+	if m != modeSkip {
+		n = &Node{}
+	}
 	if done, err := s.empty('}'); done || err != nil {
 		return rd.result(n, m), err
 	}

@@ -49,6 +49,8 @@ type Session struct {
 	marker     string
 	// stubSets are the stand-in directories batches share, by the names they stand in for.
 	stubSets map[string]string
+	// includes are the include directives preresolve read, by file.
+	includes includeCache
 	// batched counts the files a batch gave whole (a test's check that batches ran).
 	batched atomic.Int64
 }

@@ -107,12 +107,7 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
 		var next []string
 		for _, file := range queue {
-			b, err := ReadSource(file, s.o.Limits)
-			if err != nil {
-				continue // clang will say
-			}
-			for _, m := range includeLine.FindAllSubmatch(b, -1) {
-				inc := include{name: strings.TrimSpace(string(m[2])), quoted: string(m[1]) == `"`}
+			for _, inc := range s.includes.of(file, s.o.Limits) {
 				if inc.name == "" || filepath.IsAbs(inc.name) {
 					continue
 				}

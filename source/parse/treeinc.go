@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,10 +74,7 @@ func (t *TreeIndex) includes(file string) []include {
 	if !ok {
 		b, _ = ReadSource(file, t.limits)
 	}
-	var out []include
-	for _, m := range includeLine.FindAllSubmatch(b, -1) {
-		out = append(out, include{name: string(bytes.TrimSpace(m[2])), quoted: string(m[1]) == `"`})
-	}
+	out := includesIn(b)
 	t.incs[file] = out
 	return out
 }

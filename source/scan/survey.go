@@ -256,6 +256,7 @@ func (r *scanRun) run(ctx context.Context) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	r.orderByBatch(ctx, jobs)
 	var wg sync.WaitGroup
 	next := make(chan []int)
 	for w := 0; w < min(jobs, max(len(r.plan.units), 1)); w++ {
