@@ -170,7 +170,8 @@ gpu_name() {
 }
 
 # gpu_bus: the first GPU's PCI bus id, lowercase, less the first four zeros of nvidia-smi's
-# eight-digit domain; the scripts look for its NUMA node and local CPUs under sysfs by it.
+# eight-digit domain: the name sysfs gives it (/sys/bus/pci/devices/0000:1a:00.0), under which
+# the scripts look for its NUMA node and local CPUs.
 gpu_bus() {
 	nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -n 1 | tr 'A-F' 'a-f' | sed 's/^0000//'
 }

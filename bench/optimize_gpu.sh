@@ -16,7 +16,7 @@ rounds=${1:-7}
 bench_out build-gpu/optimize
 
 bus=$(gpu_bus)
-dev=/sys/bus/pci/devices/0000$bus
+dev=/sys/bus/pci/devices/$bus
 node=$(cat "$dev/numa_node" 2>/dev/null || echo -1)
 cpus=$(cat "$dev/local_cpulist" 2>/dev/null || echo "")
 pin=()

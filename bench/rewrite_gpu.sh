@@ -53,7 +53,7 @@ else
 		gpu_build "$src" "$dst" -cudart shared "$@"
 	}
 	bus=$(gpu_bus)
-	dev=/sys/bus/pci/devices/0000$bus
+	dev=/sys/bus/pci/devices/$bus
 	cpus=$(cat "$dev/local_cpulist" 2>/dev/null || echo "")
 	if [ -n "$cpus" ] && command -v taskset >/dev/null; then
 		pin=(taskset -c "$cpus")
