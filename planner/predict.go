@@ -41,12 +41,13 @@ type Machine struct {
 	StageBytesPerMS float64
 	// FirstTouchBytesPerMS is the rate at which the host faults in a fresh allocation's pages
 	// (the kernel maps and zeroes each on its first touch). A host buffer allocated afresh every
-	// iteration at a size malloc always maps anew (freshMapBytes) and filled by the program
-	// pays it every iteration; pinned's pool serves it already faulted in (shim/pinned.c). It
-	// is the faster of the host's two rates (FirstTouch): a program may fault 2 MiB at a time
-	// (numpy asks for transparent huge pages) or from several threads (PyTorch's fill), and
-	// how it does is nowhere in a trace; the faster one keeps the prediction from promising
-	// what a program that faults quickly does not save. 0: not modelled.
+	// iteration and filled by the program pays it every iteration at a size malloc always maps
+	// anew (freshMapBytes), below it in the iterations it came with fresh pages; pinned's pool
+	// serves it already faulted in (shim/pinned.c). It is the faster of the host's two rates
+	// (FirstTouch): a program may fault 2 MiB at a time (numpy asks for transparent huge
+	// pages) or from several threads (PyTorch's fill), and how it does is nowhere in a trace;
+	// the faster one keeps the prediction from promising what a program that faults quickly
+	// does not save. 0: not modelled.
 	FirstTouchBytesPerMS float64
 	// SmallPageTouchBytesPerMS is the host's rate for 4 KiB pages, which prices the buffers
 	// the resolve run found on them (Buffer.SmallPages); 0: FirstTouchBytesPerMS prices all.
@@ -57,8 +58,8 @@ type Machine struct {
 
 // freshMapBytes is the size from which glibc's malloc always maps a new allocation and
 // unmaps it at free (its largest dynamic mmap threshold on a 64-bit host, 32 MiB): below it,
-// a buffer freed and allocated again every iteration is most often the same, already
-// faulted-in, heap memory, so nothing is priced there.
+// a buffer freed and allocated again every iteration is often the same, already faulted-in,
+// heap memory, so only the share the resolve run saw come with fresh pages is priced.
 const freshMapBytes = 32 << 20
 
 // Discrete is a PCIe 5 x16 GPU as the H200 host measured it: about 50 GB/s page-locked, and
@@ -119,18 +120,28 @@ func withFirstTouch(m Machine, p *plan.Plan) Machine {
 	return m
 }
 
-// needsFirstTouch: a counted pair's host side is allocated afresh every iteration.
+// needsFirstTouch: a counted pair's host side comes with fresh pages in some iterations.
 func needsFirstTouch(p *plan.Plan) bool {
-	return slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool { return pair.Status.Counted() && freshEveryIteration(pair) })
+	return slices.ContainsFunc(p.Pairs, func(pair plan.Pair) bool { return pair.Status.Counted() && freshShare(pair) > 0 })
 }
 
-// freshEveryIteration: validation saw the pair's host side allocated anew for its copies
-// (Buffer.Allocations), at a size malloc maps afresh each time, or, below it, with fresh
-// pages most times (Buffer.FreshAllocations: malloc trimmed the heap the buffers were
-// freed to; the emulator's framework frees its three 4 MiB tensors each iteration).
-func freshEveryIteration(pair plan.Pair) bool {
+// freshShare is the share of the iterations in which the pair's host side comes with fresh
+// pages, which the program then faults in: none where validation saw it allocated once
+// (Buffer.Allocations); every one at a size malloc maps afresh each time; below it, the share
+// of the site's allocations after its first that the resolve run saw come with fresh pages
+// (Buffer.FreshAllocations: malloc trimmed the heap the buffers were freed to, as it does
+// some iterations for the emulator's framework and its three 4 MiB tensors).
+func freshShare(pair plan.Pair) float64 {
 	h := pair.Host
-	return h.Allocations > 1 && (pair.Bytes >= freshMapBytes || 2*h.FreshAllocations >= max(h.SiteAllocations-1, 1))
+	switch {
+	case h.Allocations <= 1:
+		return 0
+	case pair.Bytes >= freshMapBytes:
+		return 1
+	case h.SiteAllocations <= 1:
+		return 0
+	}
+	return min(float64(h.FreshAllocations)/float64(h.SiteAllocations-1), 1)
 }
 
 // Predict estimates each strategy's iteration from the trace's copy times, their sync
@@ -367,9 +378,9 @@ func poolOf(pair plan.Pair) plan.Site {
 }
 
 // firstTouchMS is what one pinned pool (the pairs of one host site) saves an iteration in
-// first touches: a site that allocates afresh every iteration at a size malloc maps anew
-// (freshEveryIteration) makes the program fault in each new buffer it writes, where the
-// pool's buffers were faulted in once. A buffer a d2h copy fills is first touched by the
+// first touches: a site whose allocations come with fresh pages (freshShare) makes the
+// program fault in each new buffer it writes, where the pool's buffers were faulted in once;
+// an iteration pays it in the share of iterations whose buffers were fresh. A buffer a d2h copy fills is first touched by the
 // copy, whose time the trace has and pairCost prices. The resolve run counts every
 // allocation at the site (Buffer.SiteAllocations), copied or not: CuPy's input array,
 // filled by numpy and copied through CuPy's own staging buffer, comes from the site of the
@@ -377,7 +388,11 @@ func poolOf(pair plan.Pair) plan.Site {
 // the program are those its h2d copies read. The faults are priced at the 4 KiB rate where
 // the resolve run found every buffer of the pool on small pages, else at the faster rate.
 func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
-	if m.FirstTouchBytesPerMS <= 0 || iterations <= 0 || !slices.ContainsFunc(pairs, freshEveryIteration) {
+	share := 0.0
+	for _, pair := range pairs {
+		share = max(share, freshShare(pair))
+	}
+	if m.FirstTouchBytesPerMS <= 0 || iterations <= 0 || share == 0 {
 		return 0
 	}
 	var allocs int
@@ -402,7 +417,7 @@ func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	if m.SmallPageTouchBytesPerMS > 0 && !slices.ContainsFunc(pairs, func(pair plan.Pair) bool { return !pair.Host.SmallPages }) {
 		rate = m.SmallPageTouchBytesPerMS // every buffer of the pool on 4 KiB pages
 	}
-	return written * float64(pairs[0].Bytes) / rate
+	return share * written * float64(pairs[0].Bytes) / rate
 }
 
 // removableMS is the transfer part of one copy: a copy whose calls also waited for GPU work

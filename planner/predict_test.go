@@ -306,8 +306,8 @@ func TestPredictPinnedSetupPerSite(t *testing.T) {
 // a copy to the host fills is first touched by the copy, whose time already has it. Where
 // the resolve run counted every allocation at the site, the pool also saves the first touch
 // of the site's buffers no copy fills (CuPy's input array beside its output's). Below the
-// size malloc maps anew, the buffers count where the resolve run saw most come with fresh
-// pages.
+// size malloc maps anew, the buffers count in the share of iterations the resolve run saw
+// them come with fresh pages.
 func TestPredictFirstTouch(t *testing.T) {
 	const mib = 1 << 20
 	m := Machine{LinkBytesPerMS: 50e6, FirstTouchBytesPerMS: 100e6}
@@ -316,32 +316,30 @@ func TestPredictFirstTouch(t *testing.T) {
 		bytes       uint64
 		dir         plan.CopyDirection
 		allocations int
-		site        int // Host.SiteAllocations over the 100 iterations; 0: not counted
-		fresh       int // Host.FreshAllocations: of those after the site's first, with fresh pages
-		touch       bool
+		site        int     // Host.SiteAllocations over the 100 iterations; 0: not counted
+		fresh       int     // Host.FreshAllocations: of those after the site's first, with fresh pages
+		touch       float64 // how many of the buffer's first touches pinned saves an iteration
 	}{
-		{"fresh input", 64 * mib, "h2d", 100, 0, 0, true},
-		{"fresh output", 64 * mib, "d2h", 100, 0, 0, false},
-		{"input allocated once", 64 * mib, "h2d", 1, 0, 0, false},
-		{"fresh input below malloc's mmap threshold", 16 * mib, "h2d", 100, 0, 0, false},
-		{"fresh input, its site counted", 64 * mib, "h2d", 100, 100, 0, true},
-		{"fresh output, its site allocating nothing else", 64 * mib, "d2h", 100, 101, 0, false},
-		{"fresh output beside another fresh buffer of its site", 64 * mib, "d2h", 100, 201, 0, true},
-		{"output allocated once beside fresh buffers of its site", 64 * mib, "d2h", 1, 201, 0, false},
-		// Below the threshold, where the resolve run saw most buffers come with fresh pages
-		// (malloc trimmed the heap they were freed to), and where it saw few.
-		{"input with fresh pages below the threshold", 16 * mib, "h2d", 100, 100, 90, true},
-		{"input with heap pages below the threshold", 16 * mib, "h2d", 100, 100, 10, false},
+		{"fresh input", 64 * mib, "h2d", 100, 0, 0, 1},
+		{"fresh output", 64 * mib, "d2h", 100, 0, 0, 0},
+		{"input allocated once", 64 * mib, "h2d", 1, 0, 0, 0},
+		{"fresh input below malloc's mmap threshold", 16 * mib, "h2d", 100, 0, 0, 0},
+		{"fresh input, its site counted", 64 * mib, "h2d", 100, 100, 0, 1},
+		{"fresh output, its site allocating nothing else", 64 * mib, "d2h", 100, 101, 0, 0},
+		{"fresh output beside another fresh buffer of its site", 64 * mib, "d2h", 100, 201, 0, 1},
+		{"output allocated once beside fresh buffers of its site", 64 * mib, "d2h", 1, 201, 0, 0},
+		// Below the threshold, in the share of the site's allocations after its first that
+		// came with fresh pages (malloc trimmed the heap they were freed to).
+		{"input with fresh pages below the threshold", 16 * mib, "h2d", 100, 100, 99, 1},
+		{"input with fresh pages a third of the time", 16 * mib, "h2d", 100, 100, 33, 1.0 / 3},
+		{"input with heap pages below the threshold", 16 * mib, "h2d", 100, 100, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := predictPlan(plan.Copy{Site: plan.Site{Bytes: tc.bytes}, Direction: tc.dir, PerIteration: 1, MS: 4})
 			p.Pairs[0].Host.Allocations = tc.allocations
 			p.Pairs[0].Host.SiteAllocations = tc.site
 			p.Pairs[0].Host.FreshAllocations = tc.fresh
-			want := 10 - (4 - float64(tc.bytes)/50e6)
-			if tc.touch {
-				want -= float64(tc.bytes) / 100e6
-			}
+			want := 10 - (4 - float64(tc.bytes)/50e6) - tc.touch*float64(tc.bytes)/100e6
 			if e := EstimateFor(Predict(p, m), plan.StrategyPinned); e == nil || !near(e.MS, want) {
 				t.Errorf("pinned: %+v, want %v ms", e, want)
 			}
