@@ -47,8 +47,10 @@ type Session struct {
 	cc1s       map[string][]string
 	markerOnce sync.Once
 	marker     string
-	// stubSets are the stand-in directories batches share, by the names they stand in for.
-	stubSets map[string]string
+	// stubSets are the stand-in directories batches share, by the names they stand in for;
+	// stubUnions the names noted for each batch command line (batchstubs.go).
+	stubSets   map[string]string
+	stubUnions map[string]map[string]bool
 	// includes are the include directives preresolve read, by file.
 	includes includeCache
 	// batched counts the files a batch gave whole (a test's check that batches ran).

@@ -14,11 +14,14 @@ import (
 // stand-in it goes on, and what used the missing header's names is an error in the functions
 // that use them (their pairs undecidable, broken.go) while the rest of the file is analysed.
 // The directory is searched last (-idirafter), so it never hides a header that exists; it is
-// the one parse's own, so whether a header exists (__has_include) never depends on which
-// other file was parsed first.
+// the one parse's own (a batch's files share one, batchstubs.go), so whether a header exists
+// (__has_include) never depends on which other file was parsed first.
 type stubDir struct {
 	dir   string // "" until the first stub
 	names []string
+	// probed: the file or one of its own headers asks whether a header exists
+	// (__has_include), so its parse is given no stand-in but its own (batchstubs.go).
+	probed bool
 }
 
 // add writes an empty header for name (as the include spelled it); false when it cannot
@@ -107,7 +110,9 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
 		var next []string
 		for _, file := range queue {
-			for _, inc := range s.includes.of(file, s.o.Limits) {
+			fi := s.includes.of(file, s.o.Limits)
+			stubs.probed = stubs.probed || fi.probes
+			for _, inc := range fi.incs {
 				if inc.name == "" || filepath.IsAbs(inc.name) {
 					continue
 				}
