@@ -198,3 +198,32 @@ func TestParseAllSharesStubs(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareWritesNoStubs: preparing a file notes the stand-ins it needs without writing
+// them: a file of a batch runs with the batch's, and only a parse of its own writes its own.
+func TestPrepareWritesNoStubs(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "a.cu")
+	if err := os.WriteFile(file, []byte("#include <missing_window_system.h>\nint a() { return 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.prepare(context.Background(), Command{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.remove()
+	if len(p.stubs.names) != 1 || p.stubs.dir != "" {
+		t.Errorf("prepared with stand-ins %v in %q, want one noted and none written", p.stubs.names, p.stubs.dir)
+	}
+	tu, err := s.Parse(context.Background(), Command{File: file})
+	if err != nil || len(tu.Stubbed) != 1 {
+		t.Fatalf("parsed alone: %v, stubbed %v; want it parsed with its stand-in", err, tu)
+	}
+}

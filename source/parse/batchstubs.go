@@ -93,12 +93,16 @@ func (s *Session) sharedStubs(names []string) string {
 	}
 	st := &stubDir{}
 	for _, n := range sorted {
-		if ok, err := st.add(s.dir, n); err != nil || !ok {
-			st.remove()
+		if !st.add(n) {
 			s.stubSets[key] = ""
 			return ""
 		}
 	}
-	s.stubSets[key] = st.dir
-	return st.dir
+	d, err := st.path(s.dir)
+	if err != nil {
+		st.remove()
+		d = ""
+	}
+	s.stubSets[key] = d
+	return d
 }

@@ -103,7 +103,9 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 	}
 	defer p.remove()
 	for round := 0; ; round++ {
-		p.env.stubs = p.stubs.dir
+		if p.env.stubs, err = p.stubs.path(s.dir); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", p.c.File, err)
+		}
 		run, err := runClang(ctx, s.driver, p.c, clangArgs(p.c, p.lang, s.o, p.env), s.notOwn(), s.o.Limits)
 		if err != nil {
 			return nil, err
@@ -216,11 +218,7 @@ func (s *Session) retry(c *Command, env *parseEnv, stubs *stubDir, found *[]stri
 					return true, nil
 				}
 			}
-			added, err := stubs.add(s.dir, name)
-			if err != nil {
-				return false, fmt.Errorf("parsing %s: %w", c.File, err)
-			}
-			if added {
+			if stubs.add(name) {
 				return true, nil
 			}
 		}
