@@ -7,7 +7,7 @@ import (
 )
 
 // startCPUProfile profiles echoctl itself (the hidden --cpuprofile flag), to find where the
-// tracer's event loop spends its time under load.
+// tracer's event loop spends its time under load, or a scan outside clang.
 func startCPUProfile(path string) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os/exec"
-	"sort"
 	"strings"
 )
 
@@ -16,7 +15,8 @@ type Parsed struct {
 }
 
 // ParseAll parses cmds, giving for each what Parse gives, with one clang process for the
-// files whose clang command lines differ only in the file (cc1.go says why that is cheaper).
+// files whose clang command lines differ only in the file and the headers they need stand-ins
+// for (cc1.go says why that is cheaper, batchstubs.go why the stand-ins can be shared).
 // What a batch does not show whole is parsed by Parse: a file whose name needs a stand-in, one
 // whose run stopped at a fatal error (a header the text does not show is missing: clang
 // reports nothing more after it, the next files' errors included, so they go in another
@@ -26,12 +26,22 @@ type Parsed struct {
 // at most that one finished file of a batch.
 func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 	out := make([]Parsed, len(cmds))
-	groups := map[string][]*batchFile{}
-	var keys []string
+	var files []*batchFile
 	for i, c := range cmds {
 		f, ok := s.batchable(ctx, i, c)
 		if !ok {
 			out[i] = s.parseOne(ctx, c)
+			continue
+		}
+		s.noteStubs(f)
+		files = append(files, f)
+	}
+	groups := map[string][]*batchFile{}
+	var keys []string
+	for _, f := range files {
+		if !s.placeStubs(f) {
+			f.p.remove()
+			out[f.i] = s.parseOne(ctx, f.c)
 			continue
 		}
 		if groups[f.key] == nil {
@@ -49,23 +59,26 @@ func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 }
 
 // BatchKey is what ParseAll batches c by: the files of one ParseAll with one key share a clang
-// process. "" for a file it parses alone.
+// process. "" for a file it parses alone. The stand-ins c needs are noted for the batch's
+// (batchstubs.go).
 func (s *Session) BatchKey(ctx context.Context, c Command) string {
 	f, ok := s.batchable(ctx, 0, c)
 	if !ok {
 		return ""
 	}
+	s.noteStubs(f)
 	f.p.remove()
-	return f.key
+	return f.flags
 }
 
 // batchFile is one file of a batch: where its result goes, and its prepared parse.
 type batchFile struct {
-	i    int
-	c    Command // as given: Parse's, when the batch does not give the file whole
-	p    *prepared
-	key  string   // its clang command line without the file: a batch's files share it
-	args []string // the whole command line, for the driver's -###
+	i     int
+	c     Command // as given: Parse's, when the batch does not give the file whole
+	p     *prepared
+	flags string   // its clang command line without the file and its stand-ins' directory
+	key   string   // … with the directory (placeStubs): a batch's files share it
+	args  []string // the whole command line, for the driver's -###
 }
 
 // batchable prepares c for a batch; false for a file Parse is to parse alone.
@@ -78,44 +91,18 @@ func (s *Session) batchable(ctx context.Context, i int, c Command) (*batchFile, 
 		p.remove()
 		return nil, false
 	}
-	env := p.env
-	if len(p.stubs.names) > 0 {
-		// The stand-ins of a batch's files are one directory of the same names: which
-		// headers exist does not depend on the other files.
-		if env.stubs = s.sharedStubs(p.stubs.names); env.stubs == "" {
-			p.remove()
-			return nil, false
-		}
-	}
-	args := clangArgs(p.c, p.lang, s.o, env)
-	key := p.c.Dir + "\x00" + strings.Join(args[:len(args)-1], "\x00")
-	return &batchFile{i: i, c: c, p: p, key: key, args: args}, true
+	f := &batchFile{i: i, c: c, p: p}
+	f.flags = f.line(s, stubsSlot(p.stubs))
+	return f, true
 }
 
-// sharedStubs is a directory of stand-ins for names, the same for every file that needs
-// these and no others; "" when it cannot be made.
-func (s *Session) sharedStubs(names []string) string {
-	sorted := append([]string{}, names...)
-	sort.Strings(sorted)
-	key := strings.Join(sorted, "\x00")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.stubSets[key]; ok {
-		return d
-	}
-	if s.stubSets == nil {
-		s.stubSets = map[string]string{}
-	}
-	st := &stubDir{}
-	for _, n := range sorted {
-		if ok, err := st.add(s.dir, n); err != nil || !ok {
-			st.remove()
-			s.stubSets[key] = ""
-			return ""
-		}
-	}
-	s.stubSets[key] = st.dir
-	return st.dir
+// line is f's clang command line without the file, with stubs as its stand-ins' directory;
+// it sets f.args to the whole line.
+func (f *batchFile) line(s *Session, stubs string) string {
+	env := f.p.env
+	env.stubs = stubs
+	f.args = clangArgs(f.p.c, f.p.lang, s.o, env)
+	return f.p.c.Dir + "\x00" + strings.Join(f.args[:len(f.args)-1], "\x00")
 }
 
 func (s *Session) parseOne(ctx context.Context, c Command) Parsed {

@@ -142,3 +142,88 @@ func TestParseAllLimit(t *testing.T) {
 		t.Errorf("batches gave %d files whole, want 2 (b and c)", n)
 	}
 }
+
+// TestParseAllSharesStubs: files that differ only in which missing headers they include share
+// one clang process, each parsed as Parse parses it, except a file that asks __has_include,
+// which keeps its own stand-ins: the other file's would make its missing header exist.
+func TestParseAllSharesStubs(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	texts := []struct{ name, text string }{
+		{"a.cu", "#include <missing_window_system.h>\nint a() { return 1; }\n"},
+		{"b.cu", "#include <missing_graphics_api.h>\nint b() { return 2; }\n"},
+		{"c.cu", "#include <missing_math_library.h>\nint c() { return 3; }\n"},
+		{"d.cu", "#include <missing_audio_library.h>\n#if __has_include(<missing_window_system.h>)\nint window_found;\n#endif\nint d() { return 4; }\n"},
+	}
+	var cmds []Command
+	for _, f := range texts {
+		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, f.name)})
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	keys := map[string]bool{}
+	for _, c := range cmds {
+		keys[s.BatchKey(ctx, c)] = true
+	}
+	if len(keys) != 1 {
+		t.Errorf("%d batch keys, want 1: the files differ only in their missing headers", len(keys))
+	}
+	batched := s.ParseAll(ctx, cmds)
+	for i, c := range cmds {
+		alone, err := s.Parse(ctx, c)
+		if err != nil || batched[i].Err != nil {
+			t.Fatalf("%s: alone %v, in a batch %v", c.File, err, batched[i].Err)
+		}
+		renumber(alone.Root)
+		renumber(batched[i].TU.Root)
+		if !reflect.DeepEqual(alone, batched[i].TU) {
+			t.Errorf("%s: in a batch\n%+v\nalone\n%+v", c.File, batched[i].TU, alone)
+		}
+	}
+	if n := s.batched.Load(); n != 3 {
+		t.Errorf("batches gave %d files whole, want 3 (a, b and c; d alone with its own stand-ins)", n)
+	}
+	for _, d := range batched[3].TU.Root.Inner {
+		if d.Name == "window_found" {
+			t.Errorf("d.cu saw a.cu's stand-in through __has_include")
+		}
+	}
+}
+
+// TestPrepareWritesNoStubs: preparing a file notes the stand-ins it needs without writing
+// them: a file of a batch runs with the batch's, and only a parse of its own writes its own.
+func TestPrepareWritesNoStubs(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "a.cu")
+	if err := os.WriteFile(file, []byte("#include <missing_window_system.h>\nint a() { return 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.prepare(context.Background(), Command{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.remove()
+	if len(p.stubs.names) != 1 || p.stubs.dir != "" {
+		t.Errorf("prepared with stand-ins %v in %q, want one noted and none written", p.stubs.names, p.stubs.dir)
+	}
+	tu, err := s.Parse(context.Background(), Command{File: file})
+	if err != nil || len(tu.Stubbed) != 1 {
+		t.Fatalf("parsed alone: %v, stubbed %v; want it parsed with its stand-in", err, tu)
+	}
+}

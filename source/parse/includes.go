@@ -11,26 +11,33 @@ import (
 // its parse).
 type includeCache struct {
 	mu sync.Mutex
-	m  map[string][]include
+	m  map[string]fileIncludes
 }
 
-// of is file's include directives; none for a file that cannot be read (clang will say).
-func (c *includeCache) of(file string, l Limits) []include {
+// fileIncludes is what preresolve reads of a file: its include directives, and whether it
+// asks whether a header exists (__has_include), which the stand-ins it is parsed with answer.
+type fileIncludes struct {
+	incs   []include
+	probes bool
+}
+
+// of is what file includes; none for a file that cannot be read (clang will say).
+func (c *includeCache) of(file string, l Limits) fileIncludes {
 	c.mu.Lock()
-	inc, ok := c.m[file]
+	fi, ok := c.m[file]
 	c.mu.Unlock()
 	if ok {
-		return inc
+		return fi
 	}
 	b, _ := ReadSource(file, l)
-	inc = includesIn(b)
+	fi = fileIncludes{incs: includesIn(b), probes: bytes.Contains(b, []byte("__has_include"))}
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[string][]include{}
+		c.m = map[string]fileIncludes{}
 	}
-	c.m[file] = inc
+	c.m[file] = fi
 	c.mu.Unlock()
-	return inc
+	return fi
 }
 
 // includesIn are the include directives of a file's text, in order.

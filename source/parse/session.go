@@ -47,8 +47,10 @@ type Session struct {
 	cc1s       map[string][]string
 	markerOnce sync.Once
 	marker     string
-	// stubSets are the stand-in directories batches share, by the names they stand in for.
-	stubSets map[string]string
+	// stubSets are the stand-in directories batches share, by the names they stand in for;
+	// stubUnions the names noted for each batch command line (batchstubs.go).
+	stubSets   map[string]string
+	stubUnions map[string]map[string]bool
 	// includes are the include directives preresolve read, by file.
 	includes includeCache
 	// batched counts the files a batch gave whole (a test's check that batches ran).
@@ -101,7 +103,9 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 	}
 	defer p.remove()
 	for round := 0; ; round++ {
-		p.env.stubs = p.stubs.dir
+		if p.env.stubs, err = p.stubs.path(s.dir); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", p.c.File, err)
+		}
 		run, err := runClang(ctx, s.driver, p.c, clangArgs(p.c, p.lang, s.o, p.env), s.notOwn(), s.o.Limits)
 		if err != nil {
 			return nil, err
@@ -214,11 +218,7 @@ func (s *Session) retry(c *Command, env *parseEnv, stubs *stubDir, found *[]stri
 					return true, nil
 				}
 			}
-			added, err := stubs.add(s.dir, name)
-			if err != nil {
-				return false, fmt.Errorf("parsing %s: %w", c.File, err)
-			}
-			if added {
+			if stubs.add(name) {
 				return true, nil
 			}
 		}

@@ -14,48 +14,73 @@ import (
 // stand-in it goes on, and what used the missing header's names is an error in the functions
 // that use them (their pairs undecidable, broken.go) while the rest of the file is analysed.
 // The directory is searched last (-idirafter), so it never hides a header that exists; it is
-// the one parse's own, so whether a header exists (__has_include) never depends on which
-// other file was parsed first.
+// the one parse's own (a batch's files share one, batchstubs.go), so whether a header exists
+// (__has_include) never depends on which other file was parsed first.
 type stubDir struct {
-	dir   string // "" until the first stub
+	dir   string // "" until the first stand-in is written
 	names []string
+	// written is how many of names have their stand-in in dir: a file's stand-ins are
+	// written when a parse runs with them (path), not when they are found. A file of a batch
+	// runs with the batch's (batchstubs.go), and writing its own was a sixth of echoctl's
+	// CPU time on cuda-samples, in mkdir (issue 40).
+	written int
+	// probed: the file or one of its own headers asks whether a header exists
+	// (__has_include), so its parse is given no stand-in but its own (batchstubs.go).
+	probed bool
 }
 
-// add writes an empty header for name (as the include spelled it); false when it cannot
-// stand in for it: an absolute path, or one already stubbed (the stub did not help).
-func (s *stubDir) add(parent, name string) (bool, error) {
+// stubDepth is how deep inside its directory the stand-ins are searched for: "../x.h" resolves
+// against the search directory, and every ../ must stay inside.
+var stubDepth = []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+
+// add notes a stand-in for name (as the include spelled it); false when it cannot stand in
+// for it: an absolute path, one already noted (the stand-in did not help), or one with more
+// ../ than the stand-ins are deep.
+func (s *stubDir) add(name string) bool {
 	if name == "" || filepath.IsAbs(name) {
-		return false, nil
+		return false
 	}
 	for _, n := range s.names {
 		if n == name {
-			return false, nil
+			return false
 		}
+	}
+	root := string(filepath.Separator) + "stubs"
+	p := filepath.Join(append(append([]string{root}, stubDepth...), filepath.FromSlash(name))...)
+	if !strings.HasPrefix(p, root+string(filepath.Separator)) {
+		return false
+	}
+	s.names = append(s.names, name)
+	return true
+}
+
+// path is the directory to search for the stand-ins, made under parent and written the first
+// time it is asked for; "" for none.
+func (s *stubDir) path(parent string) (string, error) {
+	if s.written == len(s.names) {
+		return s.dir, nil
 	}
 	if s.dir == "" {
 		d, err := os.MkdirTemp(parent, "stubs-")
 		if err != nil {
-			return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+			return "", fmt.Errorf("standing in for the missing header %s: %w", s.names[0], err)
 		}
-		// "../x.h" resolves against the search directory: search a directory deep enough
-		// inside the stub directory that every ../ stays in it.
-		s.dir = filepath.Join(d, "a", "b", "c", "d", "e", "f", "g", "h")
+		s.dir = filepath.Join(append([]string{d}, stubDepth...)...)
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {
-			return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
+			return "", fmt.Errorf("standing in for the missing header %s: %w", s.names[0], err)
 		}
 	}
-	p := filepath.Join(s.dir, filepath.FromSlash(name))
-	if !strings.HasPrefix(p, s.root()+string(filepath.Separator)) {
-		return false, nil // more ../ than the stub directory is deep
+	for ; s.written < len(s.names); s.written++ {
+		name := s.names[s.written]
+		p := filepath.Join(s.dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", fmt.Errorf("standing in for the missing header %s: %w", name, err)
+		}
+		if err := os.WriteFile(p, []byte("/* Echo: an empty stand-in for a header no include directory has. */\n"), 0o644); err != nil {
+			return "", fmt.Errorf("standing in for the missing header %s: %w", name, err)
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
-	}
-	if err := os.WriteFile(p, []byte("/* Echo: an empty stand-in for a header no include directory has. */\n"), 0o644); err != nil {
-		return false, fmt.Errorf("standing in for the missing header %s: %w", name, err)
-	}
-	s.names = append(s.names, name)
-	return true, nil
+	return s.dir, nil
 }
 
 func (s *stubDir) remove() {
@@ -64,10 +89,10 @@ func (s *stubDir) remove() {
 	}
 }
 
-// root is the directory add made, above the search directory.
+// root is the directory path made, above the search directory.
 func (s *stubDir) root() string {
 	d := s.dir
-	for i := 0; i < 8; i++ {
+	for range stubDepth {
 		d = filepath.Dir(d)
 	}
 	return d
@@ -107,7 +132,9 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 	for depth := 0; depth < 4 && len(queue) > 0; depth++ {
 		var next []string
 		for _, file := range queue {
-			for _, inc := range s.includes.of(file, s.o.Limits) {
+			fi := s.includes.of(file, s.o.Limits)
+			stubs.probed = stubs.probed || fi.probes
+			for _, inc := range fi.incs {
 				if inc.name == "" || filepath.IsAbs(inc.name) {
 					continue
 				}
@@ -139,9 +166,7 @@ func (s *Session) preresolve(c *Command, env *parseEnv, stubs *stubDir, found *[
 					env.fallback = true
 					continue
 				}
-				if _, err := stubs.add(s.dir, inc.name); err != nil {
-					return err
-				}
+				stubs.add(inc.name)
 			}
 		}
 		queue = next

@@ -10,8 +10,9 @@ import (
 // each other (parse.Session.BatchKey), so that a worker's chunk holds the tree's files of one
 // command line, not only a directory's: a tree's samples mostly share one, and each process
 // saved is clang's start and the prelude's load, about 0.15 s of CPU (issue 40). Within a key
-// the walk's order is kept; the report's order is the walk's whatever the parse's.
-func (r *scanRun) orderByBatch(ctx context.Context, jobs int) {
+// the walk's order is kept; the report's order is the walk's whatever the parse's. It gives
+// the units' keys in their new order.
+func (r *scanRun) orderByBatch(ctx context.Context, jobs int) []string {
 	units := r.plan.units
 	keys := make([]string, len(units))
 	var wg sync.WaitGroup
@@ -40,8 +41,35 @@ func (r *scanRun) orderByBatch(ctx context.Context, jobs int) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
 	sorted := make([]int, len(units))
+	sortedKeys := make([]string, len(units))
 	for k, o := range order {
-		sorted[k] = units[o]
+		sorted[k], sortedKeys[k] = units[o], keys[o]
 	}
 	r.plan.units = sorted
+	return sortedKeys
+}
+
+// chunks cuts units sorted by their keys into the runs a worker hands clang's parse at once:
+// at most size each, and cut where the key changes rather than inside a key's run when the
+// next run would not fit, so that a key's files are split among as few clang processes as
+// can be (each one more pays clang's start and the prelude's load). Each chunk is [start, end).
+func chunks(keys []string, size int) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 1; i <= len(keys); i++ {
+		if i == len(keys) || i-start == size || keys[i] != keys[i-1] && i-start+runOf(keys, i) > size {
+			out = append(out, [2]int{start, i})
+			start = i
+		}
+	}
+	return out
+}
+
+// runOf is how many of keys from i on are keys[i].
+func runOf(keys []string, i int) int {
+	n := 1
+	for i+n < len(keys) && keys[i+n] == keys[i] {
+		n++
+	}
+	return n
 }

@@ -256,7 +256,7 @@ func (r *scanRun) run(ctx context.Context) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	r.orderByBatch(ctx, jobs)
+	keys := r.orderByBatch(ctx, jobs)
 	var wg sync.WaitGroup
 	next := make(chan []int)
 	for w := 0; w < min(jobs, max(len(r.plan.units), 1)); w++ {
@@ -268,7 +268,7 @@ func (r *scanRun) run(ctx context.Context) error {
 			}
 		}()
 	}
-	for start := 0; start < len(r.plan.units); start += batchSize {
+	for _, c := range chunks(keys, batchSize) {
 		r.mu.Lock()
 		stop := r.fatal != nil
 		r.mu.Unlock()
@@ -276,7 +276,7 @@ func (r *scanRun) run(ctx context.Context) error {
 			break
 		}
 		select {
-		case next <- r.plan.units[start:min(start+batchSize, len(r.plan.units))]:
+		case next <- r.plan.units[c[0]:c[1]]:
 		case <-ctx.Done():
 		}
 	}
