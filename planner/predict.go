@@ -380,12 +380,12 @@ func poolOf(pair plan.Pair) plan.Site {
 // firstTouchMS is what one pinned pool (the pairs of one host site) saves an iteration in
 // first touches: a site whose allocations come with fresh pages (freshShare) makes the
 // program fault in each new buffer it writes, where the pool's buffers were faulted in once;
-// an iteration pays it in the share of iterations whose buffers were fresh. A buffer a d2h copy fills is first touched by the
-// copy, whose time the trace has and pairCost prices. The resolve run counts every
-// allocation at the site (Buffer.SiteAllocations), copied or not: CuPy's input array,
-// filled by numpy and copied through CuPy's own staging buffer, comes from the site of the
-// output array its d2h copy fills. Without that count, the buffers known to be written by
-// the program are those its h2d copies read. The faults are priced at the 4 KiB rate where
+// an iteration pays it in the share of iterations whose buffers were fresh. A buffer a d2h
+// copy fills is first touched by the copy, whose time the trace has and pairCost prices.
+// The resolve run counts every allocation at the site (Buffer.SiteAllocations), copied or
+// not: CuPy's input array, filled by numpy and copied through CuPy's own staging buffer,
+// comes from the site of the output array its d2h copy fills. Without that count, the
+// buffers known to be written by the program are those its h2d copies read. The faults are priced at the 4 KiB rate where
 // the resolve run found every buffer of the pool on small pages, else at the faster rate.
 func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	share := 0.0
