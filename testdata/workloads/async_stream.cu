@@ -10,11 +10,7 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL3(twice, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] = in[i] * 2.0f + 0.25f;
-}
+MAP_KERNEL(twice, in[i] * 2.0f + 0.25f)
 
 int main(int argc, char **argv)
 {

@@ -73,6 +73,15 @@
 
 #endif
 
+/* An element-wise kernel over n floats, out[i] = expr: expr reads in[i] (and out[i], for a
+ * kernel that adds into its output). */
+#define MAP_KERNEL(name, expr)                                                      \
+	KERNEL3(name, const float *, in, float *, out, size_t, n)                    \
+	{                                                                            \
+		FOR_ALL(i, n)                                                        \
+		out[i] = (expr);                                                     \
+	}
+
 /* The light map of the stream-like workloads: each output element is its input after work
  * steps of v * A + B. */
 #define SCALE_KERNEL(A, B)                                                          \

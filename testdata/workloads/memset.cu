@@ -12,11 +12,7 @@
 #define WORKLOAD_MANUAL
 #include "workload.h"
 
-KERNEL3(accumulate, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] += in[i] * 0.5f + 1.0f;
-}
+MAP_KERNEL(accumulate, out[i] + (in[i] * 0.5f + 1.0f))
 
 int main(int argc, char **argv)
 {

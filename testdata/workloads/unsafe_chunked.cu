@@ -7,11 +7,7 @@
  */
 #include "workload.h"
 
-KERNEL3(square, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] = in[i] * in[i] + 1.0f;
-}
+MAP_KERNEL(square, in[i] * in[i] + 1.0f)
 
 #define CHUNKS 4
 

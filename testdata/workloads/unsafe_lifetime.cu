@@ -6,11 +6,7 @@
  */
 #include "workload.h"
 
-KERNEL3(offset, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] = in[i] + 1.0f;
-}
+MAP_KERNEL(offset, in[i] + 1.0f)
 
 int main(int argc, char **argv)
 {

@@ -5,11 +5,7 @@
  */
 #include "workload.h"
 
-KERNEL3(square, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] = in[i] * in[i];
-}
+MAP_KERNEL(square, in[i] * in[i])
 
 int main(int argc, char **argv)
 {

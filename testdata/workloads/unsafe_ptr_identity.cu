@@ -7,11 +7,7 @@
  */
 #include "workload.h"
 
-KERNEL3(twice, const float *, in, float *, out, size_t, n)
-{
-	FOR_ALL(i, n)
-	out[i] = 2.0f * in[i];
-}
+MAP_KERNEL(twice, 2.0f * in[i])
 
 struct tag {
 	const void *ptr;
