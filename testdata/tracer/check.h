@@ -14,6 +14,23 @@
 		}                                                                         \
 	} while (0)
 
+/* The loop programs' command line: [ITERATIONS] [BYTES], BYTES 1 MiB unless given. */
+static inline int iterations_arg(int argc, char **argv, int otherwise)
+{
+	return argc > 1 ? atoi(argv[1]) : otherwise;
+}
+
+static inline size_t bytes_arg(int argc, char **argv)
+{
+	return argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+}
+
+/* The programs' line on stdout, which the tests compare across runs. */
+static inline void print_checksum(uint64_t sum)
+{
+	printf("checksum=%016llx\n", (unsigned long long)sum);
+}
+
 /* The host's side of the programs' loop: the input of iteration it, and every step-th word of
  * an output folded into a checksum that starts at CHECKSUM_START (FNV-1a's constants). */
 #define CHECKSUM_START 1469598103934665603ull

@@ -62,8 +62,8 @@ static void use_get_proc(void *lib)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 10;
-	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	int iters = iterations_arg(argc, argv, 10);
+	size_t bytes = bytes_arg(argc, argv);
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "dlopen libcuda.so.1: %s\n", dlerror());
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		free(out);
 	}
 	CHECK(stream_sync(stream));
-	printf("checksum=%016llx\n", (unsigned long long)sum);
+	print_checksum(sum);
 	CHECK(mem_free(d));
 	return 0;
 }

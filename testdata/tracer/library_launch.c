@@ -46,8 +46,8 @@ static launch_fn driver_launch(void)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 8;
-	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	int iters = iterations_arg(argc, argv, 8);
+	size_t bytes = bytes_arg(argc, argv);
 	int early = argc > 3 && !strcmp(argv[3], "early");
 	int nvcc13 = argc > 4 && !strcmp(argv[4], "nvcc13");
 	size_t n = bytes / sizeof(uint32_t);

@@ -65,8 +65,8 @@ static __attribute__((noinline)) int loop(int iters, size_t bytes)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 8;
-	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	int iters = iterations_arg(argc, argv, 8);
+	size_t bytes = bytes_arg(argc, argv);
 	REGISTER_MAP_KERNEL(triple);
 	pthread_t threads[LOADERS];
 	for (int t = 0; t < LOADERS; t++)

@@ -26,8 +26,8 @@
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 10;
-	size_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 1 << 20;
+	int iters = iterations_arg(argc, argv, 10);
+	size_t bytes = bytes_arg(argc, argv);
 	bool reg = argc > 3 && !strcmp(argv[3], "register");
 	bool pitched = argc > 3 && !strcmp(argv[3], "2d");
 	size_t n = bytes / sizeof(uint32_t);
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		free(out);
 	}
 	CHECK(cudaStreamSynchronize(stream));
-	printf("checksum=%016llx\n", (unsigned long long)sum);
+	print_checksum(sum);
 	CHECK(cudaStreamDestroy(stream));
 	CHECK(cudaFree(dev));
 	return 0;

@@ -47,7 +47,7 @@ static inline uint64_t triple_loop(int iters, size_t bytes, uint32_t *h_in, uint
 /* The programs' end: the checksum printed, the loop's buffers freed (the host's with free). */
 static inline int report_and_free(uint64_t sum, uint32_t *h_in, uint32_t *h_out, uint32_t *d_in, uint32_t *d_out)
 {
-	printf("checksum=%016llx\n", (unsigned long long)sum);
+	print_checksum(sum);
 	CHECK(cudaFree(d_in));
 	CHECK(cudaFree(d_out));
 	free(h_in);
