@@ -60,6 +60,12 @@ static CUresult ready_to_answer(const void *out)
 	return r == CUDA_SUCCESS && !out ? CUDA_ERROR_INVALID_VALUE : r;
 }
 
+/* The prologue of the primary context's calls: ready, and device 0, the only one with one. */
+static CUresult on_primary_device(CUresult r, CUdevice dev)
+{
+	return r == CUDA_SUCCESS && dev != 0 ? CUDA_ERROR_INVALID_DEVICE : r;
+}
+
 /* The prologue of calls that need a current context. */
 static CUresult in_context(void)
 {
@@ -109,11 +115,9 @@ CU_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 CU_API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
-	CUresult r = ready_to_answer(ctx);
+	CUresult r = on_primary_device(ready_to_answer(ctx), dev);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (dev != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
 	__atomic_add_fetch(&primary.retained, 1, __ATOMIC_RELAXED);
 	*ctx = &primary;
 	return CUDA_SUCCESS;
@@ -121,11 +125,9 @@ CU_API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 
 CU_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-	CUresult r = ready();
+	CUresult r = on_primary_device(ready(), dev);
 	if (r != CUDA_SUCCESS)
 		return r;
-	if (dev != 0)
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (__atomic_load_n(&primary.retained, __ATOMIC_RELAXED) <= 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	__atomic_sub_fetch(&primary.retained, 1, __ATOMIC_RELAXED);
