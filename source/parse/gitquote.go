@@ -24,22 +24,9 @@ func QuotePath(name string) string {
 		c := name[i]
 		switch {
 		case r == utf8.RuneError && size <= 1, c < 0x20, c == 0x7f:
-			switch c {
-			case '\a':
-				b.WriteString(`\a`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\t':
-				b.WriteString(`\t`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\v':
-				b.WriteString(`\v`)
-			case '\f':
-				b.WriteString(`\f`)
-			case '\r':
-				b.WriteString(`\r`)
-			default:
+			if e, ok := cEscapes[c]; ok {
+				b.WriteString(e)
+			} else {
 				b.WriteByte('\\')
 				s := strconv.FormatUint(uint64(c), 8)
 				b.WriteString(strings.Repeat("0", 3-len(s)) + s)
@@ -55,6 +42,9 @@ func QuotePath(name string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// cEscapes are the control characters git writes as C escapes; it writes the others in octal.
+var cEscapes = map[byte]string{'\a': `\a`, '\b': `\b`, '\t': `\t`, '\n': `\n`, '\v': `\v`, '\f': `\f`, '\r': `\r`}
 
 func needsQuote(name string) bool {
 	if !utf8.ValidString(name) {
