@@ -3,10 +3,12 @@ package parse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -139,6 +141,47 @@ func TestParseAllLimit(t *testing.T) {
 	if n := s.batched.Load(); n != 2 {
 		t.Errorf("batches gave %d files whole, want 2 (b and c)", n)
 	}
+}
+
+// TestParseAllOutputLimitPerFile: the output limit is each file's, as alone: files whose dumps
+// add up past it are given from one batch, and a file past it in the middle of a batch gets
+// Parse's LimitError without a clang run of its own.
+func TestParseAllOutputLimitPerFile(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	big := "int big(int x) {\n" + strings.Repeat("  x = x * 3 + 1;\n", 50) + "  return x;\n}\n"
+	var cmds []Command
+	for i := range 11 {
+		name, text := fmt.Sprintf("s%02d.cu", i), fmt.Sprintf("int f%d() { return %d; }\n", i, i)
+		if i == 5 {
+			name, text = "big.cu", big
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, name)})
+	}
+	ctx := context.Background()
+	// A small file's dump is about 2 KiB, the big one's about 300 KiB.
+	s, err := NewSession(Options{Limits: Limits{Output: 16 << 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	batched := s.ParseAll(ctx, cmds)
+	if n, alone := s.batched.Load(), s.alone.Load(); n != 10 || alone != 0 {
+		t.Errorf("batches gave %d files whole and %d were parsed alone, want 10 and none", n, alone)
+	}
+	var le *LimitError
+	if !errors.As(batched[5].Err, &le) {
+		t.Fatalf("big.cu in a batch: %v, want a LimitError", batched[5].Err)
+	}
+	if _, err := s.Parse(ctx, cmds[5]); !reflect.DeepEqual(err, batched[5].Err) {
+		t.Errorf("big.cu: in a batch %v, alone %v", batched[5].Err, err)
+	}
+	sameAsAlone(t, s, append(cmds[:5:5], cmds[6:]...), append(batched[:5:5], batched[6:]...), false)
 }
 
 // TestParseAllSharesStubs: files that differ only in which missing headers they include share

@@ -23,6 +23,9 @@ type scanner struct {
 	base int64  // the offset of data[0] in the stream
 	err  error  // the error the reader gave, once data is consumed
 	buf  []byte // the last string read; valid until the next read
+	// end is the stream offset past which the dump being read is over its limit (limitNext);
+	// 0: no limit.
+	end int64
 }
 
 // maxDepth bounds nesting so hostile input cannot grow the stack without limit; clang's
@@ -37,10 +40,30 @@ func (s *scanner) errorf(format string, args ...any) error {
 	return fmt.Errorf("reading clang's AST at byte %d: %s", s.base+int64(s.pos), fmt.Sprintf(format, args...))
 }
 
+// limitNext bounds the dump that starts at the next byte to max bytes (0: no bound): one
+// dump's, not the stream's, so that each file of a batch has the limit it has alone.
+func (s *scanner) limitNext(max int64) {
+	s.end = 0
+	if max > 0 {
+		s.end = s.base + int64(s.pos) + max
+	}
+}
+
+// pastLimit is errOutputLimit once more of the dump than limitNext's bound was consumed.
+func (s *scanner) pastLimit() error {
+	if s.end > 0 && s.base+int64(s.pos) > s.end {
+		return errOutputLimit
+	}
+	return nil
+}
+
 // fill reads more of the stream once data is consumed; the error is the reader's, when it
-// has nothing more.
+// has nothing more, or errOutputLimit once the dump consumed is past its bound.
 func (s *scanner) fill() error {
 	for s.pos >= len(s.data) {
+		if err := s.pastLimit(); err != nil {
+			return err
+		}
 		if s.err != nil {
 			return s.err
 		}

@@ -53,8 +53,9 @@ type Session struct {
 	stubUnions map[string]map[string]bool
 	// includes are the include directives preresolve read, by file.
 	includes includeCache
-	// batched counts the files a batch gave whole (a test's check that batches ran).
-	batched atomic.Int64
+	// batched counts the files a batch gave whole (a test's check that batches ran), alone the
+	// files parsed by a clang process of their own (Parse).
+	batched, alone atomic.Int64
 }
 
 type pchBuild struct {
@@ -97,6 +98,7 @@ const maxStubRounds = 32
 // empty stand-ins for the headers clang could not find, until it parses or no missing header
 // is left to stand in for.
 func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
+	s.alone.Add(1)
 	p, err := s.prepare(ctx, c)
 	if err != nil {
 		return nil, err
