@@ -151,11 +151,8 @@ func (rd *reader) node(depth int, m mode) (*Node, error) {
 		return rd.result(n, m), err
 	}
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
 			return nil, err
 		}
 		if err := rd.field(n, string(key), depth, &m); err != nil {
@@ -433,11 +430,8 @@ func (rd *reader) qualType(depth int) (string, string, error) {
 	}
 	var t, d string
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return "", "", err
-		}
-		if err := s.expect(':'); err != nil {
 			return "", "", err
 		}
 		if k := string(key); k == "qualType" || k == "desugaredQualType" {
@@ -475,11 +469,8 @@ func (rd *reader) rangeOf(r *Range, depth int) error {
 		return err
 	}
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
 			return err
 		}
 		switch string(key) {
@@ -510,11 +501,8 @@ func (rd *reader) loc(depth int) (Loc, error) {
 	var bare bareLoc
 	var spelling, expansion *Loc
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return Loc{}, err
-		}
-		if err := s.expect(':'); err != nil {
 			return Loc{}, err
 		}
 		switch k := string(key); k {
