@@ -60,15 +60,46 @@ func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 
 // BatchKey is what ParseAll batches c by: the files of one ParseAll with one key share a clang
 // process. "" for a file it parses alone. The stand-ins c needs are noted for the batch's
-// (batchstubs.go).
+// (batchstubs.go), and c's prepared parse is kept for ParseAll, which would prepare it again.
 func (s *Session) BatchKey(ctx context.Context, c Command) string {
 	f, ok := s.batchable(ctx, 0, c)
 	if !ok {
 		return ""
 	}
 	s.noteStubs(f)
-	f.p.remove()
+	s.keepPrepared(c, f.p)
 	return f.flags
+}
+
+// keepPrepared keeps p, c's prepared parse, for the next batchable of c. A file a batch can
+// take holds nothing to remove (no stand-ins written, no alias made: prepare, batchable), so
+// one that is never taken costs nothing but its memory.
+func (s *Session) keepPrepared(c Command, p *prepared) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		s.kept = map[string]*prepared{}
+	}
+	s.kept[commandKey(c)] = p
+}
+
+// takePrepared is the prepared parse BatchKey kept for c, taken; nil for none.
+func (s *Session) takePrepared(c Command) *prepared {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := commandKey(c)
+	p := s.kept[k]
+	delete(s.kept, k)
+	return p
+}
+
+// commandKey tells commands apart by every field prepare reads.
+func commandKey(c Command) string {
+	guess := "0"
+	if c.Guess {
+		guess = "1"
+	}
+	return strings.Join(append(append([]string{c.Dir, c.File, guess}, c.Args...), append([]string{"\x01"}, c.Own...)...), "\x00")
 }
 
 // batchFile is one file of a batch: where its result goes, and its prepared parse.
@@ -81,11 +112,16 @@ type batchFile struct {
 	args  []string // the whole command line, for the driver's -###
 }
 
-// batchable prepares c for a batch; false for a file Parse is to parse alone.
+// batchable prepares c for a batch, or takes what BatchKey prepared; false for a file Parse
+// is to parse alone.
 func (s *Session) batchable(ctx context.Context, i int, c Command) (*batchFile, bool) {
-	p, err := s.prepare(ctx, c)
-	if err != nil {
-		return nil, false // Parse gives the same error
+	p := s.takePrepared(c)
+	if p == nil {
+		var err error
+		if p, err = s.prepare(ctx, c); err != nil {
+			return nil, false // Parse gives the same error
+		}
+		s.prepares.Add(1)
 	}
 	if p.odd.dir != "" {
 		p.remove()

@@ -230,6 +230,39 @@ func TestParseAllSharesStubs(t *testing.T) {
 	}
 }
 
+// TestParseAllTakesBatchKeysPreparation: ParseAll takes the prepared parses BatchKey made
+// rather than preparing the files again, and parses each file as Parse does.
+func TestParseAllTakesBatchKeysPreparation(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	var cmds []Command
+	for i, text := range []string{"#include <missing_window_system.h>\nint a() { return 1; }\n", "int b() { return 2; }\n"} {
+		name := filepath.Join(dir, fmt.Sprintf("f%d.cu", i))
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: name})
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range cmds {
+		if s.BatchKey(ctx, c) == "" {
+			t.Fatalf("%s: no batch key", c.File)
+		}
+	}
+	batched := s.ParseAll(ctx, cmds)
+	if n := s.prepares.Load(); n != 2 {
+		t.Errorf("%d files prepared for batches, want 2 (each once, by BatchKey)", n)
+	}
+	sameAsAlone(t, s, cmds, batched, false)
+}
+
 // TestPrepareWritesNoStubs: preparing a file notes the stand-ins it needs without writing
 // them: a file of a batch runs with the batch's, and only a parse of its own writes its own.
 func TestPrepareWritesNoStubs(t *testing.T) {

@@ -53,9 +53,14 @@ type Session struct {
 	stubUnions map[string]map[string]bool
 	// includes are the include directives preresolve read, by file.
 	includes includeCache
+	// kept are the parses BatchKey prepared, by command (commandKey), for ParseAll to take:
+	// a survey's every file would be prepared twice, its include directives matched and its
+	// headers looked for again (issue 40).
+	kept map[string]*prepared
 	// batched counts the files a batch gave whole (a test's check that batches ran), alone the
-	// files parsed by a clang process of their own (Parse).
-	batched, alone atomic.Int64
+	// files parsed by a clang process of their own (Parse), prepares the files batchable
+	// prepared.
+	batched, alone, prepares atomic.Int64
 }
 
 type pchBuild struct {
