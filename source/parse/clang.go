@@ -81,11 +81,12 @@ func runClang(ctx context.Context, driver string, c Command, args []string, notO
 	run.stopIfOver(readErr)
 	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
+	over := run.exceeded(waitErr, readErr, stderr.Bytes())
 	if ctx.Err() != nil {
 		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
 	}
-	if err := run.exceeded(waitErr, readErr, stderr.Bytes()); err != nil {
-		return clangResult{}, err
+	if over != nil {
+		return clangResult{}, over
 	}
 	return clangResult{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
 }

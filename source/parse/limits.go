@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -91,6 +92,7 @@ type clangRun struct {
 	timed   context.Context // ends at the time limit too
 	cancel  context.CancelFunc
 	dump    *cappedReader
+	out     *os.File // the dump's pipe, closed by exceeded
 	started time.Time
 }
 
@@ -118,17 +120,20 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	r.prepare(cmd)
 	cmd.Dir = dir
 	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
+	out, w, err := dumpPipe()
 	if err == nil {
+		cmd.Stdout = w
 		if err = cmd.Start(); err != nil {
+			out.Close()
 			err = fmt.Errorf("starting clang: %w", err)
 		}
+		w.Close()
 	}
 	if err != nil {
 		r.cancel()
 		return nil, nil, err
 	}
-	growPipe(out)
+	r.out = out
 	return cmd, r.start(cmd, &gatheringReader{r: out}), nil
 }
 
@@ -159,6 +164,9 @@ const dumpSlack = 4 << 10
 // Called after Wait, with clang's standard error.
 func (r *clangRun) exceeded(waitErr, readErr error, stderr []byte) error {
 	defer r.cancel()
+	if r.out != nil {
+		r.out.Close()
+	}
 	switch {
 	case r.ctx.Err() != nil:
 		return nil // interrupted: the caller's to say
