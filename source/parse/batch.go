@@ -60,15 +60,46 @@ func (s *Session) ParseAll(ctx context.Context, cmds []Command) []Parsed {
 
 // BatchKey is what ParseAll batches c by: the files of one ParseAll with one key share a clang
 // process. "" for a file it parses alone. The stand-ins c needs are noted for the batch's
-// (batchstubs.go).
+// (batchstubs.go), and c's prepared parse is kept for ParseAll, which would prepare it again.
 func (s *Session) BatchKey(ctx context.Context, c Command) string {
 	f, ok := s.batchable(ctx, 0, c)
 	if !ok {
 		return ""
 	}
 	s.noteStubs(f)
-	f.p.remove()
+	s.keepPrepared(c, f.p)
 	return f.flags
+}
+
+// keepPrepared keeps p, c's prepared parse, for the next batchable of c. A file a batch can
+// take holds nothing to remove (no stand-ins written, no alias made: prepare, batchable), so
+// one that is never taken costs nothing but its memory.
+func (s *Session) keepPrepared(c Command, p *prepared) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		s.kept = map[string]*prepared{}
+	}
+	s.kept[commandKey(c)] = p
+}
+
+// takePrepared is the prepared parse BatchKey kept for c, taken; nil for none.
+func (s *Session) takePrepared(c Command) *prepared {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := commandKey(c)
+	p := s.kept[k]
+	delete(s.kept, k)
+	return p
+}
+
+// commandKey tells commands apart by every field prepare reads.
+func commandKey(c Command) string {
+	guess := "0"
+	if c.Guess {
+		guess = "1"
+	}
+	return strings.Join(append(append([]string{c.Dir, c.File, guess}, c.Args...), append([]string{"\x01"}, c.Own...)...), "\x00")
 }
 
 // batchFile is one file of a batch: where its result goes, and its prepared parse.
@@ -81,11 +112,16 @@ type batchFile struct {
 	args  []string // the whole command line, for the driver's -###
 }
 
-// batchable prepares c for a batch; false for a file Parse is to parse alone.
+// batchable prepares c for a batch, or takes what BatchKey prepared; false for a file Parse
+// is to parse alone.
 func (s *Session) batchable(ctx context.Context, i int, c Command) (*batchFile, bool) {
-	p, err := s.prepare(ctx, c)
-	if err != nil {
-		return nil, false // Parse gives the same error
+	p := s.takePrepared(c)
+	if p == nil {
+		var err error
+		if p, err = s.prepare(ctx, c); err != nil {
+			return nil, false // Parse gives the same error
+		}
+		s.prepares.Add(1)
 	}
 	if p.odd.dir != "" {
 		p.remove()
@@ -137,8 +173,8 @@ func (s *Session) parseGroup(ctx context.Context, files []*batchFile, out []Pars
 		n := end.given
 		switch {
 		case n == len(files):
-		case n == 0 && end.firstOver != nil:
-			out[files[0].i] = Parsed{Err: end.firstOver}
+		case n == end.overAt && end.over != nil:
+			out[files[n].i] = Parsed{Err: end.over}
 			n++
 		default:
 			out[files[n].i] = s.parseOne(ctx, files[n].c)
@@ -149,12 +185,17 @@ func (s *Session) parseGroup(ctx context.Context, files []*batchFile, out []Pars
 }
 
 // batchEnd is how a batch ended: how many files it gave whole (the first ones), how many clang
-// began, and the limit the first file went past when clang began no other: a run of that
-// file alone, from the process's start, as Parse's would be, so its LimitError is Parse's.
-// Not the memory limit: clang's compiler job alone does not keep what the driver's does.
+// began, and the limit a file went past (over, the file at overAt) where that is the limit it
+// goes past alone, so its LimitError is Parse's: a file's own (its nodes, its dump, which the
+// reader counts from the file's start), or any but memory when the first file went past it
+// and clang began no other, a run of that file alone from the process's start as Parse's
+// would be. Not the memory limit: clang's compiler job alone does not keep what the driver's
+// does. A file past its own limit is not run again alone: HeCBench's two files past the
+// output limit were each read to it twice, in a batch and alone (issue 40).
 type batchEnd struct {
 	given, begun int
-	firstOver    error
+	over         error
+	overAt       int
 }
 
 // runBatch runs clang's compiler job on files and gives the results of the files it gave
@@ -165,7 +206,7 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	for _, f := range files {
 		args = append(args, f.p.c.File)
 	}
-	run := newClangRun(ctx, files[0].p.c.File, s.o.Limits)
+	run := newClangRun(ctx, files[0].p.c.File, len(files), s.o.Limits)
 	errs := &fileDiags{isMarker: s.isMarker, max: 1 << 20}
 	cmd, stdout, err := run.startClang(job[0], args, files[0].p.c.Dir, errs)
 	if err != nil {
@@ -176,7 +217,7 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	var readErr error
 	for _, f := range files {
 		var root *Node
-		if root, readErr = readTU(dump, keepOwn(f.p.c, s.notOwn()), s.o.Limits.nodes()); readErr != nil {
+		if root, readErr = readTU(dump, keepOwn(f.p.c, s.notOwn()), s.o.Limits.nodes(), s.o.Limits.output()); readErr != nil {
 			break
 		}
 		roots = append(roots, root)
@@ -194,8 +235,13 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	if errs.pre == 0 { // else what came before the first file's marker leaves the batch untrusted
 		end.begun = len(errs.chunks)
 	}
-	if over := run.exceeded(waitErr, readErr, nil); over != nil && end.begun == 1 && len(roots) == 0 {
-		end.firstOver = over
+	over := run.exceeded(waitErr, readErr, nil)
+	switch k := len(roots); {
+	case ctx.Err() != nil:
+	case k < len(files) && run.fileOver(files[k].p.c.File, readErr) != nil:
+		end.over, end.overAt = run.fileOver(files[k].p.c.File, readErr), k
+	case over != nil && end.begun == 1 && k == 0:
+		end.over = over
 	}
 	// A file read whole whose diagnostics ended is given even when ctx ended the batch: it
 	// was done before the interrupt.

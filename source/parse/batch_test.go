@@ -3,10 +3,12 @@ package parse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -141,6 +143,47 @@ func TestParseAllLimit(t *testing.T) {
 	}
 }
 
+// TestParseAllOutputLimitPerFile: the output limit is each file's, as alone: files whose dumps
+// add up past it are given from one batch, and a file past it in the middle of a batch gets
+// Parse's LimitError without a clang run of its own.
+func TestParseAllOutputLimitPerFile(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	big := "int big(int x) {\n" + strings.Repeat("  x = x * 3 + 1;\n", 50) + "  return x;\n}\n"
+	var cmds []Command
+	for i := range 11 {
+		name, text := fmt.Sprintf("s%02d.cu", i), fmt.Sprintf("int f%d() { return %d; }\n", i, i)
+		if i == 5 {
+			name, text = "big.cu", big
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: filepath.Join(dir, name)})
+	}
+	ctx := context.Background()
+	// A small file's dump is about 2 KiB, the big one's about 300 KiB.
+	s, err := NewSession(Options{Limits: Limits{Output: 16 << 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	batched := s.ParseAll(ctx, cmds)
+	if n, alone := s.batched.Load(), s.alone.Load(); n != 10 || alone != 0 {
+		t.Errorf("batches gave %d files whole and %d were parsed alone, want 10 and none", n, alone)
+	}
+	var le *LimitError
+	if !errors.As(batched[5].Err, &le) {
+		t.Fatalf("big.cu in a batch: %v, want a LimitError", batched[5].Err)
+	}
+	if _, err := s.Parse(ctx, cmds[5]); !reflect.DeepEqual(err, batched[5].Err) {
+		t.Errorf("big.cu: in a batch %v, alone %v", batched[5].Err, err)
+	}
+	sameAsAlone(t, s, append(cmds[:5:5], cmds[6:]...), append(batched[:5:5], batched[6:]...), false)
+}
+
 // TestParseAllSharesStubs: files that differ only in which missing headers they include share
 // one clang process, each parsed as Parse parses it, except a file that asks __has_include,
 // which keeps its own stand-ins: the other file's would make its missing header exist.
@@ -185,6 +228,39 @@ func TestParseAllSharesStubs(t *testing.T) {
 			t.Errorf("d.cu saw a.cu's stand-in through __has_include")
 		}
 	}
+}
+
+// TestParseAllTakesBatchKeysPreparation: ParseAll takes the prepared parses BatchKey made
+// rather than preparing the files again, and parses each file as Parse does.
+func TestParseAllTakesBatchKeysPreparation(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("clang is not installed")
+	}
+	dir := t.TempDir()
+	var cmds []Command
+	for i, text := range []string{"#include <missing_window_system.h>\nint a() { return 1; }\n", "int b() { return 2; }\n"} {
+		name := filepath.Join(dir, fmt.Sprintf("f%d.cu", i))
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: name})
+	}
+	ctx := context.Background()
+	s, err := NewSession(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range cmds {
+		if s.BatchKey(ctx, c) == "" {
+			t.Fatalf("%s: no batch key", c.File)
+		}
+	}
+	batched := s.ParseAll(ctx, cmds)
+	if n := s.prepares.Load(); n != 2 {
+		t.Errorf("%d files prepared for batches, want 2 (each once, by BatchKey)", n)
+	}
+	sameAsAlone(t, s, cmds, batched, false)
 }
 
 // TestPrepareWritesNoStubs: preparing a file notes the stand-ins it needs without writing

@@ -71,21 +71,22 @@ type clangResult struct {
 // written. Files under notOwn (the session's prelude and stubs) are never the project's own,
 // wherever the file is. A run past a limit is a *LimitError.
 func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, l Limits) (clangResult, error) {
-	run := newClangRun(ctx, c.File, l)
+	run := newClangRun(ctx, c.File, 1, l)
 	stderr := &headBuffer{max: 1 << 20}
 	cmd, dump, err := run.startClang(driver, args, c.Dir, stderr)
 	if err != nil {
 		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, err)
 	}
-	root, readErr := readAST(dump, keepOwn(c, notOwn), l.nodes())
+	root, readErr := readAST(dump, keepOwn(c, notOwn), l.nodes(), l.output())
 	run.stopIfOver(readErr)
 	io.Copy(io.Discard, dump) // clang blocks on a full pipe if the reader stopped early
 	waitErr := cmd.Wait()
+	over := run.exceeded(waitErr, readErr, stderr.Bytes())
 	if ctx.Err() != nil {
 		return clangResult{}, fmt.Errorf("parsing %s: %w", c.File, ctx.Err())
 	}
-	if err := run.exceeded(waitErr, readErr, stderr.Bytes()); err != nil {
-		return clangResult{}, err
+	if over != nil {
+		return clangResult{}, over
 	}
 	return clangResult{root: root, stderr: stderr.Bytes(), stderrCut: stderr.cut, waitErr: waitErr, readEr: readErr}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -29,7 +31,7 @@ type Limits struct {
 	Time time.Duration
 	// Memory is clang's address space (RLIMIT_AS).
 	Memory uint64
-	// Output is how much of clang's JSON dump is read.
+	// Output is how much of clang's JSON dump of one file is read.
 	Output int64
 	// Nodes is how many AST nodes of the file and its own headers the reader keeps: what
 	// bounds the reader's memory when a small file includes a huge header of its own.
@@ -39,6 +41,9 @@ type Limits struct {
 // The defaults: FileSize is twice the largest translation unit in Rodinia, cuda-samples and
 // HeCBench (sobol_primitives, 1 MB of generated table); a clang run on such a file takes
 // seconds and a few hundred MB; the dump of a file with thrust's headers is a few hundred MB.
+// Output is not lower because HeCBench's largest dumps of files that are read whole are
+// 2.7 GB (sw4ck's curvilinear4sg.cu) and 3.1 GB (bm3d's main.cu, with CImg.h), most of it
+// clang's indentation; gerbil's Application.cpp and s3d's S3D.cu go past it (issue 40).
 const (
 	DefaultFileSize = 2 << 20
 	DefaultTime     = 2 * time.Minute
@@ -81,18 +86,21 @@ func tooLarge(file string, size, limit int64) *LimitError {
 // bounded and its dump read only up to the output limit.
 type clangRun struct {
 	file    string
+	dumps   int // how many files' dumps the process writes
 	limits  Limits
 	ctx     context.Context // the caller's: its end is an interrupt, not a limit
 	timed   context.Context // ends at the time limit too
 	cancel  context.CancelFunc
 	dump    *cappedReader
+	out     *os.File // the dump's pipe, closed by exceeded
 	started time.Time
 }
 
-// newClangRun starts the time limit of one clang run on file.
-func newClangRun(ctx context.Context, file string, l Limits) *clangRun {
+// newClangRun starts the time limit of one clang run on file, or on a batch of dumps files
+// that begins with file.
+func newClangRun(ctx context.Context, file string, dumps int, l Limits) *clangRun {
 	timed, cancel := context.WithTimeout(ctx, l.time())
-	return &clangRun{file: file, limits: l, ctx: ctx, timed: timed, cancel: cancel}
+	return &clangRun{file: file, dumps: dumps, limits: l, ctx: ctx, timed: timed, cancel: cancel}
 }
 
 // prepare puts cmd, made with exec.CommandContext(r.timed, …), in a process group of its own
@@ -112,46 +120,60 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	r.prepare(cmd)
 	cmd.Dir = dir
 	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
+	out, w, err := dumpPipe()
 	if err == nil {
+		cmd.Stdout = w
 		if err = cmd.Start(); err != nil {
+			out.Close()
 			err = fmt.Errorf("starting clang: %w", err)
 		}
+		w.Close()
 	}
 	if err != nil {
 		r.cancel()
 		return nil, nil, err
 	}
-	growPipe(out)
+	r.out = out
 	return cmd, r.start(cmd, &gatheringReader{r: out}), nil
 }
 
-// start bounds the started clang's address space and wraps its dump in the output limit. The
-// limit is set on the running process (prlimit(2)), a moment after exec: clang has not yet
-// read its input then, and Go cannot set a child's limits before exec.
+// start bounds the started clang's address space and wraps its output in the output limit
+// of all its files together, what is read after the last one included. The reader holds each
+// file's dump to the limit (readTU): the output's is only what bounds reading what comes after
+// the last dump. The limit is set on the running process (prlimit(2)), a moment after exec:
+// clang has not yet read its input then, and Go cannot set a child's limits before exec.
 func (r *clangRun) start(cmd *exec.Cmd, dump io.Reader) io.Reader {
 	r.started = time.Now()
 	lim := unix.Rlimit{Cur: r.limits.memory(), Max: r.limits.memory()}
 	_ = unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &lim, nil)
-	r.dump = &cappedReader{r: dump, left: r.limits.output(), kill: func() {
+	left := int64(math.MaxInt64)
+	if per := r.limits.output() + dumpSlack; per > 0 && per <= left/int64(max(r.dumps, 1)) {
+		left = per * int64(max(r.dumps, 1))
+	}
+	r.dump = &cappedReader{r: dump, left: left, kill: func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}}
 	return r.dump
 }
 
+// dumpSlack is what clang writes after a dump (its newline), allowed for each file, so that a
+// dump just within the limit is not cut by the output's.
+const dumpSlack = 4 << 10
+
 // exceeded is the LimitError of a run that went past a limit, nil for one that did not.
 // Called after Wait, with clang's standard error.
 func (r *clangRun) exceeded(waitErr, readErr error, stderr []byte) error {
 	defer r.cancel()
+	if r.out != nil {
+		r.out.Close()
+	}
 	switch {
 	case r.ctx.Err() != nil:
 		return nil // interrupted: the caller's to say
-	case errors.Is(readErr, errNodeLimit):
-		return &LimitError{File: r.file, Why: fmt.Sprintf("more than %d AST nodes in the file and its own headers (generated code?): skipped to bound memory",
-			r.limits.nodes())}
+	case r.fileOver(r.file, readErr) != nil:
+		return r.fileOver(r.file, readErr)
 	case r.dump != nil && r.dump.over:
-		return &LimitError{File: r.file, Why: fmt.Sprintf("clang's AST of it is larger than %s (generated code?): skipped to bound time and memory",
-			units.Bytes(uint64(r.limits.output())))}
+		return r.outputOver(r.file)
 	case errors.Is(r.timed.Err(), context.DeadlineExceeded):
 		return &LimitError{File: r.file, Why: fmt.Sprintf("clang ran past %s (an #include of a FIFO or a device?): give --file-timeout more",
 			r.limits.time())}
@@ -160,6 +182,24 @@ func (r *clangRun) exceeded(waitErr, readErr error, stderr []byte) error {
 			units.Bytes(r.limits.memory()))}
 	}
 	return nil
+}
+
+// fileOver is the LimitError of file, whose dump the reader stopped reading with readErr, when
+// that dump went past the limit of its own (nodes or output); nil for another error.
+func (r *clangRun) fileOver(file string, readErr error) *LimitError {
+	switch {
+	case errors.Is(readErr, errNodeLimit):
+		return &LimitError{File: file, Why: fmt.Sprintf("more than %d AST nodes in the file and its own headers (generated code?): skipped to bound memory",
+			r.limits.nodes())}
+	case errors.Is(readErr, errOutputLimit):
+		return r.outputOver(file)
+	}
+	return nil
+}
+
+func (r *clangRun) outputOver(file string) *LimitError {
+	return &LimitError{File: file, Why: fmt.Sprintf("clang's AST of it is larger than %s (generated code?): skipped to bound time and memory",
+		units.Bytes(uint64(r.limits.output())))}
 }
 
 // outOfMemory tells clang's death by a failed allocation from its standard error: LLVM's
@@ -172,10 +212,10 @@ func outOfMemory(stderr []byte) bool {
 		strings.Contains(s, "Cannot allocate memory")
 }
 
-// stopIfOver kills clang when the reader gave up past its node limit: what is left of the dump
+// stopIfOver kills clang when the reader gave up past a file's limit: what is left of the dump
 // is drained, and clang would write all of it.
 func (r *clangRun) stopIfOver(readErr error) {
-	if errors.Is(readErr, errNodeLimit) {
+	if r.fileOver(r.file, readErr) != nil {
 		r.dump.kill()
 	}
 }

@@ -16,28 +16,33 @@ import (
 // just before, wherever that was in the dump, so the reader follows every location in order,
 // skipped declarations included, and fills each one in.
 func ReadAST(r io.Reader, keep func(file string) bool) (*Node, error) {
-	return readAST(r, keep, 0)
+	return readAST(r, keep, 0, 0)
 }
 
-// readAST is ReadAST keeping at most maxNodes nodes (0: any number); past them it fails with
-// errNodeLimit.
-func readAST(r io.Reader, keep func(file string) bool, maxNodes int) (*Node, error) {
-	rd := newReader(newScanner(r), keep, maxNodes)
-	root, err := rd.node(0, modeRoot)
+// readAST is ReadAST under readTU's bounds.
+func readAST(r io.Reader, keep func(file string) bool, maxNodes int, maxBytes int64) (*Node, error) {
+	s := newScanner(r)
+	root, err := readTU(s, keep, maxNodes, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	if c, err := rd.s.peek(); err == nil {
-		return nil, rd.s.errorf("unexpected %q after the translation unit", c)
+	if c, err := s.peek(); err == nil {
+		return nil, s.errorf("unexpected %q after the translation unit", c)
 	}
-	return rd.unit(root)
+	return root, nil
 }
 
 // readTU reads one translation unit's dump from s and leaves s after it: a batch's dumps
-// follow one another on one stream (batch.go).
-func readTU(s *scanner, keep func(file string) bool, maxNodes int) (*Node, error) {
+// follow one another on one stream (batch.go). It keeps at most maxNodes nodes and reads at
+// most maxBytes of the dump (0: any number); past them it fails with errNodeLimit or
+// errOutputLimit.
+func readTU(s *scanner, keep func(file string) bool, maxNodes int, maxBytes int64) (*Node, error) {
+	s.limitNext(maxBytes)
 	rd := newReader(s, keep, maxNodes)
 	root, err := rd.node(0, modeRoot)
+	if err == nil {
+		err = s.pastLimit()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +151,8 @@ func (rd *reader) node(depth int, m mode) (*Node, error) {
 		return rd.result(n, m), err
 	}
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
 			return nil, err
 		}
 		if err := rd.field(n, string(key), depth, &m); err != nil {
@@ -428,11 +430,8 @@ func (rd *reader) qualType(depth int) (string, string, error) {
 	}
 	var t, d string
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return "", "", err
-		}
-		if err := s.expect(':'); err != nil {
 			return "", "", err
 		}
 		if k := string(key); k == "qualType" || k == "desugaredQualType" {
@@ -470,11 +469,8 @@ func (rd *reader) rangeOf(r *Range, depth int) error {
 		return err
 	}
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
 			return err
 		}
 		switch string(key) {
@@ -505,11 +501,8 @@ func (rd *reader) loc(depth int) (Loc, error) {
 	var bare bareLoc
 	var spelling, expansion *Loc
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return Loc{}, err
-		}
-		if err := s.expect(':'); err != nil {
 			return Loc{}, err
 		}
 		switch k := string(key); k {

@@ -53,8 +53,14 @@ type Session struct {
 	stubUnions map[string]map[string]bool
 	// includes are the include directives preresolve read, by file.
 	includes includeCache
-	// batched counts the files a batch gave whole (a test's check that batches ran).
-	batched atomic.Int64
+	// kept are the parses BatchKey prepared, by command (commandKey), for ParseAll to take:
+	// a survey's every file would be prepared twice, its include directives matched and its
+	// headers looked for again (issue 40).
+	kept map[string]*prepared
+	// batched counts the files a batch gave whole (a test's check that batches ran), alone the
+	// files parsed by a clang process of their own (Parse), prepares the files batchable
+	// prepared.
+	batched, alone, prepares atomic.Int64
 }
 
 type pchBuild struct {
@@ -97,6 +103,7 @@ const maxStubRounds = 32
 // empty stand-ins for the headers clang could not find, until it parses or no missing header
 // is left to stand in for.
 func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
+	s.alone.Add(1)
 	p, err := s.prepare(ctx, c)
 	if err != nil {
 		return nil, err
