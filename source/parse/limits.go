@@ -221,7 +221,9 @@ func (r *clangRun) stopIfOver(readErr error) {
 }
 
 // cappedReader reads at most left bytes; past them it kills clang (so it stops writing) and
-// fails.
+// fails. A read that reaches past them still gives the bytes before: the file being read
+// then may be whole within them, and a batch's reader reads ahead of the file it is in (its
+// next dumps already in the pipe), so failing that read would blame a file that is not over.
 type cappedReader struct {
 	r    io.Reader
 	left int64
@@ -242,7 +244,10 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	if int64(n) > c.left {
 		c.over = true
 		c.kill()
-		return 0, errOutputLimit
+		if n = int(c.left); n == 0 {
+			return 0, errOutputLimit
+		}
+		err = nil
 	}
 	c.left -= int64(n)
 	return n, err
