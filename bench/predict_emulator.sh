@@ -3,7 +3,7 @@
 # `echoctl optimize` with the copies and host reads priced like a discrete GPU's
 # (CUDA_EMU_COPY_DELAY_US, CUDA_EMU_HOST_SLOWDOWN), then, per strategy calibration measured,
 # the plan's estimate (planner.Predict) beside the measured speed-up (baseline median over the
-# strategy's median, from the calibration record) and the Amdahl bound. The goal is predicted
+# strategy's median, from the calibration record) and the copies' Amdahl bound. The goal is predicted
 # within ±25 % of measured; "error" says how far each is. Beside them, the trace's iteration and
 # the calibrated baseline's (ms): the estimate divides the trace's iteration by what serving
 # saves, so where the two iterations differ (tracer cost, load) the estimate moves with them.

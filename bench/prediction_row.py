@@ -2,9 +2,11 @@
 calibration measured (and whose output agreed), the plan's estimate, the measured speed-up
 (the median of the rounds' paired speed-ups, as calibration and the report give it; in a
 record from before they were paired, baseline median over the strategy's median), the range
-of the speed-up round by round, the
-Amdahl bound, the error, and the trace's and the calibrated baseline's iterations (ms). The
-plan may be gzipped (testdata/h200). bench/predict_emulator.sh and bench/predict_gpu.sh.
+of the speed-up round by round, the copies' Amdahl bound (column "amdahl", 1/(1-f_copy): what
+removing the copies alone could give; pinned may pass it, as it also takes the first touch of
+fresh host pages out of the loop), the error, and the trace's and the calibrated baseline's
+iterations (ms). The plan may be gzipped (testdata/h200). bench/predict_emulator.sh and
+bench/predict_gpu.sh.
 Usage: prediction_row.py --header | prediction_row.py PLAN CALIBRATION LABEL"""
 import gzip
 import json
@@ -12,7 +14,7 @@ import os
 import sys
 
 if sys.argv[1:] == ["--header"]:
-    print(f"{'workload':<40} {'strategy':<8} {'predicted':>9} {'measured':>9} {'rounds':>13} {'bound':>9} {'error':>8} {'trace_ms':>9} {'base_ms':>9}")
+    print(f"{'workload':<40} {'strategy':<8} {'predicted':>9} {'measured':>9} {'rounds':>13} {'amdahl':>9} {'error':>8} {'trace_ms':>9} {'base_ms':>9}")
     sys.exit()
 path, record, label = sys.argv[1:4]
 plan = json.load((gzip.open if path.endswith(".gz") else open)(path))
