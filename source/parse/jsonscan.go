@@ -202,25 +202,15 @@ func (s *scanner) plainString() ([]byte, bool) {
 // clang writes the colon right after the key, so the key is rarely copied to be kept across
 // a read.
 func (s *scanner) key() ([]byte, error) {
-	if err := s.expect('"'); err != nil {
+	b, err := s.str()
+	if err != nil {
 		return nil, err
 	}
-	if b, ok := s.plainString(); ok && s.pos < len(s.data) && s.data[s.pos] == ':' {
+	if s.pos < len(s.data) && s.data[s.pos] == ':' {
 		s.pos++
 		return b, nil
-	} else if ok {
-		s.buf = append(s.buf[:0], b...)
-	} else {
-		s.buf = s.buf[:0]
-		if err := s.rawString(); err != nil {
-			return nil, err
-		}
-		if bytes.IndexByte(s.buf, '\\') >= 0 {
-			if _, err := s.unescape(); err != nil {
-				return nil, err
-			}
-		}
 	}
+	s.buf = append(s.buf[:0], b...) // b may lie in data, which reading on to the ':' replaces
 	if err := s.expect(':'); err != nil {
 		return nil, err
 	}

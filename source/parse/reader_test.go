@@ -3,40 +3,21 @@ package parse
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // clang elides a location's file and line when they repeat the location printed just before,
 // even when that one was in a declaration the reader skips, and a header's includedFrom names
 // a file that is not a location. The dump below has all three.
 func TestReadASTCarriesElidedLocations(t *testing.T) {
-	dump := `{"id":"0x1","kind":"TranslationUnitDecl","loc":{},"range":{"begin":{},"end":{}},"inner":[
-	  {"id":"0x2","kind":"TypedefDecl","loc":{},"range":{"begin":{},"end":{}},"isImplicit":true,"name":"__int128_t"},
-	  {"id":"0x3","kind":"FunctionDecl","loc":{"offset":4,"file":"sys.h","line":3,"col":5,"tokLen":3,
-	      "includedFrom":{"file":"main.c"}},
-	    "range":{"begin":{"offset":0,"col":1,"tokLen":3,"includedFrom":{"file":"main.c"}},
-	             "end":{"offset":30,"line":4,"col":1,"tokLen":1,"includedFrom":{"file":"main.c"}}},
-	    "name":"sys","inner":[{"id":"0x4","kind":"CompoundStmt","range":{
-	      "begin":{"spellingLoc":{"offset":50,"file":"main.c","line":7,"col":3,"tokLen":2},
-	               "expansionLoc":{"offset":60,"line":8,"col":1,"tokLen":4}},
-	      "end":{"offset":61,"col":2,"tokLen":1}}}]},
-	  {"id":"0xa0","kind":"FunctionDecl","loc":{"offset":70,"col":5,"tokLen":1},
-	    "range":{"begin":{"offset":66,"col":1,"tokLen":3},"end":{"offset":90,"line":10,"col":1,"tokLen":1}},
-	    "name":"f","type":{"qualType":"int (int *)"},"inner":[
-	      {"id":"0xa1","kind":"ParmVarDecl","loc":{"offset":77,"col":12,"tokLen":1},"range":{"begin":{"offset":72,"col":7,"tokLen":3},"end":{"offset":77,"col":12,"tokLen":1}},"name":"p","type":{"qualType":"int *"}},
-	      {"id":"0xa2","kind":"CompoundStmt","range":{"begin":{"offset":80,"col":15,"tokLen":1},"end":{"offset":90,"col":1,"tokLen":1}},"inner":[
-	        {"id":"0xa3","kind":"CallExpr","range":{"begin":{"offset":82,"line":9,"col":2,"tokLen":4},"end":{"offset":88,"col":8,"tokLen":1}},"type":{"qualType":"void"},"inner":[
-	          {"id":"0xa4","kind":"ImplicitCastExpr","castKind":"FunctionToPointerDecay","range":{"begin":{"offset":82,"col":2,"tokLen":4},"end":{"offset":82,"col":2,"tokLen":4}},"inner":[
-	            {"id":"0xa5","kind":"DeclRefExpr","range":{"begin":{"offset":82,"col":2,"tokLen":4},"end":{"offset":82,"col":2,"tokLen":4}},
-	             "referencedDecl":{"id":"0xb0","kind":"FunctionDecl","name":"free","type":{"qualType":"void (void *)"}}}]},
-	          {"id":"0xa6","kind":"ImplicitCastExpr","castKind":"BitCast","range":{"begin":{"offset":87,"col":7,"tokLen":1},"end":{"offset":87,"col":7,"tokLen":1}},"inner":[
-	            {"id":"0xa7","kind":"DeclRefExpr","range":{"begin":{"offset":87,"col":7,"tokLen":1},"end":{"offset":87,"col":7,"tokLen":1}},
-	             "referencedDecl":{"id":"0xa1","kind":"ParmVarDecl","name":"p","type":{"qualType":"int *"}}}]}]}]}]}]}`
-	root, err := ReadAST(strings.NewReader(dump), func(f string) bool { return f == "main.c" })
+	root, err := ReadAST(strings.NewReader(elidedDump), func(f string) bool { return f == "main.c" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +41,73 @@ func TestReadASTCarriesElidedLocations(t *testing.T) {
 	if arg.Ref == nil || arg.Ref.ID != f.Inner[0].ID || arg.Ref.ID != 0xa1 || call.Args()[0].CastKind != "BitCast" {
 		t.Errorf("free's argument refers to %+v, want p (0xa1)", arg.Ref)
 	}
+}
+
+// elidedDump has a location whose file and line are elided after a skipped declaration's,
+// and a header's includedFrom (TestReadASTCarriesElidedLocations).
+const elidedDump = `{"id":"0x1","kind":"TranslationUnitDecl","loc":{},"range":{"begin":{},"end":{}},"inner":[
+	  {"id":"0x2","kind":"TypedefDecl","loc":{},"range":{"begin":{},"end":{}},"isImplicit":true,"name":"__int128_t"},
+	  {"id":"0x3","kind":"FunctionDecl","loc":{"offset":4,"file":"sys.h","line":3,"col":5,"tokLen":3,
+	      "includedFrom":{"file":"main.c"}},
+	    "range":{"begin":{"offset":0,"col":1,"tokLen":3,"includedFrom":{"file":"main.c"}},
+	             "end":{"offset":30,"line":4,"col":1,"tokLen":1,"includedFrom":{"file":"main.c"}}},
+	    "name":"sys","inner":[{"id":"0x4","kind":"CompoundStmt","range":{
+	      "begin":{"spellingLoc":{"offset":50,"file":"main.c","line":7,"col":3,"tokLen":2},
+	               "expansionLoc":{"offset":60,"line":8,"col":1,"tokLen":4}},
+	      "end":{"offset":61,"col":2,"tokLen":1}}}]},
+	  {"id":"0xa0","kind":"FunctionDecl","loc":{"offset":70,"col":5,"tokLen":1},
+	    "range":{"begin":{"offset":66,"col":1,"tokLen":3},"end":{"offset":90,"line":10,"col":1,"tokLen":1}},
+	    "name":"f","type":{"qualType":"int (int *)"},"inner":[
+	      {"id":"0xa1","kind":"ParmVarDecl","loc":{"offset":77,"col":12,"tokLen":1},"range":{"begin":{"offset":72,"col":7,"tokLen":3},"end":{"offset":77,"col":12,"tokLen":1}},"name":"p","type":{"qualType":"int *"}},
+	      {"id":"0xa2","kind":"CompoundStmt","range":{"begin":{"offset":80,"col":15,"tokLen":1},"end":{"offset":90,"col":1,"tokLen":1}},"inner":[
+	        {"id":"0xa3","kind":"CallExpr","range":{"begin":{"offset":82,"line":9,"col":2,"tokLen":4},"end":{"offset":88,"col":8,"tokLen":1}},"type":{"qualType":"void"},"inner":[
+	          {"id":"0xa4","kind":"ImplicitCastExpr","castKind":"FunctionToPointerDecay","range":{"begin":{"offset":82,"col":2,"tokLen":4},"end":{"offset":82,"col":2,"tokLen":4}},"inner":[
+	            {"id":"0xa5","kind":"DeclRefExpr","range":{"begin":{"offset":82,"col":2,"tokLen":4},"end":{"offset":82,"col":2,"tokLen":4}},
+	             "referencedDecl":{"id":"0xb0","kind":"FunctionDecl","name":"free","type":{"qualType":"void (void *)"}}}]},
+	          {"id":"0xa6","kind":"ImplicitCastExpr","castKind":"BitCast","range":{"begin":{"offset":87,"col":7,"tokLen":1},"end":{"offset":87,"col":7,"tokLen":1}},"inner":[
+	            {"id":"0xa7","kind":"DeclRefExpr","range":{"begin":{"offset":87,"col":7,"tokLen":1},"end":{"offset":87,"col":7,"tokLen":1}},
+	             "referencedDecl":{"id":"0xa1","kind":"ParmVarDecl","name":"p","type":{"qualType":"int *"}}}]}]}]}]}]}`
+
+// The reader gives the same tree whether keys and strings lie whole in its buffer or are cut
+// by its reads (one byte a read, or a read ending before each ':', so that a key's ':' comes
+// in the next read, which replaces the buffer the key lay in), and whether keys are written
+// plainly or with escapes and white space before their ':'.
+func TestReadASTKeysAnyWay(t *testing.T) {
+	keep := func(f string) bool { return f == "main.c" }
+	want, err := ReadAST(strings.NewReader(elidedDump), keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	escaped := strings.NewReplacer(`"kind":`, `"k\u0069nd" :`, `"name":`, `"n\u0061me"`+"\n:").Replace(elidedDump)
+	for name, r := range map[string]io.Reader{
+		"a byte a read":           iotest.OneByteReader(strings.NewReader(elidedDump)),
+		"reads end before colons": &colonReader{s: elidedDump},
+		"escaped keys":            strings.NewReader(escaped),
+		"both":                    iotest.OneByteReader(strings.NewReader(escaped)),
+	} {
+		got, err := ReadAST(r, keep)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the tree differs from the one read plainly", name)
+		}
+	}
+}
+
+// colonReader gives s a read at a time, each ending before a ':'.
+type colonReader struct{ s string }
+
+func (c *colonReader) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	n := len(c.s)
+	if i := strings.IndexByte(c.s[1:], ':'); i >= 0 {
+		n = i + 1
+	}
+	n = copy(p, c.s[:n])
+	c.s = c.s[n:]
+	return n, nil
 }
 
 // A macro location is where the macro is expanded, with where the token was written beside it.
