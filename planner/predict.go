@@ -385,8 +385,9 @@ func poolOf(pair plan.Pair) plan.Site {
 // The resolve run counts every allocation at the site (Buffer.SiteAllocations), copied or
 // not: CuPy's input array, filled by numpy and copied through CuPy's own staging buffer,
 // comes from the site of the output array its d2h copy fills. Without that count, the
-// buffers known to be written by the program are those its h2d copies read. The faults are priced at the 4 KiB rate where
-// the resolve run found every buffer of the pool on small pages, else at the faster rate.
+// buffers known to be written by the program are those its h2d copies read. The faults are
+// priced at the 4 KiB rate where the resolve run found every buffer of the pool on small
+// pages, else at the faster rate.
 func firstTouchMS(pairs []plan.Pair, m Machine, iterations int) float64 {
 	share := 0.0
 	for _, pair := range pairs {
