@@ -33,3 +33,15 @@ func TestChunks(t *testing.T) {
 		})
 	}
 }
+
+// TestLargestFirst: chunks go out by their units' bytes, the largest first, and chunks of
+// equal bytes in their own order.
+func TestLargestFirst(t *testing.T) {
+	sizes := []int64{10, 10, 500, 5, 5, 300, 20, 20, 20}
+	cs := [][2]int{{0, 2}, {2, 3}, {3, 5}, {5, 6}, {6, 9}}
+	largestFirst(cs, sizes)
+	want := [][2]int{{2, 3}, {5, 6}, {6, 9}, {0, 2}, {3, 5}}
+	if !reflect.DeepEqual(cs, want) {
+		t.Errorf("largestFirst gave %v, want %v", cs, want)
+	}
+}

@@ -256,7 +256,9 @@ func (r *scanRun) run(ctx context.Context) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	keys := r.orderByBatch(ctx, jobs)
+	keys, sizes := r.orderByBatch(ctx, jobs)
+	cs := chunks(keys, batchSize)
+	largestFirst(cs, sizes)
 	var wg sync.WaitGroup
 	next := make(chan []int)
 	for w := 0; w < min(jobs, max(len(r.plan.units), 1)); w++ {
@@ -268,7 +270,7 @@ func (r *scanRun) run(ctx context.Context) error {
 			}
 		}()
 	}
-	for _, c := range chunks(keys, batchSize) {
+	for _, c := range cs {
 		r.mu.Lock()
 		stop := r.fatal != nil
 		r.mu.Unlock()
