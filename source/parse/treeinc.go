@@ -34,12 +34,14 @@ type TreeIndex struct {
 	byBase map[string][]string // base name → absolute paths
 	incs   map[string][]include
 	texts  map[string][]byte // the translation units' text, read once
+	sizes  map[string]int64  // SourceBytes' file sizes, each stat once
 }
 
 // indexTree lists the headers under root (walking past what the survey walks past) beside the
 // given translation units, and reads every include directive of both.
 func IndexTree(root string, units []string, l Limits) *TreeIndex {
-	t := &TreeIndex{root: root, limits: l, byBase: map[string][]string{}, incs: map[string][]include{}, texts: map[string][]byte{}}
+	t := &TreeIndex{root: root, limits: l, byBase: map[string][]string{}, incs: map[string][]include{}, texts: map[string][]byte{},
+		sizes: map[string]int64{}}
 	add := func(p string) { t.byBase[filepath.Base(p)] = append(t.byBase[filepath.Base(p)], p) }
 	for _, u := range units {
 		add(u)
@@ -177,6 +179,49 @@ func (t *TreeIndex) IncludedScans(units []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// SourceBytes is what a parse of unit reads of the tree: its own bytes and those of the tree's
+// files it includes, through their includes (each found beside its includer, else by name in
+// the tree, as a survey's -I finds it), each file once. Each translation unit parses its
+// headers anew, so this is what a survey estimates a parse's cost by (issue 40): over
+// HeCBench's chunks of 32 files, its order matched their parse times' far better than their
+// own bytes' did (rank correlation 0.81 against 0.11; bm3d's main.cu includes CImg.h, 2.4 MB).
+// Not safe for concurrent use.
+func (t *TreeIndex) SourceBytes(unit string) int64 {
+	seen := map[string]bool{unit: true}
+	n := t.size(unit)
+	var walk func(f string, depth int)
+	walk = func(f string, depth int) {
+		if depth > 8 {
+			return
+		}
+		for _, inc := range t.includes(f) {
+			p := besides(f, inc)
+			if p == "" {
+				p = t.inTree(f, inc)
+			}
+			if p = filepath.Clean(p); p == "." || seen[p] {
+				continue
+			}
+			seen[p] = true
+			n += t.size(p)
+			walk(p, depth+1)
+		}
+	}
+	walk(unit, 0)
+	return n
+}
+
+func (t *TreeIndex) size(file string) int64 {
+	n, ok := t.sizes[file]
+	if !ok {
+		if st, err := os.Stat(file); err == nil {
+			n = st.Size()
+		}
+		t.sizes[file] = n
+	}
+	return n
 }
 
 // findHeader is the directory that holds the tree's file for a header name a file includes

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"os"
 	"sort"
 	"sync"
 )
@@ -12,7 +11,8 @@ import (
 // command line, not only a directory's: a tree's samples mostly share one, and each process
 // saved is clang's start and the prelude's load, about 0.15 s of CPU (issue 40). Within a key
 // the walk's order is kept; the report's order is the walk's whatever the parse's. It gives
-// the units' keys in their new order, and their sizes (unitBytes) in that order.
+// the units' keys in their new order, and what their parses read of the tree
+// (parse.TreeIndex.SourceBytes) in that order.
 func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, sizes []int64) {
 	units := r.plan.units
 	keys, sizes = make([]string, len(units)), make([]int64, len(units))
@@ -25,7 +25,6 @@ func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, si
 			for k := range next {
 				_, cmd, _ := fileCommand(r.plan, r.files[units[k]], r.db, r.s.CompileDB, r.named, r.o)
 				keys[k] = r.sess.BatchKey(ctx, cmd)
-				sizes[k] = r.unitBytes(units[k])
 			}
 		}()
 	}
@@ -37,6 +36,9 @@ func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, si
 	}
 	close(next)
 	wg.Wait()
+	for k, u := range units {
+		sizes[k] = r.plan.idx.SourceBytes(r.files[u])
+	}
 	order := make([]int, len(units))
 	for k := range order {
 		order[k] = k
@@ -51,25 +53,11 @@ func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, si
 	return sortedKeys, sortedSizes
 }
 
-// unitBytes is the size of the translation unit files[i] and of the tree's source files it
-// includes, which its parse reads too: what a chunk's cost is estimated by (largestFirst).
-func (r *scanRun) unitBytes(i int) int64 {
-	var n int64
-	for _, f := range append([]string{r.files[i]}, r.plan.includes[r.files[i]]...) {
-		if st, err := os.Stat(f); err == nil {
-			n += st.Size()
-		}
-	}
-	return n
-}
-
-// largestFirst orders chunks by their units' bytes, the largest first, so that the chunks
-// the workers take last are the short ones and the workers end close together (longest
-// processing time first). Taken in key order, one worker's last chunk, 26 CUDA files, took
-// 9 s while the other had nothing left (cuda-samples, 2 workers; issue 40). Bytes are a rough
-// cost: cuda-samples' eleven chunks, parsed one at a time, took 8 to 18 s per MB of their
-// units, and a file with a huge header of its own costs more than its bytes say (HeCBench's
-// bm3d, with CImg.h). Chunks of equal bytes keep their order.
+// largestFirst orders chunks by what their units' parses read of the tree, the largest first,
+// so that the chunks the workers take last are the short ones and the workers end close
+// together (longest processing time first). Taken in key order, one worker's last chunk, 26
+// CUDA files, took 9 s while the other had nothing left (cuda-samples, 2 workers; issue 40).
+// Bytes are a rough cost (SourceBytes says how rough). Chunks of equal bytes keep their order.
 func largestFirst(cs [][2]int, sizes []int64) {
 	bytes := func(c [2]int) int64 {
 		var n int64
