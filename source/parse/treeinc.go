@@ -129,30 +129,12 @@ func (t *TreeIndex) IncludedScans(units []string) map[string]string {
 	reach := map[string][]string{}
 	includedBy := map[string]bool{}
 	for _, u := range units {
-		seen := map[string]bool{u: true}
-		var walk func(f string, depth int)
-		walk = func(f string, depth int) {
-			if depth > 8 {
-				return
+		t.reach(u, false, func(p string) {
+			if isUnit[p] {
+				reach[u] = append(reach[u], p)
+				includedBy[p] = true
 			}
-			for _, inc := range t.includes(f) {
-				p := besides(f, inc)
-				if p == "" {
-					continue
-				}
-				p = filepath.Clean(p)
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				if isUnit[p] {
-					reach[u] = append(reach[u], p)
-					includedBy[p] = true
-				}
-				walk(p, depth+1)
-			}
-		}
-		walk(u, 0)
+		})
 	}
 	out := map[string]string{}
 	assigned := map[string]bool{}
@@ -189,8 +171,16 @@ func (t *TreeIndex) IncludedScans(units []string) map[string]string {
 // own bytes' did (rank correlation 0.81 against 0.11; bm3d's main.cu includes CImg.h, 2.4 MB).
 // Not safe for concurrent use.
 func (t *TreeIndex) SourceBytes(unit string) int64 {
-	seen := map[string]bool{unit: true}
 	n := t.size(unit)
+	t.reach(unit, true, func(p string) { n += t.size(p) })
+	return n
+}
+
+// reach calls visit for each file of the tree that unit reaches through its includes, each
+// once, to a depth of 8: found beside its includer, and with byName, where it is not there, by
+// name in the tree.
+func (t *TreeIndex) reach(unit string, byName bool, visit func(file string)) {
+	seen := map[string]bool{unit: true}
 	var walk func(f string, depth int)
 	walk = func(f string, depth int) {
 		if depth > 8 {
@@ -198,19 +188,21 @@ func (t *TreeIndex) SourceBytes(unit string) int64 {
 		}
 		for _, inc := range t.includes(f) {
 			p := besides(f, inc)
-			if p == "" {
+			if p == "" && byName {
 				p = t.inTree(f, inc)
 			}
-			if p = filepath.Clean(p); p == "." || seen[p] {
+			if p == "" {
+				continue
+			}
+			if p = filepath.Clean(p); seen[p] {
 				continue
 			}
 			seen[p] = true
-			n += t.size(p)
+			visit(p)
 			walk(p, depth+1)
 		}
 	}
 	walk(unit, 0)
-	return n
 }
 
 func (t *TreeIndex) size(file string) int64 {
