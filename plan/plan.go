@@ -307,6 +307,12 @@ type Loop struct {
 	// takes the longer of the rest without them and them shared among the streams. 0: no
 	// such drain waited.
 	DrainMS float64 `json:"drained_ms_per_iteration,omitempty"`
+	// DrainOverlap is how many of the drained kernels' streams ran beside one another at
+	// most: the drains' total over their longest chain, the most of them one stream had work
+	// running through (runner.Report.DrainedChainNS), over the resolve run's marked
+	// iterations. The floor shares DrainMS among this many. 0: not measured (a plan from
+	// before it was), and the floor shares them among the streams whose copies go.
+	DrainOverlap float64 `json:"drain_overlap,omitempty"`
 }
 
 // LoopSpan is the stretch of the trace where the loop's unit of calls (copies and syncs)

@@ -147,41 +147,47 @@ func TestPredictAsyncCriticalPath(t *testing.T) {
 	timedSync.Copies = []plan.Copy{sync.Copies[0]}
 	timedSync.Copies[0].Timed = true
 	for _, tc := range []struct {
-		name   string
-		pairs  []plan.Pair
-		rest   float64
-		drain  float64
-		wantMS float64
+		name    string
+		pairs   []plan.Pair
+		rest    float64
+		drain   float64
+		wantMS  float64
+		overlap float64 // Loop.DrainOverlap
 	}{
 		// Stream a holds 2+2 ms, stream b 1.5: the iteration loses 4 ms, and the synchronous
 		// copy's 0.5 besides.
-		{"busiest stream", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 0, 0, 10 - 4 - 0.5},
+		{"busiest stream", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 0, 0, 10 - 4 - 0.5, 0},
 		// One stream: its copies run one after another, all of them go.
-		{"one stream", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2)}, 0, 0, 10 - 4},
+		{"one stream", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2)}, 0, 0, 10 - 4, 0},
 		// The resolve run's rest, 7 ms with the synchronous copy in it, leaves 6.5 ms: more
 		// than the 5.5 ms the streams alone would leave.
-		{"rest floor", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 0, 7 - 0.5},
+		{"rest floor", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 0, 7 - 0.5, 0},
 		// A copy the resolve run timed is out of its rest already: the floor does not take it
 		// again (7 ms, where the untimed 0.5 ms copy would leave 6.5).
-		{"timed copy out of the rest", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), timedSync}, 7, 0, 7},
+		{"timed copy out of the rest", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), timedSync}, 7, 0, 7, 0},
 		// A floor under the estimate never raises it.
-		{"floor below", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 1, 0, 10 - 4 - 0.5},
+		{"floor below", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 1, 0, 10 - 4 - 0.5, 0},
 		// A resolve run slowed by load: its rest, 16 ms, is longer than the traced iteration.
 		// The synchronous copy held the host in that iteration and overlapped nothing, so the
 		// iteration less it (9.5 ms) is the most the floor can be.
-		{"rest beyond the iteration", []plan.Pair{sync}, 16, 0, 10 - 0.5},
+		{"rest beyond the iteration", []plan.Pair{sync}, 16, 0, 10 - 0.5, 0},
 		// 3 ms of the rest were drains waiting for kernels, which the iteration runs beside
 		// its 3.5 ms of host work: the streams' 5.5 ms hold it, not the 6.5 ms of the rest.
-		{"drains beside the host", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 3, 10 - 4 - 0.5},
+		{"drains beside the host", []plan.Pair{async("a1", "a", 2), async("a2", "a", 2), async("b1", "b", 1.5), sync}, 7, 3, 10 - 4 - 0.5, 0},
 		// Streams that leave 1.5 ms: the host's own work, 3.5 ms of the rest, holds the
 		// iteration (the whole rest, drains and all, would say 6.5).
-		{"host work beyond the streams", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 3, 7 - 3 - 0.5},
+		{"host work beyond the streams", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 3, 7 - 3 - 0.5, 0},
 		// Drains of 6 ms among two streams: their kernels take 3 ms at the least, more than
 		// the streams' 1.5 ms or the host's own 0.5 (the rest less drains and sync copy).
-		{"kernels beyond the host", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 6, 3},
+		{"kernels beyond the host", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 6, 3, 0},
+		// The same drains, which the resolve run saw run a chain of 4 ms on one stream (an
+		// overlap of 1.5, multistream's fold after the other stream's event): 4 ms, not 3.
+		{"kernels in a chain", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 6, 4, 1.5},
+		// An overlap beyond the streams whose copies go shares them among those streams.
+		{"overlap beyond the streams", []plan.Pair{async("a1", "a", 4), async("a2", "a", 4), async("b1", "b", 1.5), sync}, 7, 6, 3, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &plan.Plan{Loop: plan.Loop{Iterations: 100, MS: 10, RestMS: tc.rest, DrainMS: tc.drain}, Pairs: tc.pairs}
+			p := &plan.Plan{Loop: plan.Loop{Iterations: 100, MS: 10, RestMS: tc.rest, DrainMS: tc.drain, DrainOverlap: tc.overlap}, Pairs: tc.pairs}
 			e := EstimateFor(Predict(p, Machine{Unified: true, Pageable: true}), plan.StrategySystem)
 			if e == nil || !near(e.MS, tc.wantMS) {
 				t.Fatalf("estimate %+v, want %v ms", e, tc.wantMS)

@@ -68,7 +68,7 @@ func combine(procs []Report, started int) Report {
 		out.Pinned.Fallbacks += r.Pinned.Fallbacks
 		out.Pinned.Syncs += r.Pinned.Syncs
 		if len(r.IterationNS) > len(out.IterationNS) {
-			out.IterationNS, out.UntimedNS, out.DrainedNS = r.IterationNS, r.UntimedNS, r.DrainedNS
+			out.IterationNS, out.UntimedNS, out.DrainedNS, out.DrainedChainNS = r.IterationNS, r.UntimedNS, r.DrainedNS, r.DrainedChainNS
 			if r.IterationEnergyMJ > 0 {
 				out.IterationEnergyMJ = r.IterationEnergyMJ
 			}

@@ -108,10 +108,14 @@ type Report struct {
 	UntimedNS []uint64 `json:"untimed_ns"`
 	// DrainedNS: resolve mode, how long each iteration's drains before its asynchronous timed
 	// copies waited for the device (the rest's wait that the program's own iteration lacks).
-	DrainedNS []uint64     `json:"drained_ns"`
-	Waits     WaitsReport  `json:"waits"`
-	Pinned    PinnedReport `json:"pinned"`
-	Pairs     []PairReport `json:"pairs"`
+	DrainedNS []uint64 `json:"drained_ns"`
+	// DrainedChainNS: resolve mode, the most of those drains, over the same iterations but
+	// the first (cold), that any one stream had work running through (shim/busy.c): their
+	// longest chain, where the program's own streams run beside one another.
+	DrainedChainNS uint64       `json:"drained_chain_ns"`
+	Waits          WaitsReport  `json:"waits"`
+	Pinned         PinnedReport `json:"pinned"`
+	Pairs          []PairReport `json:"pairs"`
 
 	// Energy, where the machine measures it (shim/energy.c): EnergySource "nvml" (the GPU's
 	// counter), "ina3221" (a Jetson's power rails) or "" (not measured); EnergyMJ the whole

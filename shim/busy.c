@@ -16,6 +16,16 @@
  * It errs one way only: a copy it calls clean waited for no work the shim saw issued.
  * Launches the shim does not see (an entry point it does not hook) it cannot count, which is
  * why the planner uses a run's verdicts only where the run saw device work at all.
+ *
+ * The drains before timed copies (hooks_cuda.c) finish work the program itself never waits
+ * for there, so they clear nothing of the above; each stream's own stamp of what they
+ * finished (settled) says what was still running when the next drain began. Each drain's
+ * wait goes to every stream with work running then (shim_busy_drained): over the marked
+ * iterations, the most any one stream was drained is the drains' longest chain, what the
+ * program's own streams, running beside one another, still wait for one after another
+ * (multistream: its second stream's scale and its fold after the first stream's event, two
+ * of its three kernels; chunked: one of four). A drain that found nothing running goes to
+ * every stream: work the shim did not see issued may have been on any.
  */
 #include "shim.h"
 
@@ -24,9 +34,13 @@
 static struct {
 	cudaStream_t stream;
 	unsigned long issued, waited;
-} streams[MAX_BUSY];
+	unsigned long settled;          /* the stamp a drain or a timed copy's wait finished */
+	uint64_t drained_ns, marked_ns; /* drains' waits with work on it running; as of the first mark */
+} streams[MAX_BUSY + 1];                /* the last: the streams this file cannot place */
 static int nstreams;
 static unsigned long elsewhere_issued, elsewhere_waited; /* streams this file cannot place */
+static uint64_t unplaced_ns, unplaced_marked_ns;         /* drains that found nothing running */
+static uint64_t drain_chain_ns;                          /* the longest chain, as of the last mark */
 static unsigned long stamps;   /* the clock: every issue takes the next stamp */
 static unsigned long launches; /* device work seen (launches, memsets), for the report */
 static bool host_fns;          /* a host function was enqueued: draining a stream may wait for the host */
@@ -127,4 +141,68 @@ unsigned long shim_busy_launches(void)
 	unsigned long n = launches;
 	pthread_mutex_unlock(&shim_lock);
 	return n;
+}
+
+/* Whether work issued on slot i (MAX_BUSY: elsewhere) is still running after the waits and
+ * drains so far. Caller holds the lock. */
+static bool running(int i)
+{
+	unsigned long issued = i < MAX_BUSY ? streams[i].issued : elsewhere_issued;
+	unsigned long waited = i < MAX_BUSY ? streams[i].waited : elsewhere_waited;
+	return issued > waited && issued > streams[i].settled;
+}
+
+void shim_busy_drained(unsigned long upto, uint64_t ns)
+{
+	pthread_mutex_lock(&shim_lock);
+	bool any = false;
+	for (int i = 0; i <= MAX_BUSY; i++) {
+		if (i < MAX_BUSY && i >= nstreams)
+			continue;
+		if (running(i)) {
+			streams[i].drained_ns += ns;
+			any = true;
+		}
+		if (streams[i].settled < upto)
+			streams[i].settled = upto;
+	}
+	if (!any)
+		unplaced_ns += ns;
+	pthread_mutex_unlock(&shim_lock);
+}
+
+void shim_busy_settled(cudaStream_t s, unsigned long upto)
+{
+	pthread_mutex_lock(&shim_lock);
+	int i = slot(s);
+	if (i < 0)
+		i = MAX_BUSY;
+	if (streams[i].settled < upto)
+		streams[i].settled = upto;
+	pthread_mutex_unlock(&shim_lock);
+}
+
+void shim_busy_drain_mark(bool first)
+{
+	pthread_mutex_lock(&shim_lock);
+	uint64_t most = 0;
+	for (int i = 0; i <= MAX_BUSY; i++) {
+		if (first)
+			streams[i].marked_ns = streams[i].drained_ns;
+		else if (streams[i].drained_ns - streams[i].marked_ns > most)
+			most = streams[i].drained_ns - streams[i].marked_ns;
+	}
+	if (first)
+		unplaced_marked_ns = unplaced_ns;
+	else
+		drain_chain_ns = most + (unplaced_ns - unplaced_marked_ns);
+	pthread_mutex_unlock(&shim_lock);
+}
+
+uint64_t shim_busy_drain_chain(void)
+{
+	pthread_mutex_lock(&shim_lock);
+	uint64_t ns = drain_chain_ns;
+	pthread_mutex_unlock(&shim_lock);
+	return ns;
 }

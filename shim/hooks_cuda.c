@@ -198,11 +198,14 @@ static bool drained(bool linking, bool async)
 {
 	if (!linking || !shim_busy_drainable() || !real.cudaDeviceSynchronize || !real.cudaStreamSynchronize)
 		return false;
+	unsigned long upto = shim_busy_now();
 	uint64_t t0 = shim_uptime_ns();
 	if (REAL(cudaDeviceSynchronize, ()) != cudaSuccess)
 		return false;
+	uint64_t ns = async ? shim_uptime_ns() - t0 : 0;
+	shim_busy_drained(upto, ns);
 	if (async)
-		shim_report_drained(shim_uptime_ns() - t0);
+		shim_report_drained(ns);
 	return true;
 }
 
@@ -230,11 +233,13 @@ static cudaError_t resolved_async_copy(const void *ret, shim_async_copy_fn real_
 {
 	struct site linked;
 	bool timed = drained(shim_resolve_copy(ret, "cudaMemcpyAsync", dst, src, n, &linked), true);
-	shim_busy_copy(on);
+	unsigned long issued = shim_busy_copy(on);
 	uint64_t t0 = shim_uptime_ns();
 	cudaError_t err = SHIM_CALL(real_fn, cudaErrorInitializationError, (dst, src, n, kind, stream));
-	if (timed && err == cudaSuccess && REAL(cudaStreamSynchronize, (on)) == cudaSuccess)
+	if (timed && err == cudaSuccess && REAL(cudaStreamSynchronize, (on)) == cudaSuccess) {
 		shim_resolve_timed(&linked, shim_uptime_ns() - t0);
+		shim_busy_settled(on, issued);
+	}
 	return err;
 }
 

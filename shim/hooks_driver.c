@@ -68,10 +68,14 @@ static struct resolving resolve_before(const void *ret, const char *call, const 
 	r.timed = shim_resolve_copy(ret, call, dst, src, n, &r.linked) && shim_busy_drainable() && D(cuCtxSynchronize) &&
 		  D(cuStreamSynchronize);
 	if (r.timed) {
+		unsigned long upto = shim_busy_now();
 		uint64_t t0 = shim_uptime_ns();
 		r.timed = DRIVER(cuCtxSynchronize, ()) == CUDA_SUCCESS;
-		if (r.timed && !sync) /* a synchronous copy waits for that work itself */
-			shim_report_drained(shim_uptime_ns() - t0);
+		uint64_t ns = r.timed && !sync ? shim_uptime_ns() - t0 : 0; /* a synchronous copy waits for that work itself */
+		if (r.timed)
+			shim_busy_drained(upto, ns);
+		if (r.timed && !sync)
+			shim_report_drained(ns);
 	}
 	r.issued = shim_busy_copy((cudaStream_t)stream);
 	r.t0 = shim_uptime_ns();
@@ -84,8 +88,10 @@ static CUresult resolve_after(const struct resolving *r, CUresult err, CUstream 
 		return err;
 	if (sync)
 		shim_busy_waited(NULL, false, r->issued);
-	if (r->timed && (sync || DRIVER(cuStreamSynchronize, (stream)) == CUDA_SUCCESS))
+	if (r->timed && (sync || DRIVER(cuStreamSynchronize, (stream)) == CUDA_SUCCESS)) {
 		shim_resolve_timed(&r->linked, shim_uptime_ns() - r->t0);
+		shim_busy_settled((cudaStream_t)stream, r->issued);
+	}
 	return err;
 }
 

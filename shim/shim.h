@@ -504,6 +504,10 @@ bool shim_busy(void);                               /* work outstanding anywhere
 void shim_busy_host_fn(cudaStream_t s);             /* a host function or callback enqueued on s */
 bool shim_busy_drainable(void);                     /* no host function was ever enqueued */
 unsigned long shim_busy_launches(void);             /* launches and memsets seen */
+void shim_busy_drained(unsigned long upto, uint64_t ns); /* a drain begun at stamp upto waited ns */
+void shim_busy_settled(cudaStream_t s, unsigned long upto); /* a timed copy's stream waited for, to upto */
+void shim_busy_drain_mark(bool first);              /* a loop mark: the drains' chain since the first one */
+uint64_t shim_busy_drain_chain(void);               /* the most one stream was drained, first to last mark */
 
 /* pinned.c: host buffers from per-site pools of page-locked memory */
 void *shim_pinned_alloc(const void *ret, const char *call, size_t bytes); /* NULL: allocate as written */
@@ -549,7 +553,7 @@ void shim_energy_report(FILE *f, uint64_t wall_ns);
 /* report.c */
 void shim_mark_copy(const void *ret, const char *call, size_t bytes);
 void shim_report_timed(uint64_t ns); /* resolve mode: a copy timed alone took ns */
-void shim_report_drained(uint64_t ns); /* resolve mode: a drain before one waited ns */
+void shim_report_drained(uint64_t ns); /* resolve mode: a drain before an asynchronous one waited ns */
 void shim_report_init(void);
 bool shim_forked(void); /* this process forked: part of the run is in its children */
 uint64_t shim_uptime_ns(void); /* since the shim started; async-signal-safe */

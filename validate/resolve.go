@@ -116,8 +116,26 @@ func ApplyResolved(p *plan.Plan, report runner.Report, same bool) {
 	if rest := medianMS(report.UntimedNS); timed && rest > 0 {
 		p.Loop.RestMS = rest + declined
 		p.Loop.DrainMS = min(medianMS(report.DrainedNS), rest)
+		p.Loop.DrainOverlap = drainOverlap(report)
 	}
 	planner.Recount(p)
+}
+
+// drainOverlap is how many streams' worth of kernels the run's drains waited for (their
+// total over the iterations the run marked but the first, over their longest chain on one
+// stream): chunked's four streams, one kernel each, drained one at a time, 4; multistream's
+// fold, which waits for its first stream's scale on the second's, 1.5 (three kernels, two of
+// them in a chain). 0 where no drain waited, or the run did not say (a shim from before it
+// did).
+func drainOverlap(report runner.Report) float64 {
+	var total uint64
+	for _, ns := range report.DrainedNS[min(1, len(report.DrainedNS)):] {
+		total += ns
+	}
+	if total == 0 || report.DrainedChainNS == 0 {
+		return 0
+	}
+	return max(float64(total)/float64(report.DrainedChainNS), 1)
 }
 
 // medianMS is the median of the iterations the run timed, in ms; 0 for fewer than three
