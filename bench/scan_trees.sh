@@ -4,8 +4,10 @@
 # clang recovered from), how many files and directories have the pattern by a grep
 # (cudaMalloc and cudaMemcpy in the text) and by the analysis (a candidate pair), the pairs
 # found and proven, and what the scan cost: wall time and CPU time (user + system, the scan's
-# clang runs included), also per 100 files. Before the table, per tree: the files clang could
-# not parse with their first error, and why the files the grep matches have no pair, by reason.
+# clang runs included), also per 100 files, and the CPU time the scan left unused (CPUs × wall
+# − CPU: the workers' uneven ends, its serial start, or other programs' load). Before the
+# table, per tree: the files clang could not parse with their first error, and why the files
+# the grep matches have no pair, by reason.
 # The grep column is the scan's own; a real grep over the same files is run beside it and a
 # line says so if the two disagree. The table comes last.
 # Usage: [JOBS=N] [KEEP=DIR] bench/scan_trees.sh TREE...   (JOBS: files at once, default nproc;
@@ -34,7 +36,7 @@ for tree in "$@"; do
 		tr '\n' '\0' | xargs -0 -r grep -lE 'cudaMalloc(Async)?[[:space:]]*\(' | tr '\n' '\0' |
 		xargs -0 -r grep -lE 'cudaMemcpy(Async)?[[:space:]]*\(' | wc -l) >"$dir/$name.grep"
 	rows+=("$(python3 - "$json" "$dir/$name.time" "$dir/$name.grep" "$name" <<'EOF'
-import collections, json, sys
+import collections, json, os, sys
 doc = json.load(open(sys.argv[1]))
 wall, user, sysc = (float(x) for x in open(sys.argv[2]).read().split()[-3:])
 real_grep = int(open(sys.argv[3]).read())
@@ -74,12 +76,12 @@ n = p["cuda_files"]
 print("\t".join(str(x) for x in [name, n, pct(p["parsed"], n), pct(p["parsed"] - p["parsed_with_errors"], n),
       p["files_grep"], p["files_scan"], pct(p["files_scan"], p["files_grep"]), f"{p['dirs_grep']}/{p['dirs']}",
       f"{p['dirs_scan']}/{p['dirs']}", p["pairs"], p["proven"], f"{wall:.0f}", f"{cpu:.0f}",
-      f"{100 * wall / n:.1f}" if n else "-", f"{100 * cpu / n:.1f}" if n else "-"]))
+      f"{100 * wall / n:.1f}" if n else "-", f"{100 * cpu / n:.1f}" if n else "-", f"{len(os.sched_getaffinity(0)) * wall - cpu:.0f}"]))
 EOF
 	)")
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 {
-	printf 'TREE\tCUDA FILES\tPARSED\tNO ERROR\tGREP FILES\tSCAN FILES\tSCAN/GREP\tGREP DIRS\tSCAN DIRS\tPAIRS\tPROVEN\tWALL s\tCPU s\tWALL s/100\tCPU s/100\n'
+	printf 'TREE\tCUDA FILES\tPARSED\tNO ERROR\tGREP FILES\tSCAN FILES\tSCAN/GREP\tGREP DIRS\tSCAN DIRS\tPAIRS\tPROVEN\tWALL s\tCPU s\tWALL s/100\tCPU s/100\tIDLE CPU s\n'
 	printf '%s\n' "${rows[@]}"
 } | column -t -s $'\t'
