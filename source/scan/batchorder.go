@@ -11,11 +11,10 @@ import (
 // command line, not only a directory's: a tree's samples mostly share one, and each process
 // saved is clang's start and the prelude's load, about 0.15 s of CPU (issue 40). Within a key
 // the walk's order is kept; the report's order is the walk's whatever the parse's. It gives
-// the units' keys in their new order, and what their parses read of the tree
-// (parse.TreeIndex.SourceBytes) in that order.
-func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, sizes []int64) {
+// the units' keys in their new order.
+func (r *scanRun) orderByBatch(ctx context.Context, jobs int) []string {
 	units := r.plan.units
-	keys, sizes = make([]string, len(units)), make([]int64, len(units))
+	keys := make([]string, len(units))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < min(jobs, max(len(units), 1)); w++ {
@@ -36,21 +35,28 @@ func (r *scanRun) orderByBatch(ctx context.Context, jobs int) (keys []string, si
 	}
 	close(next)
 	wg.Wait()
-	for k, u := range units {
-		sizes[k] = r.plan.idx.SourceBytes(r.files[u])
-	}
 	order := make([]int, len(units))
 	for k := range order {
 		order[k] = k
 	}
 	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
 	sorted := make([]int, len(units))
-	sortedKeys, sortedSizes := make([]string, len(units)), make([]int64, len(units))
+	sortedKeys := make([]string, len(units))
 	for k, o := range order {
-		sorted[k], sortedKeys[k], sortedSizes[k] = units[o], keys[o], sizes[o]
+		sorted[k], sortedKeys[k] = units[o], keys[o]
 	}
 	r.plan.units = sorted
-	return sortedKeys, sortedSizes
+	return sortedKeys
+}
+
+// unitBytes is what the parse of each of the plan's units, in their order, reads of the tree
+// (parse.TreeIndex.SourceBytes): the chunks' cost, for largestFirst.
+func (r *scanRun) unitBytes() []int64 {
+	sizes := make([]int64, len(r.plan.units))
+	for k, u := range r.plan.units {
+		sizes[k] = r.plan.idx.SourceBytes(r.files[u])
+	}
+	return sizes
 }
 
 // largestFirst orders chunks by what their units' parses read of the tree, the largest first,

@@ -256,9 +256,8 @@ func (r *scanRun) run(ctx context.Context) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	keys, sizes := r.orderByBatch(ctx, jobs)
-	cs := chunks(keys, batchSize)
-	largestFirst(cs, sizes)
+	cs := chunks(r.orderByBatch(ctx, jobs), batchSize)
+	largestFirst(cs, r.unitBytes())
 	var wg sync.WaitGroup
 	next := make(chan []int)
 	for w := 0; w < min(jobs, max(len(r.plan.units), 1)); w++ {
