@@ -85,12 +85,10 @@ $(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
 	$(CC) $(EMU_CFLAGS) -c $< -o $@
 
 # -Bsymbolic-functions: calls inside the runtime never come back through an interposer.
-# -z nodelete: its streams' threads outlive every call (a waiter spins in the library's code,
-# stream.c), so a dlclose must not unmap it from under them.
 $(BUILD)/lib/libcudart.so.12: $(EMU_OBJS) $(EMU_DIR)/libcudart.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcudart.so.12 -Wl,--version-script=$(EMU_DIR)/libcudart.map \
-		-Wl,-Bsymbolic-functions -Wl,-z,nodelete -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread -ldl
+		-Wl,-Bsymbolic-functions -Wl,--build-id=sha1 -o $@ $(EMU_OBJS) -lpthread -ldl
 
 # The emulated driver, built on the runtime's private entry points (src/private.h).
 $(BUILD)/lib/libcuda.so.1: $(EMU_DIR)/driver/driver.c $(EMU_DIR)/driver/proc.c $(EMU_DIR)/driver/libcuda.map \

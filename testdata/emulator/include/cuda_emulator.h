@@ -49,11 +49,6 @@
  *                                copy, like a slow link: copies then dominate an iteration
  *                                by a margin no loaded machine hides; once per copy, staged
  *                                or not (default 0)
- *   CUDA_EMU_SPIN_US             a thread that waits for the device (a sync, an event, a stream's
- *                                worker for its next operation) spins this long, yielding,
- *                                before it sleeps: a GPU takes a launch or reports a finished
- *                                kernel within microseconds, a sleeping thread on another CPU
- *                                is woken in tens to hundreds (default 200)
  *   CUDA_EMU_PIN_US_PER_MIB      cudaHostAlloc, cudaMallocHost and cudaHostRegister sleep this
  *                                long per MiB they page-lock, as the real runtime takes (the
  *                                H200 registered 64 MiB in 3.7 ms); 0 makes them as cheap as

@@ -149,7 +149,7 @@ EMU_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 	}
 	uint64_t generation = e->generation;
 	while (e->recorded && !e->fired && e->generation == generation)
-		emu_wait(&emu_progress, &emu_progress_count);
+		pthread_cond_wait(&emu_progress, &emu_sched_lock);
 	pthread_mutex_unlock(&emu_sched_lock);
 	return cudaSuccess;
 }

@@ -16,7 +16,6 @@
 struct emu_knobs {
 	unsigned long kernel_delay_us;
 	unsigned long copy_delay_us;
-	unsigned long spin_us; /* how long a waiter spins before it sleeps */
 	unsigned long pin_us_per_mib; /* page-locking's price: cudaHostAlloc, cudaMallocHost, cudaHostRegister */
 	double managed_slowdown;
 	double host_slowdown;
@@ -137,9 +136,6 @@ struct emu_op {
  * completes an operation. */
 extern pthread_mutex_t emu_sched_lock;
 extern pthread_cond_t emu_progress;
-extern uint64_t emu_progress_count;
-/* Waits on cv, emu_sched_lock held, spinning first until *watch moves (stream.c). */
-void emu_wait(pthread_cond_t *cv, const uint64_t *watch);
 
 /* Resolves a handle (0, cudaStreamLegacy, cudaStreamPerThread or a created stream). NULL
  * means an invalid handle. */

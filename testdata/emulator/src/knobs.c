@@ -141,7 +141,6 @@ static void load(void)
 	/* cudaHostRegister of 64 MiB took 3.7 ms on the H200: about 55 us per MiB, where a
 	 * malloc of the same size costs microseconds. */
 	knobs.pin_us_per_mib = 55;
-	knobs.spin_us = 200;
 	snprintf(knobs.device_name, sizeof knobs.device_name, "Echo UMA Emulator");
 	knobs.cc_major = 8;
 	knobs.cc_minor = 7;
@@ -157,7 +156,6 @@ static void load(void)
 
 	read_ulong("CUDA_EMU_KERNEL_DELAY_US", &knobs.kernel_delay_us);
 	read_ulong("CUDA_EMU_COPY_DELAY_US", &knobs.copy_delay_us);
-	read_ulong("CUDA_EMU_SPIN_US", &knobs.spin_us);
 	read_ulong("CUDA_EMU_PIN_US_PER_MIB", &knobs.pin_us_per_mib);
 	read_factor("CUDA_EMU_MANAGED_SLOWDOWN", &knobs.managed_slowdown);
 	read_factor("CUDA_EMU_HOST_SLOWDOWN", &knobs.host_slowdown);

@@ -4,10 +4,8 @@
  * is an OP_WAIT placed in the waiting stream's FIFO, so a worker never runs ahead of what
  * the CUDA programming model promises, and never behind it either.
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -17,7 +15,6 @@ struct emu_stream {
 	bool stopping;
 	pthread_t thread;
 	pthread_cond_t work;
-	uint64_t wakes; /* bumped with every signal of work (emu_wait) */
 	struct emu_op *head, *tail;
 	uint64_t enq, done;
 	struct emu_bounce bounce; /* the worker's alone: pageable copies are staged through it */
@@ -27,56 +24,10 @@ struct emu_stream {
 pthread_mutex_t emu_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t emu_progress = PTHREAD_COND_INITIALIZER;
 
-uint64_t emu_progress_count; /* bumped with every broadcast of emu_progress (emu_wait) */
-
 static struct emu_stream *streams; /* every live stream, the legacy one included */
 static struct emu_stream *legacy;
 static pthread_once_t legacy_once = PTHREAD_ONCE_INIT;
 static __thread struct emu_stream *per_thread;
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* Waits on cv, emu_sched_lock held, for the caller to check its condition again: what
- * changes the condition bumps *watch (under the lock) before it signals cv (wake, progress). The wait first
- * spins, the lock let go, for up to CUDA_EMU_SPIN_US or until *watch moves: a GPU starts a
- * launched kernel and reports a finished one within microseconds, where waking a thread that
- * sleeps on another CPU took a varying share of a merged iteration (0.78 or 1.4 ms by run,
- * bench/mapped_modes.sh on a 16-CPU host), and merged rounds came out in two speeds. The spin
- * yields the CPU at each turn, to a kernel's thread that may share it. */
-void emu_wait(pthread_cond_t *cv, const uint64_t *watch)
-{
-	uint64_t seen = __atomic_load_n(watch, __ATOMIC_RELAXED);
-	uint64_t spin = emu_knobs()->spin_us * 1000u;
-	if (spin) {
-		pthread_mutex_unlock(&emu_sched_lock);
-		uint64_t end = now_ns() + spin;
-		while (__atomic_load_n(watch, __ATOMIC_ACQUIRE) == seen && now_ns() < end)
-			sched_yield();
-		pthread_mutex_lock(&emu_sched_lock);
-		if (__atomic_load_n(watch, __ATOMIC_RELAXED) != seen)
-			return;
-	}
-	pthread_cond_wait(cv, &emu_sched_lock);
-}
-
-/* Wakes s's worker; lock held. */
-static void wake(struct emu_stream *s)
-{
-	__atomic_add_fetch(&s->wakes, 1, __ATOMIC_RELEASE);
-	pthread_cond_signal(&s->work);
-}
-
-/* Wakes every waiter on progress; lock held. */
-static void progress(void)
-{
-	__atomic_add_fetch(&emu_progress_count, 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&emu_progress);
-}
 
 struct emu_op *emu_op_new(enum emu_op_kind kind)
 {
@@ -116,7 +67,7 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&emu_sched_lock);
 	for (;;) {
 		while (!s->head && !s->stopping)
-			emu_wait(&s->work, &s->wakes);
+			pthread_cond_wait(&s->work, &emu_sched_lock);
 		struct emu_op *op = s->head;
 		if (!op)
 			break; /* destroyed and drained */
@@ -125,7 +76,7 @@ static void *worker(void *arg)
 			s->tail = NULL;
 		if (op->kind == OP_WAIT) {
 			while (op->wait_stream->done < op->wait_target)
-				emu_wait(&emu_progress, &emu_progress_count);
+				pthread_cond_wait(&emu_progress, &emu_sched_lock);
 		} else if (op->kind == OP_EVENT) {
 			emu_event_fire(op->u.record.event, op->u.record.generation);
 		} else {
@@ -134,7 +85,7 @@ static void *worker(void *arg)
 			pthread_mutex_lock(&emu_sched_lock);
 		}
 		s->done++;
-		progress();
+		pthread_cond_broadcast(&emu_progress);
 		free(op);
 	}
 	/* Only now leave the list: until its work is done, device syncs and the legacy stream's
@@ -144,7 +95,7 @@ static void *worker(void *arg)
 			*pp = s->next;
 			break;
 		}
-	progress();
+	pthread_cond_broadcast(&emu_progress);
 	pthread_mutex_unlock(&emu_sched_lock);
 	emu_bounce_free(&s->bounce);
 	return NULL;
@@ -185,7 +136,7 @@ static void push(struct emu_stream *s, struct emu_op *op)
 		s->head = op;
 	s->tail = op;
 	s->enq++;
-	wake(s);
+	pthread_cond_signal(&s->work);
 }
 
 static void push_wait(struct emu_stream *s, struct emu_stream *on, uint64_t target)
@@ -223,7 +174,7 @@ void emu_wait_stream(struct emu_stream *s, uint64_t target)
 {
 	pthread_mutex_lock(&emu_sched_lock);
 	while (s->done < target)
-		emu_wait(&emu_progress, &emu_progress_count);
+		pthread_cond_wait(&emu_progress, &emu_sched_lock);
 	pthread_mutex_unlock(&emu_sched_lock);
 }
 
@@ -241,7 +192,7 @@ void emu_device_sync(void)
 	for (struct emu_stream *s = streams; s; s = s->next) {
 		uint64_t target = s->enq;
 		while (s->done < target)
-			emu_wait(&emu_progress, &emu_progress_count);
+			pthread_cond_wait(&emu_progress, &emu_sched_lock);
 	}
 	pthread_mutex_unlock(&emu_sched_lock);
 }
@@ -319,7 +270,7 @@ cudaError_t emu_stream_destroy(cudaStream_t stream)
 		return emu_fail(cudaErrorInvalidResourceHandle);
 	pthread_mutex_lock(&emu_sched_lock);
 	s->stopping = true;
-	wake(s);
+	pthread_cond_signal(&s->work);
 	pthread_mutex_unlock(&emu_sched_lock);
 	return cudaSuccess;
 }
