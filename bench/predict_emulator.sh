@@ -10,7 +10,7 @@
 # "rounds" is the range of the measured speed-up round by round (each round's baseline over
 # the same round's variant): how far the measurement itself moves.
 # The load average before and after is printed: the machine may be shared. Needs root.
-# Usage: [WORKLOADS="stream pipeline ..."] [KEEP=DIR] bench/predict_emulator.sh [ROUNDS] (3; every
+# Usage: [SIZE=4M] [WORKLOADS="stream pipeline ..."] [KEEP=DIR] bench/predict_emulator.sh [ROUNDS] (3; every
 # corpus loop; KEEP: a directory to keep each workload's plan and calibration record in)
 . "$(dirname "$0")/lib.sh"
 bench_start
@@ -18,7 +18,8 @@ rounds=${1:-3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export CUDA_EMU_COPY_DELAY_US=${CUDA_EMU_COPY_DELAY_US:-2000} CUDA_EMU_HOST_SLOWDOWN=${CUDA_EMU_HOST_SLOWDOWN:-1}
-echo "CUDA_EMU_COPY_DELAY_US=$CUDA_EMU_COPY_DELAY_US CUDA_EMU_HOST_SLOWDOWN=$CUDA_EMU_HOST_SLOWDOWN rounds=$rounds"
+export CUDA_EMU_KERNEL_DELAY_US=${CUDA_EMU_KERNEL_DELAY_US:-0}
+echo "CUDA_EMU_COPY_DELAY_US=$CUDA_EMU_COPY_DELAY_US CUDA_EMU_KERNEL_DELAY_US=$CUDA_EMU_KERNEL_DELAY_US CUDA_EMU_HOST_SLOWDOWN=$CUDA_EMU_HOST_SLOWDOWN rounds=$rounds"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 python3 bench/prediction_row.py --header
 run() { # NAME ARGS...
@@ -35,7 +36,7 @@ run() { # NAME ARGS...
 for w in ${WORKLOADS:-stream pipeline compute multistream memset async_stream doublebuffer chunked helper_alloc framework background mt_stream}; do
 	# compute multiplies two n×n matrices an iteration (n² floats in SIZE): at 4M, seconds
 	# an iteration on the emulator's CPU; its own default size keeps it to milliseconds.
-	size=4M
+	size=${SIZE:-4M}
 	[ "$w" != compute ] || size=256K
 	run "$w" --size "$size" --iters 20 --warmup 2
 done
