@@ -649,6 +649,25 @@ static enum result case_managed_slowdown(void)
 	return PASS;
 }
 
+/* CUDA_EMU_KERNEL_MIN_US=30000: a kernel whose loop takes 1 ms still takes 30, the sleep after
+ * its loop and not before it (its output is there when the wait ends). */
+static enum result case_kernel_min(void)
+{
+	int *m, us = 1000;
+	CHECK(cudaMallocManaged((void **)&m, BYTES, cudaMemAttachGlobal));
+	m[0] = 0;
+	void *args[] = {&m, &us};
+	double t0 = now_ms();
+	CHECK(cudaLaunchKernel((const void *)k_spin, ONE, ONE, args, 0, 0));
+	CHECK(cudaDeviceSynchronize());
+	double took = now_ms() - t0;
+	EXPECT(m[0] == us, "the kernel did not run (m[0] = %d)", m[0]);
+	EXPECT(took >= 29, "a 1 ms kernel took %.1f ms with CUDA_EMU_KERNEL_MIN_US=30000, want >= 29",
+	       took);
+	CHECK(cudaFree(m));
+	return PASS;
+}
+
 static enum result expect_attr(int line, const void *p, enum cudaMemoryType type,
 			       const void *host_ptr)
 {
@@ -1077,6 +1096,7 @@ static const struct test_case {
 	{"free_waits_for_device", DELAY(30000), case_free_waits_for_device},
 	{"event_elapsed_time", DELAY(20000), case_event_elapsed_time},
 	{"managed_slowdown", "CUDA_EMU_MANAGED_SLOWDOWN=4", case_managed_slowdown},
+	{"kernel_min", "CUDA_EMU_KERNEL_MIN_US=30000", case_kernel_min},
 	{"pointer_attributes", "", case_pointer_attributes},
 	{"memcpy2d", "", case_memcpy2d},
 	{"device_knobs",

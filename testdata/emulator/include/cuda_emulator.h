@@ -45,6 +45,9 @@
  * Knobs (environment variables, read once at start; a malformed value is reported on stderr
  * and ignored):
  *   CUDA_EMU_KERNEL_DELAY_US     sleep this long before each kernel runs (default 0)
+ *   CUDA_EMU_KERNEL_MIN_US       a kernel that computes in less than this sleeps out the rest,
+ *                                so that it takes what a device would, whatever the host's CPUs
+ *                                and memory give its loop at the moment (default 0: its own time)
  *   CUDA_EMU_COPY_DELAY_US       sleep this long in each host-to-device and device-to-host
  *                                copy, like a slow link: copies then dominate an iteration
  *                                by a margin no loaded machine hides; once per copy, staged

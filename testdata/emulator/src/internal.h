@@ -15,6 +15,7 @@
 /* knobs.c */
 struct emu_knobs {
 	unsigned long kernel_delay_us;
+	unsigned long kernel_min_us; /* a kernel's least duration: its time, not the host CPU's */
 	unsigned long copy_delay_us;
 	unsigned long pin_us_per_mib; /* page-locking's price: cudaHostAlloc, cudaMallocHost, cudaHostRegister */
 	double managed_slowdown;

@@ -220,5 +220,8 @@ void emu_kernel_run(struct emu_op *op)
 	op->u.kernel.fn(op->u.kernel.grid, op->u.kernel.block, op->u.kernel.argv);
 	if (op->u.kernel.slowdown > 1.0)
 		sleep_s((now_s() - start) * (op->u.kernel.slowdown - 1.0));
+	double least = (double)emu_knobs()->kernel_min_us / 1e6, took = now_s() - start;
+	if (took < least)
+		sleep_s(least - took);
 	free(op->u.kernel.argbuf);
 }

@@ -155,6 +155,7 @@ static void load(void)
 	read_profile("CUDA_EMU_PROFILE");
 
 	read_ulong("CUDA_EMU_KERNEL_DELAY_US", &knobs.kernel_delay_us);
+	read_ulong("CUDA_EMU_KERNEL_MIN_US", &knobs.kernel_min_us);
 	read_ulong("CUDA_EMU_COPY_DELAY_US", &knobs.copy_delay_us);
 	read_ulong("CUDA_EMU_PIN_US_PER_MIB", &knobs.pin_us_per_mib);
 	read_factor("CUDA_EMU_MANAGED_SLOWDOWN", &knobs.managed_slowdown);
