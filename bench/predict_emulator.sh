@@ -16,8 +16,9 @@
 # process and sometimes within one (bench/memplace.c, results/memplace-2026-12-07-2cpu.txt), and
 # on the GPU hosts whole merged runs take 0.78 or 1.4-1.7 ms an iteration (results/mapped-modes-*).
 # With kernels timed by the CPU, helper_alloc's merged speed-up measured 4.48x in one GPU-host
-# run and 8.18x in another: no one prediction is within ±25 % of both. Priced kernels sleep beside one another, so
-# the device then runs kernels concurrently (CUDA_EMU_CONCURRENT_KERNELS=1) even on 2 CPUs.
+# run and 8.18x in another: no one prediction is within ±25 % of both. Priced kernels sleep
+# beside one another, so the device then runs kernels concurrently
+# (CUDA_EMU_CONCURRENT_KERNELS=1) even on 2 CPUs.
 # CUDA_EMU_KERNEL_MIN_US=0 times kernels by the CPU, as before 2026-12-07.
 # The load average before and after is printed: the machine may be shared. Needs root.
 # Usage: [SIZE=4M] [WORKLOADS="stream pipeline ..."] [KEEP=DIR] bench/predict_emulator.sh [ROUNDS] (3; every
