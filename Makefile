@@ -61,12 +61,12 @@ PROGRAMS  := $(addprefix $(BUILD)/workloads/,$(WORKLOADS) $(addsuffix -manual,$(
              $(BUILD)/tests/gated_copies $(BUILD)/tests/forked_loop $(BUILD)/tests/loader_threads \
              $(BUILD)/tests/glibc_base $(BUILD)/tests/missing_runtime $(BUILD)/tests/static_spawn \
              $(BUILD)/tests/sites $(BUILD)/tests/sites-nopie $(BUILD)/tests/libsites.so \
-             $(BUILD)/tests/nvml/libnvidia-ml.so.1 \
+             $(BUILD)/tests/nvml/libnvidia-ml.so.1 $(BUILD)/tests/blksize \
              $(BUILD)/bench/shimcost $(BUILD)/bench/pageable_copy
 
 .PHONY: all build echoctl trapcost generate check-generated cross cparts lint lint-all test test-all test-race test-arm64 test-arm64-vm install package bench demo clean
 all: build
-build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
+build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(BUILD)/lib/libechoclangout.so $(PROGRAMS)
 
 # echoctl carries the preload library it was built beside (internal/embedshim), so one
 # copied binary does everything. It is static (CGO_ENABLED=0, as for arm64): a setcap'd
@@ -75,9 +75,10 @@ build: echoctl $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
 # cilium/ebpf reads the kernel's version from ("read auxv from runtime"), and the traced
 # program without LD_LIBRARY_PATH.
 EMBED := internal/embedshim/lib
-echoctl: $(BUILD)/lib/libechoshim.so
+echoctl: $(BUILD)/lib/libechoshim.so $(BUILD)/lib/libechoclangout.so
 	@mkdir -p $(BUILD)/bin
 	cp $(BUILD)/lib/libechoshim.so $(EMBED)/libechoshim-$(shell $(GO) env GOARCH).so
+	cp $(BUILD)/lib/libechoclangout.so $(EMBED)/libechoclangout-$(shell $(GO) env GOARCH).so
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $(BUILD)/bin/echoctl ./cmd/echoctl
 
 $(BUILD)/obj/emulator/%.o: $(EMU_DIR)/src/%.c $(EMU_HDRS)
@@ -111,6 +112,11 @@ $(BUILD)/obj/shim/%.o: shim/%.c shim/shim.h shim/api.def shim/cuda_abi.h
 $(BUILD)/lib/libechoshim.so: $(SHIM_OBJS)
 	@mkdir -p $(@D)
 	$(CC) -shared -static-libgcc -Wl,--build-id=sha1 -o $@ $(SHIM_OBJS) -ldl -lpthread
+
+# What the source path preloads into clang: its AST dump written to the pipe in 1 MiB blocks.
+$(BUILD)/lib/libechoclangout.so: clangout/clangout.c
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) -shared -static-libgcc -Wl,--build-id=sha1 -o $@ $< -ldl
 
 $(BUILD)/lib/libcudart.so: $(BUILD)/lib/libcudart.so.12
 	ln -sf libcudart.so.12 $@
@@ -208,6 +214,11 @@ $(BUILD)/tests/glibc_base: testdata/shim/glibc_base.c shim/shim.h shim/api.def s
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $< -o $@ -ldl
 
+# What fstat says of standard output: libechoclangout's test.
+$(BUILD)/tests/blksize: testdata/clangout/blksize.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror $< -o $@
+
 # No CUDA library at all: under the shim every hook answers its error, never a NULL call.
 $(BUILD)/tests/missing_runtime: testdata/shim/missing_runtime.c $(EMU_HDRS)
 	@mkdir -p $(@D)
@@ -298,7 +309,8 @@ cross:
 	@mkdir -p $(ARM64)/bin
 	@if command -v $(CROSS)gcc >/dev/null && command -v $(CROSS)g++ >/dev/null; then \
 		$(MAKE) --no-print-directory BUILD=$(ARM64) CC=$(CROSS)gcc CXX=$(CROSS)g++ cparts && \
-		cp $(ARM64)/lib/libechoshim.so $(EMBED)/libechoshim-arm64.so; \
+		cp $(ARM64)/lib/libechoshim.so $(EMBED)/libechoshim-arm64.so && \
+		cp $(ARM64)/lib/libechoclangout.so $(EMBED)/libechoclangout-arm64.so; \
 	else \
 		echo "cross: no $(CROSS)gcc/g++, so only echoctl is built for arm64, without the shim ($(ARM64_PACKAGES))" >&2; \
 		[ -z "$(ECHO_REQUIRE_ARM64)" ]; \
@@ -307,7 +319,7 @@ cross:
 		-o $(ARM64)/bin/echoctl ./cmd/echoctl
 
 # The C parts alone: what make cross builds with the cross toolchain.
-cparts: $(LIBS) $(BUILD)/lib/libechoshim.so $(PROGRAMS)
+cparts: $(LIBS) $(BUILD)/lib/libechoshim.so $(BUILD)/lib/libechoclangout.so $(PROGRAMS)
 
 # The user-space suite on arm64: every Go test built for arm64 and run under qemu's user mode
 # against $(ARM64) (tests/arm64.sh; BPF's tests skip there, ECHO_NO_BPF).

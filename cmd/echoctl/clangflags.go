@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/source/parse"
 	"github.com/echo-uma/echo/source/rewrite"
 )
@@ -31,7 +32,8 @@ func (c *clangFlags) add(f *pflag.FlagSet, where string) {
 }
 
 // options are the parse options the flags say, the emulator's headers beside echoctl where
-// neither a CUDA installation nor headers were given.
+// neither a CUDA installation nor headers were given, and the libechoclangout echoctl carries
+// preloaded into clang (without one, clang runs as it is: the same findings, more slowly).
 func (c *clangFlags) options() parse.Options {
 	o := parse.Options{CUDAPath: c.cudaPath, RuntimeHeaders: c.runtimeHeaders,
 		Limits: parse.Limits{FileSize: int64(c.maxFileSize), Time: c.fileTimeout}}
@@ -39,5 +41,6 @@ func (c *clangFlags) options() parse.Options {
 		exe, _ := os.Executable()
 		o.RuntimeHeaders = rewrite.FindRuntimeHeaders(exe)
 	}
+	o.Preload, _ = embedshim.ExtractClangOut()
 	return o
 }

@@ -44,18 +44,37 @@ func Extract() (string, error) {
 	return extract(base, b, sum)
 }
 
-// extract is Extract for the library b, whose SHA-256 is sum, under base (privateDir).
-func extract(base string, b []byte, sum string) (string, error) {
-	dir, err := privateDir(base, "shim-"+sum[:16])
+// ExtractClangOut is Extract for the library the source path preloads into clang
+// (ClangOut), to DIR/clangout-SHA256/libechoclangout.so.
+func ExtractClangOut() (string, error) {
+	b, sum := ClangOut()
+	if b == nil {
+		return "", errors.New("this echoctl carries no libechoclangout (built with go build or go install, not make)")
+	}
+	base, err := CacheDir()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "libechoshim.so")
+	return extractAs(base, "clangout", "libechoclangout.so", b, sum)
+}
+
+// extract is Extract for the library b, whose SHA-256 is sum, under base (privateDir).
+func extract(base string, b []byte, sum string) (string, error) {
+	return extractAs(base, "shim", "libechoshim.so", b, sum)
+}
+
+// extractAs writes b, whose SHA-256 is sum, to base/PREFIX-SHA256/file, once (Extract).
+func extractAs(base, prefix, file string, b []byte, sum string) (string, error) {
+	dir, err := privateDir(base, prefix+"-"+sum[:16])
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, file)
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, b) {
 		return path, nil
 	}
 	if err := outfile.Replace(path, b, 0o644); err != nil {
-		return "", fmt.Errorf("writing the preload library: %w", err)
+		return "", fmt.Errorf("writing the preload library %s: %w", file, err)
 	}
 	return path, nil
 }

@@ -1,6 +1,7 @@
 // Package embedshim carries the preload library inside echoctl, so that one copied binary
 // does everything, and puts it where a program can preload it: a content-addressed file in
-// a cache directory only its owner can write (cache.go).
+// a cache directory only its owner can write (cache.go). It carries the source path's
+// libechoclangout for clang the same way.
 package embedshim
 
 import (
@@ -13,13 +14,17 @@ import (
 //go:embed lib
 var lib embed.FS
 
-// name is the embedded file for this architecture.
-var name = "lib/libechoshim-" + runtime.GOARCH + ".so"
+// Shim is the embedded preload library for this architecture and its SHA-256, or nil and ""
+// when echoctl was built without one (go build or go install rather than make).
+func Shim() ([]byte, string) { return embedded("libechoshim") }
 
-// Shim is the embedded library for this architecture and its SHA-256, or nil and "" when
-// echoctl was built without one (go build or go install rather than make).
-func Shim() ([]byte, string) {
-	b, err := lib.ReadFile(name)
+// ClangOut is the embedded libechoclangout (clangout/clangout.c), which the source path
+// preloads into clang, as Shim gives the shim.
+func ClangOut() ([]byte, string) { return embedded("libechoclangout") }
+
+// embedded is lib/NAME-GOARCH.so and its SHA-256, or nil and "".
+func embedded(name string) ([]byte, string) {
+	b, err := lib.ReadFile("lib/" + name + "-" + runtime.GOARCH + ".so")
 	if err != nil {
 		return nil, ""
 	}

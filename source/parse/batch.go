@@ -206,7 +206,7 @@ func (s *Session) runBatch(ctx context.Context, job []string, files []*batchFile
 	for _, f := range files {
 		args = append(args, f.p.c.File)
 	}
-	run := newClangRun(ctx, files[0].p.c.File, len(files), s.o.Limits)
+	run := newClangRun(ctx, files[0].p.c.File, len(files), s.o)
 	errs := &fileDiags{isMarker: s.isMarker, max: 1 << 20}
 	cmd, stdout, err := run.startClang(job[0], args, files[0].p.c.Dir, errs)
 	if err != nil {

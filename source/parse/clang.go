@@ -70,8 +70,9 @@ type clangResult struct {
 // runClang runs clang once with args, under the limits (limits.go), and reads the dump as it is
 // written. Files under notOwn (the session's prelude and stubs) are never the project's own,
 // wherever the file is. A run past a limit is a *LimitError.
-func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, l Limits) (clangResult, error) {
-	run := newClangRun(ctx, c.File, 1, l)
+func runClang(ctx context.Context, driver string, c Command, args []string, notOwn []string, o Options) (clangResult, error) {
+	l := o.Limits
+	run := newClangRun(ctx, c.File, 1, o)
 	stderr := &headBuffer{max: 1 << 20}
 	cmd, dump, err := run.startClang(driver, args, c.Dir, stderr)
 	if err != nil {

@@ -43,6 +43,11 @@ type Options struct {
 	// Limits bound each file's size and clang's time, memory and output; zero fields are
 	// the defaults.
 	Limits Limits
+	// Preload is a library preloaded into the clang runs that dump an AST: libechoclangout,
+	// which has clang write the dump to its pipe in 1 MiB blocks rather than the pipe's 4 KiB
+	// (clangout/clangout.c); "" for none. It changes how many bytes a write(2) carries, never
+	// which.
+	Preload string
 }
 
 // Command is one file to parse with the flags its build uses.

@@ -88,6 +88,7 @@ type clangRun struct {
 	file    string
 	dumps   int // how many files' dumps the process writes
 	limits  Limits
+	preload string          // Options.Preload
 	ctx     context.Context // the caller's: its end is an interrupt, not a limit
 	timed   context.Context // ends at the time limit too
 	cancel  context.CancelFunc
@@ -98,9 +99,9 @@ type clangRun struct {
 
 // newClangRun starts the time limit of one clang run on file, or on a batch of dumps files
 // that begins with file.
-func newClangRun(ctx context.Context, file string, dumps int, l Limits) *clangRun {
-	timed, cancel := context.WithTimeout(ctx, l.time())
-	return &clangRun{file: file, dumps: dumps, limits: l, ctx: ctx, timed: timed, cancel: cancel}
+func newClangRun(ctx context.Context, file string, dumps int, o Options) *clangRun {
+	timed, cancel := context.WithTimeout(ctx, o.Limits.time())
+	return &clangRun{file: file, dumps: dumps, limits: o.Limits, preload: o.Preload, ctx: ctx, timed: timed, cancel: cancel}
 }
 
 // prepare puts cmd, made with exec.CommandContext(r.timed, …), in a process group of its own
@@ -119,6 +120,7 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	cmd := exec.CommandContext(r.timed, path, args...)
 	r.prepare(cmd)
 	cmd.Dir = dir
+	cmd.Env = preloaded(os.Environ(), r.preload)
 	cmd.Stderr = stderr
 	out, w, err := dumpPipe()
 	if err == nil {
@@ -135,6 +137,26 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	}
 	r.out = out
 	return cmd, r.start(cmd, &gatheringReader{r: out}), nil
+}
+
+// preloaded is env with lib preloaded ahead of any library env already preloads; env as it is
+// for no lib.
+func preloaded(env []string, lib string) []string {
+	if lib == "" {
+		return env
+	}
+	out := make([]string, 0, len(env)+1)
+	value := lib
+	for _, kv := range env {
+		if rest, ok := strings.CutPrefix(kv, "LD_PRELOAD="); ok {
+			if rest != "" {
+				value = lib + ":" + rest
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "LD_PRELOAD="+value)
 }
 
 // start bounds the started clang's address space and wraps its output in the output limit

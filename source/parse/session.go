@@ -113,7 +113,7 @@ func (s *Session) Parse(ctx context.Context, c Command) (*TU, error) {
 		if p.env.stubs, err = p.stubs.path(s.dir); err != nil {
 			return nil, fmt.Errorf("parsing %s: %w", p.c.File, err)
 		}
-		run, err := runClang(ctx, s.driver, p.c, clangArgs(p.c, p.lang, s.o, p.env), s.notOwn(), s.o.Limits)
+		run, err := runClang(ctx, s.driver, p.c, clangArgs(p.c, p.lang, s.o, p.env), s.notOwn(), s.o)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,139 @@
+package parse
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/echo-uma/echo/internal/testenv"
+)
+
+// libechoclangout gives standard output 1 MiB blocks where it is a pipe, and leaves a file's,
+// and every fstat without it, as the kernel says.
+func TestClangOutWidensPipes(t *testing.T) {
+	lib := testenv.Built(t, "lib/libechoclangout.so")
+	prog := testenv.Built(t, "tests/blksize")
+	blksize := func(preload string, toFile bool) string {
+		t.Helper()
+		cmd := exec.Command(prog)
+		cmd.Env = preloaded(os.Environ(), preload)
+		var out []byte
+		var err error
+		if toFile {
+			path := filepath.Join(t.TempDir(), "out")
+			f, ferr := os.Create(path)
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			cmd.Stdout = f
+			err = cmd.Run()
+			f.Close()
+			out, _ = os.ReadFile(path)
+		} else {
+			out, err = cmd.Output()
+		}
+		if err != nil {
+			t.Fatalf("%s (preload %q): %v", prog, preload, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	const mib = "1048576"
+	if got := blksize(lib, false); got != mib {
+		t.Errorf("a pipe under libechoclangout: st_blksize %s, want %s", got, mib)
+	}
+	if got := blksize("", false); got == mib || got == "" {
+		t.Errorf("a pipe without it: st_blksize %q, want the kernel's own", got)
+	}
+	if got := blksize(lib, true); got == mib || got == "" {
+		t.Errorf("a file under libechoclangout: st_blksize %q, want the kernel's own", got)
+	}
+}
+
+// The library goes ahead of what the environment already preloads, in one LD_PRELOAD.
+func TestPreloaded(t *testing.T) {
+	env := []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}
+	if got := preloaded(env, ""); !reflect.DeepEqual(got, env) {
+		t.Errorf("no library: %v, want the environment as it is", got)
+	}
+	want := []string{"HOME=/root", "PATH=/bin", "LD_PRELOAD=/x/libechoclangout.so:/opt/a.so"}
+	if got := preloaded(env, "/x/libechoclangout.so"); !reflect.DeepEqual(got, want) {
+		t.Errorf("with the user's own: %v, want %v", got, want)
+	}
+	got := preloaded([]string{"PATH=/bin", "LD_PRELOAD="}, "/x/l.so")
+	if !reflect.DeepEqual(got, []string{"PATH=/bin", "LD_PRELOAD=/x/l.so"}) {
+		t.Errorf("over an empty LD_PRELOAD: %v", got)
+	}
+	if !slices.Equal(env, []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}) {
+		t.Errorf("the caller's environment was changed: %v", env)
+	}
+}
+
+// A parse with libechoclangout in clang gives the TU one without it gives, for a dump of many
+// of its 1 MiB blocks, alone and in a batch.
+func TestParseWithClangOut(t *testing.T) {
+	testenv.NeedClang(t)
+	lib := testenv.Built(t, "lib/libechoclangout.so")
+	dir := t.TempDir()
+	var src strings.Builder
+	src.WriteString("#include <cuda_runtime.h>\n")
+	for i := range 1500 {
+		fmt.Fprintf(&src, "float f%d(float *h, float *d, int n) { cudaMemcpy(d, h, n * sizeof(float), cudaMemcpyHostToDevice); return h[%d] * %d.5f; }\n", i, i%7, i)
+	}
+	var cmds []Command
+	for _, name := range []string{"a.cu", "b.cu"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, Command{File: path})
+	}
+	parseAll := func(o Options) []Parsed {
+		t.Helper()
+		s, err := NewSession(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		alone, err := s.Parse(context.Background(), cmds[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]Parsed{{TU: alone}}, s.ParseAll(context.Background(), cmds)...)
+	}
+	// The widened session's clang is a script that notes what it was preloaded with.
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := filepath.Join(dir, "preloaded")
+	wrapper := filepath.Join(dir, "clang")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$LD_PRELOAD\" >> %s\nexec %s \"$@\"\n", noted, clang)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain, widened := parseAll(Options{}), parseAll(Options{Clang: wrapper, Preload: lib})
+	if b, _ := os.ReadFile(noted); !strings.Contains(string(b), lib) {
+		t.Errorf("clang's dump runs were preloaded with %q, want %s", b, lib)
+	}
+	nodes := 0
+	plain[0].TU.Root.Walk(func(*Node) bool { nodes++; return true })
+	if nodes < 40_000 { // 28 a function: tens of megabytes of dump
+		t.Fatalf("%d nodes: the dump is too small to fill many 1 MiB blocks", nodes)
+	}
+	for i := range plain {
+		if plain[i].Err != nil || widened[i].Err != nil {
+			t.Fatalf("parse %d: %v, under libechoclangout %v", i, plain[i].Err, widened[i].Err)
+		}
+		renumber(plain[i].TU.Root)
+		renumber(widened[i].TU.Root)
+		if !reflect.DeepEqual(plain[i].TU, widened[i].TU) {
+			t.Errorf("parse %d differs under libechoclangout", i)
+		}
+	}
+}
