@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,9 +127,20 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 	}
 	good := testenv.SourceFixture(t, "scan/safe.cu", dir, "tree/a.cu")
 	// scan parses a.cu, a2.cu and b.cu in one clang process (parse.Session.ParseAll), which
-	// holds the end of the last file it finished (a2.cu) in its output buffer while it waits
-	// on the FIFO: the interrupt loses that one, and a.cu is done.
-	testenv.SourceFixture(t, "scan/safe.cu", dir, "tree/a2.cu")
+	// holds up to 1 MiB of what it wrote in its output buffer (libechoclangout's block) while it
+	// waits on the FIFO: a2.cu, whose dump is longer than that, pushes all of a.cu's out and
+	// has its own end held. The interrupt loses a2.cu, and a.cu is done.
+	a2 := testenv.SourceFixture(t, "scan/safe.cu", dir, "tree/a2.cu")
+	padding := new(strings.Builder)
+	for i := range 200 {
+		fmt.Fprintf(padding, "static float pad%d(float *p, int n) { float s = 0; for (int i = 0; i < n; i++) s += p[i] * %d.5f; return s; }\n", i, i)
+	}
+	if f, err := os.OpenFile(a2, os.O_APPEND|os.O_WRONLY, 0); err != nil {
+		t.Fatal(err)
+	} else {
+		f.WriteString(padding.String())
+		f.Close()
+	}
 	blocked := filepath.Join(dir, "tree", "b.cu") // CUDA: its prelude is a temporary file
 	os.WriteFile(blocked, []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
 	trace := streamTrace(t)
