@@ -23,16 +23,14 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* WIDEN(fd, rc, st): a successful answer about standard output, a pipe, gets the 1 MiB block. */
-#define WIDEN(fd, rc, st)                                                   \
-	do {                                                                \
-		if ((rc) == 0 && (fd) == 1 && S_ISFIFO((st)->st_mode))        \
-			(st)->st_blksize = PIPE_BLOCK;                      \
-	} while (0)
-
-typedef int fstat_fn(int, struct stat *);
-typedef int fstat64_fn(int, struct stat64 *);
-typedef int fxstat64_fn(int, int, struct stat64 *);
+/* widen gives a successful answer about standard output, a pipe, the 1 MiB block; rc is
+ * the answer's return value, mode and blksize its fields (read after the call that set them). */
+static int widen(int fd, int rc, const mode_t *mode, blksize_t *blksize)
+{
+	if (rc == 0 && fd == 1 && S_ISFIFO(*mode))
+		*blksize = PIPE_BLOCK;
+	return rc;
+}
 
 /* next is the definition of name after this library's, looked up once into *slot; NULL (the
  * call then fails with ENOSYS) where there is none. */
@@ -45,29 +43,25 @@ static void *next(const char *name, void **slot)
 	return *slot;
 }
 
+typedef int fstat_fn(int, struct stat *);
+typedef int fstat64_fn(int, struct stat64 *);
+typedef int fxstat64_fn(int, int, struct stat64 *);
+static void *real_fstat, *real_fstat64, *real_fxstat64;
+
 EXPORT int fstat(int fd, struct stat *st)
 {
-	static void *real;
-	fstat_fn *f = (fstat_fn *)next("fstat", &real);
-	int rc = f ? f(fd, st) : -1;
-	WIDEN(fd, rc, st);
-	return rc;
+	fstat_fn *f = (fstat_fn *)next("fstat", &real_fstat);
+	return widen(fd, f ? f(fd, st) : -1, &st->st_mode, &st->st_blksize);
 }
 
 EXPORT int fstat64(int fd, struct stat64 *st)
 {
-	static void *real;
-	fstat64_fn *f = (fstat64_fn *)next("fstat64", &real);
-	int rc = f ? f(fd, st) : -1;
-	WIDEN(fd, rc, st);
-	return rc;
+	fstat64_fn *f = (fstat64_fn *)next("fstat64", &real_fstat64);
+	return widen(fd, f ? f(fd, st) : -1, &st->st_mode, &st->st_blksize);
 }
 
 EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 {
-	static void *real;
-	fxstat64_fn *f = (fxstat64_fn *)next("__fxstat64", &real);
-	int rc = f ? f(ver, fd, st) : -1;
-	WIDEN(fd, rc, st);
-	return rc;
+	fxstat64_fn *f = (fxstat64_fn *)next("__fxstat64", &real_fxstat64);
+	return widen(fd, f ? f(ver, fd, st) : -1, &st->st_mode, &st->st_blksize);
 }

@@ -33,29 +33,27 @@ func CacheDir() (string, error) {
 // other user can swap the file a program then preloads; a file already there is used only
 // if its content is the embedded one, and is replaced otherwise.
 func Extract() (string, error) {
-	b, sum := Shim()
-	if b == nil {
-		return "", errors.New("this echoctl carries no preload library (built with go build or go install, not make)")
-	}
-	base, err := CacheDir()
-	if err != nil {
-		return "", err
-	}
-	return extract(base, b, sum)
+	return extractEmbedded("shim", "libechoshim", "preload library")
 }
 
 // ExtractClangOut is Extract for the library the source path preloads into clang
 // (ClangOut), to DIR/clangout-SHA256/libechoclangout.so.
 func ExtractClangOut() (string, error) {
-	b, sum := ClangOut()
+	return extractEmbedded("clangout", "libechoclangout", "libechoclangout")
+}
+
+// extractEmbedded writes the embedded library NAME (embedded) to DIR/PREFIX-SHA256/NAME.so;
+// what names it in the error of an echoctl that carries none.
+func extractEmbedded(prefix, name, what string) (string, error) {
+	b, sum := embedded(name)
 	if b == nil {
-		return "", errors.New("this echoctl carries no libechoclangout (built with go build or go install, not make)")
+		return "", fmt.Errorf("this echoctl carries no %s (built with go build or go install, not make)", what)
 	}
 	base, err := CacheDir()
 	if err != nil {
 		return "", err
 	}
-	return extractAs(base, "clangout", "libechoclangout.so", b, sum)
+	return extractAs(base, prefix, name+".so", b, sum)
 }
 
 // extract is Extract for the library b, whose SHA-256 is sum, under base (privateDir).
