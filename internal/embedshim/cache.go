@@ -36,8 +36,8 @@ func Extract() (string, error) {
 	return extractEmbedded("shim", "libechoshim", "preload library")
 }
 
-// ExtractClangOut is Extract for the library the source path preloads into clang
-// (ClangOut), to DIR/clangout-SHA256/libechoclangout.so.
+// ExtractClangOut is Extract for libechoclangout (clangout/clangout.c), which the source path
+// preloads into clang, to DIR/clangout-SHA256/libechoclangout.so.
 func ExtractClangOut() (string, error) {
 	return extractEmbedded("clangout", "libechoclangout", "libechoclangout")
 }

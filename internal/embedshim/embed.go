@@ -18,10 +18,6 @@ var lib embed.FS
 // when echoctl was built without one (go build or go install rather than make).
 func Shim() ([]byte, string) { return embedded("libechoshim") }
 
-// ClangOut is the embedded libechoclangout (clangout/clangout.c), which the source path
-// preloads into clang, as Shim gives the shim.
-func ClangOut() ([]byte, string) { return embedded("libechoclangout") }
-
 // embedded is lib/NAME-GOARCH.so and its SHA-256, or nil and "".
 func embedded(name string) ([]byte, string) {
 	b, err := lib.ReadFile("lib/" + name + "-" + runtime.GOARCH + ".so")
