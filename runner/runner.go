@@ -376,12 +376,8 @@ func run(ctx context.Context, argv []string, planEnv, dir string, stdio IO) (Res
 	}
 	reportPath := filepath.Join(dir, "report.json")
 	cmd, captured := command(argv, stdio)
-	preload := shim
-	if old := os.Getenv("LD_PRELOAD"); old != "" {
-		preload += " " + old
-	}
-	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_PLAN_DIR", "ECHO_REPORT"),
-		"LD_PRELOAD="+preload, planEnv, "ECHO_REPORT="+reportPath)
+	cmd.Env = append(withoutEnv(embedshim.Preloaded(os.Environ(), shim), "ECHO_PLAN", "ECHO_PLAN_DIR", "ECHO_REPORT"),
+		planEnv, "ECHO_REPORT="+reportPath)
 	start := time.Now()
 	if err := execute(ctx, cmd, stdio.Forward); err != nil {
 		return Result{}, err

@@ -56,11 +56,6 @@ func extractEmbedded(prefix, name, what string) (string, error) {
 	return extractAs(base, prefix, name+".so", b, sum)
 }
 
-// extract is Extract for the library b, whose SHA-256 is sum, under base (privateDir).
-func extract(base string, b []byte, sum string) (string, error) {
-	return extractAs(base, "shim", "libechoshim.so", b, sum)
-}
-
 // extractAs writes b, whose SHA-256 is sum, to base/PREFIX-SHA256/file, once (Extract).
 func extractAs(base, prefix, file string, b []byte, sum string) (string, error) {
 	dir, err := privateDir(base, prefix+"-"+sum[:16])

@@ -16,6 +16,11 @@ func library(t *testing.T, content string) ([]byte, string) {
 	return []byte(content), hex.EncodeToString(sum[:])
 }
 
+// extract writes the shim b, whose SHA-256 is sum, under base as Extract does.
+func extract(base string, b []byte, sum string) (string, error) {
+	return extractAs(base, "shim", "libechoshim.so", b, sum)
+}
+
 func inode(t *testing.T, path string) uint64 {
 	t.Helper()
 	fi, err := os.Stat(path)

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/units"
 )
 
@@ -120,7 +121,7 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	cmd := exec.CommandContext(r.timed, path, args...)
 	r.prepare(cmd)
 	cmd.Dir = dir
-	cmd.Env = preloaded(os.Environ(), r.preload)
+	cmd.Env = embedshim.Preloaded(os.Environ(), r.preload)
 	cmd.Stderr = stderr
 	out, w, err := dumpPipe()
 	if err == nil {
@@ -137,26 +138,6 @@ func (r *clangRun) startClang(path string, args []string, dir string, stderr io.
 	}
 	r.out = out
 	return cmd, r.start(cmd, &gatheringReader{r: out}), nil
-}
-
-// preloaded is env with lib preloaded ahead of any library env already preloads; env as it is
-// for no lib.
-func preloaded(env []string, lib string) []string {
-	if lib == "" {
-		return env
-	}
-	out := make([]string, 0, len(env)+1)
-	value := lib
-	for _, kv := range env {
-		if rest, ok := strings.CutPrefix(kv, "LD_PRELOAD="); ok {
-			if rest != "" {
-				value = lib + ":" + rest
-			}
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "LD_PRELOAD="+value)
 }
 
 // start bounds the started clang's address space and wraps its output in the output limit

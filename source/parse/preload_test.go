@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/testenv"
 )
 
@@ -22,7 +22,7 @@ func TestClangOutWidensPipes(t *testing.T) {
 	blksize := func(preload string, toFile bool) string {
 		t.Helper()
 		cmd := exec.Command(prog)
-		cmd.Env = preloaded(os.Environ(), preload)
+		cmd.Env = embedshim.Preloaded(os.Environ(), preload)
 		var out []byte
 		var err error
 		if toFile {
@@ -52,25 +52,6 @@ func TestClangOutWidensPipes(t *testing.T) {
 	}
 	if got := blksize(lib, true); got == mib || got == "" {
 		t.Errorf("a file under libechoclangout: st_blksize %q, want the kernel's own", got)
-	}
-}
-
-// The library goes ahead of what the environment already preloads, in one LD_PRELOAD.
-func TestPreloaded(t *testing.T) {
-	env := []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}
-	if got := preloaded(env, ""); !reflect.DeepEqual(got, env) {
-		t.Errorf("no library: %v, want the environment as it is", got)
-	}
-	want := []string{"HOME=/root", "PATH=/bin", "LD_PRELOAD=/x/libechoclangout.so:/opt/a.so"}
-	if got := preloaded(env, "/x/libechoclangout.so"); !reflect.DeepEqual(got, want) {
-		t.Errorf("with the user's own: %v, want %v", got, want)
-	}
-	got := preloaded([]string{"PATH=/bin", "LD_PRELOAD="}, "/x/l.so")
-	if !reflect.DeepEqual(got, []string{"PATH=/bin", "LD_PRELOAD=/x/l.so"}) {
-		t.Errorf("over an empty LD_PRELOAD: %v", got)
-	}
-	if !slices.Equal(env, []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}) {
-		t.Errorf("the caller's environment was changed: %v", env)
 	}
 }
 
