@@ -46,7 +46,7 @@ type Options struct {
 	// Preload is a library preloaded into the clang runs that dump an AST: libechoclangout,
 	// which has clang write the dump to its pipe in 1 MiB blocks rather than the pipe's 4 KiB
 	// (clangout/clangout.c); "" for none. It changes how many bytes a write(2) carries, never
-	// which.
+	// which. A library clang does not load quietly (another machine's) is not used.
 	Preload string
 }
 

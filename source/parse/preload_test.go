@@ -2,6 +2,8 @@ package parse
 
 import (
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,4 +119,75 @@ func TestParseWithClangOut(t *testing.T) {
 			t.Errorf("parse %d differs under libechoclangout", i)
 		}
 	}
+}
+
+// A libechoclangout clang cannot load (another machine's: an arm64 echoctl under qemu runs an
+// x86 clang) is left out, and the batches run as without it. Before, the loader's complaint
+// came ahead of each batch's first marker, every file was parsed again alone, and an
+// interrupted scan lost the files its batch had done (CI's arm64 stage, stop 54).
+func TestClangOutOfAnotherMachine(t *testing.T) {
+	testenv.NeedClang(t)
+	lib := testenv.Built(t, "lib/libechoclangout.so")
+	clang, err := exec.LookPath("clang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clangs, ours := elfMachine(t, clang), elfMachine(t, lib)
+	b, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint16(b[18:], clangs+1) // e_machine
+	foreign := filepath.Join(t.TempDir(), "libechoclangout.so")
+	if err := os.WriteFile(foreign, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var cmds []Command
+	for _, name := range []string{"a.cu", "b.cu"} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte("#include <cuda_runtime.h>\nvoid f(float *h, float *d) { cudaMemcpy(d, h, 4, cudaMemcpyHostToDevice); }\n"), 0o644)
+		cmds = append(cmds, Command{File: path})
+	}
+	session := func(preload string) *Session {
+		t.Helper()
+		s, err := NewSession(Options{Preload: preload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	// The user's own LD_PRELOAD, which the loader cannot find either, does not count against ours.
+	t.Setenv("LD_PRELOAD", filepath.Join(dir, "missing.so"))
+	switch s := session(lib); {
+	case ours != clangs: // the arm64 suite under qemu: an x86 clang
+		t.Logf("libechoclangout is for machine %d, clang for %d: only the foreign library is tried", ours, clangs)
+	case s.o.Preload != lib:
+		t.Errorf("libechoclangout of clang's machine: preloaded %q, want %s", s.o.Preload, lib)
+	}
+	s := session(foreign)
+	if s.o.Preload != "" {
+		t.Errorf("a library of another machine: preloaded %q, want none", s.o.Preload)
+	}
+	t.Setenv("LD_PRELOAD", "")
+	for i, p := range s.ParseAll(context.Background(), cmds) {
+		if p.Err != nil {
+			t.Fatalf("%s: %v", cmds[i].File, p.Err)
+		}
+	}
+	if n := s.batched.Load(); n != 2 {
+		t.Errorf("%d of 2 files given by their batch, want 2", n)
+	}
+}
+
+// elfMachine is the e_machine of the ELF file at path.
+func elfMachine(t *testing.T, path string) uint16 {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return uint16(f.Machine)
 }

@@ -80,6 +80,7 @@ func NewSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing the CUDA prelude: %w", err)
 	}
+	o.Preload = loadable(context.Background(), driver, o.Preload, o.Limits)
 	s := &Session{o: o, driver: driver, dir: dir, remove: remove, pchs: map[string]*pchBuild{}, pchDir: dir}
 	if o.CUDAPath == "" {
 		if cache := PreludeCache(driver); cache != "" {
