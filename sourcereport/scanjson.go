@@ -33,6 +33,7 @@ type unwalkedJSON struct {
 type scanPrevalenceJSON struct {
 	CUDAFiles     int            `json:"cuda_files"`
 	NotCUDA       int            `json:"not_cuda"`
+	NoCopy        int            `json:"no_copy"`
 	Parsed        int            `json:"parsed"`
 	WithErrors    int            `json:"parsed_with_errors"`
 	Unparsable    int            `json:"unparsable"`
@@ -64,6 +65,7 @@ type scanFileJSON struct {
 	Pairs      []scanPairJSON `json:"pairs"`
 	// The rest: how the file was parsed, what a grep says, and why the two differ.
 	NotCUDA     bool               `json:"not_cuda,omitempty"`
+	NoCopy      bool               `json:"no_copy,omitempty"`
 	IncludedBy  string             `json:"included_by,omitempty"`
 	Errors      int                `json:"errors"`
 	FirstError  string             `json:"first_error,omitempty"`
@@ -124,14 +126,14 @@ func ScanDocOf(s *scan.Survey) ScanDoc {
 		doc.Unwalked = append(doc.Unwalked, unwalkedJSON{Path: u.Path, PathBytes: pathBytes(u.Path), Why: u.Why})
 	}
 	p := s.Prevalence()
-	doc.Prevalence = scanPrevalenceJSON{CUDAFiles: p.CUDAFiles, NotCUDA: p.Files - p.CUDAFiles, Parsed: p.Parsed, WithErrors: p.WithErrors,
+	doc.Prevalence = scanPrevalenceJSON{CUDAFiles: p.CUDAFiles, NotCUDA: p.Files - p.CUDAFiles, NoCopy: p.NoCopy, Parsed: p.Parsed, WithErrors: p.WithErrors,
 		Unparsable: p.Unparsable, Skipped: p.Skipped, FilesGrep: p.Grep, FilesScan: p.Scan, GrepNoPair: p.GrepOnly, ScanNoGrep: p.ScanOnly,
 		Dirs: p.Dirs, DirsGrep: p.DirsGrep, DirsScan: p.DirsSc, Copies: p.Copies, Pairs: p.Pairs, Proven: p.Proved,
 		Refused: p.Refused, RefusedBy: p.RefusedBy, Undecidable: p.Undecidable, UndecidableBy: p.UndecidableBy}
 	for _, f := range s.Files {
 		fj := scanFileJSON{Path: f.Path, PathBytes: pathBytes(f.Path), Flags: "compile command", Assumed: nonNil(f.Flags),
 			Unparsable: f.Unparsable, Skipped: f.Skipped, Pattern: f.Pattern(), Pairs: []scanPairJSON{},
-			NotCUDA: f.NoCUDA, IncludedBy: f.IncludedBy, Errors: f.Errors, FirstError: f.FirstError, Stubbed: f.Stubbed,
+			NotCUDA: f.NoCUDA, NoCopy: f.NoCopy, IncludedBy: f.IncludedBy, Errors: f.Errors, FirstError: f.FirstError, Stubbed: f.Stubbed,
 			IncludeDirs: f.Guessed, Grep: f.Grep, Copies: f.Copies, Refused: f.Refused(), Undecidable: f.Undecidable(),
 			Differs: f.Explain()}
 		for _, u := range f.Unpaired {

@@ -38,6 +38,11 @@ func ScanText(s *scan.Survey) string {
 			files.Rows = append(files.Rows, []string{path, flags, "not CUDA", grep, "-", "-", "-", "-", "-", "no CUDA in it: not parsed"})
 			continue
 		}
+		if f.NoCopy {
+			files.Rows = append(files.Rows, []string{path, flags, "no copy", grep, "-", "-", "-", "-", "-",
+				"no cudaMemcpy written in it or the tree's headers it includes: not parsed"})
+			continue
+		}
 		if f.Unparsable != "" {
 			files.Rows = append(files.Rows, []string{path, flags, "unparsable", grep, "-", "-", "-", "-", "-", oneLine(f.Unparsable)})
 			continue
@@ -138,11 +143,16 @@ func fileNote(f scan.FileScan) string {
 }
 
 // prevalenceLine is the paper's §2.4 count for the tree, by the grep and by the analysis, and
-// how much of the tree was parsed.
+// how much of the tree was parsed: of the files that may hold a copy, where some cannot.
 func prevalenceLine(dir string, p scan.Prevalence) string {
+	parsed := fmt.Sprintf("%d of %d CUDA files parsed", p.Parsed, p.CUDAFiles)
+	if p.NoCopy > 0 {
+		parsed = fmt.Sprintf("%d CUDA files not parsed, no cudaMemcpy written in them or their headers; of the other %d, %d parsed",
+			p.NoCopy, p.CUDAFiles-p.NoCopy, p.Parsed)
+	}
 	return fmt.Sprintf("%s: the pattern in %d of %d directories with CUDA files and %d of %d CUDA files by grep; in %d directories and %d files by scan "+
-		"(%d files the grep matches have no pair, each explained above); %d of %d CUDA files parsed (%s, %d with errors clang recovered from), %d copies, %d pairs, %d proven, %d refused, %d undecidable\n",
-		dir, p.DirsGrep, p.Dirs, p.Grep, p.CUDAFiles, p.DirsSc, p.Scan, p.GrepOnly, p.Parsed, p.CUDAFiles, percent(p.Parsed, p.CUDAFiles), p.WithErrors,
+		"(%d files the grep matches have no pair, each explained above); %s (%s, %d with errors clang recovered from), %d copies, %d pairs, %d proven, %d refused, %d undecidable\n",
+		dir, p.DirsGrep, p.Dirs, p.Grep, p.CUDAFiles, p.DirsSc, p.Scan, p.GrepOnly, parsed, percent(p.Parsed, p.CUDAFiles-p.NoCopy), p.WithErrors,
 		p.Copies, p.Pairs, p.Proved, p.Refused, p.Undecidable)
 }
 

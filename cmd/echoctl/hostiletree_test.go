@@ -49,7 +49,8 @@ func TestScanHostileTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(tree, "waits.cu"), []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
+	// waits.cu copies, or the scan would not parse it (it cannot hold a copy).
+	os.WriteFile(filepath.Join(tree, "waits.cu"), []byte("#include \""+fifo+"\"\nint main(void) { return cudaMemcpy(0, 0, 0, cudaMemcpyHostToDevice); }\n"), 0o644)
 	os.WriteFile(filepath.Join(tree, "generated.c"), []byte("float t[] = {"+strings.Repeat("1.5f, 2.5f, 3.5f, 4.5f,\n", 128<<10)+"0};\n"), 0o644)
 	for link, target := range map[string]string{"zero.cu": "/dev/zero", "loop": ".", "ab": "ba", "ba": "ab", "etc": "/etc"} {
 		os.Symlink(target, filepath.Join(tree, link))

@@ -16,6 +16,8 @@ type scanOptions struct {
 	global *globalOptions
 	clang  clangFlags
 	jobs   int
+	// parseAll parses the files that cannot hold a copy too (scan.ScanOptions.ParseAll).
+	parseAll bool
 	// cpuProfile is where a Go CPU profile of echoctl goes (hidden): the scan's own share of
 	// its CPU, beside clang's (issue 40).
 	cpuProfile string
@@ -45,7 +47,9 @@ A .cu file is parsed with a prelude standing in for the CUDA toolkit's headers u
 tree (as its build's -I would name it) and else parsed as an empty file, and errors clang
 recovers from make the pairs of the functions they are in undecidable, the rest of the file
 analysed. A source file another one #includes is analysed in its includer's parse; a C or
-C++ file with nothing of CUDA in it is not parsed. Each file is also matched the way a grep
+C++ file with nothing of CUDA in it is not parsed, nor is a CUDA file that cannot hold a
+copy: neither it nor a header of the tree it includes writes cudaMemcpy (--parse-all
+parses it, to check that the whole tree parses). Each file is also matched the way a grep
 would (cudaMalloc and cudaMemcpy in its text), and where the grep finds the pattern and the
 analysis no pair, the file's note says why. The last line counts the pattern the way the
 paper's survey does: directories and files with it, by grep and by scan.`,
@@ -67,6 +71,7 @@ paper's survey does: directories and files with it, by grep and by scan.`,
 	f := cmd.Flags()
 	opts.clang.add(f, "one in DIR, DIR/build or a parent")
 	f.IntVarP(&opts.jobs, "jobs", "j", 0, "files parsed at once (default: one per CPU)")
+	f.BoolVar(&opts.parseAll, "parse-all", false, "parse every CUDA file, also those in which no cudaMemcpy is written (slower)")
 	f.StringVar(&opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of echoctl itself to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
@@ -81,7 +86,7 @@ func runScan(cmd *cobra.Command, out io.Writer, dir string, extra []string, opts
 		defer stop()
 	}
 	so := scan.ScanOptions{CompileCommands: opts.clang.compileCommands, Args: extra, Jobs: opts.jobs,
-		Options: opts.clang.options()}
+		ParseAll: opts.parseAll, Options: opts.clang.options()}
 	stderr := cmd.ErrOrStderr()
 	progress := sourcereport.NewProgress(stderr, isTerminal(stderr))
 	so.Progress = progress.Update

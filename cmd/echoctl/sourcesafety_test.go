@@ -142,7 +142,8 @@ func TestSourceCommandsInterrupted(t *testing.T) {
 		f.Close()
 	}
 	blocked := filepath.Join(dir, "tree", "b.cu") // CUDA: its prelude is a temporary file
-	os.WriteFile(blocked, []byte("#include \""+fifo+"\"\nint main(void) { return 0; }\n"), 0o644)
+	// It copies, or scan would not parse it (it cannot hold a copy).
+	os.WriteFile(blocked, []byte("#include \""+fifo+"\"\nint main(void) { return cudaMemcpy(0, 0, 0, cudaMemcpyHostToDevice); }\n"), 0o644)
 	trace := streamTrace(t)
 	for _, c := range []struct {
 		args []string

@@ -33,6 +33,7 @@ type TreeIndex struct {
 	limits Limits              // files are read as the parse reads them: regular ones, up to the size limit
 	byBase map[string][]string // base name → absolute paths
 	incs   map[string][]include
+	copies map[string]bool   // the file's text may write a copy (maycopy.go), set with incs
 	texts  map[string][]byte // the translation units' text, read once
 	sizes  map[string]int64  // SourceBytes' file sizes, each stat once
 }
@@ -40,8 +41,8 @@ type TreeIndex struct {
 // indexTree lists the headers under root (walking past what the survey walks past) beside the
 // given translation units, and reads every include directive of both.
 func IndexTree(root string, units []string, l Limits) *TreeIndex {
-	t := &TreeIndex{root: root, limits: l, byBase: map[string][]string{}, incs: map[string][]include{}, texts: map[string][]byte{},
-		sizes: map[string]int64{}}
+	t := &TreeIndex{root: root, limits: l, byBase: map[string][]string{}, incs: map[string][]include{}, copies: map[string]bool{},
+		texts: map[string][]byte{}, sizes: map[string]int64{}}
 	add := func(p string) { t.byBase[filepath.Base(p)] = append(t.byBase[filepath.Base(p)], p) }
 	for _, u := range units {
 		add(u)
@@ -67,17 +68,19 @@ func IndexTree(root string, units []string, l Limits) *TreeIndex {
 	return t
 }
 
-// includes are a file's include directives, read the first time they are asked for.
+// includes are a file's include directives, read the first time they are asked for (with
+// whether its text may write a copy).
 func (t *TreeIndex) includes(file string) []include {
 	if inc, ok := t.incs[file]; ok {
 		return inc
 	}
 	b, ok := t.texts[file]
+	var err error
 	if !ok {
-		b, _ = ReadSource(file, t.limits)
+		b, err = ReadSource(file, t.limits)
 	}
 	out := includesIn(b)
-	t.incs[file] = out
+	t.incs[file], t.copies[file] = out, err != nil || writesCopy(b)
 	return out
 }
 
@@ -88,6 +91,17 @@ func besides(from string, inc include) string {
 	p := filepath.Join(filepath.Dir(from), filepath.FromSlash(inc.name))
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 		return p
+	}
+	return ""
+}
+
+// inDirs resolves an include against include directories, in their order: "" when none
+// has it.
+func inDirs(dirs []string, inc include) string {
+	for _, d := range dirs {
+		if p := besides(filepath.Join(d, "x"), inc); p != "" {
+			return p
+		}
 	}
 	return ""
 }
@@ -129,7 +143,7 @@ func (t *TreeIndex) IncludedScans(units []string) map[string]string {
 	reach := map[string][]string{}
 	includedBy := map[string]bool{}
 	for _, u := range units {
-		t.reach(u, false, func(p string) {
+		t.reach(u, false, nil, func(p string) {
 			if isUnit[p] {
 				reach[u] = append(reach[u], p)
 				includedBy[p] = true
@@ -172,14 +186,14 @@ func (t *TreeIndex) IncludedScans(units []string) map[string]string {
 // Not safe for concurrent use.
 func (t *TreeIndex) SourceBytes(unit string) int64 {
 	n := t.size(unit)
-	t.reach(unit, true, func(p string) { n += t.size(p) })
+	t.reach(unit, true, nil, func(p string) { n += t.size(p) })
 	return n
 }
 
 // reach calls visit for each file of the tree that unit reaches through its includes, each
-// once, to a depth of 8: found beside its includer, and with byName, where it is not there, by
-// name in the tree.
-func (t *TreeIndex) reach(unit string, byName bool, visit func(file string)) {
+// once, to a depth of 8: found beside its includer, else in dirs, and with byName, where it is
+// in neither, by name in the tree.
+func (t *TreeIndex) reach(unit string, byName bool, dirs []string, visit func(file string)) {
 	seen := map[string]bool{unit: true}
 	var walk func(f string, depth int)
 	walk = func(f string, depth int) {
@@ -188,6 +202,9 @@ func (t *TreeIndex) reach(unit string, byName bool, visit func(file string)) {
 		}
 		for _, inc := range t.includes(f) {
 			p := besides(f, inc)
+			if p == "" {
+				p = inDirs(dirs, inc)
+			}
 			if p == "" && byName {
 				p = t.inTree(f, inc)
 			}

@@ -24,6 +24,10 @@ type FileReport struct {
 	// NoCUDA: a C or C++ file with nothing of CUDA in it (and including none that has): not
 	// parsed, it cannot hold the pattern.
 	NoCUDA bool
+	// NoCopy: a CUDA file in which no copy can be found, not parsed: neither it nor a file of
+	// the tree it includes writes cudaMemcpy (parse.TreeIndex.MayCopy), so it cannot hold the
+	// pattern. ScanOptions.ParseAll parses it anyway.
+	NoCopy bool
 	// Grep: the file's own text calls cudaMalloc and cudaMemcpy (grepMatch).
 	Grep bool
 	// Guessed are the -I flags given to a file without a compile command for headers its
@@ -46,7 +50,9 @@ type FileReport struct {
 }
 
 // Parsed reports whether the file's AST was read, its own or its includer's.
-func (f *FileScan) Parsed() bool { return !f.NoCUDA && f.Unparsable == "" && f.Skipped == "" }
+func (f *FileScan) Parsed() bool {
+	return !f.NoCUDA && !f.NoCopy && f.Unparsable == "" && f.Skipped == ""
+}
 
 // Refused counts the file's refused pairs by the condition that refuses them.
 func (f *FileScan) Refused() map[string]int {
@@ -86,7 +92,7 @@ func (f *FileScan) Explain() string {
 		return "the pattern through names a grep does not see (a macro, a helper, another allocator)"
 	case !f.Grep || f.Pattern():
 		return ""
-	case f.NoCUDA:
+	case f.NoCUDA || f.NoCopy:
 		return ""
 	case f.Unparsable != "":
 		return "clang cannot parse it: " + f.Unparsable
@@ -209,6 +215,18 @@ func (p *scanPlan) unparsed(f string) FileScan {
 	return out
 }
 
+// withIncludes is a unit's report followed by those of the source files parsed in it, which
+// share its flags and how it was parsed.
+func (p *scanPlan) withIncludes(out FileScan) []FileScan {
+	outs := []FileScan{out}
+	for _, inc := range p.includes[out.abs] {
+		f := p.fileScan(inc)
+		f.Defaults, f.Flags, f.Unparsable, f.Skipped, f.NoCopy = out.Defaults, out.Flags, out.Unparsable, out.Skipped, out.NoCopy
+		outs = append(outs, f)
+	}
+	return outs
+}
+
 // ownDirs are the directories of the files a unit is parsed for besides itself.
 func (p *scanPlan) ownDirs(unit string) []string {
 	var out []string
@@ -223,7 +241,9 @@ func (p *scanPlan) ownDirs(unit string) []string {
 type Prevalence struct {
 	Files     int // every C, C++ and CUDA file walked
 	CUDAFiles int // those with anything of CUDA (Files less NoCUDA)
-	Parsed    int // CUDA files whose AST was read (on their own or in their includer's parse)
+	// NoCopy are CUDA files not parsed because they cannot hold a copy (FileReport.NoCopy).
+	NoCopy int
+	Parsed int // CUDA files whose AST was read (on their own or in their includer's parse)
 	// WithErrors are parsed files whose parse recovered from errors.
 	WithErrors int
 	Unparsable int
@@ -254,14 +274,17 @@ func (s *Survey) Prevalence() Prevalence {
 			d = &dirState{}
 			dirs[filepath.Dir(f.Path)] = d
 		}
-		if f.Parsed() {
+		switch {
+		case f.NoCopy:
+			p.NoCopy++
+		case f.Parsed():
 			p.Parsed++
 			if f.Errors > 0 {
 				p.WithErrors++
 			}
-		} else if f.Skipped != "" {
+		case f.Skipped != "":
 			p.Skipped++
-		} else {
+		default:
 			p.Unparsable++
 		}
 		if f.Grep {

@@ -33,6 +33,8 @@ type ScanOptions struct {
 	CompileCommands string
 	// Args are clang flags from the command line, added to every file's.
 	Args []string
+	// ParseAll parses every CUDA file, those that cannot hold a copy too (FileReport.NoCopy).
+	ParseAll bool
 	// Jobs is how many files are parsed at once; 0 is GOMAXPROCS.
 	Jobs int
 	// Progress, when set, is called as each file is done (done counts from 1), from one
@@ -154,6 +156,9 @@ func Scan(ctx context.Context, dir string, o ScanOptions) (*Survey, error) {
 	r := &scanRun{s: s, o: o, sess: sess, plan: plan, files: files, db: db, named: named,
 		finished: make([]bool, len(files))}
 	r.skipUnparsed()
+	if !o.ParseAll {
+		r.skipNoCopy()
+	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
 	}
@@ -242,6 +247,22 @@ func (r *scanRun) skipUnparsed() {
 			}
 		}
 	}
+}
+
+// skipNoCopy reports the translation units that cannot hold a copy, and the files parsed in
+// them, which are not parsed, and leaves the others to parse.
+func (r *scanRun) skipNoCopy() {
+	var units []int
+	for _, i := range r.plan.units {
+		out, cmd, notices := fileCommand(r.plan, r.files[i], r.db, r.s.CompileDB, r.named, r.o)
+		if r.plan.idx.MayCopy(cmd) {
+			units = append(units, i)
+			continue
+		}
+		out.NoCopy = true
+		r.record(context.Background(), r.plan.withIncludes(out), notices, nil)
+	}
+	r.plan.units = units
 }
 
 // batchSize is how many translation units a worker hands clang's parse at once: files with
@@ -361,12 +382,7 @@ func proveFile(ctx context.Context, plan *scanPlan, out FileScan, tu *parse.TU, 
 		// be opened: this file's fault, not the scan's.
 		out.Unparsable = strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
 	}
-	outs := []FileScan{out}
-	for _, inc := range plan.includes[out.abs] {
-		f := plan.fileScan(inc)
-		f.Defaults, f.Flags, f.Unparsable, f.Skipped = out.Defaults, out.Flags, out.Unparsable, out.Skipped
-		outs = append(outs, f)
-	}
+	outs := plan.withIncludes(out)
 	if tu == nil {
 		return outs, nil
 	}

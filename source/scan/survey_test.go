@@ -60,7 +60,7 @@ func TestScanJobsAgree(t *testing.T) {
 func TestScanWithoutRuntimeHeaders(t *testing.T) {
 	sourcetest.NeedClang(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.cu"), []byte("#include <cuda_runtime.h>\nint main(void) { float *d; cudaMalloc(&d, 4); return 0; }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.cu"), []byte("#include <cuda_runtime.h>\nint main(void) { float h, *d; cudaMalloc(&d, 4); cudaMemcpy(d, &h, 4, cudaMemcpyHostToDevice); return 0; }\n"), 0o644)
 	s, err := Scan(context.Background(), dir, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
