@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The paper's prevalence survey (§2.4) over any list of source trees (issue 40): `echoctl scan`
-# on each, then per tree how many of its CUDA files were parsed (and how many without an error
-# clang recovered from), how many files and directories have the pattern by a grep
+# on each, then per tree how many of its CUDA files cannot hold a copy (not parsed: no cudaMemcpy
+# written in them or their tree's headers), how many of the rest were parsed (and how many
+# without an error clang recovered from), how many files and directories have the pattern by a grep
 # (cudaMalloc and cudaMemcpy in the text) and by the analysis (a candidate pair), the pairs
 # found and proven, and what the scan cost: wall time and CPU time (user + system, the scan's
 # clang runs included), also per 100 files, and the CPU time the scan left unused (CPUs × wall
@@ -10,8 +11,9 @@
 # the grep matches have no pair, by reason.
 # The grep column is the scan's own; a real grep over the same files is run beside it and a
 # line says so if the two disagree. The table comes last.
-# Usage: [JOBS=N] [KEEP=DIR] bench/scan_trees.sh TREE...   (JOBS: files at once, default nproc;
-# KEEP: a directory to keep each tree's echo.scan/1 document and text report in)
+# Usage: [JOBS=N] [KEEP=DIR] [SCANFLAGS=...] bench/scan_trees.sh TREE...   (JOBS: files at once,
+# default nproc; KEEP: a directory to keep each tree's echo.scan/1 document and text report in;
+# SCANFLAGS: more scan flags, like --parse-all to parse the files that cannot hold a copy too)
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: bench/scan_trees.sh TREE..." >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +29,7 @@ rows=()
 for tree in "$@"; do
 	name=$(basename "$tree")
 	json="$dir/$name.json"
-	/usr/bin/time -f '%e %U %S' -o "$dir/$name.time" "$echoctl" scan --json -j "$jobs" "$tree" >"$json" 2>"$dir/$name.err" ||
+	/usr/bin/time -f '%e %U %S' -o "$dir/$name.time" "$echoctl" scan --json -j "$jobs" ${SCANFLAGS:-} "$tree" >"$json" 2>"$dir/$name.err" ||
 		{ echo "$name: scan failed: $(tail -1 "$dir/$name.err")"; continue; }
 	[ -z "$keep" ] || { cp "$json" "$keep/$name.json"; }
 	# The grep, run for real over the files the scan walked (it skips build trees and vendored
@@ -43,7 +45,8 @@ real_grep = int(open(sys.argv[3]).read())
 name = sys.argv[4]
 p = doc["prevalence"]
 files = doc["files"]
-print(f"== {name}: {p['cuda_files']} CUDA files ({p['not_cuda']} C/C++ files with nothing of CUDA not parsed)", file=sys.stderr)
+print(f"== {name}: {p['cuda_files']} CUDA files ({p['not_cuda']} C/C++ files with nothing of CUDA not parsed; "
+      f"{p.get('no_copy', 0)} CUDA files not parsed, no cudaMemcpy written in them or their headers)", file=sys.stderr)
 bad = [f for f in files if f.get("unparsable")]
 for f in bad:
     print(f"   unparsable {f['path']}: {f['unparsable']}", file=sys.stderr)
@@ -73,7 +76,8 @@ if real_grep != p["files_grep"]:
 pct = lambda n, d: f"{100 * n / d:.0f}%" if d else "-"
 cpu = user + sysc
 n = p["cuda_files"]
-print("\t".join(str(x) for x in [name, n, pct(p["parsed"], n), pct(p["parsed"] - p["parsed_with_errors"], n),
+need = n - p.get("no_copy", 0)  # the CUDA files that may hold a copy: those the scan parses
+print("\t".join(str(x) for x in [name, n, p.get("no_copy", 0), pct(p["parsed"], need), pct(p["parsed"] - p["parsed_with_errors"], need),
       p["files_grep"], p["files_scan"], pct(p["files_scan"], p["files_grep"]), f"{p['dirs_grep']}/{p['dirs']}",
       f"{p['dirs_scan']}/{p['dirs']}", p["pairs"], p["proven"], f"{wall:.0f}", f"{cpu:.0f}",
       f"{100 * wall / n:.1f}" if n else "-", f"{100 * cpu / n:.1f}" if n else "-", f"{len(os.sched_getaffinity(0)) * wall - cpu:.0f}"]))
@@ -82,6 +86,6 @@ EOF
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 {
-	printf 'TREE\tCUDA FILES\tPARSED\tNO ERROR\tGREP FILES\tSCAN FILES\tSCAN/GREP\tGREP DIRS\tSCAN DIRS\tPAIRS\tPROVEN\tWALL s\tCPU s\tWALL s/100\tCPU s/100\tIDLE CPU s\n'
+	printf 'TREE\tCUDA FILES\tNO COPY\tPARSED\tNO ERROR\tGREP FILES\tSCAN FILES\tSCAN/GREP\tGREP DIRS\tSCAN DIRS\tPAIRS\tPROVEN\tWALL s\tCPU s\tWALL s/100\tCPU s/100\tIDLE CPU s\n'
 	printf '%s\n' "${rows[@]}"
 } | column -t -s $'\t'

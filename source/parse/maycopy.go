@@ -15,8 +15,8 @@ import (
 // and about a quarter of a survey's time (issue 40).
 //
 // What is not read: headers outside the tree (the system's, the CUDA toolkit's, a library's
-// through -I). A macro there whose body writes cudaMemcpy, used in the unit, is a copy this
-// does not see; `echoctl scan --parse-all` parses every file.
+// or a sibling project's through -I). A copy written there, in a macro or an inline function
+// the unit uses, is one this does not see; `echoctl scan --parse-all` parses every file.
 
 // copyWords are what a text must have to write a copy.
 var copyWords = [][]byte{[]byte("cudaMemcpy"), []byte("##")}
