@@ -35,15 +35,7 @@ func TestMayCopy(t *testing.T) {
 		"big.cu":           "#include \"big.h\"\nint main(void) { return 0; }\n",
 		"big.h":            "/*" + strings.Repeat("x", 4<<10) + "*/\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	if err := os.WriteFile(filepath.Join(outside, "lib_upload.h"), []byte(upload), 0o644); err != nil {
 		t.Fatal(err)
 	}

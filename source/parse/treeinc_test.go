@@ -18,15 +18,7 @@ func TestSourceBytes(t *testing.T) {
 		"common/helper_cuda.h": "int helper;\n",
 		"common/unused.h":      "int unused;\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, root, files)
 	unit := filepath.Join(root, "app/main.cu")
 	idx := IndexTree(root, []string{unit}, Limits{})
 	want := int64(0)
@@ -35,5 +27,19 @@ func TestSourceBytes(t *testing.T) {
 	}
 	if got := idx.SourceBytes(unit); got != want {
 		t.Errorf("SourceBytes = %d, want %d", got, want)
+	}
+}
+
+// writeTree writes files, by their paths under root, with their directories.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
