@@ -149,11 +149,11 @@ func TestScanJSON(t *testing.T) {
 		t.Errorf("schema %q, compile_commands %q", doc.Schema, doc.CompileDB)
 	}
 	tot := doc.Totals
-	if tot.Files != 9 || tot.WithPattern != 5 || tot.Unparsable != 1 || tot.Defaults != 7 || tot.Pairs != 10 || tot.Proven != 8 || tot.Declined != 2 || tot.ByCondition["S1"] != 2 {
+	if tot.Files != 10 || tot.WithPattern != 5 || tot.Unparsable != 1 || tot.Defaults != 8 || tot.Pairs != 10 || tot.Proven != 8 || tot.Declined != 2 || tot.ByCondition["S1"] != 2 {
 		t.Errorf("totals: %+v", tot)
 	}
 	pr := doc.Prevalence
-	if pr.CUDAFiles != 8 || pr.NotCUDA != 1 || pr.Parsed != 7 || pr.WithErrors != 1 || pr.FilesGrep != 6 || pr.FilesScan != 5 ||
+	if pr.CUDAFiles != 9 || pr.NotCUDA != 1 || pr.NoCopy != 1 || pr.Parsed != 7 || pr.WithErrors != 1 || pr.FilesGrep != 6 || pr.FilesScan != 5 ||
 		pr.GrepNoPair != 1 || pr.Dirs != 2 || pr.DirsGrep != 2 || pr.DirsScan != 2 || pr.Copies != 13 ||
 		pr.Refused != 1 || pr.RefusedBy["S1"] != 1 || pr.Undecidable != 1 || pr.UndecidableBy["parse error"] != 1 {
 		t.Errorf("prevalence: %+v", pr)
@@ -172,6 +172,10 @@ func TestScanJSON(t *testing.T) {
 		case "plain.c":
 			if f.Pattern || f.Flags != "defaults" || !f.NotCUDA {
 				t.Errorf("plain.c: %+v", f)
+			}
+		case "kernels.cu":
+			if f.Pattern || !f.NoCopy || f.NotCUDA || f.Copies != 0 {
+				t.Errorf("kernels.cu: %+v", f)
 			}
 		case "kernel_part.cu":
 			if f.IncludedBy != "includer.cu" || len(f.Pairs) != 2 {

@@ -25,7 +25,7 @@ func TestScanJobsAgree(t *testing.T) {
 		s, err := Scan(context.Background(), dir, ScanOptions{Options: parse.Options{RuntimeHeaders: sourcetest.EmulatorHeaders(t)}, Jobs: jobs,
 			Progress: func(done, total int, file string) {
 				seen[file]++
-				if done != last+1 || total != 9 {
+				if done != last+1 || total != 10 {
 					t.Errorf("jobs %d: progress %d of %d after %d", jobs, done, total, last)
 				}
 				last = done
