@@ -36,48 +36,34 @@ func writesCopy(b []byte) bool {
 // a define of the command writes one. A file that cannot be read may. Not safe for concurrent
 // use.
 func (t *TreeIndex) MayCopy(c Command) bool {
-	dirs, firsts := t.includeDirs(c.Args)
-	for _, a := range c.Args {
-		if strings.HasPrefix(a, "-D") && writesCopy([]byte(a)) {
+	flags := CompileFlags(c.Args, c.Dir)
+	quoteDirs, userDirs := includeDirs(flags)
+	// The system's and libraries' headers are not read: only the tree's directories are searched.
+	var dirs []string
+	for _, d := range append(quoteDirs, userDirs...) {
+		if rel, err := filepath.Rel(t.root, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			dirs = append(dirs, d)
+		}
+	}
+	files := []string{c.File}
+	for i, f := range flags {
+		switch {
+		case strings.HasPrefix(f, "-D") && writesCopy([]byte(f)):
 			return true
+		case (f == "-include" || f == "-imacros") && i+1 < len(flags):
+			files = append(files, flags[i+1]) // wherever it is
 		}
 	}
 	may := false
-	for _, f := range append([]string{c.File}, firsts...) {
-		t.includes(f)
-		may = may || t.copies[f]
-		t.reach(f, true, dirs, func(p string) {
-			t.includes(p)
-			may = may || t.copies[p]
-		})
+	for _, f := range files {
+		may = may || t.copiesIn(f)
+		t.reach(f, true, dirs, func(p string) { may = may || t.copiesIn(p) })
 	}
 	return may
 }
 
-// includeDirs are the directories of the tree a command's flags search for headers, and the
-// files its -include and -imacros flags include ahead of the file. Directories outside the
-// tree are left out (the system's and libraries' headers are not read); files are kept
-// wherever they are.
-func (t *TreeIndex) includeDirs(args []string) (dirs, firsts []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case (a == "-include" || a == "-imacros") && i+1 < len(args):
-			i++
-			firsts = append(firsts, args[i])
-		case (a == "-iquote" || a == "-isystem" || a == "-idirafter") && i+1 < len(args):
-			i++
-			dirs = t.appendInTree(dirs, args[i])
-		case strings.HasPrefix(a, "-I") && len(a) > 2:
-			dirs = t.appendInTree(dirs, a[2:])
-		}
-	}
-	return dirs, firsts
-}
-
-func (t *TreeIndex) appendInTree(dirs []string, dir string) []string {
-	if rel, err := filepath.Rel(t.root, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return append(dirs, dir)
-	}
-	return dirs
+// copiesIn reports whether file's text may write a copy, reading it the first time it is asked.
+func (t *TreeIndex) copiesIn(file string) bool {
+	t.includes(file)
+	return t.copies[file]
 }

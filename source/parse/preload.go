@@ -28,7 +28,7 @@ func loadable(ctx context.Context, driver, lib string, limits Limits) string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "LD_PRELOAD=") })
 	cmd.Env = embedshim.Preloaded(env, lib)
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = nil, &stderr
+	cmd.Stderr = &stderr
 	if cmd.Run() != nil || stderr.Len() > 0 {
 		return ""
 	}
