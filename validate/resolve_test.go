@@ -469,29 +469,36 @@ func TestResolveTimesAsyncCopies(t *testing.T) {
 // The resolve run's drains wait for kernels one stream at a time, where the program runs its
 // streams beside one another; the floor shares them among the streams that could have run
 // them at once (Loop.DrainOverlap), which the run measures as the drains' total over the most
-// of them one stream had work running through. With each kernel a 3 ms sleep: chunked drains
+// of them one stream had work running through. With each kernel a 10 ms sleep: chunked drains
 // its four streams' kernels one at a time, none after another on one stream (4); multistream
 // drains its first stream's scale, then its second's scale and the fold that waited for the
-// first's event, a chain of two of its three kernels (1.5).
+// first's event, a chain of two of its three kernels (1.5). The chain is the most any stream
+// was drained, so the drains' jitter, and the drains that find nothing running (chunked's
+// before each input chunk, counted whole in it), pull chunked below 4. Long kernels and twelve
+// iterations keep that small even in the arm64 VM's emulation: there, with 3 ms kernels and
+// six iterations, chunked's overlap (the plan's and the run's) came out 3.08 to 3.96 (CI's run
+// and 8 of ours); with these, 3.68 to 3.93 in 8 runs (tests/arm64vm.sh, ARM64VM_RUN=...).
 func TestResolveDrainOverlap(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Setenv("CUDA_EMU_COPY_DELAY_US", "200")
-	t.Setenv("CUDA_EMU_KERNEL_DELAY_US", "3000")
+	t.Setenv("CUDA_EMU_KERNEL_DELAY_US", "10000")
 	for _, tc := range []struct {
 		workload string
 		lo, hi   float64
 	}{{"multistream", 1.25, 1.75}, {"chunked", 3.3, 4.5}} {
 		t.Run(tc.workload, func(t *testing.T) {
-			args := []string{"--size", "1M", "--iters", "6", "--warmup", "1"}
+			args := []string{"--size", "1M", "--iters", "12", "--warmup", "1"}
 			p, _ := validatedPlan(t, "workloads/"+tc.workload, args...)
 			res := resolveRun(t, p, p.PairsIn(plan.StatusValidated), tc.workload, args)
 			var total uint64
 			for _, ns := range res.Report.DrainedNS[1:] { // the first iteration runs cold
 				total += ns
 			}
-			if got := float64(total) / float64(max(res.Report.DrainedChainNS, 1)); got < tc.lo || got > tc.hi {
-				t.Errorf("drain overlap %.2f (drains %v, chain %d ns); want %.2f to %.2f",
-					got, res.Report.DrainedNS, res.Report.DrainedChainNS, tc.lo, tc.hi)
+			got := float64(total) / float64(max(res.Report.DrainedChainNS, 1))
+			t.Logf("drain overlap %.2f (drains %v, chain %d ns); the validated plan's %.2f", got, res.Report.DrainedNS,
+				res.Report.DrainedChainNS, p.Loop.DrainOverlap)
+			if got < tc.lo || got > tc.hi {
+				t.Errorf("drain overlap %.2f; want %.2f to %.2f", got, tc.lo, tc.hi)
 			}
 			if p.Loop.DrainOverlap < tc.lo || p.Loop.DrainOverlap > tc.hi {
 				t.Errorf("the validated plan's drain overlap %.2f; want %.2f to %.2f", p.Loop.DrainOverlap, tc.lo, tc.hi)
