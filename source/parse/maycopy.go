@@ -2,7 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 )
 
@@ -41,7 +40,7 @@ func (t *TreeIndex) MayCopy(c Command) bool {
 	// The system's and libraries' headers are not read: only the tree's directories are searched.
 	var dirs []string
 	for _, d := range append(quoteDirs, userDirs...) {
-		if rel, err := filepath.Rel(t.root, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if below(d, t.root) {
 			dirs = append(dirs, d)
 		}
 	}

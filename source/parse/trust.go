@@ -113,11 +113,15 @@ func IgnoredDB(db, why string) string {
 	return fmt.Sprintf("ignoring %s: %s; name it with --compile-commands to use it", db, why)
 }
 
-// within reports whether path is dir or below it, both with their links resolved where they
+// Within reports whether path is dir or below it, both with their links resolved where they
 // exist.
 func Within(path, dir string) bool {
-	p, d := resolved(path), resolved(dir)
-	rel, err := filepath.Rel(d, p)
+	return below(resolved(path), resolved(dir))
+}
+
+// below reports whether path is dir or below it, by their names alone.
+func below(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
