@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/echo-uma/echo/internal/embedshim"
 	"github.com/echo-uma/echo/internal/scratch"
 )
 
@@ -39,8 +40,8 @@ func ProbeDevice(ctx context.Context, runtime string) (Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, host)
-	cmd.Env = append(withoutEnv(os.Environ(), "LD_PRELOAD", "ECHO_PLAN", "ECHO_REPORT", "ECHO_PROBE_RUNTIME"),
-		"LD_PRELOAD="+shim, "ECHO_REPORT="+reportPath, "ECHO_PROBE_RUNTIME="+runtime)
+	cmd.Env = append(withoutEnv(embedshim.PreloadedAlone(os.Environ(), shim), "ECHO_PLAN", "ECHO_REPORT", "ECHO_PROBE_RUNTIME"),
+		"ECHO_REPORT="+reportPath, "ECHO_PROBE_RUNTIME="+runtime)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {

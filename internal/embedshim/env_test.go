@@ -24,3 +24,15 @@ func TestPreloaded(t *testing.T) {
 		t.Errorf("the caller's environment was changed: %v", env)
 	}
 }
+
+// Alone, the library replaces what the environment preloads.
+func TestPreloadedAlone(t *testing.T) {
+	env := []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}
+	want := []string{"HOME=/root", "PATH=/bin", "LD_PRELOAD=/x/l.so"}
+	if got := PreloadedAlone(env, "/x/l.so"); !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if !slices.Equal(env, []string{"HOME=/root", "LD_PRELOAD=/opt/a.so", "PATH=/bin"}) {
+		t.Errorf("the caller's environment was changed: %v", env)
+	}
+}

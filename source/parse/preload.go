@@ -5,8 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"slices"
-	"strings"
 
 	"github.com/echo-uma/echo/internal/embedshim"
 )
@@ -25,8 +23,7 @@ func loadable(ctx context.Context, driver, lib string, limits Limits) string {
 	ctx, cancel := context.WithTimeout(ctx, limits.time())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, driver, "--version")
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "LD_PRELOAD=") })
-	cmd.Env = embedshim.Preloaded(env, lib)
+	cmd.Env = embedshim.PreloadedAlone(os.Environ(), lib)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if cmd.Run() != nil || stderr.Len() > 0 {
