@@ -11,6 +11,7 @@
 # packages); without them it says so and exits 0, unless ECHO_REQUIRE_ARM64=1 (CI).
 # Usage: tests/arm64vm.sh [PACKAGE...]   (./tracer)
 # ARM64VM_RUN=REGEXP runs only the tests it matches (go test's -run), to chase one failure.
+# ARM64VM_COUNT=N runs each test N times (go test's -count; 1), to see how often it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=build/arm64vm
@@ -83,7 +84,7 @@ printf '%s\n' ECHO_BUILD=build/arm64 ECHO_EMULATED_CPU=1 >"$root/vm/env"
 for p in "${packages[@]}"; do
 	dir=${p#./}
 	GOARCH=arm64 CGO_ENABLED=0 go test -c -o "$root/echo/$dir/test" "$p"
-	printf '/echo/%s\t/echo/%s/test\t-test.v\t-test.count=1\t-test.timeout=80m%s\n' "$dir" "$dir" \
+	printf '/echo/%s\t/echo/%s/test\t-test.v\t-test.count=%s\t-test.timeout=80m%s\n' "$dir" "$dir" "${ARM64VM_COUNT:-1}" \
 		"${ARM64VM_RUN:+$'\t'-test.run=$ARM64VM_RUN}" >>"$root/vm/commands"
 done
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$work/initrd.cpio"

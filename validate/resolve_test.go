@@ -189,8 +189,12 @@ func TestOptimizeFrameworkPins(t *testing.T) {
 // this one does not.
 func TestResolveCountsFreshHostPages(t *testing.T) {
 	testenv.RequireRoot(t)
-	// Under "always" a mapping's eligibility also hangs on whether it holds an aligned huge
-	// page, which malloc does not promise: the assertion is made where the answer is known.
+	// Under "always" the answers hang on where the heap lies on the huge-page grid, which
+	// differs from one process to the next: a mapping's eligibility on whether it holds an
+	// aligned huge page, and whether an allocation's pages are in memory on whether malloc's
+	// own write of the chunk's header faulted a whole huge page in. Under "always", 1 of 5
+	// resolve runs saw 1 of the 17 allocations fresh (x86 and the arm64 VM's Debian kernel
+	// alike; 15 of 17 in the others). The assertions are made where the answers are known.
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	known := err != nil || !strings.Contains(string(mode), "[always]")
 	args := []string{"--size", "2M", "--iters", "8", "--warmup", "1"}
@@ -202,7 +206,9 @@ func TestResolveCountsFreshHostPages(t *testing.T) {
 			continue
 		}
 		fresh++
-		if 2*h.FreshAllocations < h.SiteAllocations-1 {
+		t.Logf("%s: %d of the %d allocations after the site's first with fresh pages, small pages %v (transparent huge pages %q)",
+			pair.ID, h.FreshAllocations, h.SiteAllocations-1, h.SmallPages, strings.TrimSpace(string(mode)))
+		if known && 2*h.FreshAllocations < h.SiteAllocations-1 {
 			t.Errorf("%s: %d of the %d allocations after the site's first with fresh pages; want most", pair.ID,
 				h.FreshAllocations, h.SiteAllocations-1)
 		}
