@@ -76,10 +76,7 @@ cp -L /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 "$root/lib/"
 git ls-files -z --cached --others --exclude-standard | tar -c --null --ignore-failed-read -T - 2>/dev/null | tar -x -C "$root/echo"
 cp -a "$tree" "$root/echo/build/arm64"
 rm -rf "$root/echo/build/arm64/obj"
-# ECHO_EMULATED_CPU: every instruction is emulated (TCG), so page faults and the like cost
-# far more next to a copy than on hardware; the tests whose premise is hardware's proportions
-# say what they accept instead.
-printf '%s\n' ECHO_BUILD=build/arm64 ECHO_EMULATED_CPU=1 >"$root/vm/env"
+printf '%s\n' ECHO_BUILD=build/arm64 >"$root/vm/env"
 : >"$root/vm/commands"
 for p in "${packages[@]}"; do
 	dir=${p#./}
