@@ -191,8 +191,8 @@ func TestResolveCountsFreshHostPages(t *testing.T) {
 	testenv.RequireRoot(t)
 	// Under "always" the answers hang on where the heap lies on the huge-page grid, which
 	// differs from one process to the next: a mapping's eligibility on whether it holds an
-	// aligned huge page, and whether an allocation's pages are in memory on whether malloc's
-	// own write of the chunk's header faulted a whole huge page in. Under "always", 1 of 5
+	// aligned huge page, and whether an allocation's pages are in memory (likeliest: on whether
+	// malloc's own write of the chunk's header faulted a whole huge page in). Under "always", 1 of 5
 	// resolve runs saw 1 of the 17 allocations fresh (x86 and the arm64 VM's Debian kernel
 	// alike; 15 of 17 in the others). The assertions are made where the answers are known.
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
