@@ -191,10 +191,11 @@ func TestResolveCountsFreshHostPages(t *testing.T) {
 	testenv.RequireRoot(t)
 	// Under "always" the answers hang on where the heap lies on the huge-page grid, which
 	// differs from one process to the next: a mapping's eligibility on whether it holds an
-	// aligned huge page, and whether an allocation's pages are in memory (likeliest: on whether
-	// malloc's own write of the chunk's header faulted a whole huge page in). Under "always", 1 of 5
-	// resolve runs saw 1 of the 17 allocations fresh (x86 and the arm64 VM's Debian kernel
-	// alike; 15 of 17 in the others). The assertions are made where the answers are known.
+	// aligned huge page, and whether an allocation's pages are in memory (likeliest: on
+	// whether malloc's own write of a chunk's header faulted a whole huge page in). Under
+	// "always" a resolve run saw 1 of the 17 allocations fresh in 1 of 5 runs on x86 and once
+	// in CI's arm64 VM (Debian's kernel default), 15 of 17 otherwise. The assertions are made
+	// where the answers are known.
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	known := err != nil || !strings.Contains(string(mode), "[always]")
 	args := []string{"--size", "2M", "--iters", "8", "--warmup", "1"}
